@@ -1,0 +1,255 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { STATUS_CODES } from 'node:http';
+import { ZipFile } from 'yazl';
+import { AppError, isAppError, type ErrorCode, type FieldErrors } from '../src/errors';
+import { baseUrlOf, requestContext } from '../src/context';
+import type { Logger } from '../src/logger';
+import { DEFAULT_LIMIT, type ListParams, type Page, type ServiceContext } from '../src/services';
+
+/** What a REST handler returns; only `route` writes HTTP (design §7.1). */
+export type Reply =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'empty'; status: number }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'list'; page: Page<unknown>; render: (item: never) => unknown; facetsOnly: boolean };
+
+export const ok = (body: unknown): Reply => ({ kind: 'json', status: 200, body });
+export const created = (body: unknown, location: string): Reply => ({
+  kind: 'json',
+  status: 201,
+  body,
+  headers: { Location: location },
+});
+export const noContent = (): Reply => ({ kind: 'empty', status: 204 });
+export const redirect = (location: string): Reply => ({ kind: 'redirect', location });
+export function list<T>(page: Page<T>, render: (item: T) => unknown, req: Request): Reply {
+  return { kind: 'list', page, render: render as (item: never) => unknown, facetsOnly: flag(req.query.facetsOnly) };
+}
+
+export type Handler = (req: Request, ctx: ServiceContext) => Promise<Reply>;
+
+/** Adapts a handler: the request's context in, the reply written out, errors to the error handler. */
+export function route(handler: Handler): RequestHandler {
+  return async (req, res) => {
+    const reply = await handler(req, requestContext(res));
+    await write(req, res, reply);
+  };
+}
+
+const STATUS: Record<ErrorCode, number> = {
+  NOT_FOUND: 404,
+  INVALID: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  CONFLICT: 409,
+  UNCHANGED: 208,
+  NOT_ALLOWED: 405,
+  GONE: 410,
+  RATE_LIMITED: 429,
+};
+
+async function write(req: Request, res: Response, reply: Reply): Promise<void> {
+  switch (reply.kind) {
+    case 'empty':
+      res.status(reply.status).end();
+      return;
+    case 'redirect':
+      res.redirect(302, reply.location);
+      return;
+    case 'json':
+      for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+      await sendJson(req, res, reply.status, reply.body);
+      return;
+    case 'list':
+      setPagingHeaders(req, res, reply.page);
+      await sendJson(req, res, 200, listBody(req, reply));
+      return;
+  }
+}
+
+function listBody(req: Request, reply: Extract<Reply, { kind: 'list' }>): unknown {
+  const { page } = reply;
+  if (reply.facetsOnly) return { facets: { fields: page.facets ?? {} } };
+  const results = page.items.map((item) => reply.render(item as never));
+  if (!page.facets || !flag(req.get('includeFacets'))) return results;
+  return { facets: { fields: page.facets }, results };
+}
+
+/** spec core §2.1 paging headers; `next`/`previous` are absolute URLs. */
+function setPagingHeaders(req: Request, res: Response, page: Page<unknown>): void {
+  const { total, limit, offset } = page;
+  const pageNumber = limit > 0 ? Math.floor(offset / limit) + 1 : 1;
+  const pages = limit > 0 ? Math.ceil(total / limit) : total > 0 ? 1 : 0;
+  res.setHeader('num_found', String(total));
+  res.setHeader('num_returned', String(page.items.length));
+  res.setHeader('offset', String(offset));
+  res.setHeader('pages', String(pages));
+  res.setHeader('page_number', String(pageNumber));
+  const link = (n: number): string => {
+    const url = new URL(req.originalUrl, baseUrlOf(req));
+    url.searchParams.set('page', String(n));
+    return url.toString();
+  };
+  if (limit > 0 && offset + limit < total) res.setHeader('next', link(pageNumber + 1));
+  if (limit > 0 && pageNumber > 1) res.setHeader('previous', link(pageNumber - 1));
+}
+
+/** JSON, or with the `compress: true` request header the JSON zipped (spec core §2.1). */
+async function sendJson(req: Request, res: Response, status: number, body: unknown): Promise<void> {
+  if (!flag(req.get('compress'))) {
+    res.status(status).json(body);
+    return;
+  }
+  const zip = new ZipFile();
+  zip.addBuffer(Buffer.from(JSON.stringify(body)), 'export.json');
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  res
+    .status(status)
+    .type('application/zip')
+    .setHeader('Content-Disposition', 'attachment; filename="export.zip"');
+  res.end(Buffer.concat(chunks));
+}
+
+/** `true`/`1`/`yes`, case-insensitive. */
+export function flag(value: unknown): boolean {
+  return typeof value === 'string' && ['true', '1', 'yes'].includes(value.trim().toLowerCase());
+}
+
+/** One query parameter as a string (the first when repeated). */
+export function queryString(req: Request, name: string): string | undefined {
+  const value = req.query[name];
+  if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The list parameters of spec core §2.1: `limit` (default 10, 0 = all), `page`, `q`,
+ * `sortAsc`/`sortDesc`, `updatedSince`, the named filters (comma = OR) and the
+ * `includeFacets` header. A malformed value is a 400.
+ */
+export function listParams(req: Request, filterNames: string[] = []): ListParams {
+  const limit = wholeNumber(req, 'limit', DEFAULT_LIMIT, 0);
+  const page = wholeNumber(req, 'page', 1, 1);
+  const sortAsc = queryString(req, 'sortAsc');
+  const sortDesc = queryString(req, 'sortDesc');
+  if (sortAsc && sortDesc) throw AppError.field('sortAsc', 'Send either sortAsc or sortDesc, not both.');
+  const filters: Record<string, string[]> = {};
+  for (const name of filterNames) {
+    const raw = queryString(req, name);
+    const values = raw?.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
+    if (values && values.length > 0) filters[name] = values;
+  }
+  const q = queryString(req, 'q')?.trim();
+  const updatedSince = queryString(req, 'updatedSince');
+  return {
+    q: q ? q : undefined,
+    sortField: sortDesc ?? sortAsc,
+    sortDesc: sortDesc !== undefined,
+    limit,
+    offset: limit > 0 ? (page - 1) * limit : 0,
+    filters,
+    updatedSince: updatedSince ? parseTimestamp(updatedSince, 'updatedSince') : undefined,
+    includeFacets: flag(req.get('includeFacets')) || flag(req.query.facetsOnly),
+  };
+}
+
+function wholeNumber(req: Request, name: string, fallback: number, min: number): number {
+  const raw = queryString(req, name);
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > 1_000_000_000) {
+    throw AppError.field(name, `'${name}' must be a whole number of at least ${min}.`);
+  }
+  return Number(raw);
+}
+
+/** ISO 8601, or `YYYY-MM-DD HH:MM:SS` as OCL documents it; a zone-less time is UTC. */
+export function parseTimestamp(raw: string, field: string): Date {
+  const text = raw.trim().replace(' ', 'T');
+  const withZone = /([zZ]|[+-]\d\d:?\d\d)$/.test(text) || !text.includes('T') ? text : `${text}Z`;
+  const date = /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(withZone) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) {
+    throw AppError.field(field, `'${raw}' is not a date; use ISO 8601, e.g. 2024-01-31T12:00:00Z.`);
+  }
+  return date;
+}
+
+/** The REST error body of spec core §7: `{code, message, errors?}`, field names as sent. */
+export function errorBody(status: number, message: string, fieldErrors?: FieldErrors): object {
+  const body: { code: string; message: string; errors?: FieldErrors } = {
+    code: STATUS_CODES[status] ?? 'Error',
+    message,
+  };
+  if (fieldErrors) {
+    body.errors = Object.fromEntries(Object.entries(fieldErrors).map(([k, v]) => [snakeCase(k), v]));
+  }
+  return body;
+}
+
+export function statusOf(error: AppError): number {
+  return STATUS[error.code];
+}
+
+/**
+ * The one error handler of the REST edge: typed errors to their status, body-parser failures to
+ * 400/413, anything else is a bug: logged, answered 500 without internals.
+ */
+export function errorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent) {
+    next(error);
+    return;
+  }
+  if (isAppError(error)) {
+    const status = statusOf(error);
+    res.status(status).json(errorBody(status, error.message, error.fieldErrors));
+    return;
+  }
+  const httpError = error as { status?: number; type?: string; message?: string };
+  if (typeof httpError.status === 'number' && httpError.status >= 400 && httpError.status < 500) {
+    const message =
+      httpError.type === 'entity.parse.failed'
+        ? 'Malformed JSON in the request body.'
+        : httpError.type === 'entity.too.large'
+          ? 'The request body is too large.'
+          : (httpError.message ?? 'Bad request.');
+    res.status(httpError.status).json(errorBody(httpError.status, message));
+    return;
+  }
+  (req as Request & { log?: Logger }).log?.error({ err: error }, 'unhandled error');
+  res.status(500).json(errorBody(500, 'Internal server error.'));
+}
+
+/** JSON is the only request body format (spec core §1.6). */
+export function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    res.status(415).json(errorBody(415, 'Request bodies must be JSON (Content-Type: application/json).'));
+    return;
+  }
+  next();
+}
+
+/** A REST body as service input: a JSON object with its top-level snake_case keys in camelCase. */
+export function bodyOf(req: Request): Record<string, unknown> {
+  const body: unknown = req.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw AppError.invalid('The request body must be a JSON object.');
+  }
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [camelCase(k), v]));
+}
+
+function camelCase(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** A path parameter as one string. */
+export function param(req: Request, name: string): string {
+  const value: unknown = req.params[name];
+  return Array.isArray(value) ? value.join('/') : String(value);
+}

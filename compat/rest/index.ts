@@ -1,0 +1,24 @@
+import { Router } from 'express';
+import type { Services } from '../../src/services';
+import { ok, route } from '../http';
+import { orgRouter } from './org.router';
+import { userRouter } from './user.router';
+
+/** The API generation and revision (spec core §9.1), also sent as `X-OCL-API-VERSION`. */
+export const API_VERSION = '2.0.0';
+
+/** The OCL REST edge: documented paths in, OCL JSON shapes out. */
+export function restRouter(services: Services): Router {
+  const router = Router();
+  router.get('/version/', route(async () => ok(API_VERSION)));
+  router.get(
+    '/healthz/',
+    route(async () => {
+      await services.ping();
+      return ok({ status: 'ok' });
+    }),
+  );
+  router.use(userRouter(services));
+  router.use(orgRouter(services));
+  return router;
+}

@@ -1,0 +1,74 @@
+import { Router } from 'express';
+import type { OrganizationEntity } from '../../src/db/entities';
+import type { ServiceContext, Services } from '../../src/services';
+import { bodyOf, created, listParams, noContent, ok, param, route } from '../http';
+import { orgListReply, userListReply } from './list-replies';
+import { orgDetail, orgUrl } from './org.mapper';
+
+const ORG_FILTERS = ['company', 'location'];
+
+/** spec core §4.2. */
+export function orgRouter(services: Services): Router {
+  const { orgs } = services;
+  const router = Router();
+
+  const detail = async (ctx: ServiceContext, org: OrganizationEntity): Promise<object> =>
+    orgDetail(org, await orgs.counts(ctx, org));
+
+  router.get(
+    '/orgs/',
+    route(async (req, ctx) => orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req, ORG_FILTERS)))),
+  );
+  router.post(
+    '/orgs/',
+    route(async (req, ctx) => {
+      const org = await orgs.create(ctx, bodyOf(req));
+      return created(await detail(ctx, org), orgUrl(org.mnemonic));
+    }),
+  );
+  router.get(
+    '/orgs/:org/',
+    route(async (req, ctx) => ok(await detail(ctx, await orgs.get(ctx, param(req, 'org'))))),
+  );
+  const update = route(async (req, ctx) =>
+    ok(await detail(ctx, await orgs.update(ctx, param(req, 'org'), bodyOf(req)))),
+  );
+  router.route('/orgs/:org/').post(update).put(update).patch(update);
+  router.delete(
+    '/orgs/:org/',
+    route(async (req, ctx) => {
+      await orgs.delete(ctx, param(req, 'org'));
+      return noContent();
+    }),
+  );
+
+  router.get(
+    '/orgs/:org/members/',
+    route(async (req, ctx) =>
+      userListReply(services, req, ctx, await orgs.members(ctx, param(req, 'org'), listParams(req))),
+    ),
+  );
+  router.get(
+    '/orgs/:org/members/:user/',
+    route(async (req, ctx) => {
+      const member = await orgs.isMember(ctx, param(req, 'org'), param(req, 'user'));
+      return member ? noContent() : { kind: 'empty', status: 404 };
+    }),
+  );
+  router.put(
+    '/orgs/:org/members/:user/',
+    route(async (req, ctx) => {
+      await orgs.addMember(ctx, param(req, 'org'), param(req, 'user'), bodyOf(req));
+      return noContent();
+    }),
+  );
+  router.delete(
+    '/orgs/:org/members/:user/',
+    route(async (req, ctx) => {
+      await orgs.removeMember(ctx, param(req, 'org'), param(req, 'user'));
+      return noContent();
+    }),
+  );
+  return router;
+}
+

@@ -1,0 +1,41 @@
+import type { UserEntity } from '../../src/db/entities';
+import type { UserCounts } from '../../src/services';
+
+export const userUrl = (username: string): string => `/users/${encodeURIComponent(username)}/`;
+
+/** spec core §2.2 summary view. */
+export function userSummary(user: UserEntity): object {
+  return { username: user.username, name: user.name, url: userUrl(user.username) };
+}
+
+/** spec core §2.2 detail view. */
+export function userDetail(user: UserEntity, counts: UserCounts): object {
+  const url = userUrl(user.username);
+  return {
+    type: 'User',
+    uuid: user.id,
+    username: user.username,
+    name: user.name,
+    company: user.company,
+    location: user.location,
+    email: user.email,
+    preferred_locale: user.preferredLocale,
+    website: user.website,
+    extras: user.extras,
+    is_superuser: user.isSuperuser,
+    is_active: user.isActive,
+    verified: user.verified,
+    url,
+    orgs_url: `${url}orgs/`,
+    organizations_url: `${url}orgs/`,
+    sources_url: `${url}sources/`,
+    collections_url: `${url}collections/`,
+    orgs: counts.orgs,
+    public_sources: counts.publicSources,
+    public_collections: counts.publicCollections,
+    created_on: user.createdAt.toISOString(),
+    created_by: user.createdBy,
+    updated_on: user.updatedAt.toISOString(),
+    updated_by: user.updatedBy,
+  };
+}

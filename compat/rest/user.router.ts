@@ -1,0 +1,97 @@
+import { Router } from 'express';
+import type { UserEntity } from '../../src/db/entities';
+import type { ServiceContext, Services } from '../../src/services';
+import { bodyOf, created, listParams, noContent, ok, param, redirect, route } from '../http';
+import { orgListReply, userListReply } from './list-replies';
+import { userDetail, userUrl } from './user.mapper';
+
+const USER_FILTERS = ['company', 'location'];
+
+/** spec core §4.1. */
+export function userRouter(services: Services): Router {
+  const { users, orgs, auth } = services;
+  const router = Router();
+
+  const detail = async (ctx: ServiceContext, user: UserEntity): Promise<object> =>
+    userDetail(user, await users.counts(ctx, user));
+
+  router.get(
+    '/users/',
+    route(async (req, ctx) => userListReply(services, req, ctx, await users.list(ctx, listParams(req, USER_FILTERS)))),
+  );
+  router.post(
+    '/users/',
+    route(async (req, ctx) => {
+      const user = await users.create(ctx, bodyOf(req));
+      return created(await detail(ctx, user), userUrl(user.username));
+    }),
+  );
+  router.post(
+    '/users/signup/',
+    route(async (req, ctx) => {
+      const user = await users.signup(ctx, bodyOf(req));
+      return created(await detail(ctx, user), userUrl(user.username));
+    }),
+  );
+  router.post(
+    '/users/login/',
+    route(async (req, ctx) => ok({ token: (await auth.login(ctx, bodyOf(req))).token })),
+  );
+
+  router.get(
+    '/user/',
+    route(async (_req, ctx) => ok(await detail(ctx, await users.me(ctx)))),
+  );
+  const updateSelf = route(async (req, ctx) =>
+    ok(await detail(ctx, await users.update(ctx, undefined, bodyOf(req)))),
+  );
+  router.route('/user/').post(updateSelf).put(updateSelf).patch(updateSelf);
+  router.get(
+    '/user/orgs/',
+    route(async (req, ctx) => orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req), await users.me(ctx)))),
+  );
+
+  router.get(
+    '/users/:user/',
+    route(async (req, ctx) => ok(await detail(ctx, await users.get(ctx, param(req, 'user'))))),
+  );
+  const updateUser = route(async (req, ctx) =>
+    ok(await detail(ctx, await users.update(ctx, param(req, 'user'), bodyOf(req)))),
+  );
+  router.route('/users/:user/').post(updateUser).put(updateUser).patch(updateUser);
+  router.delete(
+    '/users/:user/',
+    route(async (req, ctx) => {
+      await users.deactivate(ctx, param(req, 'user'));
+      return noContent();
+    }),
+  );
+  router.put(
+    '/users/:user/reactivate/',
+    route(async (req, ctx) => {
+      await users.reactivate(ctx, param(req, 'user'));
+      return noContent();
+    }),
+  );
+  router.get(
+    '/users/:user/verify/:token/',
+    route(async (req) => {
+      const outcome = await users.verifyEmail(param(req, 'user'), param(req, 'token'));
+      if (outcome.redirectTo) return redirect(outcome.redirectTo);
+      if (!outcome.verified) {
+        return { kind: 'json', status: 400, body: { code: 'Bad Request', message: 'This verification link is not valid.' } };
+      }
+      return ok({ message: 'Email address verified; you can now log in.' });
+    }),
+  );
+  router.get(
+    '/users/:user/orgs/',
+    route(async (req, ctx) => {
+      const user = await users.get(ctx, param(req, 'user'));
+      return orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req), user));
+    }),
+  );
+
+  return router;
+}
+

@@ -1,0 +1,82 @@
+import cors from 'cors';
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import crypto from 'node:crypto';
+import { errorBody, errorHandler, requireJsonBody } from '../compat/http';
+import { API_VERSION, restRouter } from '../compat/rest';
+import type { Config } from './config';
+import { attachContext } from './context';
+import { createGraphqlEdge } from './graphql/server';
+import type { Logger } from './logger';
+import type { Services } from './services';
+
+/** Headers OCL clients send (oclweb2, OpenMRS) and the paging headers they read (spec core §2.1). */
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-OCL-CLIENT',
+  'X-Request-Id',
+  'includeFacets',
+  'includeSearchStats',
+  'includeSearchLatest',
+  'compress',
+  'apollo-require-preflight',
+];
+const EXPOSED_HEADERS = [
+  'num_found',
+  'num_returned',
+  'offset',
+  'pages',
+  'page_number',
+  'next',
+  'previous',
+  'Location',
+  'X-OCL-API-VERSION',
+  'X-OCL-REQUEST-USER',
+  'X-Request-Id',
+];
+
+export interface App {
+  express: Express;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root of the edges (the one place in src/ that mounts compat/): shared
+ * middleware, then GraphQL, then the OCL REST paths, then one 404 and one error handler.
+ */
+export async function createApp(services: Services, config: Config, log: Logger): Promise<App> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.use(
+    pinoHttp({
+      logger: log,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : crypto.randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+  app.use(cors({ origin: true, allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }));
+  app.use((_req, res, next) => {
+    res.setHeader('X-OCL-API-VERSION', API_VERSION);
+    next();
+  });
+  app.use(requireJsonBody);
+  app.use(express.json({ limit: config.maxBodySize, type: ['application/json', 'application/*+json'], strict: false }));
+  app.use(attachContext(services));
+
+  const graphql = await createGraphqlEdge(services, config, log);
+  app.use(graphql.router);
+  app.use(restRouter(services));
+
+  app.use((req, res) => {
+    res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));
+  });
+  app.use(errorHandler);
+  return { express: app, close: () => graphql.stop() };
+}

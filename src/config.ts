@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('.data'),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PUBLIC_URL: z.string().url().optional(),
+  MAX_BODY_SIZE: z.string().default('5mb'),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Terminology Registry <no-reply@localhost>'),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(12),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** An external Postgres; when absent the embedded one under `dataDir` is used. */
+  databaseUrl?: string;
+  dataDir: string;
+  adminPassword?: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Base of absolute links sent in mails; paging links use the request's own host. */
+  publicUrl?: string;
+  maxBodySize: string;
+  trustProxy: boolean;
+  smtpUrl?: string;
+  mailFrom: string;
+  graphqlMaxDepth: number;
+  graphqlMaxCost: number;
+}
+
+/** Reads the whole configuration from the environment once; a bad value stops the start. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    adminPassword: e.ADMIN_PASSWORD,
+    logLevel: e.LOG_LEVEL,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    maxBodySize: e.MAX_BODY_SIZE,
+    trustProxy: e.TRUST_PROXY === 'true',
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
+    graphqlMaxCost: e.GRAPHQL_MAX_COST,
+  };
+}

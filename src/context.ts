@@ -1,0 +1,42 @@
+import type { NextFunction, Request, Response } from 'express';
+import { isAppError, type AppError } from './errors';
+import type { Logger } from './logger';
+import { ANONYMOUS, type Actor, type ServiceContext, type Services } from './services';
+
+interface Locals {
+  ctx?: ServiceContext;
+  authError?: AppError;
+}
+
+/**
+ * Authenticates once per HTTP request and builds the context every edge uses (design §2). A bad
+ * credential is kept, not thrown, so that each edge answers it in its own shape.
+ */
+export function attachContext(services: Services) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    let actor: Actor = ANONYMOUS;
+    try {
+      actor = await services.auth.authenticate(req.get('authorization'));
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      (res.locals as Locals).authError = error;
+    }
+    const log = (req as Request & { log: Logger }).log;
+    (res.locals as Locals).ctx = services.context(actor, log, baseUrlOf(req));
+    if (actor.kind === 'user') res.setHeader('X-OCL-REQUEST-USER', actor.username);
+    next();
+  };
+}
+
+/** The request's context; throws the authentication failure it carried, if any. */
+export function requestContext(res: Response): ServiceContext {
+  const locals = res.locals as Locals;
+  if (locals.authError) throw locals.authError;
+  if (!locals.ctx) throw new Error('attachContext did not run for this request');
+  return locals.ctx;
+}
+
+/** `scheme://host` of the request (honours X-Forwarded-* when TRUST_PROXY is on). */
+export function baseUrlOf(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}

@@ -1,0 +1,5 @@
+import type { ServiceContext, Services } from '../services';
+
+export interface GraphQLContext extends ServiceContext {
+  services: Services;
+}

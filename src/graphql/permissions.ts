@@ -1,0 +1,61 @@
+import { GraphQLError, isObjectType, type GraphQLSchema } from 'graphql';
+import { applyMiddleware } from 'graphql-middleware';
+import { allow, deny, rule, shield } from 'graphql-shield';
+import { AppError } from '../errors';
+import { isAuthenticated, isSuperuser } from '../services';
+import type { GraphQLContext } from './context';
+
+/**
+ * The outer gate (design §2): deny by default, so a new root field is closed until listed here.
+ * Services still authorize every call; these rules reuse the same policy.
+ */
+const signedIn = rule({ cache: 'contextual' })((_parent, _args, ctx: GraphQLContext) =>
+  isAuthenticated(ctx.actor)
+    ? true
+    : new AppError('UNAUTHENTICATED', 'Authentication credentials were not provided.'),
+);
+
+const superuser = rule({ cache: 'contextual' })((_parent, _args, ctx: GraphQLContext) => {
+  if (isSuperuser(ctx.actor)) return true;
+  return isAuthenticated(ctx.actor)
+    ? new AppError('FORBIDDEN', 'You do not have permission to perform this action.')
+    : new AppError('UNAUTHENTICATED', 'Authentication credentials were not provided.');
+});
+
+export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
+  const objectTypes = Object.values(schema.getTypeMap()).filter(
+    (type) => isObjectType(type) && !type.name.startsWith('__') && !['Query', 'Mutation'].includes(type.name),
+  );
+  const permissions = shield(
+    {
+      Query: {
+        me: allow,
+        user: allow,
+        users: allow,
+        org: allow,
+        orgs: allow,
+      },
+      Mutation: {
+        login: allow,
+        signup: allow,
+        createUser: superuser,
+        updateUser: signedIn,
+        deactivateUser: superuser,
+        reactivateUser: superuser,
+        createOrg: signedIn,
+        updateOrg: signedIn,
+        deleteOrg: superuser,
+        addMember: signedIn,
+        removeMember: signedIn,
+      },
+      // Fields of records are visible wherever the record is: services scope the records.
+      ...Object.fromEntries(objectTypes.map((type) => [type.name, allow])),
+    },
+    {
+      fallbackRule: deny,
+      allowExternalErrors: true,
+      fallbackError: () => new GraphQLError('Not authorized.', { extensions: { code: 'FORBIDDEN' } }),
+    },
+  );
+  return applyMiddleware(schema, permissions);
+}

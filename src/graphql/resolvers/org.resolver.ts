@@ -1,0 +1,111 @@
+import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { ListArgs, listParamsOf, OrgListArgs } from '../types/list.args';
+import {
+  CreateOrganizationInput,
+  MemberRole,
+  OrganizationPage,
+  OrganizationType,
+  UpdateOrganizationInput,
+} from '../types/org.type';
+import { UserPage, UserType } from '../types/user.type';
+
+@Resolver(() => OrganizationType)
+export class OrgResolver {
+  @Query(() => OrganizationType)
+  async org(@Arg('id') id: string, @Ctx() ctx: GraphQLContext): Promise<OrganizationType> {
+    return OrganizationType.from(await ctx.services.orgs.get(ctx, id));
+  }
+
+  @Query(() => OrganizationPage, { description: 'Orgs the caller may see.' })
+  async orgs(@Args() args: OrgListArgs, @Ctx() ctx: GraphQLContext): Promise<OrganizationPage> {
+    const page = await ctx.services.orgs.list(
+      ctx,
+      listParamsOf(args, { company: args.company, location: args.location }),
+    );
+    return { totalCount: page.total, items: page.items.map(OrganizationType.from) };
+  }
+
+  @FieldResolver(() => UserPage)
+  async members(
+    @Root() org: OrganizationType,
+    @Args() args: ListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UserPage> {
+    const page = await ctx.services.orgs.members(ctx, org.id, listParamsOf(args));
+    return { totalCount: page.total, items: page.items.map(UserType.from) };
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Whether the user belongs to this org; members may ask.' })
+  async hasMember(
+    @Root() org: OrganizationType,
+    @Arg('username') username: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    return ctx.services.orgs.isMember(ctx, org.id, username);
+  }
+
+  @FieldResolver(() => MemberRole, { nullable: true, description: "The caller's role here; null if none." })
+  async myRole(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<MemberRole | null> {
+    return (await ctx.services.orgs.roleOf(ctx, org.entity)) as MemberRole | null;
+  }
+
+  @FieldResolver(() => Int)
+  async membersCount(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.orgs.counts(ctx, org.entity)).members;
+  }
+
+  @FieldResolver(() => Int)
+  async publicSources(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.orgs.counts(ctx, org.entity)).publicSources;
+  }
+
+  @FieldResolver(() => Int)
+  async publicCollections(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.orgs.counts(ctx, org.entity)).publicCollections;
+  }
+
+  @Mutation(() => OrganizationType, { description: 'Creates an org; the caller becomes its administrator.' })
+  async createOrg(
+    @Arg('input') input: CreateOrganizationInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<OrganizationType> {
+    return OrganizationType.from(await ctx.services.orgs.create(ctx, { ...input }));
+  }
+
+  @Mutation(() => OrganizationType, { description: 'Updates an org; members may.' })
+  async updateOrg(
+    @Arg('id') id: string,
+    @Arg('input') input: UpdateOrganizationInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<OrganizationType> {
+    return OrganizationType.from(await ctx.services.orgs.update(ctx, id, { ...input }));
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes an org (superusers only).' })
+  async deleteOrg(@Arg('id') id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.orgs.delete(ctx, id);
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: "Adds a member or changes a member's role; org administrators only." })
+  async addMember(
+    @Arg('org') org: string,
+    @Arg('username') username: string,
+    @Arg('role', () => MemberRole, { defaultValue: MemberRole.member }) role: MemberRole,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.orgs.addMember(ctx, org, username, { role });
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: 'Removes a membership; org administrators only.' })
+  async removeMember(
+    @Arg('org') org: string,
+    @Arg('username') username: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.orgs.removeMember(ctx, org, username);
+    return true;
+  }
+}

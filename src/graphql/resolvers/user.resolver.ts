@@ -1,0 +1,101 @@
+import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { ListArgs, listParamsOf, UserListArgs } from '../types/list.args';
+import { OrganizationPage, OrganizationType } from '../types/org.type';
+import {
+  CreateUserInput,
+  LoginResult,
+  SignupInput,
+  UpdateUserInput,
+  UserPage,
+  UserType,
+} from '../types/user.type';
+
+@Resolver(() => UserType)
+export class UserResolver {
+  @Query(() => UserType, { nullable: true, description: 'The signed-in user; null when anonymous.' })
+  async me(@Ctx() ctx: GraphQLContext): Promise<UserType | null> {
+    if (ctx.actor.kind === 'anonymous') return null;
+    return UserType.from(await ctx.services.users.me(ctx));
+  }
+
+  @Query(() => UserType)
+  async user(@Arg('username') username: string, @Ctx() ctx: GraphQLContext): Promise<UserType> {
+    return UserType.from(await ctx.services.users.get(ctx, username));
+  }
+
+  @Query(() => UserPage)
+  async users(@Args() args: UserListArgs, @Ctx() ctx: GraphQLContext): Promise<UserPage> {
+    const page = await ctx.services.users.list(
+      ctx,
+      listParamsOf(args, { company: args.company, location: args.location }),
+    );
+    return { totalCount: page.total, items: page.items.map(UserType.from) };
+  }
+
+  @FieldResolver(() => Int, { description: 'Orgs of this user that the caller may see.' })
+  async orgsCount(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.users.counts(ctx, user.entity)).orgs;
+  }
+
+  @FieldResolver(() => Int)
+  async publicSources(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.users.counts(ctx, user.entity)).publicSources;
+  }
+
+  @FieldResolver(() => Int)
+  async publicCollections(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.users.counts(ctx, user.entity)).publicCollections;
+  }
+
+  @FieldResolver(() => OrganizationPage, { description: 'Orgs of this user that the caller may see.' })
+  async orgs(
+    @Root() user: UserType,
+    @Args() args: ListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<OrganizationPage> {
+    const page = await ctx.services.orgs.list(ctx, listParamsOf(args), user.entity);
+    return { totalCount: page.total, items: page.items.map(OrganizationType.from) };
+  }
+
+  @Mutation(() => LoginResult, { description: 'Exchanges a username and password for a new API token.' })
+  async login(
+    @Arg('username') username: string,
+    @Arg('password') password: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<LoginResult> {
+    const { token, user } = await ctx.services.auth.login(ctx, { username, password });
+    return { token, user: UserType.from(user) };
+  }
+
+  @Mutation(() => UserType, { description: 'Creates a user (administrators only); it can log in at once.' })
+  async createUser(@Arg('input') input: CreateUserInput, @Ctx() ctx: GraphQLContext): Promise<UserType> {
+    return UserType.from(await ctx.services.users.create(ctx, { ...input }));
+  }
+
+  @Mutation(() => UserType, { description: 'Open signup; login is refused until the emailed link is followed.' })
+  async signup(@Arg('input') input: SignupInput, @Ctx() ctx: GraphQLContext): Promise<UserType> {
+    return UserType.from(await ctx.services.users.signup(ctx, { ...input }));
+  }
+
+  @Mutation(() => UserType, { description: 'Updates a user; without `username`, the caller.' })
+  async updateUser(
+    @Arg('input') input: UpdateUserInput,
+    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UserType> {
+    return UserType.from(await ctx.services.users.update(ctx, username ?? undefined, { ...input }));
+  }
+
+  @Mutation(() => Boolean, { description: 'Deactivates a user (administrators only).' })
+  async deactivateUser(@Arg('username') username: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.users.deactivate(ctx, username);
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: 'Reactivates a user (administrators only).' })
+  async reactivateUser(@Arg('username') username: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.users.reactivate(ctx, username);
+    return true;
+  }
+}

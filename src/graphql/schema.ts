@@ -1,0 +1,18 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { OrgResolver } from './resolvers/org.resolver';
+import { UserResolver } from './resolvers/user.resolver';
+
+/** The schema as declared by the resolvers, before the permission layer. */
+export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: [UserResolver, OrgResolver],
+    // Input is validated once, in the services, for every edge.
+    validate: false,
+  });
+}
+
+/** The SDL committed as `schema/schema.graphql`. */
+export function printSdl(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

@@ -1,0 +1,144 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { expressMiddleware } from '@as-integrations/express5';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { Router } from 'express';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import path from 'node:path';
+import type { Config } from '../config';
+import { requestContext } from '../context';
+import { isAppError } from '../errors';
+import type { Logger } from '../logger';
+import type { Services } from '../services';
+import type { GraphQLContext } from './context';
+import { withPermissions } from './permissions';
+import { buildGraphqlSchema } from './schema';
+
+export interface GraphqlEdge {
+  router: Router;
+  stop(): Promise<void>;
+}
+
+/** `/graphql`: Apollo Server over the type-graphql schema, plus an offline GraphiQL for browsers. */
+export async function createGraphqlEdge(services: Services, config: Config, log: Logger): Promise<GraphqlEdge> {
+  const schema = withPermissions(await buildGraphqlSchema());
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    validationRules: [
+      maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true }),
+      costLimitRule({ maxCost: config.graphqlMaxCost, ignoreIntrospection: true }),
+    ],
+    formatError: (formatted, error) => formatError(formatted, error, log),
+    plugins: [ApolloServerPluginLandingPageDisabled(), statusForUnauthenticated()],
+  });
+  await apollo.start();
+
+  const router = Router();
+  router.get('/graphql', (req, res, next) => {
+    // A browser gets the IDE; API clients (JSON, or a query in the URL) get GraphQL.
+    if (req.query.query === undefined && req.accepts(['application/json', 'text/html']) === 'text/html') {
+      res.type('html').send(GRAPHIQL_PAGE);
+      return;
+    }
+    next();
+  });
+  router.get('/graphql/assets/:file', (req, res, next) => {
+    const file = GRAPHIQL_ASSETS[req.params.file];
+    if (!file) {
+      next();
+      return;
+    }
+    res.sendFile(file, { maxAge: '1d' });
+  });
+  router.use(
+    '/graphql',
+    expressMiddleware(apollo, {
+      context: async ({ res }) => {
+        try {
+          const ctx = requestContext(res);
+          return { ...ctx, services };
+        } catch (error) {
+          if (!isAppError(error)) throw error;
+          throw new GraphQLError(error.message, {
+            extensions: { code: error.code, http: { status: 401 } },
+          });
+        }
+      },
+    }),
+  );
+  return { router, stop: () => apollo.stop() };
+}
+
+/** Typed service errors keep their code; anything else is a bug and says nothing of internals. */
+function formatError(formatted: GraphQLFormattedError, error: unknown, log: Logger): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (isAppError(original)) {
+    return {
+      message: original.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: {
+        code: original.code,
+        ...(original.fieldErrors ? { fieldErrors: original.fieldErrors } : {}),
+      },
+    };
+  }
+  if (original instanceof GraphQLError || formatted.extensions?.code !== 'INTERNAL_SERVER_ERROR') {
+    return formatted;
+  }
+  log.error({ err: original }, 'unhandled GraphQL error');
+  return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/** A request whose credentials were rejected answers HTTP 401, as on the REST edge. */
+function statusForUnauthenticated(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, errors }) {
+          const rejected = errors?.some((e) => e.extensions?.http && e.extensions.code === 'UNAUTHENTICATED');
+          if (rejected) response.http.status = 401;
+        },
+      };
+    },
+  };
+}
+
+/** Browser builds shipped inside the npm packages, so the IDE needs no internet access. */
+const packageFile = (pkg: string, file: string): string =>
+  path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file);
+const GRAPHIQL_ASSETS: Record<string, string> = {
+  'react.production.min.js': packageFile('react', 'umd/react.production.min.js'),
+  'react-dom.production.min.js': packageFile('react-dom', 'umd/react-dom.production.min.js'),
+  'graphiql.min.js': packageFile('graphiql', 'graphiql.min.js'),
+  'graphiql.min.css': packageFile('graphiql', 'graphiql.min.css'),
+};
+
+const GRAPHIQL_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8" />
+  <title>Terminology Registry · GraphiQL</title>
+  <link rel="stylesheet" href="/graphql/assets/graphiql.min.css" />
+</head>
+<body style="margin: 0">
+  <div id="graphiql" style="height: 100vh"></div>
+  <script src="/graphql/assets/react.production.min.js"></script>
+  <script src="/graphql/assets/react-dom.production.min.js"></script>
+  <script src="/graphql/assets/graphiql.min.js"></script>
+  <script>
+    const fetcher = GraphiQL.createFetcher({ url: window.location.pathname });
+    ReactDOM.createRoot(document.getElementById('graphiql')).render(
+      React.createElement(GraphiQL, {
+        fetcher,
+        isHeadersEditorEnabled: true,
+        defaultHeaders: '{\\n  "Authorization": "Token <your token>"\\n}',
+      }),
+    );
+  </script>
+</body>
+</html>`;

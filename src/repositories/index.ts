@@ -1,0 +1,40 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { OrgRepository } from './org.repository';
+import { TokenRepository } from './token.repository';
+import { UserRepository } from './user.repository';
+
+export { isUniqueViolation } from './list';
+export type { FacetCounts, Slice, SortSpec, Viewer, Window } from './list';
+export type { OrgCounts, OrgSearch, OrgSortKey } from './org.repository';
+export type { UserCounts, UserSearch, UserSortKey } from './user.repository';
+
+/** Every repository, bound to one connection or to one transaction. */
+export class Repositories {
+  readonly users: UserRepository;
+  readonly orgs: OrgRepository;
+  readonly tokens: TokenRepository;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly dataSource?: DataSource,
+  ) {
+    this.users = new UserRepository(em);
+    this.orgs = new OrgRepository(em);
+    this.tokens = new TokenRepository(em);
+  }
+
+  static of(dataSource: DataSource): Repositories {
+    return new Repositories(dataSource.manager, dataSource);
+  }
+
+  /** Runs `work` in one transaction: every write in it lands, or none does. */
+  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+    if (!this.dataSource) return work(this); // already inside a transaction
+    return this.dataSource.transaction((em) => work(new Repositories(em)));
+  }
+
+  /** Liveness of the database, for health checks. */
+  async ping(): Promise<void> {
+    await this.em.query('SELECT 1');
+  }
+}

@@ -1,0 +1,104 @@
+import type { SelectQueryBuilder } from 'typeorm';
+
+/** Who is looking: a list never returns what this viewer may not see. */
+export type Viewer = { superuser: true } | { superuser: false; userId: string | null };
+
+export interface SortSpec<K extends string> {
+  key: K;
+  desc: boolean;
+}
+
+/** `limit` 0 means no limit. */
+export interface Window {
+  limit: number;
+  offset: number;
+}
+
+export interface Slice<T> {
+  rows: T[];
+  total: number;
+}
+
+export type FacetCounts = Record<string, Array<[string, number]>>;
+
+/** Words of a search text, folded the way `registry_fold` folds the stored text. */
+export function searchWords(q: string): string[] {
+  return q
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w.length > 0)
+    .slice(0, 10);
+}
+
+/** Escapes LIKE wildcards so user text matches literally. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Every word must occur in the haystack, as a substring or (for longer words) fuzzily by trigram
+ * word similarity, so typos still find their target.
+ */
+export function whereWordsMatch<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  haystack: string,
+  words: string[],
+): void {
+  words.forEach((word, i) => {
+    const fuzzy = word.length >= 4 ? ` OR :w${i} <% ${haystack}` : '';
+    qb.andWhere(`(${haystack} LIKE :l${i}${fuzzy})`, { [`l${i}`]: `%${likeLiteral(word)}%`, [`w${i}`]: word });
+  });
+}
+
+/** Case-insensitive exact match against any of the values (comma = OR). */
+export function whereAnyOf<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  column: string,
+  values: string[] | undefined,
+  param: string,
+): void {
+  if (!values || values.length === 0) return;
+  qb.andWhere(`lower(${column}) IN (:...${param})`, { [param]: values.map((v) => v.toLowerCase()) });
+}
+
+export async function sliceOf<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  window: Window,
+): Promise<Slice<T>> {
+  const total = await qb.clone().orderBy().getCount();
+  if (window.limit > 0) qb.limit(window.limit);
+  if (window.offset > 0) qb.offset(window.offset);
+  const rows = total === 0 || window.offset >= total ? [] : await qb.getMany();
+  return { rows, total };
+}
+
+/** `[value, count]` pairs of each facet column over the filtered set, most frequent first. */
+export async function facetsOf<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  columns: Record<string, string>,
+): Promise<FacetCounts> {
+  const facets: FacetCounts = {};
+  for (const [name, column] of Object.entries(columns)) {
+    const rows = await qb
+      .clone()
+      .orderBy()
+      .select(`${column}`, 'value')
+      .addSelect('count(*)::int', 'count')
+      .andWhere(`${column} IS NOT NULL`)
+      .groupBy(column)
+      .orderBy('count', 'DESC')
+      .addOrderBy('value', 'ASC')
+      .limit(100)
+      .getRawMany<{ value: unknown; count: number }>();
+    facets[name] = rows.map((r) => [String(r.value), r.count]);
+  }
+  return facets;
+}
+
+/** True for a Postgres unique-constraint violation (a concurrent insert won the race). */
+export function isUniqueViolation(error: unknown): boolean {
+  const driverError = (error as { driverError?: { code?: string } } | null)?.driverError;
+  return driverError?.code === '23505';
+}

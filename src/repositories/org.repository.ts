@@ -1,0 +1,185 @@
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { MembershipEntity, OrganizationEntity, type MemberRole } from '../db/entities';
+import {
+  facetsOf,
+  searchWords,
+  sliceOf,
+  whereAnyOf,
+  whereWordsMatch,
+  type FacetCounts,
+  type Slice,
+  type SortSpec,
+  type Viewer,
+  type Window,
+} from './list';
+
+export type OrgSortKey = 'bestMatch' | 'lastUpdate' | 'name' | 'id' | 'dateCreated';
+
+export interface OrgSearch {
+  q?: string;
+  company?: string[];
+  location?: string[];
+  updatedSince?: Date;
+  /** Only orgs this user belongs to. */
+  memberUserId?: string;
+}
+
+export interface OrgCounts {
+  members: number;
+  publicSources: number;
+  publicCollections: number;
+}
+
+const HAYSTACK = `registry_fold(o.mnemonic || ' ' || o.name || ' ' || coalesce(o.company, ''))`;
+const FACET_COLUMNS = { company: 'o.company', location: 'o.location' };
+
+export class OrgRepository {
+  private readonly repo: Repository<OrganizationEntity>;
+  private readonly members: Repository<MembershipEntity>;
+
+  constructor(private readonly em: EntityManager) {
+    this.repo = em.getRepository(OrganizationEntity);
+    this.members = em.getRepository(MembershipEntity);
+  }
+
+  findByMnemonic(mnemonic: string): Promise<OrganizationEntity | null> {
+    return this.repo.findOneBy({ mnemonic });
+  }
+
+  findByIds(ids: readonly string[]): Promise<OrganizationEntity[]> {
+    return this.repo.findBy({ id: In([...ids]) });
+  }
+
+  mnemonicTaken(mnemonic: string): Promise<boolean> {
+    return this.repo
+      .createQueryBuilder('o')
+      .where('lower(o.mnemonic) = lower(:mnemonic)', { mnemonic })
+      .getExists();
+  }
+
+  insert(values: Partial<OrganizationEntity>): Promise<OrganizationEntity> {
+    return this.repo.save(this.repo.create(values));
+  }
+
+  save(org: OrganizationEntity): Promise<OrganizationEntity> {
+    return this.repo.save(org);
+  }
+
+  async delete(orgId: string): Promise<void> {
+    await this.repo.delete({ id: orgId });
+  }
+
+  async search(
+    filter: OrgSearch,
+    viewer: Viewer,
+    sort: SortSpec<OrgSortKey>,
+    window: Window,
+  ): Promise<Slice<OrganizationEntity>> {
+    const qb = this.filtered(filter, viewer);
+    const dir = sort.desc ? 'DESC' : 'ASC';
+    const words = filter.q ? searchWords(filter.q) : [];
+    switch (sort.key) {
+      case 'bestMatch':
+        if (words.length > 0) {
+          qb.addSelect(
+            `(CASE WHEN lower(o.mnemonic) = :q THEN 100 ELSE 0 END)
+             + (CASE WHEN registry_fold(o.name) LIKE :qAny THEN 30 ELSE 0 END)
+             + 10 * word_similarity(:q, ${HAYSTACK})`,
+            'rank',
+          )
+            .setParameters({ q: words.join(' '), qAny: `%${words.join(' ')}%` })
+            .orderBy('rank', 'DESC');
+        }
+        qb.addOrderBy('o.mnemonic', 'ASC');
+        break;
+      case 'lastUpdate':
+        qb.orderBy('o.updated_at', dir).addOrderBy('o.id', dir);
+        break;
+      case 'dateCreated':
+        qb.orderBy('o.created_at', dir).addOrderBy('o.id', dir);
+        break;
+      case 'name':
+        qb.orderBy('o.name', dir).addOrderBy('o.mnemonic', dir);
+        break;
+      case 'id':
+        qb.orderBy('o.mnemonic', dir);
+        break;
+    }
+    return sliceOf(qb, window);
+  }
+
+  facets(filter: OrgSearch, viewer: Viewer): Promise<FacetCounts> {
+    return facetsOf(this.filtered(filter, viewer), FACET_COLUMNS);
+  }
+
+  private filtered(filter: OrgSearch, viewer: Viewer) {
+    const qb = this.repo.createQueryBuilder('o');
+    if (!viewer.superuser) {
+      // A private org (public_access None) is seen only by its members.
+      qb.andWhere(
+        `(o.public_access <> 'None' OR EXISTS (
+           SELECT 1 FROM org_memberships vm WHERE vm.org_id = o.id AND vm.user_id = :viewerId))`,
+        { viewerId: viewer.userId ?? '0' },
+      );
+    }
+    if (filter.q) whereWordsMatch(qb, HAYSTACK, searchWords(filter.q));
+    whereAnyOf(qb, 'o.company', filter.company, 'company');
+    whereAnyOf(qb, 'o.location', filter.location, 'location');
+    if (filter.updatedSince) qb.andWhere('o.updated_at >= :updatedSince', { updatedSince: filter.updatedSince });
+    if (filter.memberUserId) {
+      qb.innerJoin(MembershipEntity, 'm', 'm.org_id = o.id AND m.user_id = :memberUserId', {
+        memberUserId: filter.memberUserId,
+      });
+    }
+    return qb;
+  }
+
+  /** The roles of one user in many orgs: org id → role (absent = not a member). */
+  async rolesOf(userId: string, orgIds: readonly string[]): Promise<Map<string, MemberRole>> {
+    const rows = await this.members.findBy({ userId, orgId: In([...orgIds]) });
+    return new Map(rows.map((m) => [m.orgId, m.role]));
+  }
+
+  findMembership(orgId: string, userId: string): Promise<MembershipEntity | null> {
+    return this.members.findOneBy({ orgId, userId });
+  }
+
+  async upsertMembership(orgId: string, userId: string, role: MemberRole): Promise<void> {
+    await this.members.upsert({ orgId, userId, role }, ['orgId', 'userId']);
+  }
+
+  async deleteMembership(orgId: string, userId: string): Promise<void> {
+    await this.members.delete({ orgId, userId });
+  }
+
+  /** Serializes membership changes of one org inside the caller's transaction. */
+  async lock(orgId: string): Promise<void> {
+    await this.em.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+  }
+
+  countAdmins(orgId: string): Promise<number> {
+    return this.members.countBy({ orgId, role: 'admin' });
+  }
+
+  async countsFor(orgIds: readonly string[]): Promise<Map<string, OrgCounts>> {
+    const rows = await this.em.query<
+      Array<{ id: string; members: number; public_sources: number; public_collections: number }>
+    >(
+      `SELECT o.id::text AS id,
+         (SELECT count(*)::int FROM org_memberships m JOIN users u ON u.id = m.user_id
+           WHERE m.org_id = o.id AND u.is_active) AS members,
+         (SELECT count(*)::int FROM repositories r
+           WHERE r.owner_org_id = o.id AND r.kind = 'source' AND r.is_active AND r.public_access <> 'None') AS public_sources,
+         (SELECT count(*)::int FROM repositories r
+           WHERE r.owner_org_id = o.id AND r.kind = 'collection' AND r.is_active AND r.public_access <> 'None') AS public_collections
+       FROM organizations o WHERE o.id = ANY($1::bigint[])`,
+      [orgIds],
+    );
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { members: r.members, publicSources: r.public_sources, publicCollections: r.public_collections },
+      ]),
+    );
+  }
+}

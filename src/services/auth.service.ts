@@ -1,0 +1,97 @@
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import type { UserEntity } from '../db/entities';
+import { AppError } from '../errors';
+import type { Repositories } from '../repositories';
+import { ANONYMOUS, type Actor, type ServiceContext } from './context';
+import { hashSecret, newSecret, verifyPassword } from './credentials';
+import type { UserService } from './user.service';
+import { parseInput, redirectUrl } from './validation';
+
+const loginSchema = z.object({
+  username: z.string({ error: 'This field is required.' }).min(1, 'This field is required.'),
+  password: z.string({ error: 'This field is required.' }).min(1, 'This field is required.'),
+  emailVerifySuccessUrl: redirectUrl,
+  emailVerifyFailureUrl: redirectUrl,
+});
+
+export type LoginInput = z.input<typeof loginSchema>;
+
+
+export class AuthService {
+  /** Successful Basic logins, remembered briefly so a client sending Basic on every call stays fast. */
+  private readonly basicCache = new LRUCache<string, string>({ max: 1000, ttl: 60_000 });
+
+  constructor(
+    private readonly repos: Repositories,
+    private readonly users: UserService,
+  ) {}
+
+  /**
+   * The actor behind an `Authorization` header (spec core §5): `Token <token>` (also `Bearer`),
+   * or HTTP Basic. No header means anonymous; a wrong one is a 401, never silently anonymous.
+   */
+  async authenticate(header: string | undefined): Promise<Actor> {
+    if (!header || header.trim() === '') return ANONYMOUS;
+    const [scheme, ...rest] = header.trim().split(/\s+/);
+    const value = rest.join(' ');
+    switch (scheme.toLowerCase()) {
+      case 'token':
+      case 'bearer': {
+        const user = value ? await this.repos.tokens.findActiveUserByTokenHash(hashSecret(value)) : null;
+        if (!user) throw new AppError('UNAUTHENTICATED', 'Invalid token.');
+        return actorOf(user);
+      }
+      case 'basic': {
+        const user = await this.basicUser(value);
+        if (!user) throw new AppError('UNAUTHENTICATED', 'Invalid username or password.');
+        return actorOf(user);
+      }
+      default:
+        throw new AppError('UNAUTHENTICATED', `Unsupported authorization scheme '${scheme}'; use Token or Basic.`);
+    }
+  }
+
+  /** `POST /users/login/`: a new API token for valid credentials of an active, verified user. */
+  async login(ctx: ServiceContext, input: unknown): Promise<{ token: string; user: UserEntity }> {
+    const data = parseInput(loginSchema, input);
+    const user = await this.repos.users.findByUsername(data.username);
+    if (!user || !(await verifyPassword(user.passwordHash, data.password))) {
+      throw AppError.invalid('Unable to log in with provided credentials.');
+    }
+    if (!user.isActive) throw new AppError('UNAUTHENTICATED', 'This account is deactivated.');
+    if (!user.verified) {
+      await this.users.sendVerification(ctx, user, {
+        successUrl: data.emailVerifySuccessUrl,
+        failureUrl: data.emailVerifyFailureUrl,
+      });
+      throw new AppError(
+        'UNAUTHENTICATED',
+        `Email address not verified. A new verification link was sent to ${user.email}.`,
+      );
+    }
+    const { secret, hash } = newSecret();
+    await this.repos.tokens.insert(user.id, hash);
+    return { token: secret, user };
+  }
+
+  private async basicUser(encoded: string): Promise<UserEntity | null> {
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) return null;
+    const username = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    const user = await this.repos.users.findByUsername(username);
+    if (!user || !user.isActive || !user.verified) return null;
+    // The stored hash is part of the key, so a password change invalidates what was remembered.
+    const key = hashSecret(`${user.id}\u0000${user.passwordHash ?? ''}\u0000${password}`);
+    if (this.basicCache.get(key) === user.id) return user;
+    if (!(await verifyPassword(user.passwordHash, password))) return null;
+    this.basicCache.set(key, user.id);
+    return user;
+  }
+}
+
+function actorOf(user: UserEntity): Actor {
+  return { kind: 'user', id: user.id, username: user.username, isSuperuser: user.isSuperuser };
+}

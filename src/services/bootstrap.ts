@@ -1,0 +1,35 @@
+import type { Repositories } from '../repositories';
+import { generatePassword, hashPassword } from './credentials';
+
+export const ADMIN_USERNAME = 'ocladmin';
+
+/**
+ * Makes sure the bootstrap superuser exists (design §5). On first start its password comes from
+ * ADMIN_PASSWORD or is generated and returned so that the caller can print it once.
+ * A later ADMIN_PASSWORD resets the password.
+ */
+export async function ensureAdmin(
+  repos: Repositories,
+  adminPassword: string | undefined,
+): Promise<{ created: boolean; generatedPassword?: string }> {
+  const existing = await repos.users.findByUsername(ADMIN_USERNAME);
+  if (existing) {
+    if (adminPassword) {
+      existing.passwordHash = await hashPassword(adminPassword);
+      await repos.users.save(existing);
+    }
+    return { created: false };
+  }
+  const generatedPassword = adminPassword ? undefined : generatePassword();
+  await repos.users.insert({
+    username: ADMIN_USERNAME,
+    name: 'OCL Admin',
+    email: 'admin@localhost',
+    passwordHash: await hashPassword(adminPassword ?? (generatedPassword as string)),
+    isSuperuser: true,
+    verified: true,
+    createdBy: ADMIN_USERNAME,
+    updatedBy: ADMIN_USERNAME,
+  });
+  return { created: true, generatedPassword };
+}

@@ -1,0 +1,17 @@
+import type { Logger } from '../logger';
+import type { Loaders } from './loaders';
+
+export type Actor =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; id: string; username: string; isSuperuser: boolean };
+
+export const ANONYMOUS: Actor = { kind: 'anonymous' };
+
+/** What every service method receives first: who is asking, and this request's loaders. */
+export interface ServiceContext {
+  actor: Actor;
+  loaders: Loaders;
+  log: Logger;
+  /** Absolute base of this request (`https://host`), for links sent outside the API. */
+  baseUrl: string;
+}

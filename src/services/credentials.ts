@@ -1,0 +1,34 @@
+import { hash, verify } from '@node-rs/argon2';
+import crypto from 'node:crypto';
+
+/** Passwords: argon2id with the library's recommended parameters. */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
+  if (!passwordHash) return false;
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A random secret (API token, email-verification token): 160 bits as 40 hex characters, the
+ * shape OCL clients expect. Only its SHA-256 is stored; high entropy makes a slow hash pointless.
+ */
+export function newSecret(): { secret: string; hash: string } {
+  const secret = crypto.randomBytes(20).toString('hex');
+  return { secret, hash: hashSecret(secret) };
+}
+
+export function hashSecret(secret: string): string {
+  return crypto.createHash('sha256').update(secret).digest('hex');
+}
+
+/** A strong generated password for the bootstrap administrator. */
+export function generatePassword(): string {
+  return crypto.randomBytes(18).toString('base64url');
+}

@@ -1,0 +1,50 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from '../logger';
+import { Repositories } from '../repositories';
+import { AuthService } from './auth.service';
+import { ensureAdmin } from './bootstrap';
+import type { Actor, ServiceContext } from './context';
+import { createLoaders } from './loaders';
+import type { Mailer } from './mailer';
+import { OrgService } from './org.service';
+import { UserService } from './user.service';
+
+export { ANONYMOUS } from './context';
+export type { Actor, ServiceContext } from './context';
+export { isAuthenticated, isSuperuser } from './access';
+export { ADMIN_USERNAME } from './bootstrap';
+export { createMailer } from './mailer';
+export type { Mail, Mailer } from './mailer';
+export { DEFAULT_LIMIT, defaultListParams } from './list';
+export type { ListParams, Page } from './list';
+export type { OrgCounts, UserCounts } from '../repositories';
+
+/** Every service, wired once per process and shared by all three edges. */
+export class Services {
+  private readonly repos: Repositories;
+  readonly users: UserService;
+  readonly orgs: OrgService;
+  readonly auth: AuthService;
+
+  constructor(dataSource: DataSource, mailer: Mailer) {
+    this.repos = Repositories.of(dataSource);
+    this.users = new UserService(this.repos, mailer);
+    this.orgs = new OrgService(this.repos, this.users);
+    this.auth = new AuthService(this.repos, this.users);
+  }
+
+  /** Creates the bootstrap superuser on first start; see `ensureAdmin`. */
+  ensureAdmin(adminPassword: string | undefined): ReturnType<typeof ensureAdmin> {
+    return ensureAdmin(this.repos, adminPassword);
+  }
+
+  /** Fails when the database does not answer. */
+  ping(): Promise<void> {
+    return this.repos.ping();
+  }
+
+  /** A fresh context for one request: the actor and new per-request loaders. */
+  context(actor: Actor, log: Logger, baseUrl: string): ServiceContext {
+    return { actor, loaders: createLoaders(this.repos, actor), log, baseUrl };
+  }
+}

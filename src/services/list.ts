@@ -1,0 +1,64 @@
+import { AppError } from '../errors';
+import type { FacetCounts, SortSpec, Window } from '../repositories';
+
+/** Edge-neutral list request: what REST query strings and GraphQL arguments both become. */
+export interface ListParams {
+  q?: string;
+  /** A sort name as clients send it (`bestMatch`, `best_match`, `lastUpdate`, …). */
+  sortField?: string;
+  sortDesc?: boolean;
+  /** 0 = everything. */
+  limit: number;
+  offset: number;
+  /** Filter name → accepted values (a comma in REST means OR). */
+  filters: Record<string, string[] | undefined>;
+  updatedSince?: Date;
+  includeFacets?: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+  facets?: FacetCounts;
+}
+
+export const DEFAULT_LIMIT = 10;
+
+export function defaultListParams(overrides: Partial<ListParams> = {}): ListParams {
+  return { limit: DEFAULT_LIMIT, offset: 0, filters: {}, ...overrides };
+}
+
+export function windowOf(params: ListParams): Window {
+  if (!Number.isInteger(params.limit) || params.limit < 0) throw AppError.field('limit', 'Must be 0 or more.');
+  if (!Number.isInteger(params.offset) || params.offset < 0) throw AppError.field('offset', 'Must be 0 or more.');
+  return { limit: params.limit, offset: params.offset };
+}
+
+/** `best_match`, `bestMatch` and `BestMatch` are one name. */
+function normalizeSortName(name: string): string {
+  return name.replace(/[_\s-]/g, '').toLowerCase();
+}
+
+/**
+ * Resolves the requested sort against a resource's whitelist (normalized name → key).
+ * An unknown field is a 400 naming the allowed ones.
+ */
+export function resolveSort<K extends string>(
+  params: ListParams,
+  allowed: Record<string, K>,
+  fallback: SortSpec<K>,
+): SortSpec<K> {
+  if (!params.sortField) return fallback;
+  const key = allowed[normalizeSortName(params.sortField)];
+  if (!key) {
+    const names = [...new Set(Object.values(allowed))].join(', ');
+    throw AppError.field('sort', `Cannot sort by '${params.sortField}'. Allowed: ${names}.`);
+  }
+  return { key, desc: params.sortDesc ?? false };
+}
+
+export function pageOf<T>(rows: T[], total: number, params: ListParams, facets?: FacetCounts): Page<T> {
+  return { items: rows, total, limit: params.limit, offset: params.offset, facets };
+}

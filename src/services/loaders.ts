@@ -1,0 +1,45 @@
+import DataLoader from 'dataloader';
+import type { MemberRole, OrganizationEntity, UserEntity } from '../db/entities';
+import type { OrgCounts, Repositories, UserCounts } from '../repositories';
+import type { Actor } from './context';
+
+/** Per-request batch loaders: one query per kind of question, however many records ask it. */
+export interface Loaders {
+  userById: DataLoader<string, UserEntity | null>;
+  orgById: DataLoader<string, OrganizationEntity | null>;
+  /** The actor's role in an org, or null. */
+  actorRole: DataLoader<string, MemberRole | null>;
+  userCounts: DataLoader<string, UserCounts>;
+  orgCounts: DataLoader<string, OrgCounts>;
+}
+
+const EMPTY_USER_COUNTS: UserCounts = { orgs: 0, publicSources: 0, publicCollections: 0 };
+const EMPTY_ORG_COUNTS: OrgCounts = { members: 0, publicSources: 0, publicCollections: 0 };
+
+export function createLoaders(repos: Repositories, actor: Actor): Loaders {
+  const viewerId = actor.kind === 'user' ? actor.id : null;
+  const superuser = actor.kind === 'user' && actor.isSuperuser;
+  return {
+    userById: new DataLoader(async (ids) => {
+      const byId = new Map((await repos.users.findByIds(ids)).map((u) => [u.id, u]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    orgById: new DataLoader(async (ids) => {
+      const byId = new Map((await repos.orgs.findByIds(ids)).map((o) => [o.id, o]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    actorRole: new DataLoader(async (orgIds) => {
+      if (viewerId === null) return orgIds.map(() => null);
+      const roles = await repos.orgs.rolesOf(viewerId, orgIds);
+      return orgIds.map((id) => roles.get(id) ?? null);
+    }),
+    userCounts: new DataLoader(async (ids) => {
+      const counts = await repos.users.countsFor(ids, viewerId, superuser);
+      return ids.map((id) => counts.get(id) ?? EMPTY_USER_COUNTS);
+    }),
+    orgCounts: new DataLoader(async (ids) => {
+      const counts = await repos.orgs.countsFor(ids);
+      return ids.map((id) => counts.get(id) ?? EMPTY_ORG_COUNTS);
+    }),
+  };
+}

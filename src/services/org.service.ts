@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import type { MemberRole, OrganizationEntity, UserEntity } from '../db/entities';
+import { AppError } from '../errors';
+import { isUniqueViolation, type OrgCounts, type OrgSortKey, type Repositories } from '../repositories';
+import { authorize, requireUser, viewerOf } from './access';
+import type { ServiceContext } from './context';
+import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import { stripUndefined, type UserService } from './user.service';
+import { extras, mnemonic, optionalText, parseInput, publicAccess, requiredText, website } from './validation';
+
+const createSchema = z.object({
+  id: mnemonic,
+  name: requiredText,
+  company: optionalText,
+  website,
+  location: optionalText,
+  extras,
+  publicAccess: publicAccess.optional(),
+});
+
+const updateSchema = z.object({
+  name: requiredText.optional(),
+  company: optionalText.optional(),
+  website: website.optional(),
+  location: optionalText.optional(),
+  extras: extras.optional(),
+  publicAccess: publicAccess.optional(),
+});
+
+const roleSchema = z.object({
+  role: z.enum(['admin', 'member'], { error: 'Must be admin or member.' }).default('member'),
+});
+
+export type CreateOrgInput = z.input<typeof createSchema>;
+export type UpdateOrgInput = z.input<typeof updateSchema>;
+
+/** spec core §4.2 org list sorts, under every spelling clients use. */
+const SORTS: Record<string, OrgSortKey> = {
+  bestmatch: 'bestMatch',
+  lastupdate: 'lastUpdate',
+  lastupdated: 'lastUpdate',
+  name: 'name',
+  id: 'id',
+  datecreated: 'dateCreated',
+};
+
+export class OrgService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly users: UserService,
+  ) {}
+
+  /** An org; a private one answers 401/403 to those outside it (spec core §7). */
+  async get(ctx: ServiceContext, id: string): Promise<OrganizationEntity> {
+    const org = await this.repos.orgs.findByMnemonic(id);
+    if (!org) throw AppError.notFound(`Organization '${id}'`);
+    await authorize(ctx, { action: 'org.view', org });
+    return org;
+  }
+
+  /** Orgs the caller may see; with `member`, only that user's orgs. */
+  async list(ctx: ServiceContext, params: ListParams, member?: UserEntity): Promise<Page<OrganizationEntity>> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const filter = {
+      q: params.q,
+      company: params.filters.company,
+      location: params.filters.location,
+      updatedSince: params.updatedSince,
+      memberUserId: member?.id,
+    };
+    const viewer = viewerOf(ctx.actor);
+    const slice = await this.repos.orgs.search(filter, viewer, sort, windowOf(params));
+    const facets = params.includeFacets ? await this.repos.orgs.facets(filter, viewer) : undefined;
+    return pageOf(slice.rows, slice.total, params, facets);
+  }
+
+  counts(ctx: ServiceContext, org: OrganizationEntity): Promise<OrgCounts> {
+    return ctx.loaders.orgCounts.load(org.id);
+  }
+
+  /** The caller's role in the org, or null. */
+  roleOf(ctx: ServiceContext, org: OrganizationEntity): Promise<MemberRole | null> {
+    return ctx.loaders.actorRole.load(org.id);
+  }
+
+  /** `POST /orgs/`: any authenticated user; the creator becomes its first administrator. */
+  async create(ctx: ServiceContext, input: unknown): Promise<OrganizationEntity> {
+    await authorize(ctx, { action: 'org.create' });
+    const actor = requireUser(ctx);
+    const { id, ...data } = parseInput(createSchema, input);
+    if (await this.repos.orgs.mnemonicTaken(id)) throw orgTaken(id);
+    try {
+      return await this.repos.transaction(async (repos) => {
+        const org = await repos.orgs.insert({
+          ...data,
+          mnemonic: id,
+          publicAccess: data.publicAccess ?? 'View',
+          createdBy: actor.username,
+          updatedBy: actor.username,
+        });
+        await repos.orgs.upsertMembership(org.id, actor.id, 'admin');
+        return org;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw orgTaken(id);
+      throw error;
+    }
+  }
+
+  /** Partial update by a member (spec core §4.2); `id` never changes. */
+  async update(ctx: ServiceContext, id: string, input: unknown): Promise<OrganizationEntity> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.edit', org });
+    const record = (input ?? {}) as Record<string, unknown>;
+    if (record.id !== undefined && record.id !== org.mnemonic) {
+      throw AppError.field('id', 'The organization id cannot be changed.');
+    }
+    Object.assign(org, stripUndefined(parseInput(updateSchema, input)));
+    org.updatedBy = requireUser(ctx).username;
+    return this.repos.orgs.save(org);
+  }
+
+  /** spec core §4.2: superuser only; removes the org with its memberships and repositories. */
+  async delete(ctx: ServiceContext, id: string): Promise<void> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.delete', org });
+    await this.repos.orgs.delete(org.id);
+  }
+
+  async members(ctx: ServiceContext, id: string, params: ListParams): Promise<Page<UserEntity>> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.viewMembers', org });
+    return this.users.listMembers(org.id, params);
+  }
+
+  /** Whether `username` belongs to the org; only members may ask. */
+  async isMember(ctx: ServiceContext, id: string, username: string): Promise<boolean> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.checkMember', org });
+    const user = await this.activeUser(username);
+    return (await this.repos.orgs.findMembership(org.id, user.id)) !== null;
+  }
+
+  /** Adds a member, or changes a member's role; org administrators only. */
+  async addMember(ctx: ServiceContext, id: string, username: string, input?: unknown): Promise<void> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.manageMembers', org });
+    const { role } = parseInput(roleSchema, input);
+    const user = await this.activeUser(username);
+    await this.repos.transaction(async (repos) => {
+      const current = await repos.orgs.findMembership(org.id, user.id);
+      if (current?.role === 'admin' && role !== 'admin') await this.assertNotLastAdmin(repos, org);
+      await repos.orgs.upsertMembership(org.id, user.id, role);
+    });
+  }
+
+  /** Removes a membership (the user stays); 404 when the user is not a member. */
+  async removeMember(ctx: ServiceContext, id: string, username: string): Promise<void> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.manageMembers', org });
+    const user = await this.activeUser(username);
+    await this.repos.transaction(async (repos) => {
+      const membership = await repos.orgs.findMembership(org.id, user.id);
+      if (!membership) throw AppError.notFound(`Membership of '${username}' in '${id}'`);
+      if (membership.role === 'admin') await this.assertNotLastAdmin(repos, org);
+      await repos.orgs.deleteMembership(org.id, user.id);
+    });
+  }
+
+  private async activeUser(username: string): Promise<UserEntity> {
+    const user = await this.repos.users.findByUsername(username);
+    if (!user || !user.isActive) throw AppError.notFound(`User '${username}'`);
+    return user;
+  }
+
+  /** An org keeps at least one administrator, or nobody but a superuser could manage it. */
+  private async assertNotLastAdmin(repos: Repositories, org: OrganizationEntity): Promise<void> {
+    await repos.orgs.lock(org.id);
+    if ((await repos.orgs.countAdmins(org.id)) <= 1) {
+      throw new AppError('CONFLICT', `'${org.mnemonic}' must keep at least one administrator.`);
+    }
+  }
+}
+
+function orgTaken(id: string): AppError {
+  return AppError.field('id', `An organization with id '${id}' already exists.`);
+}

@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import type { UserEntity } from '../db/entities';
+import { AppError } from '../errors';
+import { isUniqueViolation, type Repositories, type UserCounts, type UserSortKey } from '../repositories';
+import { authorize, isSuperuser, requireUser } from './access';
+import type { ServiceContext } from './context';
+import { hashPassword, hashSecret, newSecret } from './credentials';
+import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import type { Mailer } from './mailer';
+import {
+  email,
+  extras,
+  localeList,
+  mnemonic,
+  optionalText,
+  parseInput,
+  password,
+  redirectUrl,
+  requiredText,
+  website,
+} from './validation';
+
+const profileFields = {
+  name: requiredText,
+  email,
+  company: optionalText,
+  location: optionalText,
+  preferredLocale: localeList.optional(),
+  website,
+  extras,
+};
+
+const createSchema = z.object({ username: mnemonic, password: password.optional(), ...profileFields });
+
+const signupSchema = z.object({
+  username: mnemonic,
+  password,
+  ...profileFields,
+  emailVerifySuccessUrl: redirectUrl,
+  emailVerifyFailureUrl: redirectUrl,
+});
+
+const updateSchema = z.object({
+  name: requiredText.optional(),
+  email: email.optional(),
+  company: optionalText.optional(),
+  location: optionalText.optional(),
+  preferredLocale: localeList.optional(),
+  website: website.optional(),
+  extras: extras.optional(),
+  password: password.optional(),
+});
+
+export type CreateUserInput = z.input<typeof createSchema>;
+export type SignupInput = z.input<typeof signupSchema>;
+export type UpdateUserInput = z.input<typeof updateSchema>;
+
+/** spec core §4.1 sorts, under every spelling clients use. */
+const SORTS: Record<string, UserSortKey> = {
+  bestmatch: 'bestMatch',
+  datejoined: 'dateJoined',
+  username: 'username',
+  name: 'name',
+  lastupdate: 'lastUpdate',
+  lastupdated: 'lastUpdate',
+};
+
+export interface VerificationOutcome {
+  verified: boolean;
+  /** Where to send the browser, when the signup named a page for this outcome. */
+  redirectTo: string | null;
+}
+
+export class UserService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly mailer: Mailer,
+  ) {}
+
+  /** A user profile; profiles are public (spec core §2.2), deactivated ones are 404 but to superusers. */
+  async get(ctx: ServiceContext, username: string): Promise<UserEntity> {
+    const user = await this.repos.users.findByUsername(username);
+    if (!user || (!user.isActive && !isSuperuser(ctx.actor))) throw AppError.notFound(`User '${username}'`);
+    return user;
+  }
+
+  /** The authenticated user (`/user/`). */
+  async me(ctx: ServiceContext): Promise<UserEntity> {
+    const actor = requireUser(ctx);
+    const user = await ctx.loaders.userById.load(actor.id);
+    if (!user) throw AppError.notFound('User');
+    return user;
+  }
+
+  async list(_ctx: ServiceContext, params: ListParams): Promise<Page<UserEntity>> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const filter = {
+      q: params.q,
+      company: params.filters.company,
+      location: params.filters.location,
+      updatedSince: params.updatedSince,
+    };
+    const slice = await this.repos.users.search(filter, sort, windowOf(params));
+    const facets = params.includeFacets ? await this.repos.users.facets(filter) : undefined;
+    return pageOf(slice.rows, slice.total, params, facets);
+  }
+
+  /** Active members of an org, as a user list (access is checked by the org service). */
+  async listMembers(orgId: string, params: ListParams): Promise<Page<UserEntity>> {
+    const sort = resolveSort(params, SORTS, { key: 'username', desc: false });
+    const slice = await this.repos.users.search({ q: params.q, memberOfOrgId: orgId }, sort, windowOf(params));
+    return pageOf(slice.rows, slice.total, params);
+  }
+
+  counts(ctx: ServiceContext, user: UserEntity): Promise<UserCounts> {
+    return ctx.loaders.userCounts.load(user.id);
+  }
+
+  /** `POST /users/` by an administrator; the account can log in at once. */
+  async create(ctx: ServiceContext, input: unknown): Promise<UserEntity> {
+    await authorize(ctx, { action: 'user.create' });
+    const data = parseInput(createSchema, input);
+    await this.assertUsernameFree(data.username);
+    const { password: plain, ...profile } = data;
+    return this.insertUser({
+      ...profile,
+      preferredLocale: profile.preferredLocale ?? 'en',
+      passwordHash: plain ? await hashPassword(plain) : null,
+      verified: true,
+      createdBy: ctx.actor.kind === 'user' ? ctx.actor.username : null,
+      updatedBy: ctx.actor.kind === 'user' ? ctx.actor.username : null,
+    });
+  }
+
+  /** `POST /users/signup/`: open to anyone; login is refused until the emailed link is followed. */
+  async signup(ctx: ServiceContext, input: unknown): Promise<UserEntity> {
+    const data = parseInput(signupSchema, input);
+    await this.assertUsernameFree(data.username);
+    const { password: plain, emailVerifySuccessUrl, emailVerifyFailureUrl, ...profile } = data;
+    const user = await this.insertUser({
+      ...profile,
+      preferredLocale: profile.preferredLocale ?? 'en',
+      passwordHash: await hashPassword(plain),
+      verified: false,
+      createdBy: profile.username,
+      updatedBy: profile.username,
+    });
+    await this.sendVerification(ctx, user, { successUrl: emailVerifySuccessUrl, failureUrl: emailVerifyFailureUrl });
+    return user;
+  }
+
+  /** Issues a fresh verification link (the previous one stops working) and mails it. */
+  async sendVerification(
+    ctx: ServiceContext,
+    user: UserEntity,
+    urls: { successUrl: string | null; failureUrl: string | null },
+  ): Promise<void> {
+    const { secret, hash } = newSecret();
+    user.verificationTokenHash = hash;
+    user.verifySuccessUrl = urls.successUrl ?? user.verifySuccessUrl;
+    user.verifyFailureUrl = urls.failureUrl ?? user.verifyFailureUrl;
+    await this.repos.users.save(user);
+    const link = `${ctx.baseUrl}/users/${encodeURIComponent(user.username)}/verify/${secret}/`;
+    await this.mailer.send({
+      to: user.email,
+      subject: 'Confirm your email address',
+      text: `Hello ${user.name},\n\nConfirm your email address to activate your account:\n${link}\n`,
+    });
+  }
+
+  /** Follows an emailed verification link. */
+  async verifyEmail(username: string, token: string): Promise<VerificationOutcome> {
+    const user = await this.repos.users.findByUsername(username);
+    if (!user) throw AppError.notFound(`User '${username}'`);
+    if (user.verified) return { verified: true, redirectTo: user.verifySuccessUrl };
+    if (!user.verificationTokenHash || user.verificationTokenHash !== hashSecret(token)) {
+      return { verified: false, redirectTo: user.verifyFailureUrl };
+    }
+    user.verified = true;
+    user.verificationTokenHash = null;
+    await this.repos.users.save(user);
+    return { verified: true, redirectTo: user.verifySuccessUrl };
+  }
+
+  /** Partial update: only the fields sent change. `username` undefined means the caller. */
+  async update(ctx: ServiceContext, username: string | undefined, input: unknown): Promise<UserEntity> {
+    const user = username === undefined ? await this.me(ctx) : await this.get(ctx, username);
+    await authorize(ctx, { action: 'user.manage', user });
+    const record = (input ?? {}) as Record<string, unknown>;
+    if (record.username !== undefined && record.username !== user.username) {
+      throw AppError.field('username', 'The username cannot be changed.');
+    }
+    const { password: plain, ...changes } = parseInput(updateSchema, input);
+    Object.assign(user, stripUndefined(changes));
+    if (plain !== undefined) user.passwordHash = await hashPassword(plain);
+    user.updatedBy = requireUser(ctx).username;
+    return this.repos.users.save(user);
+  }
+
+  /** spec core §3: 204; 404 when missing or already deactivated. */
+  async deactivate(ctx: ServiceContext, username: string): Promise<void> {
+    await authorize(ctx, { action: 'user.activate' });
+    const user = await this.repos.users.findByUsername(username);
+    if (!user || !user.isActive) throw AppError.notFound(`User '${username}'`);
+    user.isActive = false;
+    user.updatedBy = requireUser(ctx).username;
+    await this.repos.users.save(user);
+  }
+
+  /** spec core §3: 204; 404 when the user does not exist. */
+  async reactivate(ctx: ServiceContext, username: string): Promise<void> {
+    await authorize(ctx, { action: 'user.activate' });
+    const user = await this.repos.users.findByUsername(username);
+    if (!user) throw AppError.notFound(`User '${username}'`);
+    if (user.isActive) return;
+    user.isActive = true;
+    user.updatedBy = requireUser(ctx).username;
+    await this.repos.users.save(user);
+  }
+
+  private async assertUsernameFree(username: string): Promise<void> {
+    if (await this.repos.users.usernameTaken(username)) throw usernameTaken(username);
+  }
+
+  private async insertUser(values: Partial<UserEntity> & { username: string }): Promise<UserEntity> {
+    try {
+      return await this.repos.users.insert(values);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw usernameTaken(values.username);
+      throw error;
+    }
+  }
+}
+
+function usernameTaken(username: string): AppError {
+  return AppError.field('username', `A user with username '${username}' already exists.`);
+}
+
+export function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
