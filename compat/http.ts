@@ -23,7 +23,7 @@ export const created = (body: unknown, location: string): Reply => ({
 export const noContent = (): Reply => ({ kind: 'empty', status: 204 });
 export const redirect = (location: string): Reply => ({ kind: 'redirect', location });
 export function list<T>(page: Page<T>, render: (item: T) => unknown, req: Request): Reply {
-  return { kind: 'list', page, render: render as (item: never) => unknown, facetsOnly: flag(req.query.facetsOnly) };
+  return { kind: 'list', page, render: render, facetsOnly: flag(req.query.facetsOnly) };
 }
 
 export type Handler = (req: Request, ctx: ServiceContext) => Promise<Reply>;
@@ -134,11 +134,15 @@ export function listParams(req: Request, filterNames: string[] = []): ListParams
   const page = wholeNumber(req, 'page', 1, 1);
   const sortAsc = queryString(req, 'sortAsc');
   const sortDesc = queryString(req, 'sortDesc');
-  if (sortAsc && sortDesc) throw AppError.field('sortAsc', 'Send either sortAsc or sortDesc, not both.');
+  if (sortAsc && sortDesc)
+    throw AppError.field('sortAsc', 'Send either sortAsc or sortDesc, not both.');
   const filters: Record<string, string[]> = {};
   for (const name of filterNames) {
     const raw = queryString(req, name);
-    const values = raw?.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
+    const values = raw
+      ?.split(',')
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0);
     if (values && values.length > 0) filters[name] = values;
   }
   const q = queryString(req, 'q')?.trim();
@@ -182,7 +186,9 @@ export function errorBody(status: number, message: string, fieldErrors?: FieldEr
     message,
   };
   if (fieldErrors) {
-    body.errors = Object.fromEntries(Object.entries(fieldErrors).map(([k, v]) => [snakeCase(k), v]));
+    body.errors = Object.fromEntries(
+      Object.entries(fieldErrors).map(([k, v]) => [snakeCase(k), v]),
+    );
   }
   return body;
 }
@@ -195,7 +201,12 @@ export function statusOf(error: AppError): number {
  * The one error handler of the REST edge: typed errors to their status, body-parser failures to
  * 400/413, anything else is a bug: logged, answered 500 without internals.
  */
-export function errorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
+export function errorHandler(
+  error: unknown,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
   if (res.headersSent) {
     next(error);
     return;
@@ -222,9 +233,12 @@ export function errorHandler(error: unknown, req: Request, res: Response, next: 
 
 /** JSON is the only request body format (spec core §1.6). */
 export function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
-  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  const hasBody =
+    Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
   if (hasBody && !req.is(['application/json', 'application/*+json'])) {
-    res.status(415).json(errorBody(415, 'Request bodies must be JSON (Content-Type: application/json).'));
+    res
+      .status(415)
+      .json(errorBody(415, 'Request bodies must be JSON (Content-Type: application/json).'));
     return;
   }
   next();

@@ -18,11 +18,18 @@ function newestSource(dir) {
 }
 
 const built = fs.existsSync(entry) ? fs.statSync(entry).mtimeMs : 0;
-const sources = Math.max(newestSource(path.join(root, 'src')), newestSource(path.join(root, 'compat')));
+const sources = Math.max(
+  newestSource(path.join(root, 'src')),
+  newestSource(path.join(root, 'compat')),
+);
 if (built < sources) {
   process.stdout.write('Building (dist/ is missing or stale)...\n');
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
 }

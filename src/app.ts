@@ -54,20 +54,36 @@ export async function createApp(services: Services, config: Config, log: Logger)
       logger: log,
       genReqId: (req, res) => {
         const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : crypto.randomUUID();
+        const id =
+          typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming)
+            ? incoming
+            : crypto.randomUUID();
         res.setHeader('X-Request-Id', id);
         return id;
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     }),
   );
-  app.use(cors({ origin: true, allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED_HEADERS, maxAge: 600 }));
+  app.use(
+    cors({
+      origin: true,
+      allowedHeaders: ALLOWED_HEADERS,
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+    }),
+  );
   app.use((_req, res, next) => {
     res.setHeader('X-OCL-API-VERSION', API_VERSION);
     next();
   });
   app.use(requireJsonBody);
-  app.use(express.json({ limit: config.maxBodySize, type: ['application/json', 'application/*+json'], strict: false }));
+  app.use(
+    express.json({
+      limit: config.maxBodySize,
+      type: ['application/json', 'application/*+json'],
+      strict: false,
+    }),
+  );
   app.use(attachContext(services));
 
   const graphql = await createGraphqlEdge(services, config, log);

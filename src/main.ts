@@ -10,7 +10,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const db = await openDatabase(config, log);
-  const services = new Services(db.dataSource, createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log));
+  const services = new Services(
+    db.dataSource,
+    createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log),
+  );
 
   const admin = await services.ensureAdmin(config.adminPassword);
   if (admin.generatedPassword) {
@@ -46,6 +49,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `Failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -10,7 +10,10 @@ export const API_VERSION = '2.0.0';
 /** The OCL REST edge: documented paths in, OCL JSON shapes out. */
 export function restRouter(services: Services): Router {
   const router = Router();
-  router.get('/version/', route(async () => ok(API_VERSION)));
+  router.get(
+    '/version/',
+    route(async () => ok(API_VERSION)),
+  );
   router.get(
     '/healthz/',
     route(async () => {

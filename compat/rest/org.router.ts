@@ -17,7 +17,9 @@ export function orgRouter(services: Services): Router {
 
   router.get(
     '/orgs/',
-    route(async (req, ctx) => orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req, ORG_FILTERS)))),
+    route(async (req, ctx) =>
+      orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req, ORG_FILTERS))),
+    ),
   );
   router.post(
     '/orgs/',
@@ -45,7 +47,12 @@ export function orgRouter(services: Services): Router {
   router.get(
     '/orgs/:org/members/',
     route(async (req, ctx) =>
-      userListReply(services, req, ctx, await orgs.members(ctx, param(req, 'org'), listParams(req))),
+      userListReply(
+        services,
+        req,
+        ctx,
+        await orgs.members(ctx, param(req, 'org'), listParams(req)),
+      ),
     ),
   );
   router.get(
@@ -71,4 +78,3 @@ export function orgRouter(services: Services): Router {
   );
   return router;
 }
-

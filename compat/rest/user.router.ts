@@ -17,7 +17,9 @@ export function userRouter(services: Services): Router {
 
   router.get(
     '/users/',
-    route(async (req, ctx) => userListReply(services, req, ctx, await users.list(ctx, listParams(req, USER_FILTERS)))),
+    route(async (req, ctx) =>
+      userListReply(services, req, ctx, await users.list(ctx, listParams(req, USER_FILTERS))),
+    ),
   );
   router.post(
     '/users/',
@@ -48,7 +50,9 @@ export function userRouter(services: Services): Router {
   router.route('/user/').post(updateSelf).put(updateSelf).patch(updateSelf);
   router.get(
     '/user/orgs/',
-    route(async (req, ctx) => orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req), await users.me(ctx)))),
+    route(async (req, ctx) =>
+      orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req), await users.me(ctx))),
+    ),
   );
 
   router.get(
@@ -79,7 +83,11 @@ export function userRouter(services: Services): Router {
       const outcome = await users.verifyEmail(param(req, 'user'), param(req, 'token'));
       if (outcome.redirectTo) return redirect(outcome.redirectTo);
       if (!outcome.verified) {
-        return { kind: 'json', status: 400, body: { code: 'Bad Request', message: 'This verification link is not valid.' } };
+        return {
+          kind: 'json',
+          status: 400,
+          body: { code: 'Bad Request', message: 'This verification link is not valid.' },
+        };
       }
       return ok({ message: 'Email address verified; you can now log in.' });
     }),
@@ -94,4 +102,3 @@ export function userRouter(services: Services): Router {
 
   return router;
 }
-

@@ -1,8 +1,15 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
 import { entities } from './entities';
 import { migrations } from './migrations';
 
-export function createDataSource(url: string, poolSize = 10): DataSource {
+export interface DataSourceOptions {
+  poolSize?: number;
+  /** Called with every SQL statement sent (tests count them to prove batching). */
+  onQuery?: (sql: string) => void;
+}
+
+export function createDataSource(url: string, options: DataSourceOptions = {}): DataSource {
+  const { poolSize = 10, onQuery } = options;
   return new DataSource({
     type: 'postgres',
     url,
@@ -11,5 +18,18 @@ export function createDataSource(url: string, poolSize = 10): DataSource {
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     extra: { max: poolSize },
+    ...(onQuery ? { logging: ['query'] as const, logger: statementListener(onQuery) } : {}),
   });
+}
+
+function statementListener(onQuery: (sql: string) => void): TypeOrmLogger {
+  const ignore = (): void => undefined;
+  return {
+    logQuery: (sql) => onQuery(sql),
+    logQueryError: ignore,
+    logQuerySlow: ignore,
+    logSchemaBuild: ignore,
+    logMigration: ignore,
+    log: ignore,
+  };
 }

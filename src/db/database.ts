@@ -24,13 +24,14 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
     });
     log.info({ port: pg.port, ms: Date.now() - started }, 'embedded Postgres started');
     url = pg.url;
-    stopEmbedded = pg.stop;
+    stopEmbedded = () => pg.stop();
   }
   const dataSource = createDataSource(url);
   try {
     await dataSource.initialize();
     const applied = await dataSource.runMigrations({ transaction: 'each' });
-    if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+    if (applied.length > 0)
+      log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await stopEmbedded?.();

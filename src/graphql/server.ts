@@ -22,7 +22,11 @@ export interface GraphqlEdge {
 }
 
 /** `/graphql`: Apollo Server over the type-graphql schema, plus an offline GraphiQL for browsers. */
-export async function createGraphqlEdge(services: Services, config: Config, log: Logger): Promise<GraphqlEdge> {
+export async function createGraphqlEdge(
+  services: Services,
+  config: Config,
+  log: Logger,
+): Promise<GraphqlEdge> {
   const schema = withPermissions(await buildGraphqlSchema());
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
@@ -40,7 +44,10 @@ export async function createGraphqlEdge(services: Services, config: Config, log:
   const router = Router();
   router.get('/graphql', (req, res, next) => {
     // A browser gets the IDE; API clients (JSON, or a query in the URL) get GraphQL.
-    if (req.query.query === undefined && req.accepts(['application/json', 'text/html']) === 'text/html') {
+    if (
+      req.query.query === undefined &&
+      req.accepts(['application/json', 'text/html']) === 'text/html'
+    ) {
       res.type('html').send(GRAPHIQL_PAGE);
       return;
     }
@@ -74,7 +81,11 @@ export async function createGraphqlEdge(services: Services, config: Config, log:
 }
 
 /** Typed service errors keep their code; anything else is a bug and says nothing of internals. */
-function formatError(formatted: GraphQLFormattedError, error: unknown, log: Logger): GraphQLFormattedError {
+function formatError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  log: Logger,
+): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isAppError(original)) {
     return {
@@ -91,7 +102,11 @@ function formatError(formatted: GraphQLFormattedError, error: unknown, log: Logg
     return formatted;
   }
   log.error({ err: original }, 'unhandled GraphQL error');
-  return { message: 'Internal server error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  return {
+    message: 'Internal server error.',
+    path: formatted.path,
+    extensions: { code: 'INTERNAL_SERVER_ERROR' },
+  };
 }
 
 /** A request whose credentials were rejected answers HTTP 401, as on the REST edge. */
@@ -100,7 +115,9 @@ function statusForUnauthenticated(): ApolloServerPlugin<GraphQLContext> {
     async requestDidStart() {
       return {
         async willSendResponse({ response, errors }) {
-          const rejected = errors?.some((e) => e.extensions?.http && e.extensions.code === 'UNAUTHENTICATED');
+          const rejected = errors?.some(
+            (e) => e.extensions?.http && e.extensions.code === 'UNAUTHENTICATED',
+          );
           if (rejected) response.http.status = 401;
         },
       };

@@ -48,7 +48,10 @@ export function whereWordsMatch<T extends object>(
 ): void {
   words.forEach((word, i) => {
     const fuzzy = word.length >= 4 ? ` OR :w${i} <% ${haystack}` : '';
-    qb.andWhere(`(${haystack} LIKE :l${i}${fuzzy})`, { [`l${i}`]: `%${likeLiteral(word)}%`, [`w${i}`]: word });
+    qb.andWhere(`(${haystack} LIKE :l${i}${fuzzy})`, {
+      [`l${i}`]: `%${likeLiteral(word)}%`,
+      [`w${i}`]: word,
+    });
   });
 }
 
@@ -60,7 +63,9 @@ export function whereAnyOf<T extends object>(
   param: string,
 ): void {
   if (!values || values.length === 0) return;
-  qb.andWhere(`lower(${column}) IN (:...${param})`, { [param]: values.map((v) => v.toLowerCase()) });
+  qb.andWhere(`lower(${column}) IN (:...${param})`, {
+    [param]: values.map((v) => v.toLowerCase()),
+  });
 }
 
 export async function sliceOf<T extends object>(

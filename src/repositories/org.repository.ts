@@ -125,7 +125,8 @@ export class OrgRepository {
     if (filter.q) whereWordsMatch(qb, HAYSTACK, searchWords(filter.q));
     whereAnyOf(qb, 'o.company', filter.company, 'company');
     whereAnyOf(qb, 'o.location', filter.location, 'location');
-    if (filter.updatedSince) qb.andWhere('o.updated_at >= :updatedSince', { updatedSince: filter.updatedSince });
+    if (filter.updatedSince)
+      qb.andWhere('o.updated_at >= :updatedSince', { updatedSince: filter.updatedSince });
     if (filter.memberUserId) {
       qb.innerJoin(MembershipEntity, 'm', 'm.org_id = o.id AND m.user_id = :memberUserId', {
         memberUserId: filter.memberUserId,
@@ -178,7 +179,11 @@ export class OrgRepository {
     return new Map(
       rows.map((r) => [
         r.id,
-        { members: r.members, publicSources: r.public_sources, publicCollections: r.public_collections },
+        {
+          members: r.members,
+          publicSources: r.public_sources,
+          publicCollections: r.public_collections,
+        },
       ]),
     );
   }

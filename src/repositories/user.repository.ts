@@ -31,7 +31,11 @@ export interface UserCounts {
 }
 
 const HAYSTACK = `registry_fold(u.username || ' ' || u.name || ' ' || coalesce(u.company, '') || ' ' || coalesce(u.location, ''))`;
-const FACET_COLUMNS = { company: 'u.company', location: 'u.location', preferredLocale: 'u.preferred_locale' };
+const FACET_COLUMNS = {
+  company: 'u.company',
+  location: 'u.location',
+  preferredLocale: 'u.preferred_locale',
+};
 
 export class UserRepository {
   private readonly repo: Repository<UserEntity>;
@@ -83,7 +87,11 @@ export class UserRepository {
              + 10 * word_similarity(:q, ${HAYSTACK})`,
             'rank',
           )
-            .setParameters({ q: words.join(' '), qPrefix: `${words[0]}%`, qAny: `%${words.join(' ')}%` })
+            .setParameters({
+              q: words.join(' '),
+              qPrefix: `${words[0]}%`,
+              qAny: `%${words.join(' ')}%`,
+            })
             .orderBy('rank', 'DESC');
         }
         qb.addOrderBy('u.username', 'ASC');
@@ -114,7 +122,8 @@ export class UserRepository {
     if (filter.q) whereWordsMatch(qb, HAYSTACK, searchWords(filter.q));
     whereAnyOf(qb, 'u.company', filter.company, 'company');
     whereAnyOf(qb, 'u.location', filter.location, 'location');
-    if (filter.updatedSince) qb.andWhere('u.updated_at >= :updatedSince', { updatedSince: filter.updatedSince });
+    if (filter.updatedSince)
+      qb.andWhere('u.updated_at >= :updatedSince', { updatedSince: filter.updatedSince });
     if (filter.memberOfOrgId) {
       qb.innerJoin(MembershipEntity, 'm', 'm.user_id = u.id AND m.org_id = :memberOf', {
         memberOf: filter.memberOfOrgId,

@@ -17,7 +17,6 @@ const loginSchema = z.object({
 
 export type LoginInput = z.input<typeof loginSchema>;
 
-
 export class AuthService {
   /** Successful Basic logins, remembered briefly so a client sending Basic on every call stays fast. */
   private readonly basicCache = new LRUCache<string, string>({ max: 1000, ttl: 60_000 });
@@ -38,7 +37,9 @@ export class AuthService {
     switch (scheme.toLowerCase()) {
       case 'token':
       case 'bearer': {
-        const user = value ? await this.repos.tokens.findActiveUserByTokenHash(hashSecret(value)) : null;
+        const user = value
+          ? await this.repos.tokens.findActiveUserByTokenHash(hashSecret(value))
+          : null;
         if (!user) throw new AppError('UNAUTHENTICATED', 'Invalid token.');
         return actorOf(user);
       }
@@ -48,7 +49,10 @@ export class AuthService {
         return actorOf(user);
       }
       default:
-        throw new AppError('UNAUTHENTICATED', `Unsupported authorization scheme '${scheme}'; use Token or Basic.`);
+        throw new AppError(
+          'UNAUTHENTICATED',
+          `Unsupported authorization scheme '${scheme}'; use Token or Basic.`,
+        );
     }
   }
 

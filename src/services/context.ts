@@ -1,11 +1,9 @@
 import type { Logger } from '../logger';
+import type { Actor } from './actor';
 import type { Loaders } from './loaders';
 
-export type Actor =
-  | { kind: 'anonymous' }
-  | { kind: 'user'; id: string; username: string; isSuperuser: boolean };
-
-export const ANONYMOUS: Actor = { kind: 'anonymous' };
+export type { Actor } from './actor';
+export { ANONYMOUS } from './actor';
 
 /** What every service method receives first: who is asking, and this request's loaders. */
 export interface ServiceContext {

@@ -31,8 +31,10 @@ export function defaultListParams(overrides: Partial<ListParams> = {}): ListPara
 }
 
 export function windowOf(params: ListParams): Window {
-  if (!Number.isInteger(params.limit) || params.limit < 0) throw AppError.field('limit', 'Must be 0 or more.');
-  if (!Number.isInteger(params.offset) || params.offset < 0) throw AppError.field('offset', 'Must be 0 or more.');
+  if (!Number.isInteger(params.limit) || params.limit < 0)
+    throw AppError.field('limit', 'Must be 0 or more.');
+  if (!Number.isInteger(params.offset) || params.offset < 0)
+    throw AppError.field('offset', 'Must be 0 or more.');
   return { limit: params.limit, offset: params.offset };
 }
 
@@ -59,6 +61,11 @@ export function resolveSort<K extends string>(
   return { key, desc: params.sortDesc ?? false };
 }
 
-export function pageOf<T>(rows: T[], total: number, params: ListParams, facets?: FacetCounts): Page<T> {
+export function pageOf<T>(
+  rows: T[],
+  total: number,
+  params: ListParams,
+  facets?: FacetCounts,
+): Page<T> {
   return { items: rows, total, limit: params.limit, offset: params.offset, facets };
 }

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { MemberRole, OrganizationEntity, UserEntity } from '../db/entities';
 import type { OrgCounts, Repositories, UserCounts } from '../repositories';
-import type { Actor } from './context';
+import type { Actor } from './actor';
 
 /** Per-request batch loaders: one query per kind of question, however many records ask it. */
 export interface Loaders {

@@ -1,12 +1,25 @@
 import { z } from 'zod';
 import type { MemberRole, OrganizationEntity, UserEntity } from '../db/entities';
 import { AppError } from '../errors';
-import { isUniqueViolation, type OrgCounts, type OrgSortKey, type Repositories } from '../repositories';
+import {
+  isUniqueViolation,
+  type OrgCounts,
+  type OrgSortKey,
+  type Repositories,
+} from '../repositories';
 import { authorize, requireUser, viewerOf } from './access';
 import type { ServiceContext } from './context';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
 import { stripUndefined, type UserService } from './user.service';
-import { extras, mnemonic, optionalText, parseInput, publicAccess, requiredText, website } from './validation';
+import {
+  extras,
+  mnemonic,
+  optionalText,
+  parseInput,
+  publicAccess,
+  requiredText,
+  website,
+} from './validation';
 
 const createSchema = z.object({
   id: mnemonic,
@@ -59,7 +72,11 @@ export class OrgService {
   }
 
   /** Orgs the caller may see; with `member`, only that user's orgs. */
-  async list(ctx: ServiceContext, params: ListParams, member?: UserEntity): Promise<Page<OrganizationEntity>> {
+  async list(
+    ctx: ServiceContext,
+    params: ListParams,
+    member?: UserEntity,
+  ): Promise<Page<OrganizationEntity>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
     const filter = {
       q: params.q,
@@ -142,7 +159,12 @@ export class OrgService {
   }
 
   /** Adds a member, or changes a member's role; org administrators only. */
-  async addMember(ctx: ServiceContext, id: string, username: string, input?: unknown): Promise<void> {
+  async addMember(
+    ctx: ServiceContext,
+    id: string,
+    username: string,
+    input?: unknown,
+  ): Promise<void> {
     const org = await this.get(ctx, id);
     await authorize(ctx, { action: 'org.manageMembers', org });
     const { role } = parseInput(roleSchema, input);

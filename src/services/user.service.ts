@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import type { UserEntity } from '../db/entities';
 import { AppError } from '../errors';
-import { isUniqueViolation, type Repositories, type UserCounts, type UserSortKey } from '../repositories';
+import {
+  isUniqueViolation,
+  type Repositories,
+  type UserCounts,
+  type UserSortKey,
+} from '../repositories';
 import { authorize, isSuperuser, requireUser } from './access';
 import type { ServiceContext } from './context';
 import { hashPassword, hashSecret, newSecret } from './credentials';
@@ -30,7 +35,11 @@ const profileFields = {
   extras,
 };
 
-const createSchema = z.object({ username: mnemonic, password: password.optional(), ...profileFields });
+const createSchema = z.object({
+  username: mnemonic,
+  password: password.optional(),
+  ...profileFields,
+});
 
 const signupSchema = z.object({
   username: mnemonic,
@@ -80,7 +89,8 @@ export class UserService {
   /** A user profile; profiles are public (spec core §2.2), deactivated ones are 404 but to superusers. */
   async get(ctx: ServiceContext, username: string): Promise<UserEntity> {
     const user = await this.repos.users.findByUsername(username);
-    if (!user || (!user.isActive && !isSuperuser(ctx.actor))) throw AppError.notFound(`User '${username}'`);
+    if (!user || (!user.isActive && !isSuperuser(ctx.actor)))
+      throw AppError.notFound(`User '${username}'`);
     return user;
   }
 
@@ -108,7 +118,11 @@ export class UserService {
   /** Active members of an org, as a user list (access is checked by the org service). */
   async listMembers(orgId: string, params: ListParams): Promise<Page<UserEntity>> {
     const sort = resolveSort(params, SORTS, { key: 'username', desc: false });
-    const slice = await this.repos.users.search({ q: params.q, memberOfOrgId: orgId }, sort, windowOf(params));
+    const slice = await this.repos.users.search(
+      { q: params.q, memberOfOrgId: orgId },
+      sort,
+      windowOf(params),
+    );
     return pageOf(slice.rows, slice.total, params);
   }
 
@@ -145,7 +159,10 @@ export class UserService {
       createdBy: profile.username,
       updatedBy: profile.username,
     });
-    await this.sendVerification(ctx, user, { successUrl: emailVerifySuccessUrl, failureUrl: emailVerifyFailureUrl });
+    await this.sendVerification(ctx, user, {
+      successUrl: emailVerifySuccessUrl,
+      failureUrl: emailVerifyFailureUrl,
+    });
     return user;
   }
 
@@ -183,7 +200,11 @@ export class UserService {
   }
 
   /** Partial update: only the fields sent change. `username` undefined means the caller. */
-  async update(ctx: ServiceContext, username: string | undefined, input: unknown): Promise<UserEntity> {
+  async update(
+    ctx: ServiceContext,
+    username: string | undefined,
+    input: unknown,
+  ): Promise<UserEntity> {
     const user = username === undefined ? await this.me(ctx) : await this.get(ctx, username);
     await authorize(ctx, { action: 'user.manage', user });
     const record = (input ?? {}) as Record<string, unknown>;
@@ -222,7 +243,9 @@ export class UserService {
     if (await this.repos.users.usernameTaken(username)) throw usernameTaken(username);
   }
 
-  private async insertUser(values: Partial<UserEntity> & { username: string }): Promise<UserEntity> {
+  private async insertUser(
+    values: Partial<UserEntity> & { username: string },
+  ): Promise<UserEntity> {
     try {
       return await this.repos.users.insert(values);
     } catch (error) {

@@ -43,7 +43,10 @@ export const website = z
   .trim()
   .nullish()
   .transform((v) => (v ? v : null))
-  .refine((v) => v === null || /^https?:\/\/\S+$/i.test(v), 'Must be a fully specified http(s) URL.');
+  .refine(
+    (v) => v === null || /^https?:\/\/\S+$/i.test(v),
+    'Must be a fully specified http(s) URL.',
+  );
 
 export const email = z.email({ error: 'Must be a valid email address.' }).max(254);
 
@@ -56,14 +59,22 @@ export const publicAccess = z
   .string({ error: 'Must be a string.' })
   .transform((v) => v.trim().toLowerCase())
   .pipe(z.enum(['view', 'edit', 'none'], { error: 'Must be one of View, Edit, None.' }))
-  .transform((v) => (v === 'view' ? 'View' : v === 'edit' ? 'Edit' : 'None') as 'View' | 'Edit' | 'None');
+  .transform((v) => (v === 'view' ? 'View' : v === 'edit' ? 'Edit' : 'None'));
 
 /** Ordered comma-separated locales, e.g. `en,es`. */
 export const localeList = z
   .string({ error: 'Must be a string.' })
   .trim()
-  .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*(\s*,\s*[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)*$/, 'Must be comma-separated locale codes, e.g. en,es.')
-  .transform((v) => v.split(',').map((l) => l.trim()).join(','));
+  .regex(
+    /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*(\s*,\s*[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)*$/,
+    'Must be comma-separated locale codes, e.g. en,es.',
+  )
+  .transform((v) =>
+    v
+      .split(',')
+      .map((l) => l.trim())
+      .join(','),
+  );
 
 export const password = z
   .string({ error: 'Must be a string.' })

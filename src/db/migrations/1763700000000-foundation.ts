@@ -69,7 +69,9 @@ export class Foundation1763700000000 implements MigrationInterface {
         created_by text,
         updated_by text
       )`);
-    await q.query(`CREATE UNIQUE INDEX organizations_mnemonic_key ON organizations (lower(mnemonic))`);
+    await q.query(
+      `CREATE UNIQUE INDEX organizations_mnemonic_key ON organizations (lower(mnemonic))`,
+    );
     await q.query(`CREATE INDEX organizations_mnemonic_exact ON organizations (mnemonic)`);
     await q.query(`
       CREATE INDEX organizations_search ON organizations USING gin (

@@ -23,7 +23,7 @@ export class OrgResolver {
       ctx,
       listParamsOf(args, { company: args.company, location: args.location }),
     );
-    return { totalCount: page.total, items: page.items.map(OrganizationType.from) };
+    return { totalCount: page.total, items: page.items.map((o) => OrganizationType.from(o)) };
   }
 
   @FieldResolver(() => UserPage)
@@ -33,10 +33,12 @@ export class OrgResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserPage> {
     const page = await ctx.services.orgs.members(ctx, org.id, listParamsOf(args));
-    return { totalCount: page.total, items: page.items.map(UserType.from) };
+    return { totalCount: page.total, items: page.items.map((u) => UserType.from(u)) };
   }
 
-  @FieldResolver(() => Boolean, { description: 'Whether the user belongs to this org; members may ask.' })
+  @FieldResolver(() => Boolean, {
+    description: 'Whether the user belongs to this org; members may ask.',
+  })
   async hasMember(
     @Root() org: OrganizationType,
     @Arg('username') username: string,
@@ -45,8 +47,14 @@ export class OrgResolver {
     return ctx.services.orgs.isMember(ctx, org.id, username);
   }
 
-  @FieldResolver(() => MemberRole, { nullable: true, description: "The caller's role here; null if none." })
-  async myRole(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<MemberRole | null> {
+  @FieldResolver(() => MemberRole, {
+    nullable: true,
+    description: "The caller's role here; null if none.",
+  })
+  async myRole(
+    @Root() org: OrganizationType,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MemberRole | null> {
     return (await ctx.services.orgs.roleOf(ctx, org.entity)) as MemberRole | null;
   }
 
@@ -61,11 +69,16 @@ export class OrgResolver {
   }
 
   @FieldResolver(() => Int)
-  async publicCollections(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
+  async publicCollections(
+    @Root() org: OrganizationType,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<number> {
     return (await ctx.services.orgs.counts(ctx, org.entity)).publicCollections;
   }
 
-  @Mutation(() => OrganizationType, { description: 'Creates an org; the caller becomes its administrator.' })
+  @Mutation(() => OrganizationType, {
+    description: 'Creates an org; the caller becomes its administrator.',
+  })
   async createOrg(
     @Arg('input') input: CreateOrganizationInput,
     @Ctx() ctx: GraphQLContext,
@@ -88,7 +101,9 @@ export class OrgResolver {
     return true;
   }
 
-  @Mutation(() => Boolean, { description: "Adds a member or changes a member's role; org administrators only." })
+  @Mutation(() => Boolean, {
+    description: "Adds a member or changes a member's role; org administrators only.",
+  })
   async addMember(
     @Arg('org') org: string,
     @Arg('username') username: string,

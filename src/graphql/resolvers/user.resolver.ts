@@ -13,7 +13,10 @@ import {
 
 @Resolver(() => UserType)
 export class UserResolver {
-  @Query(() => UserType, { nullable: true, description: 'The signed-in user; null when anonymous.' })
+  @Query(() => UserType, {
+    nullable: true,
+    description: 'The signed-in user; null when anonymous.',
+  })
   async me(@Ctx() ctx: GraphQLContext): Promise<UserType | null> {
     if (ctx.actor.kind === 'anonymous') return null;
     return UserType.from(await ctx.services.users.me(ctx));
@@ -30,7 +33,7 @@ export class UserResolver {
       ctx,
       listParamsOf(args, { company: args.company, location: args.location }),
     );
-    return { totalCount: page.total, items: page.items.map(UserType.from) };
+    return { totalCount: page.total, items: page.items.map((u) => UserType.from(u)) };
   }
 
   @FieldResolver(() => Int, { description: 'Orgs of this user that the caller may see.' })
@@ -48,17 +51,21 @@ export class UserResolver {
     return (await ctx.services.users.counts(ctx, user.entity)).publicCollections;
   }
 
-  @FieldResolver(() => OrganizationPage, { description: 'Orgs of this user that the caller may see.' })
+  @FieldResolver(() => OrganizationPage, {
+    description: 'Orgs of this user that the caller may see.',
+  })
   async orgs(
     @Root() user: UserType,
     @Args() args: ListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationPage> {
     const page = await ctx.services.orgs.list(ctx, listParamsOf(args), user.entity);
-    return { totalCount: page.total, items: page.items.map(OrganizationType.from) };
+    return { totalCount: page.total, items: page.items.map((o) => OrganizationType.from(o)) };
   }
 
-  @Mutation(() => LoginResult, { description: 'Exchanges a username and password for a new API token.' })
+  @Mutation(() => LoginResult, {
+    description: 'Exchanges a username and password for a new API token.',
+  })
   async login(
     @Arg('username') username: string,
     @Arg('password') password: string,
@@ -68,12 +75,19 @@ export class UserResolver {
     return { token, user: UserType.from(user) };
   }
 
-  @Mutation(() => UserType, { description: 'Creates a user (administrators only); it can log in at once.' })
-  async createUser(@Arg('input') input: CreateUserInput, @Ctx() ctx: GraphQLContext): Promise<UserType> {
+  @Mutation(() => UserType, {
+    description: 'Creates a user (administrators only); it can log in at once.',
+  })
+  async createUser(
+    @Arg('input') input: CreateUserInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UserType> {
     return UserType.from(await ctx.services.users.create(ctx, { ...input }));
   }
 
-  @Mutation(() => UserType, { description: 'Open signup; login is refused until the emailed link is followed.' })
+  @Mutation(() => UserType, {
+    description: 'Open signup; login is refused until the emailed link is followed.',
+  })
   async signup(@Arg('input') input: SignupInput, @Ctx() ctx: GraphQLContext): Promise<UserType> {
     return UserType.from(await ctx.services.users.signup(ctx, { ...input }));
   }
@@ -88,13 +102,19 @@ export class UserResolver {
   }
 
   @Mutation(() => Boolean, { description: 'Deactivates a user (administrators only).' })
-  async deactivateUser(@Arg('username') username: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+  async deactivateUser(
+    @Arg('username') username: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
     await ctx.services.users.deactivate(ctx, username);
     return true;
   }
 
   @Mutation(() => Boolean, { description: 'Reactivates a user (administrators only).' })
-  async reactivateUser(@Arg('username') username: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+  async reactivateUser(
+    @Arg('username') username: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
     await ctx.services.users.reactivate(ctx, username);
     return true;
   }

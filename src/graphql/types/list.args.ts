@@ -7,13 +7,19 @@ export class ListArgs {
   @Field({ nullable: true, description: 'Search text.' })
   q?: string;
 
-  @Field(() => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size; 0 returns everything.' })
+  @Field(() => Int, {
+    defaultValue: DEFAULT_LIMIT,
+    description: 'Page size; 0 returns everything.',
+  })
   limit: number;
 
   @Field(() => Int, { defaultValue: 0 })
   offset: number;
 
-  @Field({ nullable: true, description: 'A sort field, as in REST `sortAsc`/`sortDesc` (e.g. `bestMatch`, `name`).' })
+  @Field({
+    nullable: true,
+    description: 'A sort field, as in REST `sortAsc`/`sortDesc` (e.g. `bestMatch`, `name`).',
+  })
   sort?: string;
 
   @Field({ defaultValue: false, description: 'Sort descending.' })

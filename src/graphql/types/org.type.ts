@@ -9,7 +9,8 @@ export enum PublicAccess {
 }
 registerEnumType(PublicAccess, {
   name: 'PublicAccess',
-  description: 'View (default): anyone reads; Edit: any signed-in user edits content; None: private.',
+  description:
+    'View (default): anyone reads; Edit: any signed-in user edits content; None: private.',
 });
 
 export enum MemberRole {

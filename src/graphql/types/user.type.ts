@@ -93,7 +93,9 @@ export class UserPage {
 
 @ObjectType('LoginResult')
 export class LoginResult {
-  @Field({ description: 'A new API token; send it as `Authorization: Token <token>`. Shown only once.' })
+  @Field({
+    description: 'A new API token; send it as `Authorization: Token <token>`. Shown only once.',
+  })
   token: string;
 
   @Field(() => UserType)
@@ -159,10 +161,16 @@ export class SignupInput {
   @Field(() => GraphQLJSONObject, { nullable: true })
   extras?: Record<string, unknown>;
 
-  @Field({ nullable: true, description: 'Where the confirmation link sends the browser on success.' })
+  @Field({
+    nullable: true,
+    description: 'Where the confirmation link sends the browser on success.',
+  })
   emailVerifySuccessUrl?: string;
 
-  @Field({ nullable: true, description: 'Where the confirmation link sends the browser on failure.' })
+  @Field({
+    nullable: true,
+    description: 'Where the confirmation link sends the browser on failure.',
+  })
   emailVerifyFailureUrl?: string;
 }
 

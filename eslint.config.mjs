@@ -1,0 +1,126 @@
+// @ts-check
+import js from '@eslint/js';
+import importX from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+/** Layering (design §3): edges → services → repositories → db; nothing in src/ reaches into compat/. */
+const layering = [
+  {
+    target: './compat',
+    from: [
+      './src/repositories',
+      './src/db/data-source.ts',
+      './src/db/database.ts',
+      './src/db/migrations',
+    ],
+    message: 'Edges call services; only repositories query the database.',
+  },
+  {
+    target: './src/graphql',
+    from: [
+      './src/repositories',
+      './src/db/data-source.ts',
+      './src/db/database.ts',
+      './src/db/migrations',
+    ],
+    message: 'Edges call services; only repositories query the database.',
+  },
+  {
+    target: './src/services',
+    from: [
+      './src/graphql',
+      './compat',
+      './src/app.ts',
+      './src/db/data-source.ts',
+      './src/db/migrations',
+    ],
+    message: 'Services know nothing of the edges.',
+  },
+  {
+    target: './src/repositories',
+    from: ['./src/services', './src/graphql', './compat'],
+    message: 'Repositories only query.',
+  },
+  {
+    target: './src/db',
+    from: ['./src/services', './src/repositories', './src/graphql', './compat'],
+    message: 'The database layer depends on nothing of ours.',
+  },
+  {
+    target: [
+      './src/services',
+      './src/repositories',
+      './src/db',
+      './src/graphql',
+      './src/context.ts',
+    ],
+    from: './compat',
+    message: 'src/ never imports compat/ (only the composition root src/app.ts mounts it).',
+  },
+  {
+    target: './compat/rest',
+    from: './compat/fhir',
+    message: 'REST and FHIR share only compat/http.ts.',
+  },
+  {
+    target: './compat/fhir',
+    from: './compat/rest',
+    message: 'REST and FHIR share only compat/http.ts.',
+  },
+];
+
+export default tseslint.config(
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      'scripts/*.js',
+      'jest.config.js',
+      'eslint.config.mjs',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver': { typescript: true, node: true } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+      'import-x/no-default-export': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: layering }],
+      'no-restricted-imports': 'off',
+    },
+  },
+  {
+    files: ['src/services/**/*.ts', 'src/repositories/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ['express', 'graphql', 'type-graphql', 'graphql-shield', '@apollo/server'] },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['eslint.config.mjs'],
+    rules: { 'import-x/no-default-export': 'off' },
+  },
+);

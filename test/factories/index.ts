@@ -1,0 +1,133 @@
+import crypto from 'node:crypto';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createApp } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createDataSource } from '../../src/db/data-source';
+import { createLogger } from '../../src/logger';
+import { Services, type Mail, type Mailer } from '../../src/services';
+import type { DataSource } from 'typeorm';
+
+export const ADMIN_PASSWORD = 'test-admin-password';
+
+/** Keeps the mails the service sends (SMTP is the only thing not run for real in tests). */
+export class RecordingMailer implements Mailer {
+  readonly sent: Mail[] = [];
+
+  async send(mail: Mail): Promise<void> {
+    this.sent.push(mail);
+  }
+
+  lastTo(address: string): Mail | undefined {
+    return [...this.sent].reverse().find((m) => m.to === address);
+  }
+}
+
+export interface TestApp {
+  app: Express;
+  services: Services;
+  mailer: RecordingMailer;
+  dataSource: DataSource;
+  config: Config;
+  /** `Authorization` header of the bootstrap superuser. */
+  admin: string;
+  /** SQL statements sent so far by this app (reset it by assigning 0). */
+  queries: { count: number };
+  close(): Promise<void>;
+}
+
+/** The real app on the test database, in-process; one per test file. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set; the global setup did not run');
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, ...env });
+  const log = createLogger(config.logLevel);
+  const queries = { count: 0 };
+  const dataSource = createDataSource(url, { poolSize: 4, onQuery: () => (queries.count += 1) });
+  await dataSource.initialize();
+  const mailer = new RecordingMailer();
+  const services = new Services(dataSource, mailer);
+  await services.ensureAdmin(ADMIN_PASSWORD);
+  const built = await createApp(services, config, log);
+  const admin = `Token ${await login(built.express, 'ocladmin', ADMIN_PASSWORD)}`;
+  return {
+    app: built.express,
+    services,
+    mailer,
+    dataSource,
+    config,
+    admin,
+    queries,
+    close: async () => {
+      await built.close();
+      await dataSource.destroy();
+    },
+  };
+}
+
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${crypto.randomBytes(5).toString('hex')}`;
+}
+
+export async function login(app: Express, username: string, password: string): Promise<string> {
+  const res = await request(app).post('/users/login/').send({ username, password });
+  if (res.status !== 200)
+    throw new Error(`login of ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { token: string }).token;
+}
+
+export interface TestUser {
+  username: string;
+  password: string;
+  email: string;
+  /** `Authorization` header value. */
+  auth: string;
+}
+
+/** A fresh, verified user created by the administrator, logged in. */
+export async function createUser(
+  t: TestApp,
+  fields: Record<string, unknown> = {},
+): Promise<TestUser> {
+  const username = (fields.username as string | undefined) ?? uniqueId('user');
+  const password = 'password-' + crypto.randomBytes(4).toString('hex');
+  const email = `${username}@example.org`;
+  const res = await request(t.app)
+    .post('/users/')
+    .set('Authorization', t.admin)
+    .send({ name: `Name of ${username}`, email, password, ...fields, username });
+  if (res.status !== 201)
+    throw new Error(`user create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { username, password, email, auth: `Token ${await login(t.app, username, password)}` };
+}
+
+/** A fresh org created by `owner` (who becomes its administrator). */
+export async function createOrg(
+  t: TestApp,
+  owner: TestUser,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string }> {
+  const id = (fields.id as string | undefined) ?? uniqueId('org');
+  const res = await request(t.app)
+    .post('/orgs/')
+    .set('Authorization', owner.auth)
+    .send({ name: `Org ${id}`, ...fields, id });
+  if (res.status !== 201)
+    throw new Error(`org create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id };
+}
+
+export async function addMember(
+  t: TestApp,
+  orgId: string,
+  by: TestUser,
+  member: TestUser,
+  role: 'admin' | 'member' = 'member',
+): Promise<void> {
+  const res = await request(t.app)
+    .put(`/orgs/${orgId}/members/${member.username}/`)
+    .set('Authorization', by.auth)
+    .send({ role });
+  if (res.status !== 204)
+    throw new Error(`add member failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
