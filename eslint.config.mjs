@@ -120,7 +120,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.mjs'],
+    // jest loads its global setup and teardown as default exports.
+    files: ['test/setup/*.ts'],
     rules: { 'import-x/no-default-export': 'off' },
   },
 );

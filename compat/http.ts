@@ -185,12 +185,22 @@ export function errorBody(status: number, message: string, fieldErrors?: FieldEr
     code: STATUS_CODES[status] ?? 'Error',
     message,
   };
-  if (fieldErrors) {
-    body.errors = Object.fromEntries(
-      Object.entries(fieldErrors).map(([k, v]) => [snakeCase(k), v]),
-    );
-  }
+  if (fieldErrors) body.errors = fieldErrors;
   return body;
+}
+
+/**
+ * Field errors under the names the client used: a query parameter as sent (`updatedSince`),
+ * a body field in its REST spelling (`preferred_locale`), not the service's camelCase.
+ */
+function restFieldNames(
+  req: Request,
+  fieldErrors: FieldErrors | undefined,
+): FieldErrors | undefined {
+  if (!fieldErrors) return undefined;
+  const query = req.query as Record<string, unknown>;
+  const rename = (field: string): string => (field in query ? field : snakeCase(field));
+  return Object.fromEntries(Object.entries(fieldErrors).map(([k, v]) => [rename(k), v]));
 }
 
 export function statusOf(error: AppError): number {
@@ -213,7 +223,9 @@ export function errorHandler(
   }
   if (isAppError(error)) {
     const status = statusOf(error);
-    res.status(status).json(errorBody(status, error.message, error.fieldErrors));
+    res
+      .status(status)
+      .json(errorBody(status, error.message, restFieldNames(req, error.fieldErrors)));
     return;
   }
   const httpError = error as { status?: number; type?: string; message?: string };

@@ -84,7 +84,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
       strict: false,
     }),
   );
-  app.use(attachContext(services));
+  app.use(attachContext(services, config.publicUrl));
 
   const graphql = await createGraphqlEdge(services, config, log);
   app.use(graphql.router);

@@ -27,7 +27,7 @@ export interface Config {
   dataDir: string;
   adminPassword?: string;
   logLevel: (typeof LOG_LEVELS)[number];
-  /** Base of absolute links sent in mails; paging links use the request's own host. */
+  /** Base of absolute links sent in mails (never taken from a Host header when set). */
   publicUrl?: string;
   maxBodySize: string;
   trustProxy: boolean;
@@ -39,7 +39,9 @@ export interface Config {
 
 /** Reads the whole configuration from the environment once; a bad value stops the start. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  // An empty variable (as compose files pass an unset one) means "not set".
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = envSchema.safeParse(given);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration: ${problems.join('; ')}`);

@@ -12,7 +12,7 @@ interface Locals {
  * Authenticates once per HTTP request and builds the context every edge uses (design §2). A bad
  * credential is kept, not thrown, so that each edge answers it in its own shape.
  */
-export function attachContext(services: Services) {
+export function attachContext(services: Services, publicUrl?: string) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let actor: Actor = ANONYMOUS;
     try {
@@ -22,7 +22,8 @@ export function attachContext(services: Services) {
       (res.locals as Locals).authError = error;
     }
     const log = (req as Request & { log: Logger }).log;
-    (res.locals as Locals).ctx = services.context(actor, log, baseUrlOf(req));
+    // Mailed links use the configured public address; the Host header is the caller's to forge.
+    (res.locals as Locals).ctx = services.context(actor, log, publicUrl ?? baseUrlOf(req));
     if (actor.kind === 'user') res.setHeader('X-OCL-REQUEST-USER', actor.username);
     next();
   };

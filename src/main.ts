@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/database';
@@ -30,7 +31,8 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  log.info({ port: config.port, host: config.host, embeddedDatabase: db.embedded }, 'listening');
+  const { port } = server.address() as AddressInfo;
+  log.info({ port, host: config.host, embeddedDatabase: db.embedded }, 'listening');
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

@@ -5,7 +5,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { Router } from 'express';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type ValidationContext } from 'graphql';
 import path from 'node:path';
 import type { Config } from '../config';
 import { requestContext } from '../context';
@@ -32,9 +32,14 @@ export async function createGraphqlEdge(
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // Reported as validation errors (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as crashes.
     validationRules: [
-      maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true }),
-      costLimitRule({ maxCost: config.graphqlMaxCost, ignoreIntrospection: true }),
+      maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportRejection }),
+      costLimitRule({
+        maxCost: config.graphqlMaxCost,
+        ignoreIntrospection: true,
+        ...reportRejection,
+      }),
     ],
     formatError: (formatted, error) => formatError(formatted, error, log),
     plugins: [ApolloServerPluginLandingPageDisabled(), statusForUnauthenticated()],
@@ -61,7 +66,8 @@ export async function createGraphqlEdge(
     }
     res.sendFile(file, { maxAge: '1d' });
   });
-  router.use(
+  // Exactly `/graphql`: other paths below it fall through to the app's 404.
+  router.all(
     '/graphql',
     expressMiddleware(apollo, {
       context: async ({ res }) => {
@@ -79,6 +85,11 @@ export async function createGraphqlEdge(
   );
   return { router, stop: () => apollo.stop() };
 }
+
+const reportRejection = {
+  propagateOnRejection: false,
+  onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)],
+};
 
 /** Typed service errors keep their code; anything else is a bug and says nothing of internals. */
 function formatError(

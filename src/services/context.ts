@@ -10,6 +10,6 @@ export interface ServiceContext {
   actor: Actor;
   loaders: Loaders;
   log: Logger;
-  /** Absolute base of this request (`https://host`), for links sent outside the API. */
+  /** Absolute base (`https://host`) for links sent outside the API, e.g. in mails. */
   baseUrl: string;
 }

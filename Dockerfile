@@ -1,0 +1,22 @@
+# Production image: the app only; Postgres comes from DATABASE_URL (see docker-compose.yml).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY compat ./compat
+COPY scripts ./scripts
+COPY bench ./bench
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production PORT=8000 HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER node
+EXPOSE 8000
+# Run node directly (not through npm) so that SIGTERM reaches the server for a graceful stop.
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,134 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+
+/**
+ * The real entry point (`npm start` runs `node dist/src/main.js`) on a fresh data folder with
+ * the embedded Postgres: first start, restart on the same data, and recovery after a crash.
+ */
+const root = path.resolve(__dirname, '..', '..');
+let dataDir: string;
+
+beforeAll(() => {
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: root },
+  );
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-start-'));
+  fs.chmodSync(dataDir, 0o755);
+}, 120_000);
+
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  output: string;
+}
+
+function start(env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no 'listening' within 60 s:\n${output}`)),
+      60_000,
+    );
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) {
+        clearTimeout(timer);
+        const { port } = JSON.parse(line) as { port: number };
+        resolve({ child, url: `http://127.0.0.1:${port}`, output });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+function postgresPid(): number {
+  return Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('first start prints a generated admin password once; restart reuses the data; SIGTERM stops Postgres', async () => {
+  const first = await start();
+  const password = /password '([^']+)'/.exec(first.output)?.[1];
+  expect(password).toBeDefined();
+
+  const version = await request(first.url).get('/version/');
+  expect(version.body).toBe('2.0.0');
+  const login = await request(first.url)
+    .post('/users/login/')
+    .send({ username: 'ocladmin', password });
+  expect(login.status).toBe(200);
+  const org = await request(first.url)
+    .post('/orgs/')
+    .set('Authorization', `Token ${login.body.token}`)
+    .send({ id: 'KeptOrg', name: 'Kept across restarts' });
+  expect(org.status).toBe(201);
+
+  const pgPid = postgresPid();
+  const stopped = exitOf(first.child);
+  first.child.kill('SIGTERM');
+  expect(await stopped).toBe(0);
+  expect(alive(pgPid)).toBe(false);
+
+  const second = await start();
+  expect(second.output).not.toMatch(/password '/);
+  expect(
+    (await request(second.url).post('/users/login/').send({ username: 'ocladmin', password }))
+      .status,
+  ).toBe(200);
+  expect((await request(second.url).get('/orgs/KeptOrg/')).status).toBe(200);
+  const stoppedAgain = exitOf(second.child);
+  second.child.kill('SIGTERM');
+  expect(await stoppedAgain).toBe(0);
+}, 120_000);
+
+test('a start after a crash that orphaned Postgres stops the stale server and comes up', async () => {
+  const crashed = await start({ ADMIN_PASSWORD: 'chosen-password' });
+  const orphan = postgresPid();
+  const gone = exitOf(crashed.child);
+  crashed.child.kill('SIGKILL');
+  await gone;
+  expect(alive(orphan)).toBe(true);
+
+  const recovered = await start();
+  expect(alive(orphan)).toBe(false);
+  const login = await request(recovered.url)
+    .post('/users/login/')
+    .send({ username: 'ocladmin', password: 'chosen-password' });
+  expect(login.status).toBe(200);
+  const stopped = exitOf(recovered.child);
+  recovered.child.kill('SIGTERM');
+  expect(await stopped).toBe(0);
+}, 120_000);
