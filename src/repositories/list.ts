@@ -68,6 +68,24 @@ export function whereAnyOf<T extends object>(
   });
 }
 
+/**
+ * Orders by a resource's columns for a sort key (`columns[key]`, ties broken by the later ones),
+ * or, for best match with a search, by the rank expression first.
+ */
+export function orderBy<T extends object, K extends string>(
+  qb: SelectQueryBuilder<T>,
+  sort: SortSpec<K | 'bestMatch'>,
+  columns: Record<K | 'bestMatch', string[]>,
+  rank?: { expression: string; parameters: Record<string, unknown> },
+): void {
+  if (sort.key === 'bestMatch' && rank) {
+    qb.addSelect(rank.expression, 'rank').setParameters(rank.parameters).addOrderBy('rank', 'DESC');
+  }
+  // Best match is best first whichever way it is asked; other keys follow the direction.
+  const dir = sort.key === 'bestMatch' || !sort.desc ? 'ASC' : 'DESC';
+  for (const column of columns[sort.key]) qb.addOrderBy(column, dir);
+}
+
 export async function sliceOf<T extends object>(
   qb: SelectQueryBuilder<T>,
   window: Window,

@@ -2,6 +2,7 @@ import { In, type EntityManager, type Repository } from 'typeorm';
 import { MembershipEntity, OrganizationEntity, type MemberRole } from '../db/entities';
 import {
   facetsOf,
+  orderBy,
   searchWords,
   sliceOf,
   whereAnyOf,
@@ -31,6 +32,13 @@ export interface OrgCounts {
 }
 
 const HAYSTACK = `registry_fold(o.mnemonic || ' ' || o.name || ' ' || coalesce(o.company, ''))`;
+const ORDER: Record<OrgSortKey, string[]> = {
+  bestMatch: ['o.mnemonic'],
+  lastUpdate: ['o.updated_at', 'o.id'],
+  dateCreated: ['o.created_at', 'o.id'],
+  name: ['o.name', 'o.mnemonic'],
+  id: ['o.mnemonic'],
+};
 const FACET_COLUMNS = { company: 'o.company', location: 'o.location' };
 
 export class OrgRepository {
@@ -76,35 +84,16 @@ export class OrgRepository {
     window: Window,
   ): Promise<Slice<OrganizationEntity>> {
     const qb = this.filtered(filter, viewer);
-    const dir = sort.desc ? 'DESC' : 'ASC';
     const words = filter.q ? searchWords(filter.q) : [];
-    switch (sort.key) {
-      case 'bestMatch':
-        if (words.length > 0) {
-          qb.addSelect(
-            `(CASE WHEN lower(o.mnemonic) = :q THEN 100 ELSE 0 END)
+    const rank = words.length
+      ? {
+          expression: `(CASE WHEN lower(o.mnemonic) = :q THEN 100 ELSE 0 END)
              + (CASE WHEN registry_fold(o.name) LIKE :qAny THEN 30 ELSE 0 END)
              + 10 * word_similarity(:q, ${HAYSTACK})`,
-            'rank',
-          )
-            .setParameters({ q: words.join(' '), qAny: `%${words.join(' ')}%` })
-            .orderBy('rank', 'DESC');
+          parameters: { q: words.join(' '), qAny: `%${words.join(' ')}%` },
         }
-        qb.addOrderBy('o.mnemonic', 'ASC');
-        break;
-      case 'lastUpdate':
-        qb.orderBy('o.updated_at', dir).addOrderBy('o.id', dir);
-        break;
-      case 'dateCreated':
-        qb.orderBy('o.created_at', dir).addOrderBy('o.id', dir);
-        break;
-      case 'name':
-        qb.orderBy('o.name', dir).addOrderBy('o.mnemonic', dir);
-        break;
-      case 'id':
-        qb.orderBy('o.mnemonic', dir);
-        break;
-    }
+      : undefined;
+    orderBy(qb, sort, ORDER, rank);
     return sliceOf(qb, window);
   }
 

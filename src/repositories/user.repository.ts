@@ -2,6 +2,7 @@ import { In, type EntityManager, type Repository } from 'typeorm';
 import { MembershipEntity, UserEntity } from '../db/entities';
 import {
   facetsOf,
+  orderBy,
   searchWords,
   sliceOf,
   whereAnyOf,
@@ -31,6 +32,13 @@ export interface UserCounts {
 }
 
 const HAYSTACK = `registry_fold(u.username || ' ' || u.name || ' ' || coalesce(u.company, '') || ' ' || coalesce(u.location, ''))`;
+const ORDER: Record<UserSortKey, string[]> = {
+  bestMatch: ['u.username'],
+  dateJoined: ['u.created_at', 'u.id'],
+  lastUpdate: ['u.updated_at', 'u.id'],
+  username: ['u.username'],
+  name: ['u.name', 'u.username'],
+};
 const FACET_COLUMNS = {
   company: 'u.company',
   location: 'u.location',
@@ -74,41 +82,18 @@ export class UserRepository {
     window: Window,
   ): Promise<Slice<UserEntity>> {
     const qb = this.filtered(filter);
-    const dir = sort.desc ? 'DESC' : 'ASC';
     const words = filter.q ? searchWords(filter.q) : [];
-    switch (sort.key) {
-      case 'bestMatch':
-        if (words.length > 0) {
-          // spec core §4.1: username weighs most, then name, then company and location.
-          qb.addSelect(
-            `(CASE WHEN lower(u.username) = :q THEN 100 ELSE 0 END)
+    // spec core §4.1: username weighs most, then name, then company and location.
+    const rank = words.length
+      ? {
+          expression: `(CASE WHEN lower(u.username) = :q THEN 100 ELSE 0 END)
              + (CASE WHEN registry_fold(u.username) LIKE :qPrefix THEN 40 ELSE 0 END)
              + (CASE WHEN registry_fold(u.name) LIKE :qAny THEN 20 ELSE 0 END)
              + 10 * word_similarity(:q, ${HAYSTACK})`,
-            'rank',
-          )
-            .setParameters({
-              q: words.join(' '),
-              qPrefix: `${words[0]}%`,
-              qAny: `%${words.join(' ')}%`,
-            })
-            .orderBy('rank', 'DESC');
+          parameters: { q: words.join(' '), qPrefix: `${words[0]}%`, qAny: `%${words.join(' ')}%` },
         }
-        qb.addOrderBy('u.username', 'ASC');
-        break;
-      case 'dateJoined':
-        qb.orderBy('u.created_at', dir).addOrderBy('u.id', dir);
-        break;
-      case 'lastUpdate':
-        qb.orderBy('u.updated_at', dir).addOrderBy('u.id', dir);
-        break;
-      case 'username':
-        qb.orderBy('u.username', dir);
-        break;
-      case 'name':
-        qb.orderBy('u.name', dir).addOrderBy('u.username', dir);
-        break;
-    }
+      : undefined;
+    orderBy(qb, sort, ORDER, rank);
     return sliceOf(qb, window);
   }
 

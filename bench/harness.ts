@@ -1,0 +1,369 @@
+import autocannon from 'autocannon';
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres';
+
+/** Shared pieces of the benchmarks: a server to measure, two load runners, the printout. */
+
+export const ADMIN_USERNAME = 'ocladmin';
+export const ADMIN_PASSWORD = 'bench-password';
+/** The server's connection pool (createDataSource's default); raw-database runs use the same. */
+export const APP_POOL_SIZE = 10;
+
+export interface BenchParams {
+  /** Concurrent clients: HTTP connections, or loops sharing the raw pool. */
+  connections: number;
+  /** Length of each measured run. */
+  seconds: number;
+  /** Unmeasured load before each run. */
+  warmupSeconds: number;
+}
+
+export function benchParams(): BenchParams {
+  return {
+    connections: envInt('BENCH_CONNECTIONS', 16, 1),
+    seconds: envInt('BENCH_SECONDS', 10, 1),
+    warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 2, 0),
+  };
+}
+
+function envInt(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be an integer ≥ ${min}, not '${raw}'.`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server under test
+
+export interface BenchServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** The database the server uses, for the raw-database runs. */
+  databaseUrl: string;
+  /** Where that database came from, for the printout. */
+  database: string;
+  postgresVersion: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A migrated database (BENCH_DATABASE_URL, or an embedded Postgres in a fresh temp folder) and
+ * the registry serving it from a child process (`server.ts`), with the bootstrap admin in place.
+ */
+export async function startBenchServer(): Promise<BenchServer> {
+  const db = await openBenchDatabase();
+  try {
+    const server = await forkServer(db.url);
+    return {
+      url: `http://127.0.0.1:${server.port}`,
+      databaseUrl: db.url,
+      database: db.description,
+      postgresVersion: await postgresVersion(db.url),
+      stop: async () => {
+        await server.stop();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+interface BenchDatabase {
+  url: string;
+  description: string;
+  close(): Promise<void>;
+}
+
+async function openBenchDatabase(): Promise<BenchDatabase> {
+  const external = process.env.BENCH_DATABASE_URL;
+  if (external) {
+    return { url: external, description: 'BENCH_DATABASE_URL', close: async () => undefined };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-bench-'));
+  fs.chmodSync(dir, 0o755); // Postgres runs as the `postgres` user when we are root
+  const removeDir = (): void => fs.rmSync(dir, { recursive: true, force: true });
+  let pg: EmbeddedPostgres;
+  try {
+    pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg') });
+  } catch (error) {
+    removeDir();
+    throw error;
+  }
+  const close = async (): Promise<void> => {
+    await pg.stop();
+    removeDir();
+  };
+  try {
+    const admin = new Client({ connectionString: pg.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE registry_bench');
+    await admin.end();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    url: pg.url.replace(/\/postgres$/, '/registry_bench'),
+    description: `embedded, in ${dir}`,
+    close,
+  };
+}
+
+function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
+  const child = fork(path.join(__dirname, 'server.js'), [], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_PASSWORD },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    const failed = (code: number | null): void =>
+      reject(new Error(`The benchmark server exited during start-up (code ${code}).`));
+    child.once('exit', failed);
+    child.once('message', (message) => {
+      child.off('exit', failed);
+      resolve({ port: (message as { port: number }).port, stop: () => stopChild(child) });
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.send('stop');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function postgresVersion(url: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+    return rows[0].server_version;
+  } finally {
+    await client.end();
+  }
+}
+
+/** One request outside the measurements (fixtures, reference answers); returns the body text. */
+export async function request(
+  server: BenchServer,
+  method: string,
+  urlPath: string,
+  options: { token?: string; body?: unknown; status?: number } = {},
+): Promise<string> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.Authorization = `Token ${options.token}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(server.url + urlPath, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  const expected = options.status ?? 200;
+  if (res.status !== expected) {
+    throw new Error(`${method} ${urlPath} answered ${res.status}, expected ${expected}: ${text}`);
+  }
+  return text;
+}
+
+export async function login(
+  server: BenchServer,
+  username: string,
+  password: string,
+): Promise<string> {
+  const text = await request(server, 'POST', '/users/login/', { body: { username, password } });
+  return (JSON.parse(text) as { token: string }).token;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+export interface LoadResult {
+  label: string;
+  /** Operations that answered as expected. */
+  completed: number;
+  seconds: number;
+  /** Latency of every answered operation, in ms. */
+  latencies: number[];
+  /** Connection errors, non-2xx answers and unexpected bodies. */
+  errors: number;
+  /** What went wrong, a few examples. */
+  failures: string[];
+}
+
+export interface HttpTarget {
+  label: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** The exact body every answer must have (any other status has another body). */
+  expectBody: string;
+}
+
+/** autocannon against one endpoint: a warm-up, then a measured run. */
+export async function measureHttp(
+  server: BenchServer,
+  target: HttpTarget,
+  params: BenchParams,
+): Promise<LoadResult> {
+  const options: autocannon.Options = {
+    url: server.url + target.path,
+    method: target.method,
+    headers: target.headers,
+    body: target.body,
+    connections: params.connections,
+    expectBody: target.expectBody,
+  };
+  if (params.warmupSeconds > 0) await cannon({ ...options, duration: params.warmupSeconds });
+
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  const result = await cannon({ ...options, duration: params.seconds }, (instance) => {
+    // autocannon's own histogram has 1 ms resolution; keep the exact times instead.
+    instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+    instance.on('reqError', (error: unknown) => note(failures, String(error)));
+    // Not in the typings: the body of an answer that differs from `expectBody`.
+    (instance as NodeJS.EventEmitter).on('reqMismatch', (body: string) =>
+      note(failures, `unexpected body: ${body}`),
+    );
+  });
+  for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
+    if (status !== '200') failures.unshift(`HTTP ${status} × ${count}`);
+  }
+  // Every answer other than a 200 with the expected body is a mismatch.
+  const errors = result.errors + result.mismatches;
+  return {
+    label: target.label,
+    completed: result.requests.total - result.mismatches,
+    seconds: result.duration,
+    latencies,
+    errors,
+    failures,
+  };
+}
+
+function cannon(
+  options: autocannon.Options,
+  observe: (instance: autocannon.Instance) => void = () => undefined,
+): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (error: unknown, result) =>
+      error
+        ? reject(error instanceof Error ? error : new Error('autocannon failed', { cause: error }))
+        : resolve(result),
+    );
+    observe(instance);
+  });
+}
+
+/**
+ * `connections` loops each awaiting `operation` back to back, for the same warm-up and duration
+ * as an HTTP run; `operation` throws when the answer is not the expected one.
+ */
+export async function measureLoop(
+  label: string,
+  params: BenchParams,
+  operation: () => Promise<void>,
+): Promise<LoadResult> {
+  const loop = async (seconds: number, result: LoadResult): Promise<void> => {
+    const deadline = performance.now() + seconds * 1000;
+    const worker = async (): Promise<void> => {
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        try {
+          await operation();
+          result.latencies.push(performance.now() - started);
+          result.completed += 1;
+        } catch (error) {
+          result.errors += 1;
+          note(result.failures, error instanceof Error ? error.message : String(error));
+        }
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: params.connections }, worker));
+    result.seconds = (performance.now() - started) / 1000;
+  };
+  const empty = (): LoadResult => ({
+    label,
+    completed: 0,
+    seconds: 0,
+    latencies: [],
+    errors: 0,
+    failures: [],
+  });
+  if (params.warmupSeconds > 0) await loop(params.warmupSeconds, empty());
+  const result = empty();
+  await loop(params.seconds, result);
+  return result;
+}
+
+function note(failures: string[], message: string): void {
+  const short = message.length > 300 ? `${message.slice(0, 300)}…` : message;
+  if (failures.length < 3 && !failures.includes(short)) failures.push(short);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+export function printSetup(server: BenchServer, params: BenchParams, lines: string[]): void {
+  const cpus = os.cpus();
+  print(
+    `machine:    ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ` +
+      `${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL ${server.postgresVersion}`,
+  );
+  print(
+    `parameters: ${params.connections} concurrent clients, ${params.seconds} s per run after ` +
+      `${params.warmupSeconds} s of warm-up, pool of ${APP_POOL_SIZE} connections (app and raw)`,
+  );
+  print(`database:   ${server.database}`);
+  for (const line of lines) print(line);
+  print('');
+}
+
+/** The table: throughput, latency, errors, and each figure against the raw-database one. */
+export function printTable(results: LoadResult[], baseline: LoadResult): void {
+  const rate = (r: LoadResult): number => r.completed / r.seconds;
+  const rows = results.map((r) => [
+    r.label,
+    rate(r).toFixed(0),
+    percentile(r.latencies, 0.5).toFixed(2),
+    percentile(r.latencies, 0.99).toFixed(2),
+    String(r.errors),
+    rate(baseline) > 0 ? `${(rate(r) / rate(baseline)).toFixed(3)}×` : '–',
+  ]);
+  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw DB'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ');
+  print(line(header));
+  for (const row of rows) print(line(row));
+  for (const r of results) {
+    for (const failure of r.failures) print(`  ! ${r.label}: ${failure}`);
+  }
+  print('');
+}
+
+/** Nearest-rank percentile; 0 for no samples. */
+function percentile(values: number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+export function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
