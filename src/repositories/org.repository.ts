@@ -1,5 +1,10 @@
 import { In, type EntityManager, type Repository } from 'typeorm';
-import { MembershipEntity, OrganizationEntity, type MemberRole } from '../db/entities';
+import {
+  MembershipEntity,
+  OrganizationEntity,
+  type MemberRole,
+  type PublicAccess,
+} from '../db/entities';
 import {
   facetsOf,
   orderBy,
@@ -152,28 +157,77 @@ export class OrgRepository {
   }
 
   async countsFor(orgIds: readonly string[]): Promise<Map<string, OrgCounts>> {
-    const rows = await this.em.query<
-      Array<{ id: string; members: number; public_sources: number; public_collections: number }>
-    >(
-      `SELECT o.id::text AS id,
-         (SELECT count(*)::int FROM org_memberships m JOIN users u ON u.id = m.user_id
-           WHERE m.org_id = o.id AND u.is_active) AS members,
-         (SELECT count(*)::int FROM repositories r
-           WHERE r.owner_org_id = o.id AND r.kind = 'source' AND r.is_active AND r.public_access <> 'None') AS public_sources,
-         (SELECT count(*)::int FROM repositories r
-           WHERE r.owner_org_id = o.id AND r.kind = 'collection' AND r.is_active AND r.public_access <> 'None') AS public_collections
-       FROM organizations o WHERE o.id = ANY($1::bigint[])`,
+    const rows = await this.em.query<CountRow[]>(
+      `SELECT o.id::text AS id, ${COUNT_COLUMNS} FROM organizations o WHERE o.id = ANY($1::bigint[])`,
       [orgIds],
     );
-    return new Map(
-      rows.map((r) => [
-        r.id,
-        {
-          members: r.members,
-          publicSources: r.public_sources,
-          publicCollections: r.public_collections,
-        },
-      ]),
-    );
+    return new Map(rows.map((r) => [r.id, countsOf(r)]));
   }
+
+  /** The org and its counts in one round trip: the hot path of every org detail read. */
+  async findWithCounts(
+    mnemonic: string,
+  ): Promise<{ org: OrganizationEntity; counts: OrgCounts } | null> {
+    const rows = await this.em.query<Array<OrgRow & CountRow>>(
+      `SELECT o.id::text AS id, o.mnemonic, o.name, o.company, o.website, o.location, o.public_access,
+         o.extras, o.created_at, o.updated_at, o.created_by, o.updated_by, ${COUNT_COLUMNS}
+       FROM organizations o WHERE o.mnemonic = $1`,
+      [mnemonic],
+    );
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    const org = this.repo.create({
+      id: row.id,
+      mnemonic: row.mnemonic,
+      name: row.name,
+      company: row.company,
+      website: row.website,
+      location: row.location,
+      publicAccess: row.public_access,
+      extras: row.extras,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      createdBy: row.created_by,
+      updatedBy: row.updated_by,
+    });
+    return { org, counts: countsOf(row) };
+  }
+}
+
+/** Counts shown on an org: active members, and public active repositories by kind. */
+const COUNT_COLUMNS = `
+  (SELECT count(*)::int FROM org_memberships m JOIN users u ON u.id = m.user_id
+    WHERE m.org_id = o.id AND u.is_active) AS members,
+  (SELECT count(*)::int FROM repositories r WHERE r.owner_org_id = o.id AND r.kind = 'source'
+    AND r.is_active AND r.public_access <> 'None') AS public_sources,
+  (SELECT count(*)::int FROM repositories r WHERE r.owner_org_id = o.id AND r.kind = 'collection'
+    AND r.is_active AND r.public_access <> 'None') AS public_collections`;
+
+interface CountRow {
+  id: string;
+  members: number;
+  public_sources: number;
+  public_collections: number;
+}
+
+interface OrgRow {
+  mnemonic: string;
+  name: string;
+  company: string | null;
+  website: string | null;
+  location: string | null;
+  public_access: PublicAccess;
+  extras: Record<string, unknown> | null;
+  created_at: Date;
+  updated_at: Date;
+  created_by: string | null;
+  updated_by: string | null;
+}
+
+function countsOf(row: CountRow): OrgCounts {
+  return {
+    members: row.members,
+    publicSources: row.public_sources,
+    publicCollections: row.public_collections,
+  };
 }

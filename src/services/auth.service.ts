@@ -37,11 +37,9 @@ export class AuthService {
     switch (scheme.toLowerCase()) {
       case 'token':
       case 'bearer': {
-        const user = value
-          ? await this.repos.tokens.findActiveUserByTokenHash(hashSecret(value))
-          : null;
-        if (!user) throw new AppError('UNAUTHENTICATED', 'Invalid token.');
-        return actorOf(user);
+        const holder = value ? await this.repos.tokens.findActiveHolder(hashSecret(value)) : null;
+        if (!holder) throw new AppError('UNAUTHENTICATED', 'Invalid token.');
+        return { kind: 'user', ...holder };
       }
       case 'basic': {
         const user = await this.basicUser(value);

@@ -65,10 +65,12 @@ export class OrgService {
 
   /** An org; a private one answers 401/403 to those outside it (spec core §7). */
   async get(ctx: ServiceContext, id: string): Promise<OrganizationEntity> {
-    const org = await this.repos.orgs.findByMnemonic(id);
-    if (!org) throw AppError.notFound(`Organization '${id}'`);
-    await authorize(ctx, { action: 'org.view', org });
-    return org;
+    const found = await this.repos.orgs.findWithCounts(id);
+    if (!found) throw AppError.notFound(`Organization '${id}'`);
+    await authorize(ctx, { action: 'org.view', org: found.org });
+    // The counts came in the same round trip; a detail view then needs no second query.
+    ctx.loaders.orgCounts.prime(found.org.id, found.counts);
+    return found.org;
   }
 
   /** Orgs the caller may see; with `member`, only that user's orgs. */
