@@ -31,6 +31,8 @@ export async function createGraphqlEdge(
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     introspection: true,
+    // src/main.ts owns SIGTERM/SIGINT and stops Apollo in its orderly shutdown.
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     // Reported as validation errors (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as crashes.
     validationRules: [

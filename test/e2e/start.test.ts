@@ -21,6 +21,20 @@ beforeAll(() => {
   fs.chmodSync(dataDir, 0o755);
 }, 120_000);
 
+/** Whatever a failed test left running is killed, so a failure never hangs the run. */
+const children = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  children.clear();
+  const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+  if (fs.existsSync(pidFile)) {
+    const pid = postgresPid();
+    if (alive(pid)) process.kill(pid, 'SIGQUIT');
+  }
+});
+
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 interface Running {
@@ -32,8 +46,10 @@ interface Running {
 function start(env: Record<string, string> = {}): Promise<Running> {
   const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'main.js')], {
     cwd: root,
+    // NODE_ENV as in production: libraries behave differently under jest's `test`.
     env: {
       ...process.env,
+      NODE_ENV: 'production',
       DATA_DIR: dataDir,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -41,6 +57,7 @@ function start(env: Record<string, string> = {}): Promise<Running> {
       ...env,
     },
   });
+  children.add(child);
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
@@ -62,8 +79,18 @@ function start(env: Record<string, string> = {}): Promise<Running> {
   });
 }
 
+/** The exit code, or a rejection when the process has not exited within 20 s. */
 function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error('the server did not exit within 20 s')),
+      20_000,
+    );
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
 }
 
 function postgresPid(): number {
