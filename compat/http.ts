@@ -4,7 +4,13 @@ import { ZipFile } from 'yazl';
 import { AppError, isAppError, type ErrorCode, type FieldErrors } from '../src/errors';
 import { baseUrlOf, requestContext } from '../src/context';
 import type { Logger } from '../src/logger';
-import { DEFAULT_LIMIT, type ListParams, type Page, type ServiceContext } from '../src/services';
+import {
+  DEFAULT_LIMIT,
+  type ExtrasFilter,
+  type ListParams,
+  type Page,
+  type ServiceContext,
+} from '../src/services';
 
 /** What a REST handler returns; only `route` writes HTTP (design §7.1). */
 export type Reply =
@@ -156,7 +162,51 @@ export function listParams(req: Request, filterNames: string[] = []): ListParams
     filters,
     updatedSince: updatedSince ? parseTimestamp(updatedSince, 'updatedSince') : undefined,
     includeFacets: flag(req.get('includeFacets')) || flag(req.query.facetsOnly),
+    extras: extrasFilter(req),
+    allVersions: flag(req.query.allVersions),
   };
+}
+
+/**
+ * `extras.<name>=v` filters (spec operations §4.9): space = OR, repeated = AND, `*` wildcards,
+ * leading `!` negates, `extras.exists=a,b`; and the older `extras__a__b=v1,v2` (`!=` negates).
+ * A dot or `__` in a name reaches into nested attributes.
+ */
+function extrasFilter(req: Request): ExtrasFilter | undefined {
+  const filter: ExtrasFilter = { conditions: [], exists: [] };
+  for (const [key, raw] of Object.entries(req.query as Record<string, unknown>)) {
+    const values = (Array.isArray(raw) ? raw : [raw]).filter(
+      (v): v is string => typeof v === 'string',
+    );
+    if (key === 'extras.exists') {
+      for (const names of values) {
+        for (const name of names
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean)) {
+          filter.exists.push(name.split('.'));
+        }
+      }
+    } else if (key.startsWith('extras.') && key.length > 'extras.'.length) {
+      const path = key.slice('extras.'.length).split('.');
+      for (const value of values) {
+        const negate = value.startsWith('!');
+        const alternatives = (negate ? value.slice(1) : value).split(' ').filter(Boolean);
+        if (alternatives.length > 0) filter.conditions.push({ path, values: alternatives, negate });
+      }
+    } else if (key.startsWith('extras__') && key.length > 'extras__'.length) {
+      const negate = key.endsWith('!');
+      const path = key.slice('extras__'.length).replace(/!$/, '').split('__');
+      for (const value of values) {
+        const alternatives = value
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean);
+        if (alternatives.length > 0) filter.conditions.push({ path, values: alternatives, negate });
+      }
+    }
+  }
+  return filter.conditions.length || filter.exists.length ? filter : undefined;
 }
 
 function wholeNumber(req: Request, name: string, fallback: number, min: number): number {

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Services } from '../../src/services';
 import { ok, route } from '../http';
 import { orgRouter } from './org.router';
+import { repoRouter } from './repo.router';
 import { userRouter } from './user.router';
 
 /** The API generation and revision (spec core §9.1), also sent as `X-OCL-API-VERSION`. */
@@ -23,5 +24,6 @@ export function restRouter(services: Services): Router {
   );
   router.use(userRouter(services));
   router.use(orgRouter(services));
+  router.use(repoRouter(services));
   return router;
 }

@@ -1,10 +1,20 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { OrgRepository } from './org.repository';
+import { RepoRepository } from './repo.repository';
 import { TokenRepository } from './token.repository';
 import { UserRepository } from './user.repository';
 
 export { isUniqueViolation } from './list';
-export type { FacetCounts, Slice, SortSpec, Viewer, Window } from './list';
+export type {
+  ExtrasCondition,
+  ExtrasFilter,
+  FacetCounts,
+  Slice,
+  SortSpec,
+  Viewer,
+  Window,
+} from './list';
+export type { ContentCounts, OwnerKey, RepoSearch, RepoSortKey } from './repo.repository';
 export type { OrgCounts, OrgSearch, OrgSortKey } from './org.repository';
 export type { UserCounts, UserSearch, UserSortKey } from './user.repository';
 
@@ -13,6 +23,7 @@ export class Repositories {
   readonly users: UserRepository;
   readonly orgs: OrgRepository;
   readonly tokens: TokenRepository;
+  readonly repos: RepoRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -21,6 +32,7 @@ export class Repositories {
     this.users = new UserRepository(em);
     this.orgs = new OrgRepository(em);
     this.tokens = new TokenRepository(em);
+    this.repos = new RepoRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -125,3 +125,43 @@ export function isUniqueViolation(error: unknown): boolean {
   const driverError = (error as { driverError?: { code?: string } } | null)?.driverError;
   return driverError?.code === '23505';
 }
+
+/** One `extras.<name>` condition (spec operations §4.9): any of `values` (`*` = wildcard). */
+export interface ExtrasCondition {
+  path: string[];
+  values: string[];
+  negate: boolean;
+}
+
+export interface ExtrasFilter {
+  conditions: ExtrasCondition[];
+  /** `extras.exists`: these attributes must be present. */
+  exists: string[][];
+}
+
+/** Applies extras conditions to a jsonb column: conditions AND, values OR, case-insensitive. */
+export function whereExtras<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  column: string,
+  filter: ExtrasFilter | undefined,
+): void {
+  if (!filter) return;
+  filter.exists.forEach((path, i) => {
+    qb.andWhere(`${column} #> :exPath${i} IS NOT NULL`, { [`exPath${i}`]: path });
+  });
+  filter.conditions.forEach((condition, i) => {
+    const text = `${column} #>> :ecPath${i}`;
+    const params: Record<string, unknown> = { [`ecPath${i}`]: condition.path };
+    const alternatives = condition.values.map((value, j) => {
+      const name = `ec${i}v${j}`;
+      if (value.includes('*')) {
+        params[name] = likeLiteral(value.toLowerCase()).replace(/\*/g, '%');
+        return `lower(${text}) LIKE :${name}`;
+      }
+      params[name] = value.toLowerCase();
+      return `lower(${text}) = :${name}`;
+    });
+    const any = `(${alternatives.join(' OR ')})`;
+    qb.andWhere(condition.negate ? `(${text} IS NULL OR NOT ${any})` : any, params);
+  });
+}

@@ -1,4 +1,4 @@
-import type { OrganizationEntity, UserEntity } from '../db/entities';
+import type { OrganizationEntity, RepositoryEntity, UserEntity } from '../db/entities';
 import { AppError } from '../errors';
 import type { Viewer } from '../repositories';
 import type { Actor, ServiceContext } from './context';
@@ -17,7 +17,11 @@ export type Action =
   | { action: 'org.delete'; org: OrganizationEntity }
   | { action: 'org.viewMembers'; org: OrganizationEntity }
   | { action: 'org.checkMember'; org: OrganizationEntity }
-  | { action: 'org.manageMembers'; org: OrganizationEntity };
+  | { action: 'org.manageMembers'; org: OrganizationEntity }
+  | { action: 'repo.create'; owner: { org: OrganizationEntity } | { user: UserEntity } }
+  | { action: 'repo.view'; repo: RepositoryEntity }
+  | { action: 'repo.edit'; repo: RepositoryEntity }
+  | { action: 'repo.editContent'; repo: RepositoryEntity };
 
 export function isAuthenticated(actor: Actor): actor is Extract<Actor, { kind: 'user' }> {
   return actor.kind === 'user';
@@ -37,6 +41,7 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
   const { actor } = ctx;
   if (request.action === 'org.view' && request.org.publicAccess !== 'None') return true;
   if (request.action === 'org.viewMembers' && request.org.publicAccess !== 'None') return true;
+  if (request.action === 'repo.view' && request.repo.publicAccess !== 'None') return true;
   if (!isAuthenticated(actor)) return false;
   if (actor.isSuperuser) return true;
   switch (request.action) {
@@ -56,7 +61,41 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
       return (await ctx.loaders.actorRole.load(request.org.id)) !== null;
     case 'org.manageMembers':
       return (await ctx.loaders.actorRole.load(request.org.id)) === 'admin';
+    case 'repo.create':
+      // spec core §4.6: an org administrator creates in an org; a user in their own space.
+      return 'org' in request.owner
+        ? (await ctx.loaders.actorRole.load(request.owner.org.id)) === 'admin'
+        : request.owner.user.id === actor.id;
+    case 'repo.view': {
+      // spec core §5.4: a private repository is seen by its owner and the owning org's members.
+      const { repo } = request;
+      if (repo.ownerUserId !== null) return repo.ownerUserId === actor.id;
+      return (await ctx.loaders.actorRole.load(repo.ownerOrgId as string)) !== null;
+    }
+    case 'repo.edit':
+      return canEditRepo(ctx, actor.id, actor.username, request.repo);
+    case 'repo.editContent': {
+      // spec core §5.5: `Edit` lets any authenticated user edit content; org members always may.
+      const { repo } = request;
+      if (repo.publicAccess === 'Edit') return true;
+      if (repo.ownerOrgId !== null && (await ctx.loaders.actorRole.load(repo.ownerOrgId)) !== null)
+        return true;
+      return canEditRepo(ctx, actor.id, actor.username, repo);
+    }
   }
+}
+
+/** Metadata and versions (spec core §5.7): the owner, the creator, org administrators. */
+async function canEditRepo(
+  ctx: ServiceContext,
+  actorId: string,
+  actorUsername: string,
+  repo: RepositoryEntity,
+): Promise<boolean> {
+  if (repo.ownerUserId === actorId || repo.createdBy === actorUsername) return true;
+  return (
+    repo.ownerOrgId !== null && (await ctx.loaders.actorRole.load(repo.ownerOrgId)) === 'admin'
+  );
 }
 
 /** Throws 401 for an anonymous caller and 403 for one who lacks the permission (spec core §7). */

@@ -7,6 +7,7 @@ import type { Actor, ServiceContext } from './context';
 import { createLoaders } from './loaders';
 import type { Mailer } from './mailer';
 import { OrgService } from './org.service';
+import { RepositoryService } from './repository.service';
 import { UserService } from './user.service';
 
 export { ANONYMOUS } from './context';
@@ -17,7 +18,10 @@ export { createMailer } from './mailer';
 export type { Mail, Mailer } from './mailer';
 export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
-export type { OrgCounts, UserCounts } from '../repositories';
+export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
+export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
+export { ownerUrl, parseOwnerUrl, parseRepoUrl, repoUrl } from './urls';
+export type { OwnerRef, RepoRef } from './urls';
 
 /** Every service, wired once per process and shared by all three edges. */
 export class Services {
@@ -25,12 +29,14 @@ export class Services {
   readonly users: UserService;
   readonly orgs: OrgService;
   readonly auth: AuthService;
+  readonly repositories: RepositoryService;
 
   constructor(dataSource: DataSource, mailer: Mailer) {
     this.repos = Repositories.of(dataSource);
     this.users = new UserService(this.repos, mailer);
     this.orgs = new OrgService(this.repos, this.users);
     this.auth = new AuthService(this.repos, this.users);
+    this.repositories = new RepositoryService(this.repos, this.users, this.orgs);
   }
 
   /** Creates the bootstrap superuser on first start; see `ensureAdmin`. */

@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import type { FacetCounts, SortSpec, Window } from '../repositories';
+import type { ExtrasFilter, FacetCounts, SortSpec, Window } from '../repositories';
 
 /** Edge-neutral list request: what REST query strings and GraphQL arguments both become. */
 export interface ListParams {
@@ -14,6 +14,10 @@ export interface ListParams {
   filters: Record<string, string[] | undefined>;
   updatedSince?: Date;
   includeFacets?: boolean;
+  /** `extras.<name>` filters (spec operations §4.9). */
+  extras?: ExtrasFilter;
+  /** Repository lists: every version, not only HEAD. */
+  allVersions?: boolean;
 }
 
 export interface Page<T> {

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { MemberRole, OrganizationEntity, UserEntity } from '../db/entities';
-import type { OrgCounts, Repositories, UserCounts } from '../repositories';
+import type { ContentCounts, OrgCounts, Repositories, UserCounts } from '../repositories';
 import type { Actor } from './actor';
 
 /** Per-request batch loaders: one query per kind of question, however many records ask it. */
@@ -11,6 +11,10 @@ export interface Loaders {
   actorRole: DataLoader<string, MemberRole | null>;
   userCounts: DataLoader<string, UserCounts>;
   orgCounts: DataLoader<string, OrgCounts>;
+  /** Version records of a repository (HEAD included), by repository id. */
+  versionCounts: DataLoader<string, number>;
+  /** Active concepts and mappings as a repository version sees them, by version row id. */
+  contentCounts: DataLoader<string, ContentCounts>;
 }
 
 const EMPTY_USER_COUNTS: UserCounts = { orgs: 0, publicSources: 0, publicCollections: 0 };
@@ -40,6 +44,14 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     orgCounts: new DataLoader(async (ids) => {
       const counts = await repos.orgs.countsFor(ids);
       return ids.map((id) => counts.get(id) ?? EMPTY_ORG_COUNTS);
+    }),
+    versionCounts: new DataLoader(async (ids) => {
+      const counts = await repos.repos.versionCounts(ids);
+      return ids.map((id) => counts.get(id) ?? 0);
+    }),
+    contentCounts: new DataLoader(async (ids) => {
+      const counts = await repos.repos.contentCounts(ids);
+      return ids.map((id) => counts.get(id) ?? { activeConcepts: 0, activeMappings: 0 });
     }),
   };
 }

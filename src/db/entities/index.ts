@@ -1,10 +1,29 @@
 import { ApiTokenEntity } from './api-token.entity';
 import { MembershipEntity } from './membership.entity';
 import { OrganizationEntity } from './organization.entity';
+import { RepositoryVersionEntity } from './repository-version.entity';
+import { RepositoryEntity } from './repository.entity';
 import { UserEntity } from './user.entity';
 
-export { ApiTokenEntity, MembershipEntity, OrganizationEntity, UserEntity };
+export {
+  ApiTokenEntity,
+  MembershipEntity,
+  OrganizationEntity,
+  RepositoryEntity,
+  RepositoryVersionEntity,
+  UserEntity,
+};
 export type { MemberRole } from './membership.entity';
 export type { PublicAccess } from './organization.entity';
+export { HEAD } from './repository-version.entity';
+export type { RepositorySnapshot } from './repository-version.entity';
+export type { AutoIdSettings, RepositoryKind } from './repository.entity';
 
-export const entities = [UserEntity, ApiTokenEntity, OrganizationEntity, MembershipEntity];
+export const entities = [
+  UserEntity,
+  ApiTokenEntity,
+  OrganizationEntity,
+  MembershipEntity,
+  RepositoryEntity,
+  RepositoryVersionEntity,
+];

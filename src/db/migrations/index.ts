@@ -1,4 +1,5 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
+import { RepositoryVersions1763800000000 } from './1763800000000-repository-versions';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
-export const migrations = [Foundation1763700000000];
+export const migrations = [Foundation1763700000000, RepositoryVersions1763800000000];

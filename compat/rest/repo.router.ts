@@ -1,0 +1,202 @@
+import { Router, type Request } from 'express';
+import type { RepositoryKind } from '../../src/db/entities';
+import type {
+  ListParams,
+  OwnerRef,
+  Page,
+  RepoRef,
+  RepoScope,
+  RepoView,
+  ServiceContext,
+  Services,
+} from '../../src/services';
+import {
+  bodyOf,
+  created,
+  flag,
+  list,
+  listParams,
+  noContent,
+  ok,
+  param,
+  route,
+  type Reply,
+} from '../http';
+import { repoDetail, repoSummary, versionSummary } from './repo.mapper';
+
+const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
+  { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
+  { prefix: '/users/:user', ref: (req) => ({ type: 'user', username: param(req, 'user') }) },
+  { prefix: '/user', ref: () => ({ type: 'self' }) },
+];
+const KINDS: Array<{ segment: string; kind: RepositoryKind }> = [
+  { segment: 'sources', kind: 'source' },
+  { segment: 'collections', kind: 'collection' },
+];
+
+/** List filters of spec core §4.5–4.7 (`collection_type` is also accepted as `collectionType`). */
+const FILTERS = [
+  'sourceType',
+  'collectionType',
+  'collection_type',
+  'locale',
+  'customValidationSchema',
+  'canonicalUrl',
+  'contains',
+  'ownerType',
+  'repoType',
+];
+
+/** spec core §4.5–4.7 and §9: sources, collections, their versions and the combined listing. */
+export function repoRouter(services: Services): Router {
+  const { repositories } = services;
+  const router = Router();
+
+  const listReply = async (req: Request, ctx: ServiceContext, scope: RepoScope): Promise<Reply> =>
+    repoListReply(services, req, ctx, await repositories.list(ctx, repoListParams(req), scope));
+  const detail = async (ctx: ServiceContext, view: RepoView): Promise<object> =>
+    repoDetail(view, await repositories.counts(ctx, view));
+
+  router.get(
+    '/repos/',
+    route(async (req, ctx) => listReply(req, ctx, {})),
+  );
+  for (const { segment, kind } of KINDS) {
+    // spec core §4.5, §4.6: the global lists show public repositories only.
+    router.get(
+      `/${segment}/`,
+      route(async (req, ctx) => listReply(req, ctx, { kind, publicOnly: true })),
+    );
+    router.get(
+      `/users/:user/orgs/${segment}/`,
+      route(async (req, ctx) =>
+        listReply(req, ctx, { kind, ofOrgsOf: { type: 'user', username: param(req, 'user') } }),
+      ),
+    );
+    router.get(
+      `/user/orgs/${segment}/`,
+      route(async (req, ctx) => listReply(req, ctx, { kind, ofOrgsOf: { type: 'self' } })),
+    );
+  }
+
+  for (const owner of OWNERS) {
+    router.get(
+      `${owner.prefix}/repos/`,
+      route(async (req, ctx) => listReply(req, ctx, { owner: owner.ref(req) })),
+    );
+
+    for (const { segment, kind } of KINDS) {
+      const collectionPath = `${owner.prefix}/${segment}/`;
+      const repoPath = `${collectionPath}:repo/`;
+      const ref = (req: Request, version?: string): RepoRef => ({
+        owner: owner.ref(req),
+        kind,
+        id: param(req, 'repo'),
+        version,
+      });
+
+      router.get(
+        collectionPath,
+        route(async (req, ctx) => listReply(req, ctx, { kind, owner: owner.ref(req) })),
+      );
+      router.post(
+        collectionPath,
+        route(async (req, ctx) => {
+          const view = await repositories.create(ctx, owner.ref(req), kind, bodyOf(req));
+          return created(await detail(ctx, view), urlOf(view));
+        }),
+      );
+
+      router.get(
+        `${repoPath}versions/`,
+        route(async (req, ctx) => {
+          const page = await repositories.listVersions(ctx, ref(req), repoListParams(req));
+          if (!flag(req.query.verbose)) return list(page, versionSummary, req);
+          return detailList(services, req, ctx, page);
+        }),
+      );
+      router.post(
+        `${repoPath}versions/`,
+        route(async (req, ctx) => {
+          const view = await repositories.createVersion(ctx, ref(req), bodyOf(req));
+          return created(await detail(ctx, view), urlOf(view));
+        }),
+      );
+
+      router.get(
+        repoPath,
+        route(async (req, ctx) => ok(await detail(ctx, await repositories.get(ctx, ref(req))))),
+      );
+      const update = route(async (req, ctx) =>
+        ok(await detail(ctx, await repositories.update(ctx, ref(req), bodyOf(req)))),
+      );
+      router.route(repoPath).post(update).put(update).patch(update);
+      router.delete(
+        repoPath,
+        route(async (req, ctx) => {
+          await repositories.delete(ctx, ref(req));
+          return noContent();
+        }),
+      );
+
+      const versionPath = `${repoPath}:version/`;
+      router.get(
+        versionPath,
+        route(async (req, ctx) =>
+          ok(await detail(ctx, await repositories.get(ctx, ref(req, param(req, 'version'))))),
+        ),
+      );
+      const updateVersion = route(async (req, ctx) =>
+        ok(
+          await detail(
+            ctx,
+            await repositories.updateVersion(ctx, ref(req, param(req, 'version')), bodyOf(req)),
+          ),
+        ),
+      );
+      router.route(versionPath).post(updateVersion).put(updateVersion).patch(updateVersion);
+      router.delete(
+        versionPath,
+        route(async (req, ctx) => {
+          await repositories.deleteVersion(ctx, ref(req, param(req, 'version')));
+          return noContent();
+        }),
+      );
+    }
+  }
+  return router;
+}
+
+function repoListParams(req: Request): ListParams {
+  const params = listParams(req, FILTERS);
+  const { collection_type: snake, collectionType } = params.filters;
+  if (snake) params.filters.collectionType = [...(collectionType ?? []), ...snake];
+  return params;
+}
+
+function urlOf(view: RepoView): string {
+  return (repoSummary(view) as { url: string }).url;
+}
+
+/** Summaries, or details with `verbose=true` (counts batched for the page). */
+async function repoListReply(
+  services: Services,
+  req: Request,
+  ctx: ServiceContext,
+  page: Page<RepoView>,
+): Promise<Reply> {
+  if (!flag(req.query.verbose)) return list(page, repoSummary, req);
+  return detailList(services, req, ctx, page);
+}
+
+async function detailList(
+  services: Services,
+  req: Request,
+  ctx: ServiceContext,
+  page: Page<RepoView>,
+): Promise<Reply> {
+  const counts = await Promise.all(
+    page.items.map((view) => services.repositories.counts(ctx, view)),
+  );
+  return list(page, (view: RepoView) => repoDetail(view, counts[page.items.indexOf(view)]), req);
+}

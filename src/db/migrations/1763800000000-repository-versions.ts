@@ -1,0 +1,146 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Versions without copying (design §4). A repository's `head_seq` counts its changes; a content
+ * row (concept or mapping version) is current for `valid_from_seq <= s < valid_to_seq` (null =
+ * still current). A repository version stores only the `seq` it froze, so creating one is O(1)
+ * and "as of version v" is an interval test. HEAD is a version row too, with `seq` null.
+ */
+export class RepositoryVersions1763800000000 implements MigrationInterface {
+  name = 'RepositoryVersions1763800000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE INDEX repositories_search ON repositories USING gin (
+        (registry_fold(mnemonic || ' ' || name || ' ' || coalesce(full_name, '') || ' ' || coalesce(description, ''))) gin_trgm_ops)`);
+    await q.query(`CREATE INDEX repositories_owner_org ON repositories (owner_org_id, kind)`);
+    await q.query(`CREATE INDEX repositories_owner_user ON repositories (owner_user_id, kind)`);
+
+    await q.query(`
+      CREATE TABLE repository_versions (
+        id bigserial PRIMARY KEY,
+        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+        mnemonic text NOT NULL,
+        seq bigint,
+        description text,
+        released boolean NOT NULL DEFAULT false,
+        retired boolean NOT NULL DEFAULT false,
+        previous_version text,
+        external_id text,
+        extras jsonb,
+        metadata jsonb,
+        processing boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        created_by text,
+        updated_by text,
+        CHECK ((mnemonic = 'HEAD') = (seq IS NULL))
+      )`);
+    await q.query(
+      `CREATE UNIQUE INDEX repository_versions_key ON repository_versions (repository_id, lower(mnemonic))`,
+    );
+    await q.query(
+      `CREATE INDEX repository_versions_released ON repository_versions (repository_id, created_at DESC) WHERE released`,
+    );
+
+    // Content: the versioned objects and the intervals of their versions. Issue-by-issue the
+    // descriptive columns (names, classes, map types, checksums) are added to these tables.
+    await q.query(`
+      CREATE TABLE concepts (
+        id bigserial PRIMARY KEY,
+        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+        mnemonic text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        created_by text
+      )`);
+    await q.query(`CREATE UNIQUE INDEX concepts_key ON concepts (repository_id, mnemonic)`);
+    await q.query(`
+      CREATE TABLE concept_versions (
+        id bigserial PRIMARY KEY,
+        concept_id bigint NOT NULL REFERENCES concepts (id) ON DELETE CASCADE,
+        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+        valid_from_seq bigint NOT NULL,
+        valid_to_seq bigint,
+        retired boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        created_by text,
+        CHECK (valid_to_seq IS NULL OR valid_to_seq > valid_from_seq)
+      )`);
+    // One current version per concept; HEAD reads use the partial index.
+    await q.query(
+      `CREATE UNIQUE INDEX concept_versions_current ON concept_versions (concept_id) WHERE valid_to_seq IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX concept_versions_head ON concept_versions (repository_id) WHERE valid_to_seq IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX concept_versions_interval ON concept_versions (repository_id, valid_from_seq, valid_to_seq)`,
+    );
+
+    await q.query(`
+      CREATE TABLE mappings (
+        id bigserial PRIMARY KEY,
+        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+        mnemonic text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        created_by text
+      )`);
+    await q.query(`CREATE UNIQUE INDEX mappings_key ON mappings (repository_id, mnemonic)`);
+    await q.query(`
+      CREATE TABLE mapping_versions (
+        id bigserial PRIMARY KEY,
+        mapping_id bigint NOT NULL REFERENCES mappings (id) ON DELETE CASCADE,
+        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+        valid_from_seq bigint NOT NULL,
+        valid_to_seq bigint,
+        retired boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        created_by text,
+        CHECK (valid_to_seq IS NULL OR valid_to_seq > valid_from_seq)
+      )`);
+    await q.query(
+      `CREATE UNIQUE INDEX mapping_versions_current ON mapping_versions (mapping_id) WHERE valid_to_seq IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX mapping_versions_head ON mapping_versions (repository_id) WHERE valid_to_seq IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX mapping_versions_interval ON mapping_versions (repository_id, valid_from_seq, valid_to_seq)`,
+    );
+
+    // References of collections, versioned by the collection's change sequence like content.
+    await q.query(`
+      CREATE TABLE collection_references (
+        id bigserial PRIMARY KEY,
+        collection_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+        expression text NOT NULL,
+        include boolean NOT NULL DEFAULT true,
+        valid_from_seq bigint NOT NULL,
+        valid_to_seq bigint,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        created_by text
+      )`);
+    await q.query(
+      `CREATE INDEX collection_references_expression ON collection_references (expression)`,
+    );
+    await q.query(
+      `CREATE INDEX collection_references_collection ON collection_references (collection_id, valid_from_seq)`,
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const table of [
+      'collection_references',
+      'mapping_versions',
+      'mappings',
+      'concept_versions',
+      'concepts',
+      'repository_versions',
+    ]) {
+      await q.query(`DROP TABLE ${table}`);
+    }
+    await q.query(`DROP INDEX repositories_owner_user`);
+    await q.query(`DROP INDEX repositories_owner_org`);
+    await q.query(`DROP INDEX repositories_search`);
+  }
+}

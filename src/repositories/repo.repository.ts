@@ -1,0 +1,343 @@
+import { In, type EntityManager, type Repository } from 'typeorm';
+import {
+  HEAD,
+  RepositoryEntity,
+  RepositoryVersionEntity,
+  type RepositoryKind,
+} from '../db/entities';
+import {
+  orderBy,
+  searchWords,
+  sliceOf,
+  whereAnyOf,
+  whereExtras,
+  whereWordsMatch,
+  type ExtrasFilter,
+  type FacetCounts,
+  type Slice,
+  type SortSpec,
+  type Viewer,
+  type Window,
+} from './list';
+
+export type RepoSortKey = 'bestMatch' | 'lastUpdate' | 'name' | 'id' | 'dateCreated';
+
+export type OwnerKey =
+  { orgId: string; userId?: undefined } | { userId: string; orgId?: undefined };
+
+export interface RepoSearch {
+  kind?: RepositoryKind;
+  owner?: OwnerKey;
+  /** Only repositories owned by orgs this user belongs to. */
+  ofOrgsOfUserId?: string;
+  /** Only public repositories, whoever asks (the `/sources/` and `/collections/` lists). */
+  publicOnly?: boolean;
+  ownerType?: 'Organization' | 'User';
+  q?: string;
+  sourceType?: string[];
+  collectionType?: string[];
+  locale?: string[];
+  customValidationSchema?: string[];
+  canonicalUrl?: string[];
+  /** Collections referencing this expression (a concept or mapping version URL). */
+  contains?: string[];
+  extras?: ExtrasFilter;
+  updatedSince?: Date;
+  /** Every version row, not only HEAD. */
+  allVersions?: boolean;
+}
+
+export interface ContentCounts {
+  activeConcepts: number;
+  activeMappings: number;
+}
+
+const HAYSTACK = `registry_fold(r.mnemonic || ' ' || r.name || ' ' || coalesce(r.full_name, '') || ' ' || coalesce(r.description, ''))`;
+const ORDER: Record<RepoSortKey, string[]> = {
+  bestMatch: ['r.name', 'r.id', 'v.created_at'],
+  lastUpdate: ['r.updated_at', 'r.id', 'v.created_at'],
+  dateCreated: ['r.created_at', 'r.id', 'v.created_at'],
+  name: ['r.name', 'r.id', 'v.created_at'],
+  id: ['r.mnemonic', 'r.id', 'v.created_at'],
+};
+
+/** Sources and collections, and their versions (HEAD included). */
+export class RepoRepository {
+  private readonly repos: Repository<RepositoryEntity>;
+  private readonly versions: Repository<RepositoryVersionEntity>;
+
+  constructor(private readonly em: EntityManager) {
+    this.repos = em.getRepository(RepositoryEntity);
+    this.versions = em.getRepository(RepositoryVersionEntity);
+  }
+
+  findByOwner(owner: OwnerKey, mnemonic: string): Promise<RepositoryEntity | null> {
+    return this.repos.findOneBy(
+      owner.orgId ? { ownerOrgId: owner.orgId, mnemonic } : { ownerUserId: owner.userId, mnemonic },
+    );
+  }
+
+  findByIds(ids: readonly string[]): Promise<RepositoryEntity[]> {
+    return this.repos.findBy({ id: In([...ids]) });
+  }
+
+  /** Ids are unique per owner across sources and collections, in any letter case. */
+  mnemonicTaken(owner: OwnerKey, mnemonic: string): Promise<boolean> {
+    const qb = this.repos
+      .createQueryBuilder('r')
+      .where('lower(r.mnemonic) = lower(:mnemonic)', { mnemonic });
+    if (owner.orgId) qb.andWhere('r.owner_org_id = :orgId', { orgId: owner.orgId });
+    else qb.andWhere('r.owner_user_id = :userId', { userId: owner.userId });
+    return qb.getExists();
+  }
+
+  /** A new repository with its HEAD version row. */
+  async insert(values: Partial<RepositoryEntity>, createdBy: string): Promise<RepositoryEntity> {
+    const repo = await this.repos.save(this.repos.create(values));
+    await this.versions.insert({
+      repositoryId: repo.id,
+      mnemonic: HEAD,
+      seq: null,
+      createdBy,
+      updatedBy: createdBy,
+    });
+    return repo;
+  }
+
+  save(repo: RepositoryEntity): Promise<RepositoryEntity> {
+    return this.repos.save(repo);
+  }
+
+  async delete(repositoryId: string): Promise<void> {
+    await this.repos.delete({ id: repositoryId });
+  }
+
+  /** Locks the repository row for this transaction and answers its current change number. */
+  async lockHead(repositoryId: string): Promise<string> {
+    const rows = await this.em.query<Array<{ head_seq: string }>>(
+      'SELECT head_seq::text AS head_seq FROM repositories WHERE id = $1 FOR UPDATE',
+      [repositoryId],
+    );
+    return rows[0].head_seq;
+  }
+
+  findVersion(repositoryId: string, mnemonic: string): Promise<RepositoryVersionEntity | null> {
+    return this.versions.findOneBy({ repositoryId, mnemonic });
+  }
+
+  versionTaken(repositoryId: string, mnemonic: string): Promise<boolean> {
+    return this.versions
+      .createQueryBuilder('v')
+      .where('v.repository_id = :repositoryId AND lower(v.mnemonic) = lower(:mnemonic)', {
+        repositoryId,
+        mnemonic,
+      })
+      .getExists();
+  }
+
+  /** `latest`: the newest released version. */
+  latestReleased(repositoryId: string): Promise<RepositoryVersionEntity | null> {
+    return this.versions
+      .createQueryBuilder('v')
+      .where('v.repository_id = :repositoryId AND v.released', { repositoryId })
+      .orderBy('v.created_at', 'DESC')
+      .addOrderBy('v.id', 'DESC')
+      .getOne();
+  }
+
+  /** The most recent version other than HEAD. */
+  newestVersion(repositoryId: string): Promise<RepositoryVersionEntity | null> {
+    return this.versions
+      .createQueryBuilder('v')
+      .where('v.repository_id = :repositoryId AND v.seq IS NOT NULL', { repositoryId })
+      .orderBy('v.created_at', 'DESC')
+      .addOrderBy('v.id', 'DESC')
+      .getOne();
+  }
+
+  insertVersion(values: Partial<RepositoryVersionEntity>): Promise<RepositoryVersionEntity> {
+    return this.versions.save(this.versions.create(values));
+  }
+
+  saveVersion(version: RepositoryVersionEntity): Promise<RepositoryVersionEntity> {
+    return this.versions.save(version);
+  }
+
+  async deleteVersion(versionId: string): Promise<void> {
+    await this.versions.delete({ id: versionId });
+  }
+
+  /** Versions that name this one as their `previous_version`. */
+  async dependentVersions(repositoryId: string, mnemonic: string): Promise<string[]> {
+    const rows = await this.versions.findBy({ repositoryId, previousVersion: mnemonic });
+    return rows.map((v) => v.mnemonic);
+  }
+
+  /** Versions of one repository, newest first (HEAD, the oldest, last). */
+  async listVersions(
+    repositoryId: string,
+    window: Window,
+    updatedSince?: Date,
+  ): Promise<Slice<RepositoryVersionEntity>> {
+    const qb = this.versions
+      .createQueryBuilder('v')
+      .where('v.repository_id = :repositoryId', { repositoryId })
+      .orderBy('v.created_at', 'DESC')
+      .addOrderBy('v.id', 'DESC');
+    if (updatedSince) qb.andWhere('v.updated_at >= :updatedSince', { updatedSince });
+    return sliceOf(qb, window);
+  }
+
+  /**
+   * Repositories (one row per HEAD, or per version with `allVersions`) matching the search that
+   * the viewer may see. Each version comes with its repository.
+   */
+  async search(
+    filter: RepoSearch,
+    viewer: Viewer,
+    sort: SortSpec<RepoSortKey>,
+    window: Window,
+  ): Promise<Slice<{ version: RepositoryVersionEntity; repo: RepositoryEntity }>> {
+    const qb = this.filtered(filter, viewer);
+    const words = filter.q ? searchWords(filter.q) : [];
+    const rank = words.length
+      ? {
+          expression: `(CASE WHEN lower(r.mnemonic) = :q THEN 100 ELSE 0 END)
+             + (CASE WHEN registry_fold(r.name) LIKE :qAny THEN 30 ELSE 0 END)
+             + 10 * word_similarity(:q, ${HAYSTACK})`,
+          parameters: { q: words.join(' '), qAny: `%${words.join(' ')}%` },
+        }
+      : undefined;
+    orderBy(qb, sort, ORDER, rank);
+    const slice = await sliceOf(qb, window);
+    return {
+      total: slice.total,
+      rows: slice.rows.map((v) => ({ version: v, repo: (v as VersionWithRepo).repo })),
+    };
+  }
+
+  async facets(filter: RepoSearch, viewer: Viewer): Promise<FacetCounts> {
+    const facets: FacetCounts = {};
+    const columns: Record<string, string> = {
+      sourceType: 'r.source_type',
+      collectionType: 'r.collection_type',
+      locale: 'unnest(r.supported_locales)',
+      customValidationSchema: 'r.custom_validation_schema',
+      ownerType: `CASE WHEN r.owner_org_id IS NULL THEN 'User' ELSE 'Organization' END`,
+      repoType: `CASE r.kind WHEN 'source' THEN 'Source' ELSE 'Collection' END`,
+    };
+    for (const [name, expression] of Object.entries(columns)) {
+      const rows = await this.filtered(filter, viewer)
+        .select(expression, 'value')
+        .addSelect('count(*)::int', 'count')
+        .groupBy('value')
+        .orderBy('count', 'DESC')
+        .addOrderBy('value', 'ASC')
+        .limit(100)
+        .getRawMany<{ value: string | null; count: number }>();
+      facets[name] = rows.filter((r) => r.value !== null).map((r) => [String(r.value), r.count]);
+    }
+    return facets;
+  }
+
+  private filtered(filter: RepoSearch, viewer: Viewer) {
+    const qb = this.versions
+      .createQueryBuilder('v')
+      .innerJoinAndMapOne('v.repo', RepositoryEntity, 'r', 'r.id = v.repository_id')
+      .where('r.is_active')
+      // A deactivated user's repositories are hidden with the account (spec core §3).
+      .andWhere(
+        '(r.owner_user_id IS NULL OR EXISTS (SELECT 1 FROM users ou WHERE ou.id = r.owner_user_id AND ou.is_active))',
+      );
+    if (!filter.allVersions) qb.andWhere(`v.mnemonic = '${HEAD}'`);
+    if (filter.publicOnly) qb.andWhere(`r.public_access <> 'None'`);
+    else if (!viewer.superuser) {
+      qb.andWhere(
+        `(r.public_access <> 'None' OR r.owner_user_id = :viewerId OR EXISTS (
+           SELECT 1 FROM org_memberships vm WHERE vm.org_id = r.owner_org_id AND vm.user_id = :viewerId))`,
+        { viewerId: viewer.userId ?? '0' },
+      );
+    }
+    if (filter.kind) qb.andWhere('r.kind = :kind', { kind: filter.kind });
+    if (filter.owner?.orgId)
+      qb.andWhere('r.owner_org_id = :ownerOrgId', { ownerOrgId: filter.owner.orgId });
+    if (filter.owner?.userId)
+      qb.andWhere('r.owner_user_id = :ownerUserId', { ownerUserId: filter.owner.userId });
+    if (filter.ofOrgsOfUserId) {
+      qb.andWhere(
+        'r.owner_org_id IN (SELECT m.org_id FROM org_memberships m WHERE m.user_id = :ofOrgsOf)',
+        {
+          ofOrgsOf: filter.ofOrgsOfUserId,
+        },
+      );
+    }
+    if (filter.ownerType === 'Organization') qb.andWhere('r.owner_org_id IS NOT NULL');
+    if (filter.ownerType === 'User') qb.andWhere('r.owner_user_id IS NOT NULL');
+    if (filter.q) whereWordsMatch(qb, HAYSTACK, searchWords(filter.q));
+    whereAnyOf(qb, 'r.source_type', filter.sourceType, 'sourceType');
+    whereAnyOf(qb, 'r.collection_type', filter.collectionType, 'collectionType');
+    whereAnyOf(qb, 'r.custom_validation_schema', filter.customValidationSchema, 'schema');
+    if (filter.canonicalUrl?.length)
+      qb.andWhere('r.canonical_url IN (:...canonicalUrl)', { canonicalUrl: filter.canonicalUrl });
+    if (filter.locale?.length) {
+      qb.andWhere('r.supported_locales && :locales::text[]', { locales: filter.locale });
+    }
+    if (filter.contains?.length) {
+      qb.andWhere(
+        `EXISTS (SELECT 1 FROM collection_references cr WHERE cr.collection_id = r.id AND cr.include
+           AND cr.expression IN (:...contains) AND cr.valid_from_seq <= coalesce(v.seq, r.head_seq)
+           AND (cr.valid_to_seq IS NULL OR cr.valid_to_seq > coalesce(v.seq, r.head_seq)))`,
+        { contains: filter.contains },
+      );
+    }
+    whereExtras(qb, 'r.extras', filter.extras);
+    if (filter.updatedSince)
+      qb.andWhere('r.updated_at >= :updatedSince', { updatedSince: filter.updatedSince });
+    return qb;
+  }
+
+  /** Version records per repository, HEAD included. */
+  async versionCounts(repositoryIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.em.query<Array<{ id: string; versions: number }>>(
+      `SELECT repository_id::text AS id, count(*)::int AS versions FROM repository_versions
+       WHERE repository_id = ANY($1::bigint[]) GROUP BY repository_id`,
+      [repositoryIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.versions]));
+  }
+
+  /**
+   * Active (not retired) concepts and mappings as each version sees them: HEAD the current rows,
+   * a frozen version the rows whose interval holds its `seq`.
+   */
+  async contentCounts(versionIds: readonly string[]): Promise<Map<string, ContentCounts>> {
+    const rows = await this.em.query<Array<{ id: string; concepts: number; mappings: number }>>(
+      `SELECT v.id::text AS id,
+         CASE WHEN v.seq IS NULL THEN
+           (SELECT count(*)::int FROM concept_versions c
+             WHERE c.repository_id = v.repository_id AND c.valid_to_seq IS NULL AND NOT c.retired)
+         ELSE
+           (SELECT count(*)::int FROM concept_versions c
+             WHERE c.repository_id = v.repository_id AND c.valid_from_seq <= v.seq
+               AND (c.valid_to_seq IS NULL OR c.valid_to_seq > v.seq) AND NOT c.retired)
+         END AS concepts,
+         CASE WHEN v.seq IS NULL THEN
+           (SELECT count(*)::int FROM mapping_versions m
+             WHERE m.repository_id = v.repository_id AND m.valid_to_seq IS NULL AND NOT m.retired)
+         ELSE
+           (SELECT count(*)::int FROM mapping_versions m
+             WHERE m.repository_id = v.repository_id AND m.valid_from_seq <= v.seq
+               AND (m.valid_to_seq IS NULL OR m.valid_to_seq > v.seq) AND NOT m.retired)
+         END AS mappings
+       FROM repository_versions v WHERE v.id = ANY($1::bigint[])`,
+      [versionIds],
+    );
+    return new Map(
+      rows.map((r) => [r.id, { activeConcepts: r.concepts, activeMappings: r.mappings }]),
+    );
+  }
+}
+
+interface VersionWithRepo extends RepositoryVersionEntity {
+  repo: RepositoryEntity;
+}

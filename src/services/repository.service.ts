@@ -1,0 +1,548 @@
+import { z } from 'zod';
+import {
+  HEAD,
+  type OrganizationEntity,
+  type RepositoryEntity,
+  type RepositoryKind,
+  type RepositorySnapshot,
+  type RepositoryVersionEntity,
+  type UserEntity,
+} from '../db/entities';
+import { AppError } from '../errors';
+import {
+  isUniqueViolation,
+  type ContentCounts,
+  type OwnerKey,
+  type Repositories,
+  type RepoSearch,
+  type RepoSortKey,
+} from '../repositories';
+import { authorize, isSuperuser, requireUser, viewerOf } from './access';
+import type { ServiceContext } from './context';
+import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import type { OrgService } from './org.service';
+import type { OwnerRef, RepoRef } from './urls';
+import { stripUndefined, type UserService } from './user.service';
+import {
+  extras,
+  mnemonic,
+  optionalText,
+  parseInput,
+  publicAccess,
+  requiredText,
+  website,
+} from './validation';
+
+/** The owner of a repository as the API names it. */
+export interface Owner {
+  type: 'Organization' | 'User';
+  /** Org id or username. */
+  id: string;
+  org?: OrganizationEntity;
+  user?: UserEntity;
+}
+
+/** A repository at one of its versions (HEAD included): what every read answers. */
+export interface RepoView {
+  repo: RepositoryEntity;
+  version: RepositoryVersionEntity;
+  owner: Owner;
+}
+
+export interface RepoCounts extends ContentCounts {
+  versions: number;
+}
+
+const locale = z
+  .string({ error: 'Must be a string.' })
+  .trim()
+  .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'Must be a locale code such as en or pt-BR.');
+
+/** A comma-separated string (spec core §2.4) or a list of locale codes. */
+const locales = z
+  .union([z.string(), z.array(z.string())], { error: 'Must be comma-separated locale codes.' })
+  .transform((v) =>
+    (Array.isArray(v) ? v : v.split(',')).map((l) => l.trim()).filter((l) => l.length > 0),
+  )
+  .pipe(z.array(locale).min(1, 'At least one locale.').max(200));
+
+const autoIdScheme = z
+  .enum(['sequential', 'uuid'], { error: 'Must be sequential, uuid or null.' })
+  .nullish();
+const startFrom = z
+  .number({ error: 'Must be a whole number.' })
+  .int('Must be a whole number.')
+  .min(0)
+  .nullish();
+
+const autoIdFields = {
+  autoidConceptMnemonic: autoIdScheme,
+  autoidConceptExternalId: autoIdScheme,
+  autoidMappingMnemonic: autoIdScheme,
+  autoidMappingExternalId: autoIdScheme,
+  autoidConceptMnemonicStartFrom: startFrom,
+  autoidConceptExternalIdStartFrom: startFrom,
+  autoidMappingMnemonicStartFrom: startFrom,
+  autoidMappingExternalIdStartFrom: startFrom,
+  autoidConceptNameExternalId: z.enum(['uuid'], { error: 'Must be uuid or null.' }).nullish(),
+  autoidConceptDescriptionExternalId: z
+    .enum(['uuid'], { error: 'Must be uuid or null.' })
+    .nullish(),
+};
+const AUTO_ID_KEYS = Object.keys(autoIdFields) as Array<keyof typeof autoIdFields>;
+
+const canonicalUrl = z
+  .string({ error: 'Must be a string.' })
+  .trim()
+  .nullish()
+  .transform((v) => (v ? v : null))
+  .refine((v) => v === null || /^[a-z][a-z0-9+.-]*:\S+$/i.test(v), 'Must be an absolute URI.');
+
+const shortText = z
+  .string({ error: 'Must be a string.' })
+  .trim()
+  .max(255, 'At most 255 characters.')
+  .nullish()
+  .transform((v) => (v ? v : null));
+
+/** Fields a source and a collection share, all optional (edits send only what changes). */
+const commonFields = {
+  name: requiredText.optional(),
+  fullName: shortText.optional(),
+  description: optionalText.optional(),
+  website: website.optional(),
+  externalId: shortText.optional(),
+  publicAccess: publicAccess.optional(),
+  defaultLocale: locale.optional(),
+  supportedLocales: locales.optional(),
+  customValidationSchema: shortText.optional(),
+  canonicalUrl: canonicalUrl.optional(),
+  extras: extras.optional(),
+};
+
+const sourceFields = z.object({
+  ...commonFields,
+  sourceType: shortText.optional(),
+  ...Object.fromEntries(AUTO_ID_KEYS.map((k) => [k, autoIdFields[k].optional()])),
+});
+const collectionFields = z.object({
+  ...commonFields,
+  collectionType: shortText.optional(),
+  preferredSource: shortText.optional(),
+});
+
+const versionCreateSchema = z.object({
+  id: mnemonic.refine(
+    (v) => !['head', 'latest'].includes(v.toLowerCase()),
+    'HEAD and latest are reserved.',
+  ),
+  description: optionalText.optional(),
+  released: z.boolean({ error: 'Must be a boolean.' }).optional(),
+  retired: z.boolean({ error: 'Must be a boolean.' }).optional(),
+  previousVersion: z.string({ error: 'Must be a string.' }).trim().min(1).nullish(),
+  externalId: shortText.optional(),
+  extras: extras.optional(),
+});
+const versionUpdateSchema = z.object({
+  description: optionalText.optional(),
+  released: z.boolean({ error: 'Must be a boolean.' }).optional(),
+  retired: z.boolean({ error: 'Must be a boolean.' }).optional(),
+  externalId: shortText.optional(),
+  extras: extras.optional(),
+});
+
+/** spec core §4.5–4.7 sorts, under every spelling clients use. */
+const SORTS: Record<string, RepoSortKey> = {
+  bestmatch: 'bestMatch',
+  lastupdate: 'lastUpdate',
+  lastupdated: 'lastUpdate',
+  name: 'name',
+  id: 'id',
+  shortcode: 'id',
+  datecreated: 'dateCreated',
+  created: 'dateCreated',
+};
+
+/** What a repository list may be narrowed to, besides the list parameters. */
+export interface RepoScope {
+  kind?: RepositoryKind;
+  owner?: OwnerRef;
+  /** The repositories of every org this user belongs to. */
+  ofOrgsOf?: OwnerRef;
+  publicOnly?: boolean;
+}
+
+/** Sources and collections (spec core §2.4, §2.5, §4.5–4.7) and their versions (§9). */
+export class RepositoryService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly users: UserService,
+    private readonly orgs: OrgService,
+  ) {}
+
+  /** The owner named in a path; a private org answers 401/403, an unknown one 404. */
+  async resolveOwner(ctx: ServiceContext, ref: OwnerRef): Promise<Owner> {
+    switch (ref.type) {
+      case 'org': {
+        const org = await this.orgs.get(ctx, ref.id);
+        return { type: 'Organization', id: org.mnemonic, org };
+      }
+      case 'user': {
+        const user = await this.users.get(ctx, ref.username);
+        return { type: 'User', id: user.username, user };
+      }
+      case 'self': {
+        const user = await this.users.me(ctx);
+        return { type: 'User', id: user.username, user };
+      }
+    }
+  }
+
+  /** A repository at HEAD, `latest` (newest released) or a version id. */
+  async get(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
+    const { repo, owner } = await this.findRepo(ctx, ref);
+    return { repo, owner, version: await this.findVersion(repo, ref.version) };
+  }
+
+  async list(
+    ctx: ServiceContext,
+    params: ListParams,
+    scope: RepoScope = {},
+  ): Promise<Page<RepoView>> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const search: RepoSearch = {
+      kind: scope.kind,
+      publicOnly: scope.publicOnly,
+      q: params.q,
+      sourceType: params.filters.sourceType,
+      collectionType: params.filters.collectionType,
+      locale: params.filters.locale,
+      customValidationSchema: params.filters.customValidationSchema,
+      canonicalUrl: params.filters.canonicalUrl,
+      contains: params.filters.contains,
+      ownerType: ownerTypeOf(params.filters.ownerType),
+      extras: params.extras,
+      updatedSince: params.updatedSince,
+      allVersions: params.allVersions,
+    };
+    const repoType = params.filters.repoType?.map((t) => t.toLowerCase());
+    if (repoType?.length === 1 && ['source', 'collection'].includes(repoType[0])) {
+      if (search.kind && search.kind !== repoType[0]) return pageOf([], 0, params);
+      search.kind = repoType[0] as RepositoryKind;
+    }
+    if (scope.owner) search.owner = keyOf(await this.resolveOwner(ctx, scope.owner));
+    if (scope.ofOrgsOf) {
+      const member = await this.resolveOwner(ctx, scope.ofOrgsOf);
+      if (!member.user) throw AppError.invalid('Only a user has orgs.');
+      search.ofOrgsOfUserId = member.user.id;
+    }
+    const viewer = viewerOf(ctx.actor);
+    const slice = await this.repos.repos.search(search, viewer, sort, windowOf(params));
+    const facets = params.includeFacets ? await this.repos.repos.facets(search, viewer) : undefined;
+    const items = await Promise.all(
+      slice.rows.map(async ({ repo, version }) => ({
+        repo,
+        version,
+        owner: await this.ownerOf(ctx, repo),
+      })),
+    );
+    return pageOf(items, slice.total, params, facets);
+  }
+
+  async counts(ctx: ServiceContext, view: RepoView): Promise<RepoCounts> {
+    const [versions, content] = await Promise.all([
+      ctx.loaders.versionCounts.load(view.repo.id),
+      ctx.loaders.contentCounts.load(view.version.id),
+    ]);
+    return { versions, ...content };
+  }
+
+  /** Creates a source or collection with its HEAD (spec core §4.5, §4.6). */
+  async create(
+    ctx: ServiceContext,
+    ownerRef: OwnerRef,
+    kind: RepositoryKind,
+    input: unknown,
+  ): Promise<RepoView> {
+    const actor = requireUser(ctx);
+    const owner = await this.resolveOwner(ctx, ownerRef);
+    await authorize(ctx, {
+      action: 'repo.create',
+      owner: owner.org ? { org: owner.org } : { user: owner.user! },
+    });
+    const record = (input ?? {}) as Record<string, unknown>;
+    const id = parseInput(z.object({ id: mnemonic }), { id: record.id ?? record.shortCode }).id;
+    if (
+      record.shortCode !== undefined &&
+      record.id !== undefined &&
+      record.shortCode !== record.id
+    ) {
+      throw AppError.field('shortCode', 'short_code and id must be the same.');
+    }
+    const data = this.parseFields(kind, input);
+    if (data.name === undefined) throw AppError.field('name', 'This field is required.');
+    const key = keyOf(owner);
+    if (await this.repos.repos.mnemonicTaken(key, id)) throw repoTaken(owner, id);
+    const defaultLocale = data.defaultLocale ?? 'en';
+    const values: Partial<RepositoryEntity> = {
+      ...stripUndefined(data.fields),
+      kind,
+      mnemonic: id,
+      ownerOrgId: key.orgId ?? null,
+      ownerUserId: key.userId ?? null,
+      name: data.name,
+      fullName: data.fields.fullName ?? data.name,
+      publicAccess: data.fields.publicAccess ?? 'View',
+      defaultLocale,
+      supportedLocales: withDefault(data.fields.supportedLocales ?? [defaultLocale], defaultLocale),
+      sourceType: kind === 'source' ? (data.fields.sourceType ?? 'dictionary') : null,
+      settings: data.settings,
+      createdBy: actor.username,
+      updatedBy: actor.username,
+    };
+    try {
+      const repo = await this.repos.transaction((r) => r.repos.insert(values, actor.username));
+      return { repo, owner, version: await this.findVersion(repo, undefined) };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw repoTaken(owner, id);
+      throw error;
+    }
+  }
+
+  /** Partial update of HEAD's metadata; `id`/`short_code` never change. Versions keep their snapshot. */
+  async update(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
+    const view = await this.get(ctx, { ...ref, version: undefined });
+    await authorize(ctx, { action: 'repo.edit', repo: view.repo });
+    const record = (input ?? {}) as Record<string, unknown>;
+    for (const field of ['id', 'shortCode'] as const) {
+      if (record[field] !== undefined && record[field] !== view.repo.mnemonic) {
+        throw AppError.field(field, 'The id of a repository cannot be changed.');
+      }
+    }
+    const data = this.parseFields(view.repo.kind, input);
+    const { repo } = view;
+    Object.assign(repo, stripUndefined(data.fields));
+    if (data.name !== undefined) repo.name = data.name;
+    // spec core §2.4: full_name defaults to name when blank.
+    if (!repo.fullName) repo.fullName = repo.name;
+    if (data.defaultLocale !== undefined) repo.defaultLocale = data.defaultLocale;
+    repo.supportedLocales = withDefault(repo.supportedLocales, repo.defaultLocale);
+    repo.settings = { ...repo.settings, ...data.settings };
+    repo.updatedBy = requireUser(ctx).username;
+    return { ...view, repo: await this.repos.repos.save(repo) };
+  }
+
+  /**
+   * A source is deleted with everything in it; a collection is deactivated (spec core §3): hidden
+   * with its data, its id still taken.
+   */
+  async delete(ctx: ServiceContext, ref: RepoRef): Promise<void> {
+    const view = await this.get(ctx, { ...ref, version: undefined });
+    await authorize(ctx, { action: 'repo.edit', repo: view.repo });
+    if (view.repo.kind === 'source') {
+      await this.repos.repos.delete(view.repo.id);
+      return;
+    }
+    view.repo.isActive = false;
+    view.repo.updatedBy = requireUser(ctx).username;
+    await this.repos.repos.save(view.repo);
+  }
+
+  async listVersions(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    params: ListParams,
+  ): Promise<Page<RepoView>> {
+    const { repo, owner } = await this.findRepo(ctx, ref);
+    const slice = await this.repos.repos.listVersions(
+      repo.id,
+      windowOf(params),
+      params.updatedSince,
+    );
+    return pageOf(
+      slice.rows.map((version) => ({ repo, owner, version })),
+      slice.total,
+      params,
+    );
+  }
+
+  /**
+   * Freezes HEAD as a new version: one row holding the current change number and a metadata
+   * snapshot, whatever the size of the repository (design §4).
+   */
+  async createVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
+    const actor = requireUser(ctx);
+    const { repo, owner } = await this.findRepo(ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo });
+    const data = parseInput(versionCreateSchema, input);
+    if (await this.repos.repos.versionTaken(repo.id, data.id)) throw versionTaken(repo, data.id);
+    try {
+      const version = await this.repos.transaction(async (r) => {
+        const seq = await r.repos.lockHead(repo.id);
+        const previous =
+          data.previousVersion ?? (await r.repos.newestVersion(repo.id))?.mnemonic ?? null;
+        if (data.previousVersion && !(await r.repos.findVersion(repo.id, data.previousVersion))) {
+          throw AppError.field('previousVersion', `There is no version '${data.previousVersion}'.`);
+        }
+        return r.repos.insertVersion({
+          repositoryId: repo.id,
+          mnemonic: data.id,
+          seq,
+          description: data.description ?? null,
+          released: data.released ?? false,
+          retired: data.retired ?? false,
+          previousVersion: previous,
+          externalId: data.externalId ?? null,
+          extras: data.extras ?? null,
+          metadata: snapshotOf(repo),
+          createdBy: actor.username,
+          updatedBy: actor.username,
+        });
+      });
+      return { repo, owner, version };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw versionTaken(repo, data.id);
+      throw error;
+    }
+  }
+
+  /** Edits a version's description, release and retirement; what it contains never changes. */
+  async updateVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
+    const view = await this.get(ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo: view.repo });
+    if (view.version.mnemonic === HEAD) return this.update(ctx, ref, input);
+    const record = (input ?? {}) as Record<string, unknown>;
+    if (record.id !== undefined && record.id !== view.version.mnemonic) {
+      throw AppError.field('id', 'The id of a version cannot be changed.');
+    }
+    Object.assign(view.version, stripUndefined(parseInput(versionUpdateSchema, input)));
+    view.version.updatedBy = requireUser(ctx).username;
+    return { ...view, version: await this.repos.repos.saveVersion(view.version) };
+  }
+
+  /** Deletes a version; never HEAD, never one another version is based on. */
+  async deleteVersion(ctx: ServiceContext, ref: RepoRef): Promise<void> {
+    const view = await this.get(ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo: view.repo });
+    if (view.version.mnemonic === HEAD)
+      throw new AppError('NOT_ALLOWED', 'HEAD cannot be deleted.');
+    const dependents = await this.repos.repos.dependentVersions(
+      view.repo.id,
+      view.version.mnemonic,
+    );
+    if (dependents.length > 0) {
+      throw new AppError(
+        'CONFLICT',
+        `Version '${view.version.mnemonic}' cannot be deleted: ${dependents.join(', ')} ${dependents.length > 1 ? 'are' : 'is'} based on it.`,
+      );
+    }
+    await this.repos.repos.deleteVersion(view.version.id);
+  }
+
+  private async findRepo(
+    ctx: ServiceContext,
+    ref: RepoRef,
+  ): Promise<{ repo: RepositoryEntity; owner: Owner }> {
+    const owner = await this.resolveOwner(ctx, ref.owner);
+    const repo = await this.repos.repos.findByOwner(keyOf(owner), ref.id);
+    const label = ref.kind === 'source' ? 'Source' : 'Collection';
+    if (!repo || repo.kind !== ref.kind || (!repo.isActive && !isSuperuser(ctx.actor))) {
+      throw AppError.notFound(`${label} '${ref.id}'`);
+    }
+    await authorize(ctx, { action: 'repo.view', repo });
+    return { repo, owner };
+  }
+
+  private async findVersion(
+    repo: RepositoryEntity,
+    version: string | undefined,
+  ): Promise<RepositoryVersionEntity> {
+    const found =
+      version === 'latest'
+        ? await this.repos.repos.latestReleased(repo.id)
+        : await this.repos.repos.findVersion(repo.id, version ?? HEAD);
+    if (!found) {
+      throw AppError.notFound(
+        version === 'latest'
+          ? `A released version of '${repo.mnemonic}'`
+          : `Version '${version}' of '${repo.mnemonic}'`,
+      );
+    }
+    return found;
+  }
+
+  private async ownerOf(ctx: ServiceContext, repo: RepositoryEntity): Promise<Owner> {
+    if (repo.ownerOrgId !== null) {
+      const org = await ctx.loaders.orgById.load(repo.ownerOrgId);
+      return { type: 'Organization', id: org?.mnemonic ?? '', org: org ?? undefined };
+    }
+    const user = await ctx.loaders.userById.load(repo.ownerUserId as string);
+    return { type: 'User', id: user?.username ?? '', user: user ?? undefined };
+  }
+
+  private parseFields(kind: RepositoryKind, input: unknown) {
+    const parsed = parseInput(kind === 'source' ? sourceFields : collectionFields, input) as Record<
+      string,
+      unknown
+    >;
+    const settings: Record<string, unknown> = {};
+    const fields: Partial<RepositoryEntity> = {};
+    for (const [key, value] of Object.entries(parsed)) {
+      if ((AUTO_ID_KEYS as string[]).includes(key)) {
+        if (value !== undefined) settings[key] = value ?? null;
+      } else if (key !== 'name' && key !== 'defaultLocale') {
+        (fields as Record<string, unknown>)[key] = value;
+      }
+    }
+    return {
+      name: parsed.name as string | undefined,
+      defaultLocale: parsed.defaultLocale as string | undefined,
+      fields,
+      settings,
+    };
+  }
+}
+
+function keyOf(owner: Owner): OwnerKey {
+  return owner.org ? { orgId: owner.org.id } : { userId: owner.user!.id };
+}
+
+function ownerTypeOf(values: string[] | undefined): 'Organization' | 'User' | undefined {
+  if (!values || values.length !== 1) return undefined;
+  const value = values[0].toLowerCase();
+  if (value === 'organization' || value === 'org') return 'Organization';
+  if (value === 'user') return 'User';
+  throw AppError.field('ownerType', 'Must be Organization or User.');
+}
+
+/** The default locale is always among the supported ones, first when it was missing. */
+function withDefault(locales: string[], defaultLocale: string): string[] {
+  return locales.includes(defaultLocale) ? locales : [defaultLocale, ...locales];
+}
+
+function snapshotOf(repo: RepositoryEntity): RepositorySnapshot {
+  return {
+    name: repo.name,
+    fullName: repo.fullName,
+    description: repo.description,
+    website: repo.website,
+    externalId: repo.externalId,
+    publicAccess: repo.publicAccess,
+    defaultLocale: repo.defaultLocale,
+    supportedLocales: repo.supportedLocales,
+    sourceType: repo.sourceType,
+    collectionType: repo.collectionType,
+    preferredSource: repo.preferredSource,
+    customValidationSchema: repo.customValidationSchema,
+    canonicalUrl: repo.canonicalUrl,
+    extras: repo.extras,
+  };
+}
+
+function repoTaken(owner: Owner, id: string): AppError {
+  return AppError.field('id', `'${owner.id}' already has a source or collection with id '${id}'.`);
+}
+
+function versionTaken(repo: RepositoryEntity, id: string): AppError {
+  return new AppError('CONFLICT', `'${repo.mnemonic}' already has a version '${id}'.`);
+}
