@@ -1,12 +1,25 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { OrgResolver } from './resolvers/org.resolver';
+import {
+  OrgRepositoriesResolver,
+  RepositoryFieldsResolver,
+  RepositoryResolver,
+  UserRepositoriesResolver,
+} from './resolvers/repository.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 
 /** The schema as declared by the resolvers, before the permission layer. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [UserResolver, OrgResolver],
+    resolvers: [
+      UserResolver,
+      OrgResolver,
+      RepositoryResolver,
+      RepositoryFieldsResolver,
+      OrgRepositoriesResolver,
+      UserRepositoriesResolver,
+    ],
     // Input is validated once, in the services, for every edge.
     validate: false,
   });

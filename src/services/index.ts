@@ -8,6 +8,7 @@ import { createLoaders } from './loaders';
 import type { Mailer } from './mailer';
 import { OrgService } from './org.service';
 import { RepositoryService } from './repository.service';
+export { refOf } from './repository.service';
 import { UserService } from './user.service';
 
 export { ANONYMOUS } from './context';

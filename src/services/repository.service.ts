@@ -503,6 +503,19 @@ export class RepositoryService {
   }
 }
 
+/** The reference that reads this view's repository again (at HEAD). */
+export function refOf(view: RepoView): RepoRef {
+  const { owner, repo } = view;
+  return {
+    owner:
+      owner.type === 'Organization'
+        ? { type: 'org', id: owner.id }
+        : { type: 'user', username: owner.id },
+    kind: repo.kind,
+    id: repo.mnemonic,
+  };
+}
+
 function keyOf(owner: Owner): OwnerKey {
   return owner.org ? { orgId: owner.org.id } : { userId: owner.user!.id };
 }

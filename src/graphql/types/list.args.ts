@@ -1,5 +1,6 @@
 import { ArgsType, Field, Int } from 'type-graphql';
 import { DEFAULT_LIMIT, type ListParams } from '../../services';
+import { ExtrasFilterInput } from './repository.type';
 
 /** The list arguments every GraphQL list takes; they mean what the REST list parameters mean. */
 @ArgsType()
@@ -50,5 +51,68 @@ export function listParamsOf(args: ListArgs, filters: ListParams['filters'] = {}
     offset: args.offset,
     filters,
     updatedSince: args.updatedSince,
+  };
+}
+
+@ArgsType()
+export class RepoListArgs extends ListArgs {
+  @Field(() => [String], { nullable: true })
+  sourceType?: string[];
+
+  @Field(() => [String], { nullable: true })
+  collectionType?: string[];
+
+  @Field(() => [String], { nullable: true, description: 'Any of these supported locales.' })
+  locale?: string[];
+
+  @Field(() => [String], { nullable: true })
+  customValidationSchema?: string[];
+
+  @Field(() => [String], { nullable: true })
+  canonicalUrl?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Collections referencing any of these URLs.',
+  })
+  contains?: string[];
+
+  @Field({ nullable: true, description: '`Organization` or `User`.' })
+  ownerType?: string;
+
+  @Field({ nullable: true, description: '`Source` or `Collection`.' })
+  repoType?: string;
+
+  @Field({ defaultValue: false, description: 'Every version, not only HEAD.' })
+  allVersions: boolean;
+
+  @Field(() => [ExtrasFilterInput], { nullable: true })
+  extras?: ExtrasFilterInput[];
+
+  @Field(() => [String], { nullable: true, description: 'Attributes that must be present.' })
+  extrasExists?: string[];
+}
+
+export function repoListParamsOf(args: RepoListArgs): ListParams {
+  const params = listParamsOf(args, {
+    sourceType: args.sourceType,
+    collectionType: args.collectionType,
+    locale: args.locale,
+    customValidationSchema: args.customValidationSchema,
+    canonicalUrl: args.canonicalUrl,
+    contains: args.contains,
+    ownerType: args.ownerType ? [args.ownerType] : undefined,
+    repoType: args.repoType ? [args.repoType] : undefined,
+  });
+  const conditions = (args.extras ?? []).map((e) => ({
+    path: e.name.split('.'),
+    values: e.values,
+    negate: e.negate,
+  }));
+  const exists = (args.extrasExists ?? []).map((name) => name.split('.'));
+  return {
+    ...params,
+    allVersions: args.allVersions,
+    extras: conditions.length || exists.length ? { conditions, exists } : undefined,
   };
 }

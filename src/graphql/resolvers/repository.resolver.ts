@@ -1,0 +1,340 @@
+import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RepositoryKind } from '../../db/entities';
+import {
+  parseOwnerUrl,
+  parseRepoUrl,
+  refOf,
+  type Page,
+  type RepoScope,
+  type RepoView,
+} from '../../services';
+import type { GraphQLContext } from '../context';
+import { ListArgs, listParamsOf, RepoListArgs, repoListParamsOf } from '../types/list.args';
+import { OrganizationType } from '../types/org.type';
+import {
+  CollectionInput,
+  CollectionObject,
+  RepositoryObject,
+  repositoryObject,
+  RepositoryPage,
+  SourceInput,
+  SourceObject,
+  VersionInput,
+  VersionUpdateInput,
+} from '../types/repository.type';
+import { UserType } from '../types/user.type';
+
+function pageOf(page: Page<RepoView>): RepositoryPage {
+  return { totalCount: page.total, items: page.items.map((view) => repositoryObject(view)) };
+}
+
+/** Fields every source and collection has, resolved through per-request loaders. */
+@Resolver(() => RepositoryObject)
+export class RepositoryFieldsResolver {
+  @FieldResolver(() => Int, { description: 'Version records, HEAD included.' })
+  async versionsCount(@Root() r: RepositoryObject, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.repositories.counts(ctx, r.view)).versions;
+  }
+
+  @FieldResolver(() => Int, { description: 'Concepts not retired, as this version sees them.' })
+  async activeConcepts(@Root() r: RepositoryObject, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.repositories.counts(ctx, r.view)).activeConcepts;
+  }
+
+  @FieldResolver(() => Int, { description: 'Mappings not retired, as this version sees them.' })
+  async activeMappings(@Root() r: RepositoryObject, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.services.repositories.counts(ctx, r.view)).activeMappings;
+  }
+
+  @FieldResolver(() => RepositoryPage, {
+    description: 'Versions, newest first; HEAD is the oldest.',
+  })
+  async versions(
+    @Root() r: RepositoryObject,
+    @Args() args: ListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    const page = await ctx.services.repositories.listVersions(
+      ctx,
+      refOf(r.view),
+      listParamsOf(args),
+    );
+    return pageOf(page);
+  }
+
+  @FieldResolver(() => OrganizationType, {
+    nullable: true,
+    description: 'The owning org, if an org owns it.',
+  })
+  ownerOrg(@Root() r: RepositoryObject): OrganizationType | null {
+    return r.view.owner.org ? OrganizationType.from(r.view.owner.org) : null;
+  }
+
+  @FieldResolver(() => UserType, {
+    nullable: true,
+    description: 'The owning user, if a user owns it.',
+  })
+  ownerUser(@Root() r: RepositoryObject): UserType | null {
+    return r.view.owner.user ? UserType.from(r.view.owner.user) : null;
+  }
+}
+
+@Resolver()
+export class RepositoryResolver {
+  @Query(() => SourceObject, {
+    description: 'A source by its REST URL, e.g. `/orgs/CIEL/sources/CIEL/` or `…/v1/`.',
+  })
+  async source(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<RepositoryObject> {
+    return repositoryObject(await ctx.services.repositories.get(ctx, parseRepoUrl(url, 'source')));
+  }
+
+  @Query(() => CollectionObject, {
+    description: 'A collection by its REST URL (version URLs included).',
+  })
+  async collection(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<RepositoryObject> {
+    return repositoryObject(
+      await ctx.services.repositories.get(ctx, parseRepoUrl(url, 'collection')),
+    );
+  }
+
+  @Query(() => RepositoryPage, {
+    description: "An owner's sources, or with no owner the public ones.",
+  })
+  async sources(
+    @Args() args: RepoListArgs,
+    @Arg('owner', () => String, { nullable: true }) owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return this.list(ctx, args, owner, 'source');
+  }
+
+  @Query(() => RepositoryPage, {
+    description: "An owner's collections, or with no owner the public ones.",
+  })
+  async collections(
+    @Args() args: RepoListArgs,
+    @Arg('owner', () => String, { nullable: true }) owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return this.list(ctx, args, owner, 'collection');
+  }
+
+  @Query(() => RepositoryPage, {
+    description: 'Sources and collections together that the caller may see.',
+  })
+  async repos(
+    @Args() args: RepoListArgs,
+    @Arg('owner', () => String, { nullable: true }) owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return this.list(ctx, args, owner, undefined);
+  }
+
+  @Mutation(() => SourceObject, {
+    description: 'Creates a source for an owner URL (`/orgs/:org/`, `/users/:user/`, `/user/`).',
+  })
+  async createSource(
+    @Arg('owner') owner: string,
+    @Arg('input') input: SourceInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return repositoryObject(
+      await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'source', { ...input }),
+    );
+  }
+
+  @Mutation(() => SourceObject)
+  async updateSource(
+    @Arg('url') url: string,
+    @Arg('input') input: SourceInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return repositoryObject(
+      await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'source'), { ...input }),
+    );
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a source and everything in it.' })
+  async deleteSource(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.repositories.delete(ctx, parseRepoUrl(url, 'source'));
+    return true;
+  }
+
+  @Mutation(() => CollectionObject)
+  async createCollection(
+    @Arg('owner') owner: string,
+    @Arg('input') input: CollectionInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return repositoryObject(
+      await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'collection', { ...input }),
+    );
+  }
+
+  @Mutation(() => CollectionObject)
+  async updateCollection(
+    @Arg('url') url: string,
+    @Arg('input') input: CollectionInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return repositoryObject(
+      await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'collection'), { ...input }),
+    );
+  }
+
+  @Mutation(() => Boolean, {
+    description: 'Deactivates a collection: hidden with its data, not deleted.',
+  })
+  async deleteCollection(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.repositories.delete(ctx, parseRepoUrl(url, 'collection'));
+    return true;
+  }
+
+  @Mutation(() => SourceObject, {
+    description: 'Freezes the source as it is now under a new version id.',
+  })
+  async createSourceVersion(
+    @Arg('url') url: string,
+    @Arg('input') input: VersionInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return this.createVersion(ctx, url, 'source', input);
+  }
+
+  @Mutation(() => SourceObject, {
+    description: 'Edits a version by its URL (`…/sources/:source/:version/`).',
+  })
+  async updateSourceVersion(
+    @Arg('url') url: string,
+    @Arg('input') input: VersionUpdateInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return repositoryObject(
+      await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'source'), { ...input }),
+    );
+  }
+
+  @Mutation(() => Boolean)
+  async deleteSourceVersion(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.repositories.deleteVersion(ctx, parseRepoUrl(url, 'source'));
+    return true;
+  }
+
+  @Mutation(() => CollectionObject, {
+    description: 'Freezes the collection as it is now under a new version id.',
+  })
+  async createCollectionVersion(
+    @Arg('url') url: string,
+    @Arg('input') input: VersionInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return this.createVersion(ctx, url, 'collection', input);
+  }
+
+  @Mutation(() => CollectionObject)
+  async updateCollectionVersion(
+    @Arg('url') url: string,
+    @Arg('input') input: VersionUpdateInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
+    return repositoryObject(
+      await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'collection'), {
+        ...input,
+      }),
+    );
+  }
+
+  @Mutation(() => Boolean)
+  async deleteCollectionVersion(
+    @Arg('url') url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.repositories.deleteVersion(ctx, parseRepoUrl(url, 'collection'));
+    return true;
+  }
+
+  private async createVersion(
+    ctx: GraphQLContext,
+    url: string,
+    kind: RepositoryKind,
+    input: VersionInput,
+  ): Promise<RepositoryObject> {
+    const ref = parseRepoUrl(url, kind);
+    return repositoryObject(
+      await ctx.services.repositories.createVersion(
+        ctx,
+        { ...ref, version: undefined },
+        { ...input },
+      ),
+    );
+  }
+
+  private async list(
+    ctx: GraphQLContext,
+    args: RepoListArgs,
+    owner: string | null,
+    kind: RepositoryKind | undefined,
+  ): Promise<RepositoryPage> {
+    const scope: RepoScope = owner
+      ? { kind, owner: parseOwnerUrl(owner) }
+      : { kind, publicOnly: kind !== undefined };
+    return pageOf(await ctx.services.repositories.list(ctx, repoListParamsOf(args), scope));
+  }
+}
+
+/** An org's and a user's repositories, as nested fields. */
+@Resolver(() => OrganizationType)
+export class OrgRepositoriesResolver {
+  @FieldResolver(() => RepositoryPage)
+  async sources(
+    @Root() org: OrganizationType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, { kind: 'source', owner: { type: 'org', id: org.id } });
+  }
+
+  @FieldResolver(() => RepositoryPage)
+  async collections(
+    @Root() org: OrganizationType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, { kind: 'collection', owner: { type: 'org', id: org.id } });
+  }
+}
+
+@Resolver(() => UserType)
+export class UserRepositoriesResolver {
+  @FieldResolver(() => RepositoryPage)
+  async sources(
+    @Root() user: UserType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, {
+      kind: 'source',
+      owner: { type: 'user', username: user.username },
+    });
+  }
+
+  @FieldResolver(() => RepositoryPage)
+  async collections(
+    @Root() user: UserType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, {
+      kind: 'collection',
+      owner: { type: 'user', username: user.username },
+    });
+  }
+}
+
+async function ownerList(
+  ctx: GraphQLContext,
+  args: RepoListArgs,
+  scope: RepoScope,
+): Promise<RepositoryPage> {
+  return pageOf(await ctx.services.repositories.list(ctx, repoListParamsOf(args), scope));
+}
