@@ -11,7 +11,9 @@ import {
   searchWords,
   sliceOf,
   whereAnyOf,
+  whereExtras,
   whereWordsMatch,
+  type ExtrasFilter,
   type FacetCounts,
   type Slice,
   type SortSpec,
@@ -28,6 +30,7 @@ export interface OrgSearch {
   updatedSince?: Date;
   /** Only orgs this user belongs to. */
   memberUserId?: string;
+  extras?: ExtrasFilter;
 }
 
 export interface OrgCounts {
@@ -119,6 +122,7 @@ export class OrgRepository {
     if (filter.q) whereWordsMatch(qb, HAYSTACK, searchWords(filter.q));
     whereAnyOf(qb, 'o.company', filter.company, 'company');
     whereAnyOf(qb, 'o.location', filter.location, 'location');
+    whereExtras(qb, 'o.extras', filter.extras);
     if (filter.updatedSince)
       qb.andWhere('o.updated_at >= :updatedSince', { updatedSince: filter.updatedSince });
     if (filter.memberUserId) {

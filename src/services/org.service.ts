@@ -86,6 +86,7 @@ export class OrgService {
       location: params.filters.location,
       updatedSince: params.updatedSince,
       memberUserId: member?.id,
+      extras: params.extras,
     };
     const viewer = viewerOf(ctx.actor);
     const slice = await this.repos.orgs.search(filter, viewer, sort, windowOf(params));

@@ -396,3 +396,31 @@ describe('GET /orgs/', () => {
     });
   });
 });
+
+describe('extras filters on /orgs/ (spec operations §4.9)', () => {
+  it('match exactly and case-insensitively, with wildcards, OR by space, negation and exists', async () => {
+    const owner = await createUser(t);
+    const tag = uniqueId('ex').replace('-', '');
+    const a = await createOrg(t, owner, {
+      id: `${tag}-a`,
+      extras: { program: 'HIV', year: 'FY19' },
+    });
+    const b = await createOrg(t, owner, {
+      id: `${tag}-b`,
+      extras: { program: 'TB', year: 'FY20' },
+    });
+    const c = await createOrg(t, owner, { id: `${tag}-c`, extras: { year: 'FY19' } });
+    const ids = async (query: Record<string, string | string[]>) =>
+      (
+        await request(t.app)
+          .get('/orgs/')
+          .query({ q: tag, sortAsc: 'id', ...query })
+      ).body.map((o: { id: string }) => o.id);
+    expect(await ids({ 'extras.program': 'hiv' })).toEqual([a.id]);
+    expect(await ids({ 'extras.year': 'FY1*' })).toEqual([a.id, c.id]);
+    expect(await ids({ 'extras.program': 'HIV TB' })).toEqual([a.id, b.id]);
+    expect(await ids({ 'extras.program': '!HIV' })).toEqual([b.id, c.id]);
+    expect(await ids({ 'extras.exists': 'program' })).toEqual([a.id, b.id]);
+    expect(await ids({ extras__year: 'FY20,FY21' })).toEqual([b.id]);
+  });
+});
