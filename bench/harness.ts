@@ -31,7 +31,7 @@ export function benchParams(): BenchParams {
   };
 }
 
-function envInt(name: string, fallback: number, min: number): number {
+export function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -320,11 +320,7 @@ function note(failures: string[], message: string): void {
 // Printing
 
 export function printSetup(server: BenchServer, params: BenchParams, lines: string[]): void {
-  const cpus = os.cpus();
-  print(
-    `machine:    ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ` +
-      `${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL ${server.postgresVersion}`,
-  );
+  printMachine(server);
   print(
     `parameters: ${params.connections} concurrent clients, ${params.seconds} s per run after ` +
       `${params.warmupSeconds} s of warm-up, pool of ${APP_POOL_SIZE} connections (app and raw)`,
@@ -332,6 +328,15 @@ export function printSetup(server: BenchServer, params: BenchParams, lines: stri
   print(`database:   ${server.database}`);
   for (const line of lines) print(line);
   print('');
+}
+
+/** The `machine:` line of every benchmark's header. */
+export function printMachine(server: BenchServer): void {
+  const cpus = os.cpus();
+  print(
+    `machine:    ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ` +
+      `${os.type()} ${os.release()}, Node ${process.version}, PostgreSQL ${server.postgresVersion}`,
+  );
 }
 
 /** The table: throughput, latency, errors, and each figure against the raw-database one. */
@@ -345,20 +350,24 @@ export function printTable(results: LoadResult[], baseline: LoadResult): void {
     String(r.errors),
     rate(baseline) > 0 ? `${(rate(r) / rate(baseline)).toFixed(3)}×` : '–',
   ]);
-  const header = ['', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw DB'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]): string =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ');
-  print(line(header));
-  for (const row of rows) print(line(row));
+  printColumns(['', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw DB'], rows);
   for (const r of results) {
     for (const failure of r.failures) print(`  ! ${r.label}: ${failure}`);
   }
   print('');
 }
 
+/** Rows under a header, the first column left-aligned and the others right-aligned. */
+export function printColumns(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ');
+  print(line(header));
+  for (const row of rows) print(line(row));
+}
+
 /** Nearest-rank percentile; 0 for no samples. */
-function percentile(values: number[], q: number): number {
+export function percentile(values: number[], q: number): number {
   if (values.length === 0) return 0;
   const sorted = Float64Array.from(values).sort();
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];

@@ -378,7 +378,7 @@ export class RepositoryService {
     if (await this.repos.repos.versionTaken(repo.id, data.id)) throw versionTaken(repo, data.id);
     try {
       const version = await this.repos.transaction(async (r) => {
-        const seq = await r.repos.lockHead(repo.id);
+        const head = await r.repos.lockHead(repo.id);
         const previous =
           data.previousVersion ?? (await r.repos.newestVersion(repo.id))?.mnemonic ?? null;
         if (data.previousVersion && !(await r.repos.findVersion(repo.id, data.previousVersion))) {
@@ -387,7 +387,9 @@ export class RepositoryService {
         return r.repos.insertVersion({
           repositoryId: repo.id,
           mnemonic: data.id,
-          seq,
+          seq: head.seq,
+          activeConcepts: head.activeConcepts,
+          activeMappings: head.activeMappings,
           description: data.description ?? null,
           released: data.released ?? false,
           retired: data.retired ?? false,

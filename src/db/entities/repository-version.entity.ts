@@ -67,6 +67,13 @@ export class RepositoryVersionEntity {
   @Column({ type: 'boolean', default: false })
   processing: boolean;
 
+  /** Frozen with the version; null for HEAD, whose counts live on the repository row. */
+  @Column({ name: 'active_concepts', type: 'integer', nullable: true })
+  activeConcepts: number | null;
+
+  @Column({ name: 'active_mappings', type: 'integer', nullable: true })
+  activeMappings: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

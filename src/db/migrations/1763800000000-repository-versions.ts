@@ -108,6 +108,43 @@ export class RepositoryVersions1763800000000 implements MigrationInterface {
       `CREATE INDEX mapping_versions_interval ON mapping_versions (repository_id, valid_from_seq, valid_to_seq)`,
     );
 
+    // Active counts kept on the repository row by statement-level triggers (one UPDATE per
+    // statement, whatever its size), so that HEAD and a new version read them in O(1) and every
+    // write path — API, bulk import, plain SQL — keeps them exact. A version copies them when
+    // it freezes: its content never changes afterwards.
+    await q.query(`ALTER TABLE repositories ADD COLUMN active_concepts integer NOT NULL DEFAULT 0`);
+    await q.query(`ALTER TABLE repositories ADD COLUMN active_mappings integer NOT NULL DEFAULT 0`);
+    await q.query(`ALTER TABLE repository_versions ADD COLUMN active_concepts integer`);
+    await q.query(`ALTER TABLE repository_versions ADD COLUMN active_mappings integer`);
+    for (const [table, column] of [
+      ['concept_versions', 'active_concepts'],
+      ['mapping_versions', 'active_mappings'],
+    ]) {
+      await q.query(`
+        CREATE FUNCTION registry_count_${table}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            UPDATE repositories r SET ${column} = r.${column} + d.n
+            FROM (SELECT repository_id, count(*)::int AS n FROM new_rows
+                  WHERE valid_to_seq IS NULL AND NOT retired GROUP BY repository_id) d
+            WHERE r.id = d.repository_id;
+          END IF;
+          IF TG_OP IN ('UPDATE', 'DELETE') THEN
+            UPDATE repositories r SET ${column} = r.${column} - d.n
+            FROM (SELECT repository_id, count(*)::int AS n FROM old_rows
+                  WHERE valid_to_seq IS NULL AND NOT retired GROUP BY repository_id) d
+            WHERE r.id = d.repository_id;
+          END IF;
+          RETURN NULL;
+        END $$`);
+      await q.query(`CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table}
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION registry_count_${table}()`);
+      await q.query(`CREATE TRIGGER ${table}_count_update AFTER UPDATE ON ${table}
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION registry_count_${table}()`);
+      await q.query(`CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table}
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION registry_count_${table}()`);
+    }
+
     // References of collections, versioned by the collection's change sequence like content.
     await q.query(`
       CREATE TABLE collection_references (
@@ -139,6 +176,11 @@ export class RepositoryVersions1763800000000 implements MigrationInterface {
     ]) {
       await q.query(`DROP TABLE ${table}`);
     }
+    await q.query(`DROP FUNCTION registry_count_concept_versions()`);
+    await q.query(`DROP FUNCTION registry_count_mapping_versions()`);
+    await q.query(
+      `ALTER TABLE repositories DROP COLUMN active_concepts, DROP COLUMN active_mappings`,
+    );
     await q.query(`DROP INDEX repositories_owner_user`);
     await q.query(`DROP INDEX repositories_owner_org`);
     await q.query(`DROP INDEX repositories_search`);
