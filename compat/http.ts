@@ -1,4 +1,5 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { match } from 'path-to-regexp';
 import { STATUS_CODES } from 'node:http';
 import { ZipFile } from 'yazl';
 import { AppError, isAppError, type ErrorCode, type FieldErrors } from '../src/errors';
@@ -52,6 +53,7 @@ const STATUS: Record<ErrorCode, number> = {
   NOT_ALLOWED: 405,
   GONE: 410,
   RATE_LIMITED: 429,
+  UNAVAILABLE: 503,
 };
 
 async function write(req: Request, res: Response, reply: Reply): Promise<void> {
@@ -306,6 +308,42 @@ export function requireJsonBody(req: Request, res: Response, next: NextFunction)
   next();
 }
 
+const MAX_NESTING = 32;
+
+/**
+ * Refuses input no service could store: a NUL character anywhere (Postgres text cannot hold it)
+ * or JSON nested deeper than 32 levels. Path, query and body, for every edge.
+ */
+export function guardInput(req: Request, res: Response, next: NextFunction): void {
+  let path = req.path;
+  try {
+    path = decodeURIComponent(req.path);
+  } catch {
+    // a malformed escape is answered by the router
+  }
+  const problem = path.includes('\u0000')
+    ? 'The path contains a NUL character.'
+    : (inspect(req.query, 0, 'query') ?? inspect(req.body, 0, 'body'));
+  if (problem) {
+    res.status(400).json(errorBody(400, problem));
+    return;
+  }
+  next();
+}
+
+function inspect(value: unknown, depth: number, where: string): string | undefined {
+  if (depth > MAX_NESTING) return `The ${where} is nested deeper than ${MAX_NESTING} levels.`;
+  if (typeof value === 'string')
+    return value.includes('\u0000') ? `The ${where} contains a NUL character.` : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return `The ${where} contains a NUL character.`;
+    const problem = inspect(item, depth + 1, where);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
 /** A REST body as service input: a JSON object with its top-level snake_case keys in camelCase. */
 export function bodyOf(req: Request): Record<string, unknown> {
   const body: unknown = req.body;
@@ -328,4 +366,63 @@ function snakeCase(key: string): string {
 export function param(req: Request, name: string): string {
   const value: unknown = req.params[name];
   return Array.isArray(value) ? value.join('/') : String(value);
+}
+
+/** 405 for a static path that a parameter route would otherwise take (e.g. `/users/login/`). */
+export function onlyMethods(...allowed: string[]): RequestHandler {
+  const list = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].sort().join(', ');
+  return (req, res) => {
+    res.setHeader('Allow', list);
+    res
+      .status(405)
+      .json(errorBody(405, `${req.method} is not allowed on ${req.path}; allowed: ${list}.`));
+  };
+}
+
+interface RouteEntry {
+  matches: (path: string) => boolean;
+  methods: string[];
+}
+
+/**
+ * 405 with an `Allow` header for a path some route serves, asked with a method none of them
+ * serves (spec core §7: 404 is only for what does not exist). Mount after the routers.
+ */
+export function methodNotAllowed(routers: Router[]): RequestHandler {
+  let table: RouteEntry[] | undefined;
+  return (req, res, next) => {
+    table ??= routers.flatMap((router) => routesOf(router as unknown as { stack?: LayerLike[] }));
+    const allowed = new Set<string>();
+    for (const route of table) {
+      if (route.matches(req.path)) route.methods.forEach((m) => allowed.add(m));
+    }
+    if (allowed.size === 0) {
+      next();
+      return;
+    }
+    if (allowed.has('GET')) allowed.add('HEAD');
+    const list = [...allowed].sort().join(', ');
+    res.setHeader('Allow', list);
+    res
+      .status(405)
+      .json(errorBody(405, `${req.method} is not allowed on ${req.path}; allowed: ${list}.`));
+  };
+}
+
+interface LayerLike {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: LayerLike[] };
+}
+
+function routesOf(router: { stack?: LayerLike[] }): RouteEntry[] {
+  return (router.stack ?? []).flatMap((layer): RouteEntry[] => {
+    if (layer.route) {
+      const test = match(layer.route.path, { decode: false, end: true, sensitive: false });
+      const methods = Object.keys(layer.route.methods)
+        .filter((m) => m !== '_all')
+        .map((m) => m.toUpperCase());
+      return [{ matches: (path) => test(path) !== false, methods }];
+    }
+    return layer.handle?.stack ? routesOf(layer.handle) : [];
+  });
 }

@@ -2,7 +2,13 @@ import cors from 'cors';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import crypto from 'node:crypto';
-import { errorBody, errorHandler, requireJsonBody } from '../compat/http';
+import {
+  errorBody,
+  errorHandler,
+  guardInput,
+  methodNotAllowed,
+  requireJsonBody,
+} from '../compat/http';
 import { API_VERSION, restRouter } from '../compat/rest';
 import type { Config } from './config';
 import { attachContext } from './context';
@@ -84,11 +90,14 @@ export async function createApp(services: Services, config: Config, log: Logger)
       strict: false,
     }),
   );
+  app.use(guardInput);
   app.use(attachContext(services, config.publicUrl));
 
   const graphql = await createGraphqlEdge(services, config, log);
   app.use(graphql.router);
-  app.use(restRouter(services));
+  const rest = restRouter(services);
+  app.use(rest);
+  app.use(methodNotAllowed([rest]));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));

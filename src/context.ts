@@ -37,7 +37,16 @@ export function requestContext(res: Response): ServiceContext {
   return locals.ctx;
 }
 
-/** `scheme://host` of the request (honours X-Forwarded-* when TRUST_PROXY is on). */
+/** A host name or address with an optional port, as a Host header may carry it. */
+const HOST = /^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
+
+/**
+ * `scheme://host` of the request (honours X-Forwarded-* when TRUST_PROXY is on). A malformed
+ * Host header cannot break the links built from it: it is replaced by `localhost`.
+ */
 export function baseUrlOf(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const host = req.get('host') ?? '';
+  const match = HOST.exec(host);
+  const valid = match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+  return `${req.protocol}://${valid ? host : 'localhost'}`;
 }

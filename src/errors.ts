@@ -8,7 +8,9 @@ export type ErrorCode =
   | 'UNCHANGED'
   | 'NOT_ALLOWED'
   | 'GONE'
-  | 'RATE_LIMITED';
+  | 'RATE_LIMITED'
+  /** A service we depend on (e.g. SMTP) failed; nothing was changed. */
+  | 'UNAVAILABLE';
 
 /** Field name → messages, for validation failures. */
 export type FieldErrors = Record<string, string[]>;

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { AppError } from '../../src/errors';
 import type { OrganizationEntity } from '../../src/db/entities';
 import type { ServiceContext, Services } from '../../src/services';
 import { bodyOf, created, listParams, noContent, ok, param, route } from '../http';
@@ -59,7 +60,10 @@ export function orgRouter(services: Services): Router {
     '/orgs/:org/members/:user/',
     route(async (req, ctx) => {
       const member = await orgs.isMember(ctx, param(req, 'org'), param(req, 'user'));
-      return member ? noContent() : { kind: 'empty', status: 404 };
+      if (!member) {
+        throw AppError.notFound(`'${param(req, 'user')}' as a member of '${param(req, 'org')}'`);
+      }
+      return noContent();
     }),
   );
   router.put(

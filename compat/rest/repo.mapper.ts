@@ -53,7 +53,8 @@ export function repoDetail(view: RepoView, counts: RepoCounts): object {
     external_id: meta.externalId,
     name: meta.name,
     full_name: meta.fullName,
-    public_access: meta.publicAccess,
+    // Access always follows HEAD, whatever a version froze.
+    public_access: repo.publicAccess,
     default_locale: meta.defaultLocale,
     supported_locales: meta.supportedLocales.join(','),
     website: meta.website,

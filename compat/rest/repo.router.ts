@@ -18,6 +18,7 @@ import {
   listParams,
   noContent,
   ok,
+  onlyMethods,
   param,
   route,
   type Reply,
@@ -107,21 +108,22 @@ export function repoRouter(services: Services): Router {
         }),
       );
 
-      router.get(
-        `${repoPath}versions/`,
-        route(async (req, ctx) => {
-          const page = await repositories.listVersions(ctx, ref(req), repoListParams(req));
-          if (!flag(req.query.verbose)) return list(page, versionSummary, req);
-          return detailList(services, req, ctx, page);
-        }),
-      );
-      router.post(
-        `${repoPath}versions/`,
-        route(async (req, ctx) => {
-          const view = await repositories.createVersion(ctx, ref(req), bodyOf(req));
-          return created(await detail(ctx, view), urlOf(view));
-        }),
-      );
+      router
+        .route(`${repoPath}versions/`)
+        .get(
+          route(async (req, ctx) => {
+            const page = await repositories.listVersions(ctx, ref(req), repoListParams(req));
+            if (!flag(req.query.verbose)) return list(page, versionSummary, req);
+            return detailList(services, req, ctx, page);
+          }),
+        )
+        .post(
+          route(async (req, ctx) => {
+            const view = await repositories.createVersion(ctx, ref(req), bodyOf(req));
+            return created(await detail(ctx, view), urlOf(view));
+          }),
+        )
+        .all(onlyMethods('GET', 'POST'));
 
       router.get(
         repoPath,

@@ -1,7 +1,17 @@
 import { Router } from 'express';
 import type { UserEntity } from '../../src/db/entities';
 import type { ServiceContext, Services } from '../../src/services';
-import { bodyOf, created, listParams, noContent, ok, param, redirect, route } from '../http';
+import {
+  bodyOf,
+  created,
+  listParams,
+  noContent,
+  ok,
+  onlyMethods,
+  param,
+  redirect,
+  route,
+} from '../http';
 import { orgListReply, userListReply } from './list-replies';
 import { userDetail, userUrl } from './user.mapper';
 
@@ -28,17 +38,19 @@ export function userRouter(services: Services): Router {
       return created(await detail(ctx, user), userUrl(user.username));
     }),
   );
-  router.post(
-    '/users/signup/',
-    route(async (req, ctx) => {
-      const user = await users.signup(ctx, bodyOf(req));
-      return created(await detail(ctx, user), userUrl(user.username));
-    }),
-  );
-  router.post(
-    '/users/login/',
-    route(async (req, ctx) => ok({ token: (await auth.login(ctx, bodyOf(req))).token })),
-  );
+  router
+    .route('/users/signup/')
+    .post(
+      route(async (req, ctx) => {
+        const user = await users.signup(ctx, bodyOf(req));
+        return created(await detail(ctx, user), userUrl(user.username));
+      }),
+    )
+    .all(onlyMethods('POST'));
+  router
+    .route('/users/login/')
+    .post(route(async (req, ctx) => ok({ token: (await auth.login(ctx, bodyOf(req))).token })))
+    .all(onlyMethods('POST'));
 
   router.get(
     '/user/',

@@ -2,7 +2,6 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { Router } from 'express';
 import { GraphQLError, type GraphQLFormattedError, type ValidationContext } from 'graphql';
@@ -14,6 +13,7 @@ import type { Logger } from '../logger';
 import type { Services } from '../services';
 import type { GraphQLContext } from './context';
 import { withPermissions } from './permissions';
+import { costLimit } from './complexity';
 import { buildGraphqlSchema } from './schema';
 
 export interface GraphqlEdge {
@@ -34,17 +34,16 @@ export async function createGraphqlEdge(
     // src/main.ts owns SIGTERM/SIGINT and stops Apollo in its orderly shutdown.
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
-    // Reported as validation errors (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as crashes.
+    // Reported as a validation error (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as a crash.
     validationRules: [
       maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportRejection }),
-      costLimitRule({
-        maxCost: config.graphqlMaxCost,
-        ignoreIntrospection: true,
-        ...reportRejection,
-      }),
     ],
     formatError: (formatted, error) => formatError(formatted, error, log),
-    plugins: [ApolloServerPluginLandingPageDisabled(), statusForUnauthenticated()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      statusForUnauthenticated(),
+      costLimit<GraphQLContext>(config.graphqlMaxCost),
+    ],
   });
   await apollo.start();
 

@@ -254,10 +254,13 @@ export class RepoRepository {
         '(r.owner_user_id IS NULL OR EXISTS (SELECT 1 FROM users ou WHERE ou.id = r.owner_user_id AND ou.is_active))',
       );
     if (!filter.allVersions) qb.andWhere(`v.mnemonic = '${HEAD}'`);
-    if (filter.publicOnly) qb.andWhere(`r.public_access <> 'None'`);
+    // Public: the repository and, for an org's, the org too (a private org hides everything in it).
+    const isPublic = `(r.public_access <> 'None' AND (r.owner_org_id IS NULL OR EXISTS (
+      SELECT 1 FROM organizations po WHERE po.id = r.owner_org_id AND po.public_access <> 'None')))`;
+    if (filter.publicOnly) qb.andWhere(isPublic);
     else if (!viewer.superuser) {
       qb.andWhere(
-        `(r.public_access <> 'None' OR r.owner_user_id = :viewerId OR EXISTS (
+        `(${isPublic} OR r.owner_user_id = :viewerId OR EXISTS (
            SELECT 1 FROM org_memberships vm WHERE vm.org_id = r.owner_org_id AND vm.user_id = :viewerId))`,
         { viewerId: viewer.userId ?? '0' },
       );

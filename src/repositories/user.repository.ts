@@ -68,6 +68,10 @@ export class UserRepository {
       .getExists();
   }
 
+  countActiveSuperusers(): Promise<number> {
+    return this.repo.countBy({ isSuperuser: true, isActive: true });
+  }
+
   insert(values: Partial<UserEntity>): Promise<UserEntity> {
     return this.repo.save(this.repo.create(values));
   }

@@ -83,6 +83,7 @@ export class AuthService {
     if (colon <= 0) return null;
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
+    if (decoded.includes('\u0000')) return null; // no stored username or password holds one
     const user = await this.repos.users.findByUsername(username);
     if (!user || !user.isActive || !user.verified) return null;
     // The stored hash is part of the key, so a password change invalidates what was remembered.

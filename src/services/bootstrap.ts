@@ -6,7 +6,7 @@ export const ADMIN_USERNAME = 'ocladmin';
 /**
  * Makes sure the bootstrap superuser exists (design §5). On first start its password comes from
  * ADMIN_PASSWORD or is generated and returned so that the caller can print it once.
- * A later ADMIN_PASSWORD resets the password.
+ * A later ADMIN_PASSWORD resets the password and reactivates the account.
  */
 export async function ensureAdmin(
   repos: Repositories,
@@ -15,7 +15,9 @@ export async function ensureAdmin(
   const existing = await repos.users.findByUsername(ADMIN_USERNAME);
   if (existing) {
     if (adminPassword) {
+      // ADMIN_PASSWORD is also the way back in: it restores a usable superuser account.
       existing.passwordHash = await hashPassword(adminPassword);
+      Object.assign(existing, { isActive: true, isSuperuser: true, verified: true });
       await repos.users.save(existing);
     }
     return { created: false };

@@ -34,11 +34,32 @@ export function defaultListParams(overrides: Partial<ListParams> = {}): ListPara
   return { limit: DEFAULT_LIMIT, offset: 0, filters: {}, ...overrides };
 }
 
+/** Bounds on what one list request may ask, so that none becomes an unbounded query. */
+const MAX_FILTER_VALUES = 100;
+const MAX_TEXT = 500;
+
+/** The page window of a list request, after checking the whole request is within bounds. */
 export function windowOf(params: ListParams): Window {
   if (!Number.isInteger(params.limit) || params.limit < 0)
     throw AppError.field('limit', 'Must be 0 or more.');
   if (!Number.isInteger(params.offset) || params.offset < 0)
     throw AppError.field('offset', 'Must be 0 or more.');
+  if (params.q !== undefined && params.q.length > MAX_TEXT)
+    throw AppError.field('q', `At most ${MAX_TEXT} characters.`);
+  for (const [name, values] of Object.entries(params.filters)) {
+    if (!values) continue;
+    if (values.length > MAX_FILTER_VALUES)
+      throw AppError.field(name, `At most ${MAX_FILTER_VALUES} values.`);
+    if (values.some((v) => v.length > MAX_TEXT))
+      throw AppError.field(name, `Values of at most ${MAX_TEXT} characters.`);
+  }
+  const extras = params.extras;
+  if (extras && extras.conditions.length + extras.exists.length > MAX_FILTER_VALUES) {
+    throw AppError.field('extras', `At most ${MAX_FILTER_VALUES} extras conditions.`);
+  }
+  if (extras?.conditions.some((c) => c.values.length > MAX_FILTER_VALUES)) {
+    throw AppError.field('extras', `At most ${MAX_FILTER_VALUES} values per extras condition.`);
+  }
   return { limit: params.limit, offset: params.offset };
 }
 

@@ -147,18 +147,27 @@ export class OrgService {
     await this.repos.orgs.delete(org.id);
   }
 
-  async members(ctx: ServiceContext, id: string, params: ListParams): Promise<Page<UserEntity>> {
-    const org = await this.get(ctx, id);
-    await authorize(ctx, { action: 'org.viewMembers', org });
-    return this.users.listMembers(org.id, params);
+  /** Members of an org, given by id or as the record the caller already holds. */
+  async members(
+    ctx: ServiceContext,
+    org: string | OrganizationEntity,
+    params: ListParams,
+  ): Promise<Page<UserEntity>> {
+    const record = typeof org === 'string' ? await this.get(ctx, org) : org;
+    await authorize(ctx, { action: 'org.viewMembers', org: record });
+    return this.users.listMembers(record.id, params);
   }
 
   /** Whether `username` belongs to the org; only members may ask. */
-  async isMember(ctx: ServiceContext, id: string, username: string): Promise<boolean> {
-    const org = await this.get(ctx, id);
-    await authorize(ctx, { action: 'org.checkMember', org });
+  async isMember(
+    ctx: ServiceContext,
+    org: string | OrganizationEntity,
+    username: string,
+  ): Promise<boolean> {
+    const record = typeof org === 'string' ? await this.get(ctx, org) : org;
+    await authorize(ctx, { action: 'org.checkMember', org: record });
     const user = await this.activeUser(username);
-    return (await this.repos.orgs.findMembership(org.id, user.id)) !== null;
+    return (await this.repos.orgs.findMembership(record.id, user.id)) !== null;
   }
 
   /** Adds a member, or changes a member's role; org administrators only. */
@@ -183,7 +192,9 @@ export class OrgService {
   async removeMember(ctx: ServiceContext, id: string, username: string): Promise<void> {
     const org = await this.get(ctx, id);
     await authorize(ctx, { action: 'org.manageMembers', org });
-    const user = await this.activeUser(username);
+    // A deactivated user's membership can still be removed.
+    const user = await this.repos.users.findByUsername(username);
+    if (!user) throw AppError.notFound(`User '${username}'`);
     await this.repos.transaction(async (repos) => {
       const membership = await repos.orgs.findMembership(org.id, user.id);
       if (!membership) throw AppError.notFound(`Membership of '${username}' in '${id}'`);

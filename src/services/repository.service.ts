@@ -16,6 +16,7 @@ import {
   type Repositories,
   type RepoSearch,
   type RepoSortKey,
+  type SortSpec,
 } from '../repositories';
 import { authorize, isSuperuser, requireUser, viewerOf } from './access';
 import type { ServiceContext } from './context';
@@ -26,6 +27,7 @@ import { stripUndefined, type UserService } from './user.service';
 import {
   extras,
   mnemonic,
+  notReserved,
   optionalText,
   parseInput,
   publicAccess,
@@ -59,12 +61,19 @@ const locale = z
   .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'Must be a locale code such as en or pt-BR.');
 
 /** A comma-separated string (spec core §2.4) or a list of locale codes. */
+const LOCALE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/;
+
+/** A comma-separated string (spec core §2.4) or a list of locale codes; errors name the field. */
 const locales = z
   .union([z.string(), z.array(z.string())], { error: 'Must be comma-separated locale codes.' })
   .transform((v) =>
     (Array.isArray(v) ? v : v.split(',')).map((l) => l.trim()).filter((l) => l.length > 0),
   )
-  .pipe(z.array(locale).min(1, 'At least one locale.').max(200));
+  .refine((list) => list.length > 0 && list.length <= 200, 'Between 1 and 200 locales.')
+  .refine(
+    (list) => list.every((l) => LOCALE.test(l)),
+    'Each must be a locale code such as en or pt-BR.',
+  );
 
 const autoIdScheme = z
   .enum(['sequential', 'uuid'], { error: 'Must be sequential, uuid or null.' })
@@ -131,15 +140,34 @@ const collectionFields = z.object({
   preferredSource: shortText.optional(),
 });
 
+const RESERVED_VERSION_IDS = [
+  'HEAD',
+  'latest',
+  'versions',
+  'concepts',
+  'mappings',
+  'references',
+  'expansions',
+  'extras',
+  'export',
+  'summary',
+];
+
 const versionCreateSchema = z.object({
-  id: mnemonic.refine(
-    (v) => !['head', 'latest'].includes(v.toLowerCase()),
-    'HEAD and latest are reserved.',
-  ),
+  // HEAD and latest name versions already; the others are sub-resources of a version's URL.
+  id: mnemonic.refine(notReserved(RESERVED_VERSION_IDS), 'This version id is reserved.'),
   description: optionalText.optional(),
   released: z.boolean({ error: 'Must be a boolean.' }).optional(),
   retired: z.boolean({ error: 'Must be a boolean.' }).optional(),
-  previousVersion: z.string({ error: 'Must be a string.' }).trim().min(1).nullish(),
+  previousVersion: z
+    .string({ error: 'Must be a string.' })
+    .trim()
+    .min(1)
+    .refine(
+      (v) => !['head', 'latest'].includes(v.toLowerCase()),
+      'Must name a version, not HEAD or latest.',
+    )
+    .nullish(),
   externalId: shortText.optional(),
   extras: extras.optional(),
 });
@@ -209,7 +237,12 @@ export class RepositoryService {
     params: ListParams,
     scope: RepoScope = {},
   ): Promise<Page<RepoView>> {
-    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    // spec core §4.5/§4.6: the public lists default to the latest updated first.
+    const fallback: SortSpec<RepoSortKey> =
+      scope.publicOnly && !params.q
+        ? { key: 'lastUpdate', desc: true }
+        : { key: 'bestMatch', desc: false };
+    const sort = resolveSort(params, SORTS, fallback);
     const search: RepoSearch = {
       kind: scope.kind,
       publicOnly: scope.publicOnly,
@@ -226,6 +259,9 @@ export class RepositoryService {
       allVersions: params.allVersions,
     };
     const repoType = params.filters.repoType?.map((t) => t.toLowerCase());
+    if (repoType?.some((t) => t !== 'source' && t !== 'collection')) {
+      throw AppError.field('repoType', 'Must be Source or Collection.');
+    }
     if (repoType?.length === 1 && ['source', 'collection'].includes(repoType[0])) {
       if (search.kind && search.kind !== repoType[0]) return pageOf([], 0, params);
       search.kind = repoType[0] as RepositoryKind;
@@ -271,7 +307,6 @@ export class RepositoryService {
       owner: owner.org ? { org: owner.org } : { user: owner.user! },
     });
     const record = (input ?? {}) as Record<string, unknown>;
-    const id = parseInput(z.object({ id: mnemonic }), { id: record.id ?? record.shortCode }).id;
     if (
       record.shortCode !== undefined &&
       record.id !== undefined &&
@@ -279,8 +314,9 @@ export class RepositoryService {
     ) {
       throw AppError.field('shortCode', 'short_code and id must be the same.');
     }
-    const data = this.parseFields(kind, input);
-    if (data.name === undefined) throw AppError.field('name', 'This field is required.');
+    // One validation, so that every bad field is reported at once.
+    const data = this.parseFields(kind, { ...record, id: record.id ?? record.shortCode }, true);
+    const id = data.id as string;
     const key = keyOf(owner);
     if (await this.repos.repos.mnemonicTaken(key, id)) throw repoTaken(owner, id);
     const defaultLocale = data.defaultLocale ?? 'en';
@@ -311,7 +347,7 @@ export class RepositoryService {
 
   /** Partial update of HEAD's metadata; `id`/`short_code` never change. Versions keep their snapshot. */
   async update(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
-    const view = await this.get(ctx, { ...ref, version: undefined });
+    const view = await this.get(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
     const record = (input ?? {}) as Record<string, unknown>;
     for (const field of ['id', 'shortCode'] as const) {
@@ -337,7 +373,7 @@ export class RepositoryService {
    * with its data, its id still taken.
    */
   async delete(ctx: ServiceContext, ref: RepoRef): Promise<void> {
-    const view = await this.get(ctx, { ...ref, version: undefined });
+    const view = await this.get(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
     if (view.repo.kind === 'source') {
       await this.repos.repos.delete(view.repo.id);
@@ -372,7 +408,7 @@ export class RepositoryService {
    */
   async createVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
     const actor = requireUser(ctx);
-    const { repo, owner } = await this.findRepo(ctx, ref);
+    const { repo, owner } = await this.findRepo(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo });
     const data = parseInput(versionCreateSchema, input);
     if (await this.repos.repos.versionTaken(repo.id, data.id)) throw versionTaken(repo, data.id);
@@ -410,9 +446,19 @@ export class RepositoryService {
 
   /** Edits a version's description, release and retirement; what it contains never changes. */
   async updateVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
+    if (ref.version === undefined) throw AppError.field('url', 'Name the version to edit.');
     const view = await this.get(ctx, ref);
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
-    if (view.version.mnemonic === HEAD) return this.update(ctx, ref, input);
+    if (view.version.mnemonic === HEAD) {
+      const record = (input ?? {}) as Record<string, unknown>;
+      if (record.released !== undefined || record.retired !== undefined) {
+        throw AppError.field(
+          record.released !== undefined ? 'released' : 'retired',
+          'HEAD is never released or retired; create a version.',
+        );
+      }
+      return this.update(ctx, ref, input);
+    }
     const record = (input ?? {}) as Record<string, unknown>;
     if (record.id !== undefined && record.id !== view.version.mnemonic) {
       throw AppError.field('id', 'The id of a version cannot be changed.');
@@ -425,6 +471,7 @@ export class RepositoryService {
   /** Deletes a version; never HEAD, never one another version is based on. */
   async deleteVersion(ctx: ServiceContext, ref: RepoRef): Promise<void> {
     const view = await this.get(ctx, ref);
+    if (ref.version === undefined) throw AppError.field('url', 'Name the version to delete.');
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
     if (view.version.mnemonic === HEAD)
       throw new AppError('NOT_ALLOWED', 'HEAD cannot be deleted.');
@@ -482,27 +529,42 @@ export class RepositoryService {
     return { type: 'User', id: user?.username ?? '', user: user ?? undefined };
   }
 
-  private parseFields(kind: RepositoryKind, input: unknown) {
-    const parsed = parseInput(kind === 'source' ? sourceFields : collectionFields, input) as Record<
-      string,
-      unknown
-    >;
+  /** The fields of a create (`id` and `name` required) or of a partial update. */
+  private parseFields(kind: RepositoryKind, input: unknown, creating = false) {
+    const base = kind === 'source' ? sourceFields : collectionFields;
+    const schema = creating ? base.extend({ id: mnemonic, name: requiredText }) : base;
+    const parsed = parseInput(schema, input) as Record<string, unknown>;
     const settings: Record<string, unknown> = {};
     const fields: Partial<RepositoryEntity> = {};
     for (const [key, value] of Object.entries(parsed)) {
       if ((AUTO_ID_KEYS as string[]).includes(key)) {
         if (value !== undefined) settings[key] = value ?? null;
-      } else if (key !== 'name' && key !== 'defaultLocale') {
+      } else if (key !== 'name' && key !== 'defaultLocale' && key !== 'id') {
         (fields as Record<string, unknown>)[key] = value;
       }
     }
     return {
+      id: parsed.id as string | undefined,
       name: parsed.name as string | undefined,
       defaultLocale: parsed.defaultLocale as string | undefined,
       fields,
       settings,
     };
   }
+}
+
+/**
+ * A reference for acting on the repository itself: no version, or HEAD. Naming another version
+ * there (e.g. deleting through `…/v1/`) is refused rather than applied to the whole repository.
+ */
+function atHead(ref: RepoRef): RepoRef {
+  if (ref.version !== undefined && ref.version !== HEAD) {
+    throw AppError.field(
+      'url',
+      `'${ref.version}' is a version; this acts on the repository (its HEAD).`,
+    );
+  }
+  return { ...ref, version: undefined };
 }
 
 /** The reference that reads this view's repository again (at HEAD). */

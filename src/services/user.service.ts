@@ -17,6 +17,7 @@ import {
   extras,
   localeList,
   mnemonic,
+  notReserved,
   optionalText,
   parseInput,
   password,
@@ -24,6 +25,9 @@ import {
   requiredText,
   website,
 } from './validation';
+
+/** `/users/login/` and `/users/signup/` are endpoints, not users. */
+const username = mnemonic.refine(notReserved(['login', 'signup']), 'This username is reserved.');
 
 const profileFields = {
   name: requiredText,
@@ -36,13 +40,13 @@ const profileFields = {
 };
 
 const createSchema = z.object({
-  username: mnemonic,
+  username: username,
   password: password.optional(),
   ...profileFields,
 });
 
 const signupSchema = z.object({
-  username: mnemonic,
+  username: username,
   password,
   ...profileFields,
   emailVerifySuccessUrl: redirectUrl,
@@ -136,7 +140,7 @@ export class UserService {
     const data = parseInput(createSchema, input);
     await this.assertUsernameFree(data.username);
     const { password: plain, ...profile } = data;
-    return this.insertUser({
+    return this.insertUser(this.repos, {
       ...profile,
       preferredLocale: profile.preferredLocale ?? 'en',
       passwordHash: plain ? await hashPassword(plain) : null,
@@ -151,37 +155,53 @@ export class UserService {
     const data = parseInput(signupSchema, input);
     await this.assertUsernameFree(data.username);
     const { password: plain, emailVerifySuccessUrl, emailVerifyFailureUrl, ...profile } = data;
-    const user = await this.insertUser({
-      ...profile,
-      preferredLocale: profile.preferredLocale ?? 'en',
-      passwordHash: await hashPassword(plain),
-      verified: false,
-      createdBy: profile.username,
-      updatedBy: profile.username,
+    const passwordHash = await hashPassword(plain);
+    const urls = { successUrl: emailVerifySuccessUrl, failureUrl: emailVerifyFailureUrl };
+    // The account exists only if its verification mail could be sent: one transaction.
+    return this.repos.transaction(async (repos) => {
+      const user = await this.insertUser(repos, {
+        ...profile,
+        preferredLocale: profile.preferredLocale ?? 'en',
+        passwordHash,
+        verified: false,
+        createdBy: profile.username,
+        updatedBy: profile.username,
+      });
+      await this.sendVerification(ctx, user, urls, repos);
+      return user;
     });
-    await this.sendVerification(ctx, user, {
-      successUrl: emailVerifySuccessUrl,
-      failureUrl: emailVerifyFailureUrl,
-    });
-    return user;
   }
 
-  /** Issues a fresh verification link (the previous one stops working) and mails it. */
+  /**
+   * Issues a fresh verification link (the previous one stops working) and mails it. The new
+   * link is stored only if the mail went out; otherwise nothing changes and the answer is 503.
+   */
   async sendVerification(
     ctx: ServiceContext,
     user: UserEntity,
     urls: { successUrl: string | null; failureUrl: string | null },
+    repos: Repositories = this.repos,
   ): Promise<void> {
     const { secret, hash } = newSecret();
-    user.verificationTokenHash = hash;
-    user.verifySuccessUrl = urls.successUrl ?? user.verifySuccessUrl;
-    user.verifyFailureUrl = urls.failureUrl ?? user.verifyFailureUrl;
-    await this.repos.users.save(user);
     const link = `${ctx.baseUrl}/users/${encodeURIComponent(user.username)}/verify/${secret}/`;
-    await this.mailer.send({
-      to: user.email,
-      subject: 'Confirm your email address',
-      text: `Hello ${user.name},\n\nConfirm your email address to activate your account:\n${link}\n`,
+    await repos.transaction(async (r) => {
+      user.verificationTokenHash = hash;
+      user.verifySuccessUrl = urls.successUrl ?? user.verifySuccessUrl;
+      user.verifyFailureUrl = urls.failureUrl ?? user.verifyFailureUrl;
+      await r.users.save(user);
+      try {
+        await this.mailer.send({
+          to: user.email,
+          subject: 'Confirm your email address',
+          text: `Hello ${user.name},\n\nConfirm your email address to activate your account:\n${link}\n`,
+        });
+      } catch (error) {
+        ctx.log.error({ err: error }, 'verification mail failed');
+        throw new AppError(
+          'UNAVAILABLE',
+          'The verification mail could not be sent; try again later.',
+        );
+      }
     });
   }
 
@@ -223,6 +243,9 @@ export class UserService {
     await authorize(ctx, { action: 'user.activate' });
     const user = await this.repos.users.findByUsername(username);
     if (!user || !user.isActive) throw AppError.notFound(`User '${username}'`);
+    if (user.isSuperuser && (await this.repos.users.countActiveSuperusers()) <= 1) {
+      throw new AppError('CONFLICT', 'The last active superuser cannot be deactivated.');
+    }
     user.isActive = false;
     user.updatedBy = requireUser(ctx).username;
     await this.repos.users.save(user);
@@ -244,10 +267,11 @@ export class UserService {
   }
 
   private async insertUser(
+    repos: Repositories,
     values: Partial<UserEntity> & { username: string },
   ): Promise<UserEntity> {
     try {
-      return await this.repos.users.insert(values);
+      return await repos.users.insert(values);
     } catch (error) {
       if (isUniqueViolation(error)) throw usernameTaken(values.username);
       throw error;

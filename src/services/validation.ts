@@ -22,7 +22,14 @@ export const mnemonic = z
   .trim()
   .min(1, 'This field is required.')
   .max(100, 'At most 100 characters.')
-  .regex(/^[a-zA-Z0-9\-._@]+$/, 'Only letters, digits and - . _ @ are allowed.');
+  .regex(/^[a-zA-Z0-9\-._@]+$/, 'Only letters, digits and - . _ @ are allowed.')
+  .refine((v) => !/^\.+$/.test(v), 'Cannot be only dots (a URL would read it as a path step).');
+
+/** Names a segment of the URL space already uses, so they cannot be ids there. */
+export function notReserved(reserved: string[]) {
+  const lower = reserved.map((r) => r.toLowerCase());
+  return (v: string): boolean => !lower.includes(v.toLowerCase());
+}
 
 export const requiredText = z
   .string({ error: 'Must be a string.' })

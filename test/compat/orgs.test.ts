@@ -410,12 +410,12 @@ describe('extras filters on /orgs/ (spec operations §4.9)', () => {
       extras: { program: 'TB', year: 'FY20' },
     });
     const c = await createOrg(t, owner, { id: `${tag}-c`, extras: { year: 'FY19' } });
-    const ids = async (query: Record<string, string | string[]>) =>
-      (
-        await request(t.app)
-          .get('/orgs/')
-          .query({ q: tag, sortAsc: 'id', ...query })
-      ).body.map((o: { id: string }) => o.id);
+    const ids = async (query: Record<string, string | string[]>): Promise<string[]> => {
+      const res = await request(t.app)
+        .get('/orgs/')
+        .query({ q: tag, sortAsc: 'id', ...query });
+      return (res.body as Array<{ id: string }>).map((o) => o.id);
+    };
     expect(await ids({ 'extras.program': 'hiv' })).toEqual([a.id]);
     expect(await ids({ 'extras.year': 'FY1*' })).toEqual([a.id, c.id]);
     expect(await ids({ 'extras.program': 'HIV TB' })).toEqual([a.id, b.id]);

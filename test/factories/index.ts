@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDataSource } from '../../src/db/data-source';
-import { createLogger } from '../../src/logger';
+import { createLogger, type Logger } from '../../src/logger';
 import { Services, type Mail, type Mailer } from '../../src/services';
 import type { DataSource } from 'typeorm';
 
@@ -37,16 +37,19 @@ export interface TestApp {
 }
 
 /** The real app on the test database, in-process; one per test file. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { mailer?: Mailer; log?: Logger } = {},
+): Promise<TestApp> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set; the global setup did not run');
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, ...env });
-  const log = createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel);
   const queries = { count: 0 };
   const dataSource = createDataSource(url, { poolSize: 4, onQuery: () => (queries.count += 1) });
   await dataSource.initialize();
   const mailer = new RecordingMailer();
-  const services = new Services(dataSource, mailer);
+  const services = new Services(dataSource, options.mailer ?? mailer);
   await services.ensureAdmin(ADMIN_PASSWORD);
   const built = await createApp(services, config, log);
   const admin = `Token ${await login(built.express, 'ocladmin', ADMIN_PASSWORD)}`;

@@ -25,7 +25,9 @@ function nestedQuery(username: string, depth: number): string {
   }
   let body = scalar;
   for (const field of fields.reverse()) {
-    body = field === 'user' ? `user(username: "${username}") { ${body} }` : `${field} { ${body} }`;
+    // One item per list, so that only depth (not cost) decides.
+    const call = field === 'orgs' || field === 'members' ? `${field}(limit: 1)` : field;
+    body = field === 'user' ? `user(username: "${username}") { ${body} }` : `${call} { ${body} }`;
   }
   return `{ ${body} }`;
 }
@@ -59,6 +61,19 @@ describe('depth limit', () => {
     expect(res.body.data).toBeUndefined();
     expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(res.body.errors[0].message).toMatch(/depth limit of 12 exceeded/);
+  });
+
+  test('nested lists multiply their cost by their limit, so limit:0 fan-outs are refused', async () => {
+    const query = `{ users(limit: 0) { items { orgs(limit: 0) { items { members(limit: 0) { items { username } } } } } } }`;
+    t.queries.count = 0;
+    const res = await request(t.app).post('/graphql').send({ query });
+    expect(t.queries.count).toBe(0);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(/cost limit of 20000 exceeded/);
+    const small = await request(t.app)
+      .post('/graphql')
+      .send({ query: `{ users(limit: 5) { items { orgs(limit: 5) { items { id } } } } }` });
+    expect(small.status).toBe(200);
   });
 
   test('a query costlier than the cost limit is rejected before it runs', async () => {

@@ -32,7 +32,7 @@ export class OrgResolver {
     @Args() args: ListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserPage> {
-    const page = await ctx.services.orgs.members(ctx, org.id, listParamsOf(args));
+    const page = await ctx.services.orgs.members(ctx, org.entity, listParamsOf(args));
     return { totalCount: page.total, items: page.items.map((u) => UserType.from(u)) };
   }
 
@@ -44,7 +44,7 @@ export class OrgResolver {
     @Arg('username') username: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
-    return ctx.services.orgs.isMember(ctx, org.id, username);
+    return ctx.services.orgs.isMember(ctx, org.entity, username);
   }
 
   @FieldResolver(() => MemberRole, {

@@ -259,13 +259,8 @@ export class RepositoryResolver {
     kind: RepositoryKind,
     input: VersionInput,
   ): Promise<RepositoryObject> {
-    const ref = parseRepoUrl(url, kind);
     return repositoryObject(
-      await ctx.services.repositories.createVersion(
-        ctx,
-        { ...ref, version: undefined },
-        { ...input },
-      ),
+      await ctx.services.repositories.createVersion(ctx, parseRepoUrl(url, kind), { ...input }),
     );
   }
 

@@ -163,7 +163,7 @@ export function repositoryObject(view: RepoView): SourceObject | CollectionObjec
     description: (isHead ? null : version.description) ?? meta.description,
     website: meta.website,
     externalId: meta.externalId,
-    publicAccess: meta.publicAccess as PublicAccess,
+    publicAccess: repo.publicAccess as PublicAccess, // access follows HEAD, whatever a version froze
     defaultLocale: meta.defaultLocale,
     supportedLocales: meta.supportedLocales,
     customValidationSchema: meta.customValidationSchema,
