@@ -165,8 +165,8 @@ async function createFixture(server: BenchServer): Promise<Fixture> {
 }
 
 /**
- * No endpoint creates sources or collections yet, so the rows the counts look at are written
- * directly: two public sources, one public collection, and a private source that is not counted.
+ * The repositories the counts look at, written directly in SQL to keep this benchmark about the
+ * org read alone: two public sources, one public collection, and a private source (not counted).
  */
 async function insertRepositories(databaseUrl: string, org: string): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });
