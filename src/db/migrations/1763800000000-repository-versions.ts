@@ -43,70 +43,45 @@ export class RepositoryVersions1763800000000 implements MigrationInterface {
       `CREATE INDEX repository_versions_released ON repository_versions (repository_id, created_at DESC) WHERE released`,
     );
 
-    // Content: the versioned objects and the intervals of their versions. Issue-by-issue the
-    // descriptive columns (names, classes, map types, checksums) are added to these tables.
-    await q.query(`
-      CREATE TABLE concepts (
-        id bigserial PRIMARY KEY,
-        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-        mnemonic text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        created_by text
-      )`);
-    await q.query(`CREATE UNIQUE INDEX concepts_key ON concepts (repository_id, mnemonic)`);
-    await q.query(`
-      CREATE TABLE concept_versions (
-        id bigserial PRIMARY KEY,
-        concept_id bigint NOT NULL REFERENCES concepts (id) ON DELETE CASCADE,
-        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-        valid_from_seq bigint NOT NULL,
-        valid_to_seq bigint,
-        retired boolean NOT NULL DEFAULT false,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        created_by text,
-        CHECK (valid_to_seq IS NULL OR valid_to_seq > valid_from_seq)
-      )`);
-    // One current version per concept; HEAD reads use the partial index.
-    await q.query(
-      `CREATE UNIQUE INDEX concept_versions_current ON concept_versions (concept_id) WHERE valid_to_seq IS NULL`,
-    );
-    await q.query(
-      `CREATE INDEX concept_versions_head ON concept_versions (repository_id) WHERE valid_to_seq IS NULL`,
-    );
-    await q.query(
-      `CREATE INDEX concept_versions_interval ON concept_versions (repository_id, valid_from_seq, valid_to_seq)`,
-    );
-
-    await q.query(`
-      CREATE TABLE mappings (
-        id bigserial PRIMARY KEY,
-        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-        mnemonic text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        created_by text
-      )`);
-    await q.query(`CREATE UNIQUE INDEX mappings_key ON mappings (repository_id, mnemonic)`);
-    await q.query(`
-      CREATE TABLE mapping_versions (
-        id bigserial PRIMARY KEY,
-        mapping_id bigint NOT NULL REFERENCES mappings (id) ON DELETE CASCADE,
-        repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
-        valid_from_seq bigint NOT NULL,
-        valid_to_seq bigint,
-        retired boolean NOT NULL DEFAULT false,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        created_by text,
-        CHECK (valid_to_seq IS NULL OR valid_to_seq > valid_from_seq)
-      )`);
-    await q.query(
-      `CREATE UNIQUE INDEX mapping_versions_current ON mapping_versions (mapping_id) WHERE valid_to_seq IS NULL`,
-    );
-    await q.query(
-      `CREATE INDEX mapping_versions_head ON mapping_versions (repository_id) WHERE valid_to_seq IS NULL`,
-    );
-    await q.query(
-      `CREATE INDEX mapping_versions_interval ON mapping_versions (repository_id, valid_from_seq, valid_to_seq)`,
-    );
+    // Content: the versioned objects and the intervals of their versions, the same shape for
+    // concepts and mappings. The descriptive columns (names, classes, map types, checksums) are
+    // added to these tables by the migrations of the content API.
+    for (const [objects, versions, key] of [
+      ['concepts', 'concept_versions', 'concept_id'],
+      ['mappings', 'mapping_versions', 'mapping_id'],
+    ]) {
+      await q.query(`
+        CREATE TABLE ${objects} (
+          id bigserial PRIMARY KEY,
+          repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+          mnemonic text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          created_by text
+        )`);
+      await q.query(`CREATE UNIQUE INDEX ${objects}_key ON ${objects} (repository_id, mnemonic)`);
+      await q.query(`
+        CREATE TABLE ${versions} (
+          id bigserial PRIMARY KEY,
+          ${key} bigint NOT NULL REFERENCES ${objects} (id) ON DELETE CASCADE,
+          repository_id bigint NOT NULL REFERENCES repositories (id) ON DELETE CASCADE,
+          valid_from_seq bigint NOT NULL,
+          valid_to_seq bigint,
+          retired boolean NOT NULL DEFAULT false,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          created_by text,
+          CHECK (valid_to_seq IS NULL OR valid_to_seq > valid_from_seq)
+        )`);
+      // One current version per object; HEAD reads use the partial index, versions the interval.
+      await q.query(
+        `CREATE UNIQUE INDEX ${versions}_current ON ${versions} (${key}) WHERE valid_to_seq IS NULL`,
+      );
+      await q.query(
+        `CREATE INDEX ${versions}_head ON ${versions} (repository_id) WHERE valid_to_seq IS NULL`,
+      );
+      await q.query(
+        `CREATE INDEX ${versions}_interval ON ${versions} (repository_id, valid_from_seq, valid_to_seq)`,
+      );
+    }
 
     // Active counts kept on the repository row by statement-level triggers (one UPDATE per
     // statement, whatever its size), so that HEAD and a new version read them in O(1) and every
