@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { ConceptRepository } from './concept.repository';
 import { OrgRepository } from './org.repository';
 import { RepoRepository } from './repo.repository';
 import { TokenRepository } from './token.repository';
@@ -15,6 +16,7 @@ export type {
   Window,
 } from './list';
 export type { ContentCounts, OwnerKey, RepoSearch, RepoSortKey } from './repo.repository';
+export type { ConceptSearch, ConceptSortKey } from './concept.repository';
 export type { OrgCounts, OrgSearch, OrgSortKey } from './org.repository';
 export type { UserCounts, UserSearch, UserSortKey } from './user.repository';
 
@@ -24,6 +26,7 @@ export class Repositories {
   readonly orgs: OrgRepository;
   readonly tokens: TokenRepository;
   readonly repos: RepoRepository;
+  readonly concepts: ConceptRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -33,6 +36,7 @@ export class Repositories {
     this.orgs = new OrgRepository(em);
     this.tokens = new TokenRepository(em);
     this.repos = new RepoRepository(em);
+    this.concepts = new ConceptRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
+import { ConceptService } from './concept.service';
 import { ensureAdmin } from './bootstrap';
 import type { Actor, ServiceContext } from './context';
 import { createLoaders } from './loaders';
@@ -21,6 +22,7 @@ export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
+export type { ConceptView, EditMode } from './concept.service';
 export { ownerUrl, parseOwnerUrl, parseRepoUrl, repoUrl } from './urls';
 export type { OwnerRef, RepoRef } from './urls';
 
@@ -31,6 +33,7 @@ export class Services {
   readonly orgs: OrgService;
   readonly auth: AuthService;
   readonly repositories: RepositoryService;
+  readonly concepts: ConceptService;
 
   constructor(dataSource: DataSource, mailer: Mailer) {
     this.repos = Repositories.of(dataSource);
@@ -38,6 +41,7 @@ export class Services {
     this.orgs = new OrgService(this.repos, this.users);
     this.auth = new AuthService(this.repos, this.users);
     this.repositories = new RepositoryService(this.repos, this.users, this.orgs);
+    this.concepts = new ConceptService(this.repos, this.repositories);
   }
 
   /** Creates the bootstrap superuser on first start; see `ensureAdmin`. */

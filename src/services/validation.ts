@@ -17,8 +17,12 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
 }
 
 /** Identifiers that appear in URLs: users, orgs, repositories (as OCL allows). */
+/** Missing and mistyped say different things. */
+const stringError = (issue: { input?: unknown }): string =>
+  issue.input === undefined ? 'This field is required.' : 'Must be a string.';
+
 export const mnemonic = z
-  .string({ error: 'Must be a string.' })
+  .string({ error: stringError })
   .trim()
   .min(1, 'This field is required.')
   .max(100, 'At most 100 characters.')
@@ -32,7 +36,7 @@ export function notReserved(reserved: string[]) {
 }
 
 export const requiredText = z
-  .string({ error: 'Must be a string.' })
+  .string({ error: stringError })
   .trim()
   .min(1, 'This field is required.')
   .max(255, 'At most 255 characters.');

@@ -1,4 +1,5 @@
 import { ApiTokenEntity } from './api-token.entity';
+import { ConceptEntity, ConceptVersionEntity } from './concept.entity';
 import { MembershipEntity } from './membership.entity';
 import { OrganizationEntity } from './organization.entity';
 import { RepositoryVersionEntity } from './repository-version.entity';
@@ -7,12 +8,15 @@ import { UserEntity } from './user.entity';
 
 export {
   ApiTokenEntity,
+  ConceptEntity,
+  ConceptVersionEntity,
   MembershipEntity,
   OrganizationEntity,
   RepositoryEntity,
   RepositoryVersionEntity,
   UserEntity,
 };
+export type { ConceptDescription, ConceptName } from './concept.entity';
 export type { MemberRole } from './membership.entity';
 export type { PublicAccess } from './organization.entity';
 export { HEAD } from './repository-version.entity';
@@ -26,4 +30,6 @@ export const entities = [
   MembershipEntity,
   RepositoryEntity,
   RepositoryVersionEntity,
+  ConceptEntity,
+  ConceptVersionEntity,
 ];

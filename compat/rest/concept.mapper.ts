@@ -1,0 +1,61 @@
+import { HEAD } from '../../src/db/entities';
+import { ownerUrl, repoUrl, type ConceptView } from '../../src/services';
+
+function urlsOf(view: ConceptView) {
+  const { source, concept, version } = view;
+  const sourceUrl = repoUrl(source.owner, 'source', source.repo.mnemonic);
+  const url = `${sourceUrl}concepts/${encodeURIComponent(concept.mnemonic)}/`;
+  return { sourceUrl, url, versionUrl: `${url}${version.id}/` };
+}
+
+/** spec core §2.6 summary view. */
+export function conceptSummary(view: ConceptView): object {
+  const { source, concept, version } = view;
+  const { url, versionUrl } = urlsOf(view);
+  return {
+    type: 'Concept',
+    id: concept.mnemonic,
+    concept_class: version.conceptClass,
+    datatype: version.datatype,
+    retired: version.retired,
+    source: source.repo.mnemonic,
+    owner: source.owner.id,
+    owner_type: source.owner.type,
+    owner_url: ownerUrl(source.owner),
+    display_name: version.displayName,
+    display_locale: version.displayLocale,
+    version: version.id,
+    url,
+    version_url: versionUrl,
+  };
+}
+
+/** spec core §2.6 detail view (mappings arrive with the mappings API). */
+export function conceptDetail(view: ConceptView, versions: number): object {
+  const { source, concept, version } = view;
+  const { sourceUrl, url, versionUrl } = urlsOf(view);
+  return {
+    ...conceptSummary(view),
+    uuid: version.id,
+    external_id: version.externalId,
+    names: version.names.map((n) => ({ type: 'ConceptName', ...n })),
+    descriptions: version.descriptions.map((d) => ({ type: 'ConceptDescription', ...d })),
+    extras: version.extras ?? {},
+    checksums: { standard: version.checksumStandard, smart: version.checksumSmart },
+    update_comment: version.updateComment,
+    is_latest_version: version.validToSeq === null,
+    versioned_object_id: concept.id,
+    versions,
+    source_url: sourceUrl,
+    versions_url: `${url}versions/`,
+    mappings_url: `${url}mappings/`,
+    extras_url: `${url}extras/`,
+    latest_source_version: source.version.mnemonic === HEAD ? null : source.version.mnemonic,
+    created_on: concept.createdAt.toISOString(),
+    created_by: concept.createdBy,
+    updated_on: version.createdAt.toISOString(),
+    updated_by: version.createdBy,
+    version_created_on: version.createdAt.toISOString(),
+    version_url: versionUrl,
+  };
+}

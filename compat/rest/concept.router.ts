@@ -1,0 +1,152 @@
+import { Router, type Request } from 'express';
+import type { ConceptView, OwnerRef, RepoRef, ServiceContext, Services } from '../../src/services';
+import {
+  bodyOf,
+  created,
+  flag,
+  list,
+  listParams,
+  ok,
+  onlyMethods,
+  param,
+  route,
+  type Reply,
+} from '../http';
+import { conceptDetail, conceptSummary } from './concept.mapper';
+
+const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
+  { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
+  { prefix: '/users/:user', ref: (req) => ({ type: 'user', username: param(req, 'user') }) },
+  { prefix: '/user', ref: () => ({ type: 'self' }) },
+];
+
+const FILTERS = ['conceptClass', 'datatype', 'locale', 'includeRetired'];
+
+/**
+ * spec core §4.3: concepts of a source, at HEAD or as of a source version; edits go to HEAD and
+ * are refused (405) through a version path. Mounted before the repository routes, whose
+ * `:version` segment would otherwise take `concepts`.
+ */
+export function conceptRouter(services: Services): Router {
+  const { concepts } = services;
+  const router = Router();
+  const detail = async (view: ConceptView): Promise<object> =>
+    conceptDetail(view, await concepts.versionCount(view));
+
+  for (const owner of OWNERS) {
+    const source = (req: Request, version?: string): RepoRef => ({
+      owner: owner.ref(req),
+      kind: 'source',
+      id: param(req, 'source'),
+      version,
+    });
+    for (const base of [
+      `${owner.prefix}/sources/:source`,
+      `${owner.prefix}/sources/:source/:version`,
+    ]) {
+      const at = (req: Request): RepoRef =>
+        source(req, req.params.version === undefined ? undefined : param(req, 'version'));
+      const listPath = `${base}/concepts/`;
+      const conceptPath = `${listPath}:concept/`;
+
+      router
+        .route(listPath)
+        .get(route(async (req, ctx) => conceptListReply(req, ctx, services, at(req))))
+        .post(
+          route(async (req, ctx) => {
+            const view = await concepts.create(ctx, at(req), bodyOf(req));
+            return created(await detail(view), (conceptSummary(view) as { url: string }).url);
+          }),
+        )
+        .all(onlyMethods('GET', 'POST'));
+
+      router
+        .route(`${conceptPath}versions/`)
+        .get(
+          route(async (req, ctx) =>
+            list(
+              await concepts.listVersions(ctx, at(req), param(req, 'concept'), listParams(req)),
+              conceptSummary,
+              req,
+            ),
+          ),
+        )
+        .all(onlyMethods('GET'));
+      router
+        .route(`${conceptPath}reactivate/`)
+        .put(
+          route(async (req, ctx) => {
+            await concepts.reactivate(ctx, at(req), param(req, 'concept'));
+            return { kind: 'empty', status: 204 };
+          }),
+        )
+        .all(onlyMethods('PUT'));
+
+      const edit = (mode: 'partial' | 'replace') =>
+        route(async (req, ctx) =>
+          ok(
+            await detail(
+              await concepts.update(ctx, at(req), param(req, 'concept'), bodyOf(req), mode),
+            ),
+          ),
+        );
+      router
+        .route(conceptPath)
+        .get(
+          route(async (req, ctx) =>
+            ok(await detail(await concepts.get(ctx, at(req), param(req, 'concept')))),
+          ),
+        )
+        .post(edit('partial'))
+        .patch(edit('partial'))
+        .put(edit('replace'))
+        .delete(
+          route(async (req, ctx) => {
+            const body = bodyOf(req);
+            await concepts.retire(
+              ctx,
+              at(req),
+              param(req, 'concept'),
+              body.updateComment ?? body.comment,
+            );
+            return { kind: 'empty', status: 204 };
+          }),
+        );
+
+      router
+        .route(`${conceptPath}:conceptVersion/`)
+        .get(
+          route(async (req, ctx) =>
+            ok(
+              await detail(
+                await concepts.get(
+                  ctx,
+                  at(req),
+                  param(req, 'concept'),
+                  param(req, 'conceptVersion'),
+                ),
+              ),
+            ),
+          ),
+        )
+        .all(onlyMethods('GET'));
+    }
+  }
+  return router;
+}
+
+async function conceptListReply(
+  req: Request,
+  ctx: ServiceContext,
+  services: Services,
+  ref: RepoRef,
+): Promise<Reply> {
+  const page = await services.concepts.list(ctx, ref, listParams(req, FILTERS));
+  if (!flag(req.query.verbose)) return list(page, conceptSummary, req);
+  const counts = await Promise.all(page.items.map((view) => services.concepts.versionCount(view)));
+  return list(
+    page,
+    (view: ConceptView) => conceptDetail(view, counts[page.items.indexOf(view)]),
+    req,
+  );
+}

@@ -1,0 +1,173 @@
+import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { ConceptEntity, ConceptVersionEntity } from '../db/entities';
+import {
+  orderBy,
+  searchWords,
+  sliceOf,
+  whereAnyOf,
+  whereExtras,
+  whereWordsMatch,
+  type ExtrasFilter,
+  type Slice,
+  type SortSpec,
+  type Window,
+} from './list';
+
+export type ConceptSortKey =
+  'bestMatch' | 'lastUpdate' | 'name' | 'id' | 'datatype' | 'conceptClass';
+
+export interface ConceptSearch {
+  q?: string;
+  conceptClass?: string[];
+  datatype?: string[];
+  /** Concepts having a name in any of these locales. */
+  locale?: string[];
+  includeRetired?: boolean;
+  updatedSince?: Date;
+  extras?: ExtrasFilter;
+}
+
+const ORDER: Record<ConceptSortKey, string[]> = {
+  bestMatch: ['cv.mnemonic', 'cv.id'],
+  lastUpdate: ['cv.created_at', 'cv.id'],
+  name: ['cv.display_name', 'cv.id'],
+  id: ['cv.mnemonic', 'cv.id'],
+  datatype: ['cv.datatype', 'cv.mnemonic'],
+  conceptClass: ['cv.concept_class', 'cv.mnemonic'],
+};
+
+/** Concepts (the versioned objects) and their versions, as of HEAD or a frozen change number. */
+export class ConceptRepository {
+  private readonly concepts: Repository<ConceptEntity>;
+  private readonly versions: Repository<ConceptVersionEntity>;
+
+  constructor(private readonly em: EntityManager) {
+    this.concepts = em.getRepository(ConceptEntity);
+    this.versions = em.getRepository(ConceptVersionEntity);
+  }
+
+  /**
+   * Records one content change in the source and answers its number; locks the source row for
+   * the transaction, so changes of one source are numbered in the order they commit.
+   */
+  async nextChange(repositoryId: string): Promise<string> {
+    const rows = await this.em.query<Array<{ seq: string }>>(
+      // As a CTE so that the driver answers plain rows, as for a SELECT.
+      `WITH bumped AS (UPDATE repositories SET head_seq = head_seq + 1 WHERE id = $1 RETURNING head_seq)
+       SELECT head_seq::text AS seq FROM bumped`,
+      [repositoryId],
+    );
+    return rows[0].seq;
+  }
+
+  findConcept(repositoryId: string, mnemonic: string): Promise<ConceptEntity | null> {
+    return this.concepts.findOneBy({ repositoryId, mnemonic });
+  }
+
+  insertConcept(values: Partial<ConceptEntity>): Promise<ConceptEntity> {
+    return this.concepts.save(this.concepts.create(values));
+  }
+
+  insertVersion(values: Partial<ConceptVersionEntity>): Promise<ConceptVersionEntity> {
+    return this.versions.save(this.versions.create(values));
+  }
+
+  /** Ends the current version at change `seq` (it stays readable in earlier versions). */
+  async endCurrent(conceptId: string, seq: string): Promise<void> {
+    await this.versions
+      .createQueryBuilder()
+      .update()
+      .set({ validToSeq: seq })
+      .where('concept_id = :conceptId AND valid_to_seq IS NULL', { conceptId })
+      .execute();
+  }
+
+  /** The version current at HEAD (`seq` null) or at a frozen change number. */
+  findVersionAt(conceptId: string, seq: string | null): Promise<ConceptVersionEntity | null> {
+    const qb = this.versions
+      .createQueryBuilder('cv')
+      .where('cv.concept_id = :conceptId', { conceptId });
+    atChange(qb, seq);
+    return qb.getOne();
+  }
+
+  findVersionById(conceptId: string, versionId: string): Promise<ConceptVersionEntity | null> {
+    if (!/^\d{1,18}$/.test(versionId)) return Promise.resolve(null);
+    return this.versions.findOneBy({ conceptId, id: versionId });
+  }
+
+  /** Every version of a concept, newest first. */
+  listVersions(conceptId: string, window: Window): Promise<Slice<ConceptVersionEntity>> {
+    const qb = this.versions
+      .createQueryBuilder('cv')
+      .where('cv.concept_id = :conceptId', { conceptId })
+      .orderBy('cv.id', 'DESC');
+    return sliceOf(qb, window);
+  }
+
+  async countVersions(conceptIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.em.query<Array<{ id: string; n: number }>>(
+      `SELECT concept_id::text AS id, count(*)::int AS n FROM concept_versions
+       WHERE concept_id = ANY($1::bigint[]) GROUP BY concept_id`,
+      [conceptIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  findConceptsByIds(ids: readonly string[]): Promise<ConceptEntity[]> {
+    return this.concepts.findBy({ id: In([...ids]) });
+  }
+
+  /** The concepts of a source as HEAD (`seq` null) or a version sees them. */
+  async search(
+    repositoryId: string,
+    seq: string | null,
+    filter: ConceptSearch,
+    sort: SortSpec<ConceptSortKey>,
+    window: Window,
+  ): Promise<Slice<ConceptVersionEntity>> {
+    const qb = this.versions
+      .createQueryBuilder('cv')
+      .where('cv.repository_id = :repositoryId', { repositoryId });
+    atChange(qb, seq);
+    if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
+    const words = filter.q ? searchWords(filter.q) : [];
+    if (words.length) whereWordsMatch(qb, 'cv.search_text', words);
+    whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
+    whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
+    if (filter.locale?.length) {
+      qb.andWhere(
+        `(${filter.locale.map((_, i) => `cv.names @> :loc${i}::jsonb`).join(' OR ')})`,
+        Object.fromEntries(
+          filter.locale.map((l, i) => [`loc${i}`, JSON.stringify([{ locale: l }])]),
+        ),
+      );
+    }
+    if (filter.updatedSince)
+      qb.andWhere('cv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
+    whereExtras(qb, 'cv.extras', filter.extras);
+    const rank = words.length
+      ? {
+          // An exact id first, then an exact name, then name prefixes, then similarity.
+          expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
+             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) = :q THEN 50 ELSE 0 END)
+             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) LIKE :qPrefix THEN 20 ELSE 0 END)
+             + 10 * word_similarity(:q, cv.search_text)`,
+          parameters: { q: words.join(' '), qPrefix: `${words.join(' ')}%` },
+        }
+      : undefined;
+    orderBy(qb, sort, ORDER, rank);
+    return sliceOf(qb, window);
+  }
+}
+
+/** Rows as of a change: current ones for HEAD, those whose interval holds `seq` otherwise. */
+function atChange(qb: SelectQueryBuilder<ConceptVersionEntity>, seq: string | null): void {
+  if (seq === null) {
+    qb.andWhere('cv.valid_to_seq IS NULL');
+    return;
+  }
+  qb.andWhere('cv.valid_from_seq <= :seq AND (cv.valid_to_seq IS NULL OR cv.valid_to_seq > :seq)', {
+    seq,
+  });
+}

@@ -1,0 +1,429 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import {
+  HEAD,
+  type ConceptDescription,
+  type ConceptEntity,
+  type ConceptName,
+  type ConceptVersionEntity,
+} from '../db/entities';
+import { AppError } from '../errors';
+import { isUniqueViolation, type ConceptSortKey, type Repositories } from '../repositories';
+import { searchWords } from '../repositories/list';
+import { authorize, requireUser } from './access';
+import { conceptChecksums } from './checksum';
+import type { ServiceContext } from './context';
+import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import type { RepositoryService, RepoView } from './repository.service';
+import type { RepoRef } from './urls';
+import { extras, mnemonic, parseInput, requiredText } from './validation';
+
+/** A concept at one of its versions, in the source (at HEAD or a version) it was read through. */
+export interface ConceptView {
+  source: RepoView;
+  concept: ConceptEntity;
+  version: ConceptVersionEntity;
+}
+
+/** How an edit treats what it does not send (spec core §4.3 and the reference clients). */
+export type EditMode = 'partial' | 'replace';
+
+const locale = z
+  .string({ error: 'Must be a string.' })
+  .trim()
+  .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'Must be a locale code such as en or pt-BR.');
+const optionalString = z
+  .string({ error: 'Must be a string.' })
+  .trim()
+  .max(1000)
+  .nullish()
+  .transform((v) => (v ? v : null));
+
+/** Nested name and description fields arrive in OCL's snake_case; camelCase is accepted too. */
+const snakeKeys = (value: unknown): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [
+          k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+          v,
+        ]),
+      )
+    : value;
+
+const nameSchema = z.preprocess(
+  snakeKeys,
+  z.object({
+    uuid: z.string().optional(),
+    name: requiredText.max(2000),
+    locale,
+    locale_preferred: z.boolean({ error: 'Must be a boolean.' }).default(false),
+    name_type: optionalString,
+    external_id: optionalString,
+  }),
+);
+const descriptionSchema = z.preprocess(
+  snakeKeys,
+  z.object({
+    uuid: z.string().optional(),
+    description: z
+      .string({ error: 'Must be a string.' })
+      .trim()
+      .min(1, 'This field is required.')
+      .max(10000),
+    locale,
+    locale_preferred: z.boolean({ error: 'Must be a boolean.' }).default(false),
+    description_type: optionalString,
+    external_id: optionalString,
+  }),
+);
+
+const editFields = {
+  conceptClass: requiredText.optional(),
+  datatype: requiredText.optional(),
+  externalId: optionalString.optional(),
+  names: z
+    .array(nameSchema, { error: 'Must be a list of names.' })
+    .min(1, 'A concept must have at least one name.')
+    .optional(),
+  descriptions: z.array(descriptionSchema, { error: 'Must be a list of descriptions.' }).optional(),
+  extras: extras.optional(),
+  retired: z.boolean({ error: 'Must be a boolean.' }).optional(),
+  updateComment: optionalString.optional(),
+  comment: optionalString.optional(),
+};
+const createSchema = z.object({
+  ...editFields,
+  id: mnemonic,
+  conceptClass: requiredText,
+  names: z
+    .array(nameSchema, { error: 'Must be a list of names.' })
+    .min(1, 'A concept must have at least one name.'),
+});
+const editSchema = z.object(editFields);
+
+const SORTS: Record<string, ConceptSortKey> = {
+  bestmatch: 'bestMatch',
+  lastupdate: 'lastUpdate',
+  lastupdated: 'lastUpdate',
+  name: 'name',
+  id: 'id',
+  datatype: 'datatype',
+  conceptclass: 'conceptClass',
+};
+
+/** The content a concept version holds, before it is stored. */
+interface ConceptContent {
+  conceptClass: string;
+  datatype: string;
+  externalId: string | null;
+  names: ConceptName[];
+  descriptions: ConceptDescription[];
+  extras: Record<string, unknown> | null;
+  retired: boolean;
+}
+
+/** Concepts of sources (spec core §2.6, §4.3, §9.3–9.4): every accepted edit is a new version. */
+export class ConceptService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly repositories: RepositoryService,
+  ) {}
+
+  /** Creates a concept in HEAD with its first version; 400 when the id is taken. */
+  async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<ConceptView> {
+    const actor = requireUser(ctx);
+    assertHeadPath(sourceRef);
+    const source = await this.writableSource(ctx, sourceRef);
+    const data = parseInput(createSchema, input);
+    const content: ConceptContent = {
+      conceptClass: data.conceptClass,
+      datatype: data.datatype ?? 'N/A',
+      externalId: data.externalId ?? null,
+      names: data.names.map(withUuid),
+      descriptions: (data.descriptions ?? []).map(withUuid),
+      extras: data.extras ?? null,
+      retired: data.retired ?? false,
+    };
+    if (await this.repos.concepts.findConcept(source.repo.id, data.id)) throw conceptTaken();
+    try {
+      return await this.repos.transaction(async (repos) => {
+        const seq = await repos.concepts.nextChange(source.repo.id);
+        const concept = await repos.concepts.insertConcept({
+          repositoryId: source.repo.id,
+          mnemonic: data.id,
+          createdBy: actor.username,
+        });
+        const version = await repos.concepts.insertVersion(
+          this.versionRow(
+            source,
+            concept,
+            content,
+            seq,
+            actor.username,
+            data.updateComment ?? data.comment ?? null,
+          ),
+        );
+        return { source, concept, version };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conceptTaken();
+      throw error;
+    }
+  }
+
+  /**
+   * A concept as HEAD or a source version sees it (spec core §9.3), or one of its versions by id.
+   */
+  async get(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    conceptVersion?: string,
+  ): Promise<ConceptView> {
+    const source = await this.repositories.get(ctx, sourceRef);
+    const concept = await this.repos.concepts.findConcept(source.repo.id, id);
+    if (!concept) throw AppError.notFound(`Concept '${id}'`);
+    const version =
+      conceptVersion === undefined
+        ? await this.repos.concepts.findVersionAt(concept.id, source.version.seq)
+        : await this.repos.concepts.findVersionById(concept.id, conceptVersion);
+    if (!version) {
+      throw AppError.notFound(
+        conceptVersion === undefined
+          ? `Concept '${id}' in ${source.version.mnemonic}`
+          : `Version '${conceptVersion}' of concept '${id}'`,
+      );
+    }
+    return { source, concept, version };
+  }
+
+  /**
+   * An edit: a new version in HEAD, or `UNCHANGED` (208) when its standard checksum equals the
+   * current version's (spec core §9.4). `replace` (PUT) requires the names and replaces them.
+   */
+  async update(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    input: unknown,
+    mode: EditMode,
+  ): Promise<ConceptView> {
+    assertHeadPath(sourceRef);
+    const data = parseInput(editSchema, input);
+    if (mode === 'replace' && data.names === undefined) {
+      throw AppError.field('names', 'A concept must have at least one name.');
+    }
+    return this.change(
+      ctx,
+      sourceRef,
+      id,
+      data.updateComment ?? data.comment ?? null,
+      (current) => ({
+        conceptClass: data.conceptClass ?? current.conceptClass ?? 'Misc',
+        datatype: data.datatype ?? current.datatype ?? 'N/A',
+        externalId: data.externalId !== undefined ? data.externalId : current.externalId,
+        names: data.names ? data.names.map(withUuid) : current.names,
+        descriptions: data.descriptions ? data.descriptions.map(withUuid) : current.descriptions,
+        extras: data.extras !== undefined ? data.extras : current.extras,
+        retired: data.retired ?? current.retired,
+      }),
+    );
+  }
+
+  /** `DELETE`: a new, retired version; retiring twice is a 400. */
+  async retire(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    comment?: unknown,
+  ): Promise<ConceptView> {
+    const text =
+      typeof comment === 'string' && comment.trim() ? comment.trim() : 'Concept was retired';
+    return this.change(ctx, sourceRef, id, text, (current) => {
+      if (current.retired) throw AppError.invalid('Concept is already retired.');
+      return { ...contentOf(current), retired: true };
+    });
+  }
+
+  /** `PUT …/reactivate/`: a new, active version; a 400 when it is not retired. */
+  async reactivate(ctx: ServiceContext, sourceRef: RepoRef, id: string): Promise<ConceptView> {
+    return this.change(ctx, sourceRef, id, 'Concept was un-retired', (current) => {
+      if (!current.retired) throw AppError.invalid('Concept is not retired.');
+      return { ...contentOf(current), retired: false };
+    });
+  }
+
+  async listVersions(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    params: ListParams,
+  ): Promise<Page<ConceptView>> {
+    const { source, concept } = await this.get(ctx, { ...sourceRef, version: undefined }, id);
+    const slice = await this.repos.concepts.listVersions(concept.id, windowOf(params));
+    return pageOf(
+      slice.rows.map((version) => ({ source, concept, version })),
+      slice.total,
+      params,
+    );
+  }
+
+  /** The concepts of a source at HEAD or a version (spec core §4.3 list parameters). */
+  async list(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    params: ListParams,
+  ): Promise<Page<ConceptView>> {
+    const source = await this.repositories.get(ctx, sourceRef);
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const slice = await this.repos.concepts.search(
+      source.repo.id,
+      source.version.seq,
+      {
+        q: params.q,
+        conceptClass: params.filters.conceptClass,
+        datatype: params.filters.datatype,
+        locale: params.filters.locale,
+        includeRetired: params.filters.includeRetired?.[0] === 'true',
+        updatedSince: params.updatedSince,
+        extras: params.extras,
+      },
+      sort,
+      windowOf(params),
+    );
+    const concepts = new Map(
+      (
+        await this.repos.concepts.findConceptsByIds([
+          ...new Set(slice.rows.map((v) => v.conceptId)),
+        ])
+      ).map((c) => [c.id, c]),
+    );
+    return pageOf(
+      slice.rows.map((version) => ({ source, concept: concepts.get(version.conceptId)!, version })),
+      slice.total,
+      params,
+    );
+  }
+
+  /** How many versions the concept has (all of them, not only up to this one). */
+  async versionCount(view: ConceptView): Promise<number> {
+    return (await this.repos.concepts.countVersions([view.concept.id])).get(view.concept.id) ?? 0;
+  }
+
+  /** The one path of every edit: lock, compare checksums, end the current version, add the new. */
+  private async change(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    comment: string | null,
+    next: (current: ConceptVersionEntity) => ConceptContent,
+  ): Promise<ConceptView> {
+    const actor = requireUser(ctx);
+    const source = await this.writableSource(ctx, sourceRef);
+    return this.repos.transaction(async (repos) => {
+      const concept = await repos.concepts.findConcept(source.repo.id, id);
+      if (!concept) throw AppError.notFound(`Concept '${id}'`);
+      const seq = await repos.concepts.nextChange(source.repo.id);
+      const current = await repos.concepts.findVersionAt(concept.id, null);
+      if (!current) throw AppError.notFound(`Concept '${id}'`);
+      const row = this.versionRow(source, concept, next(current), seq, actor.username, comment);
+      if (row.checksumStandard === current.checksumStandard) {
+        // Rolls the transaction back: no change number is spent on an identical edit.
+        throw new AppError(
+          'UNCHANGED',
+          'No changes detected: the standard checksum equals the latest version.',
+        );
+      }
+      await repos.concepts.endCurrent(concept.id, seq);
+      const version = await repos.concepts.insertVersion(row);
+      return { source, concept, version };
+    });
+  }
+
+  /** HEAD of a source the caller may edit content of; edits through a frozen version are 405. */
+  private async writableSource(ctx: ServiceContext, sourceRef: RepoRef): Promise<RepoView> {
+    assertHeadPath(sourceRef);
+    const source = await this.repositories.get(ctx, { ...sourceRef, version: undefined });
+    if (source.repo.kind !== 'source') throw AppError.notFound(`Source '${sourceRef.id}'`);
+    await authorize(ctx, { action: 'repo.editContent', repo: source.repo });
+    return source;
+  }
+
+  private versionRow(
+    source: RepoView,
+    concept: ConceptEntity,
+    content: ConceptContent,
+    seq: string,
+    username: string,
+    comment: string | null,
+  ): Partial<ConceptVersionEntity> {
+    const checksums = conceptChecksums({
+      concept_class: content.conceptClass,
+      datatype: content.datatype,
+      retired: content.retired,
+      external_id: content.externalId,
+      extras: content.extras,
+      names: content.names.map(({ uuid: _uuid, ...name }) => name),
+      descriptions: content.descriptions.map(({ uuid: _uuid, ...description }) => description),
+    });
+    const display = displayNameOf(content.names, source.repo.defaultLocale);
+    return {
+      conceptId: concept.id,
+      repositoryId: source.repo.id,
+      mnemonic: concept.mnemonic,
+      validFromSeq: seq,
+      validToSeq: null,
+      ...content,
+      displayName: display?.name ?? null,
+      displayLocale: display?.locale ?? null,
+      checksumStandard: checksums.standard,
+      checksumSmart: checksums.smart,
+      updateComment: comment,
+      searchText: searchWords(
+        [
+          concept.mnemonic,
+          ...content.names.map((n) => n.name),
+          ...content.descriptions.map((d) => d.description),
+        ].join(' '),
+      ).join(' '),
+      createdBy: username,
+    };
+  }
+}
+
+/** The display name: the preferred name in the source's default locale, else any preferred, else the first. */
+function displayNameOf(names: ConceptName[], defaultLocale: string): ConceptName | undefined {
+  return (
+    names.find((n) => n.locale_preferred && n.locale === defaultLocale) ??
+    names.find((n) => n.locale_preferred) ??
+    names[0]
+  );
+}
+
+function contentOf(version: ConceptVersionEntity): ConceptContent {
+  return {
+    conceptClass: version.conceptClass ?? 'Misc',
+    datatype: version.datatype ?? 'N/A',
+    externalId: version.externalId,
+    names: version.names,
+    descriptions: version.descriptions,
+    extras: version.extras,
+    retired: version.retired,
+  };
+}
+
+/** Names and descriptions keep their uuid across versions when sent back; new ones get one. */
+function withUuid<T extends { uuid?: string }>(item: T): T & { uuid: string } {
+  return { ...item, uuid: item.uuid ?? crypto.randomUUID() };
+}
+
+/** Edits go to HEAD; through a frozen version's path they are 405 (spec core §3, §9.2). */
+function assertHeadPath(sourceRef: RepoRef): void {
+  if (sourceRef.version !== undefined && sourceRef.version !== HEAD) {
+    throw new AppError('NOT_ALLOWED', 'A source version is frozen; edit concepts through HEAD.');
+  }
+}
+
+function conceptTaken(): AppError {
+  return AppError.field('id', 'Concept ID must be unique within a source.');
+}

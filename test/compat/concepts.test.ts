@@ -1,0 +1,316 @@
+import request from 'supertest';
+import {
+  addMember,
+  createOrg,
+  createTestApp,
+  createUser,
+  type TestApp,
+  type TestUser,
+} from '../factories';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+const MALARIA = {
+  id: '116128',
+  concept_class: 'Diagnosis',
+  datatype: 'N/A',
+  names: [{ name: 'Malaria', locale: 'en', locale_preferred: true, name_type: 'FULLY_SPECIFIED' }],
+};
+
+/** A fresh source owned by a fresh org; answers its URL and its administrator. */
+async function source(
+  fields: Record<string, unknown> = {},
+): Promise<{ url: string; owner: TestUser; org: string }> {
+  const owner = await createUser(t);
+  const org = await createOrg(t, owner);
+  const res = await request(t.app)
+    .post(`/orgs/${org.id}/sources/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'S', name: 'S', ...fields });
+  expect(res.status).toBe(201);
+  return { url: `/orgs/${org.id}/sources/S/`, owner, org: org.id };
+}
+
+async function createConcept(url: string, user: TestUser, body: object = MALARIA) {
+  return request(t.app).post(`${url}concepts/`).set('Authorization', user.auth).send(body);
+}
+
+describe('creating a concept (spec core §4.3)', () => {
+  it('answers 201, a Location and the detail, with the golden checksums', async () => {
+    const src = await source();
+    const res = await createConcept(src.url, src.owner);
+    expect(res.status).toBe(201);
+    expect(res.headers.location).toBe(`${src.url}concepts/116128/`);
+    expect(res.body).toMatchObject({
+      type: 'Concept',
+      id: '116128',
+      concept_class: 'Diagnosis',
+      datatype: 'N/A',
+      retired: false,
+      display_name: 'Malaria',
+      display_locale: 'en',
+      source: 'S',
+      owner: src.org,
+      owner_type: 'Organization',
+      url: `${src.url}concepts/116128/`,
+      versions: 1,
+      is_latest_version: true,
+      checksums: {
+        standard: 'e200b92bd2ff4d1ec21c0e83b5f4fa4e',
+        smart: 'e200b92bd2ff4d1ec21c0e83b5f4fa4e',
+      },
+    });
+    expect(res.body.version_url).toBe(`${src.url}concepts/116128/${res.body.version}/`);
+    expect(res.body.names[0]).toMatchObject({
+      type: 'ConceptName',
+      name: 'Malaria',
+      uuid: expect.any(String),
+    });
+  });
+
+  it('takes the display name from the preferred name in the source default locale', async () => {
+    const src = await source({ default_locale: 'fr', supported_locales: 'fr,en' });
+    const res = await createConcept(src.url, src.owner, {
+      id: 'X1',
+      concept_class: 'Misc',
+      names: [
+        { name: 'Fever', locale: 'en', locale_preferred: true },
+        { name: 'Fièvre', locale: 'fr', locale_preferred: true },
+      ],
+    });
+    expect(res.body).toMatchObject({ display_name: 'Fièvre', display_locale: 'fr' });
+  });
+
+  it('answers 400 for a duplicate id, no names, a missing class or a bad locale, creating nothing', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    const dup = await createConcept(src.url, src.owner);
+    expect(dup.status).toBe(400);
+    expect(dup.body.errors.id[0]).toMatch(/unique within a source/);
+    const bad = await createConcept(src.url, src.owner, {
+      id: 'C2',
+      names: [{ name: 'N', locale: 'not a locale' }],
+    });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.errors).sort()).toEqual(['concept_class', 'names.0.locale']);
+    const none = await createConcept(src.url, src.owner, {
+      id: 'C3',
+      concept_class: 'Misc',
+      names: [],
+    });
+    expect(none.body.errors.names[0]).toMatch(/at least one name/);
+    expect((await request(t.app).get(`${src.url}concepts/C2/`)).status).toBe(404);
+    expect((await request(t.app).get(src.url)).body.active_concepts).toBe(1);
+  });
+
+  it('answers 404 for an unknown source and 403 for a reader who may not edit', async () => {
+    const src = await source();
+    const reader = await createUser(t);
+    expect((await createConcept(`/orgs/${src.org}/sources/Nope/`, src.owner)).status).toBe(404);
+    expect((await createConcept(src.url, reader)).status).toBe(403);
+    expect((await request(t.app).post(`${src.url}concepts/`).send(MALARIA)).status).toBe(401);
+  });
+
+  it('lets org members and, with public_access Edit, any signed-in user add content', async () => {
+    const src = await source();
+    const member = await createUser(t);
+    await addMember(t, src.org, src.owner, member);
+    expect((await createConcept(src.url, member, { ...MALARIA, id: 'M1' })).status).toBe(201);
+    const open = await source({ public_access: 'Edit' });
+    const anyone = await createUser(t);
+    expect((await createConcept(open.url, anyone)).status).toBe(201);
+  });
+});
+
+describe('editing makes versions (spec core §3, §9.4)', () => {
+  it('an edit identical by standard checksum answers 208 and creates nothing', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    const same = await request(t.app)
+      .post(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth)
+      .send({ datatype: 'N/A', concept_class: 'Diagnosis' });
+    expect(same.status).toBe(208);
+    const versions = await request(t.app).get(`${src.url}concepts/116128/versions/`);
+    expect(versions.body).toHaveLength(1);
+  });
+
+  it('a PATCH keeps what it does not send; a new synonym changes standard but not smart', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner, {
+      ...MALARIA,
+      descriptions: [{ description: 'A disease', locale: 'en' }],
+    });
+    const res = await request(t.app)
+      .patch(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth)
+      .send({
+        names: [
+          ...MALARIA.names,
+          { name: 'Paludism', locale: 'fr', locale_preferred: false, name_type: 'SYNONYM' },
+        ],
+      });
+    expect(res.status).toBe(200);
+    expect(res.body.checksums).toEqual({
+      standard: expect.not.stringMatching(/^e200b92bd2ff4d1ec21c0e83b5f4fa4e$/),
+      smart: 'e200b92bd2ff4d1ec21c0e83b5f4fa4e',
+    });
+    expect(res.body.descriptions).toHaveLength(1);
+    expect(res.body.versions).toBe(2);
+    expect(res.body.url).toBe(`${src.url}concepts/116128/`);
+  });
+
+  it('a PUT without names answers 400 and keeps the concept as it was', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    const res = await request(t.app)
+      .put(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth)
+      .send({ datatype: 'Text' });
+    expect(res.status).toBe(400);
+    expect((await request(t.app).get(`${src.url}concepts/116128/`)).body.datatype).toBe('N/A');
+  });
+
+  it('a source version shows the concept as it was when the version was made', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    await request(t.app)
+      .post(`${src.url}versions/`)
+      .set('Authorization', src.owner.auth)
+      .send({ id: 'v1' });
+    await request(t.app)
+      .patch(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth)
+      .send({ datatype: 'Coded' });
+    const old = await request(t.app).get(`${src.url}v1/concepts/116128/`);
+    expect(old.body).toMatchObject({ datatype: 'N/A', is_latest_version: false });
+    expect((await request(t.app).get(`${src.url}concepts/116128/`)).body.datatype).toBe('Coded');
+    const byVersion = await request(t.app).get(`${src.url}concepts/116128/${old.body.version}/`);
+    expect(byVersion.body.datatype).toBe('N/A');
+  });
+
+  it('edits through a frozen version path answer 405', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    await request(t.app)
+      .post(`${src.url}versions/`)
+      .set('Authorization', src.owner.auth)
+      .send({ id: 'v1' });
+    for (const method of ['put', 'post', 'patch', 'delete'] as const) {
+      const agent = request(t.app);
+      const res = await agent[method](`${src.url}v1/concepts/116128/`)
+        .set('Authorization', src.owner.auth)
+        .send({});
+      expect(res.status).toBe(405);
+    }
+  });
+
+  it('versions are listed newest first', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    await request(t.app)
+      .patch(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth)
+      .send({ datatype: 'Coded' });
+    const res = await request(t.app).get(`${src.url}concepts/116128/versions/`);
+    expect(res.body.map((v: { datatype: string }) => v.datatype)).toEqual(['Coded', 'N/A']);
+  });
+});
+
+describe('retiring and reactivating', () => {
+  it('DELETE retires with 204 as a new version; twice is a 400; reactivate answers 204', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    expect(
+      (
+        await request(t.app)
+          .delete(`${src.url}concepts/116128/`)
+          .set('Authorization', src.owner.auth)
+      ).status,
+    ).toBe(204);
+    const again = await request(t.app)
+      .delete(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth);
+    expect(again.status).toBe(400);
+    expect((await request(t.app).get(src.url)).body.active_concepts).toBe(0);
+    const got = await request(t.app).get(`${src.url}concepts/116128/`);
+    expect(got.body).toMatchObject({
+      retired: true,
+      update_comment: 'Concept was retired',
+      versions: 2,
+    });
+    expect(
+      (
+        await request(t.app)
+          .put(`${src.url}concepts/116128/reactivate/`)
+          .set('Authorization', src.owner.auth)
+      ).status,
+    ).toBe(204);
+    expect((await request(t.app).get(src.url)).body.active_concepts).toBe(1);
+  });
+});
+
+describe('listing concepts of a source', () => {
+  it('searches ids and names accent-insensitively, leaves retired ones out unless asked, filters', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    await createConcept(src.url, src.owner, {
+      id: 'F1',
+      concept_class: 'Symptom',
+      names: [{ name: 'Fièvre jaune', locale: 'fr' }],
+    });
+    await createConcept(src.url, src.owner, {
+      id: 'R1',
+      concept_class: 'Symptom',
+      names: [{ name: 'Fiebre', locale: 'es' }],
+    });
+    await request(t.app).delete(`${src.url}concepts/R1/`).set('Authorization', src.owner.auth);
+    const ids = async (query: Record<string, string>): Promise<string[]> =>
+      (
+        (await request(t.app).get(`${src.url}concepts/`).query(query)).body as Array<{ id: string }>
+      ).map((c) => c.id);
+    expect(await ids({ q: 'fievre' })).toEqual(['F1']);
+    expect(await ids({ q: '116128' })).toEqual(['116128']);
+    expect(await ids({ conceptClass: 'Symptom' })).toEqual(['F1']);
+    expect(await ids({ conceptClass: 'Symptom', includeRetired: 'true', sortAsc: 'id' })).toEqual([
+      'F1',
+      'R1',
+    ]);
+    expect(await ids({ locale: 'fr' })).toEqual(['F1']);
+    expect(await ids({ sortDesc: 'id' })).toEqual(['F1', '116128']);
+    const head = await request(t.app).head(`${src.url}concepts/`);
+    expect(head.headers.num_found).toBe('2');
+  });
+
+  it('a source version lists the concepts it froze', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    await request(t.app)
+      .post(`${src.url}versions/`)
+      .set('Authorization', src.owner.auth)
+      .send({ id: 'v1' });
+    await createConcept(src.url, src.owner, { ...MALARIA, id: 'later' });
+    const v1 = await request(t.app).get(`${src.url}v1/concepts/`);
+    expect(v1.body.map((c: { id: string }) => c.id)).toEqual(['116128']);
+    expect((await request(t.app).get(`${src.url}concepts/`)).body).toHaveLength(2);
+  });
+
+  it('a private source hides its concepts: 401 anonymous, 403 outsiders', async () => {
+    const src = await source({ public_access: 'None' });
+    await createConcept(src.url, src.owner);
+    const outsider = await createUser(t);
+    expect((await request(t.app).get(`${src.url}concepts/`)).status).toBe(401);
+    expect(
+      (await request(t.app).get(`${src.url}concepts/116128/`).set('Authorization', outsider.auth))
+        .status,
+    ).toBe(403);
+    expect(
+      (await request(t.app).get(`${src.url}concepts/116128/`).set('Authorization', src.owner.auth))
+        .status,
+    ).toBe(200);
+  });
+});
