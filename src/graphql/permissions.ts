@@ -42,6 +42,8 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         sources: allow,
         collections: allow,
         repos: allow,
+        concept: allow,
+        concepts: allow,
       },
       Mutation: {
         login: allow,
@@ -67,6 +69,10 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         createCollectionVersion: signedIn,
         updateCollectionVersion: signedIn,
         deleteCollectionVersion: signedIn,
+        createConcept: signedIn,
+        updateConcept: signedIn,
+        retireConcept: signedIn,
+        reactivateConcept: signedIn,
       },
       // Fields of records are visible wherever the record is: services scope the records.
       ...Object.fromEntries(objectTypes.map((type) => [type.name, allow])),

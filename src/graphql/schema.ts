@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { ConceptResolver, SourceConceptsResolver } from './resolvers/concept.resolver';
 import { OrgResolver } from './resolvers/org.resolver';
 import {
   OrgRepositoriesResolver,
@@ -19,6 +20,8 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       RepositoryFieldsResolver,
       OrgRepositoriesResolver,
       UserRepositoriesResolver,
+      ConceptResolver,
+      SourceConceptsResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,

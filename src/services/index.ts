@@ -23,8 +23,8 @@ export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
 export type { ConceptView, EditMode } from './concept.service';
-export { ownerUrl, parseOwnerUrl, parseRepoUrl, repoUrl } from './urls';
-export type { OwnerRef, RepoRef } from './urls';
+export { ownerUrl, parseConceptUrl, parseOwnerUrl, parseRepoUrl, repoUrl } from './urls';
+export type { ConceptRef, OwnerRef, RepoRef } from './urls';
 
 /** Every service, wired once per process and shared by all three edges. */
 export class Services {

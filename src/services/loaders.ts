@@ -15,6 +15,8 @@ export interface Loaders {
   versionCounts: DataLoader<string, number>;
   /** Active concepts and mappings as a repository version sees them, by version row id. */
   contentCounts: DataLoader<string, ContentCounts>;
+  /** Versions of a concept, by concept (versioned object) id. */
+  conceptVersionCounts: DataLoader<string, number>;
 }
 
 const EMPTY_USER_COUNTS: UserCounts = { orgs: 0, publicSources: 0, publicCollections: 0 };
@@ -47,6 +49,10 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     }),
     versionCounts: new DataLoader(async (ids) => {
       const counts = await repos.repos.versionCounts(ids);
+      return ids.map((id) => counts.get(id) ?? 0);
+    }),
+    conceptVersionCounts: new DataLoader(async (ids) => {
+      const counts = await repos.concepts.countVersions(ids);
       return ids.map((id) => counts.get(id) ?? 0);
     }),
     contentCounts: new DataLoader(async (ids) => {

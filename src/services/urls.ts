@@ -57,6 +57,41 @@ export function parseRepoUrl(url: string, kind?: RepositoryKind): RepoRef {
   };
 }
 
+/** A concept: at HEAD, as of a source version, or one of its own versions. */
+export interface ConceptRef {
+  source: RepoRef;
+  id: string;
+  conceptVersion?: string;
+}
+
+/**
+ * `/orgs/O/sources/S/concepts/C/`, `/orgs/O/sources/S/v1/concepts/C/` (as of a source version)
+ * or `/orgs/O/sources/S/concepts/C/123/` (a concept version) → a concept reference.
+ */
+export function parseConceptUrl(url: string): ConceptRef {
+  const normalized = withSlashes(url);
+  const at = normalized.indexOf('/concepts/');
+  const rest =
+    at < 0
+      ? []
+      : normalized
+          .slice(at + '/concepts/'.length)
+          .split('/')
+          .filter(Boolean);
+  if (at < 0 || rest.length < 1 || rest.length > 2) {
+    throw AppError.field(
+      'url',
+      `'${url}' is not a concept URL like /orgs/:org/sources/:source/concepts/:concept/.`,
+    );
+  }
+  const source = parseRepoUrl(normalized.slice(0, at + 1), 'source');
+  return {
+    source,
+    id: decodeURIComponent(rest[0]),
+    conceptVersion: rest[1] === undefined ? undefined : decodeURIComponent(rest[1]),
+  };
+}
+
 export function ownerUrl(owner: { type: 'Organization' | 'User'; id: string }): string {
   return owner.type === 'Organization'
     ? `/orgs/${encodeURIComponent(owner.id)}/`

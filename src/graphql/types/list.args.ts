@@ -104,15 +104,56 @@ export function repoListParamsOf(args: RepoListArgs): ListParams {
     ownerType: args.ownerType ? [args.ownerType] : undefined,
     repoType: args.repoType ? [args.repoType] : undefined,
   });
-  const conditions = (args.extras ?? []).map((e) => ({
+  return {
+    ...params,
+    allVersions: args.allVersions,
+    extras: extrasFilterOf(args.extras, args.extrasExists),
+  };
+}
+
+@ArgsType()
+export class ConceptListArgs extends ListArgs {
+  @Field(() => [String], { nullable: true })
+  conceptClass?: string[];
+
+  @Field(() => [String], { nullable: true })
+  datatype?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Concepts with a name in any of these locales.',
+  })
+  locale?: string[];
+
+  @Field({ defaultValue: false })
+  includeRetired: boolean;
+
+  @Field(() => [ExtrasFilterInput], { nullable: true })
+  extras?: ExtrasFilterInput[];
+
+  @Field(() => [String], { nullable: true })
+  extrasExists?: string[];
+}
+
+export function conceptListParamsOf(args: ConceptListArgs): ListParams {
+  const params = listParamsOf(args, {
+    conceptClass: args.conceptClass,
+    datatype: args.datatype,
+    locale: args.locale,
+    includeRetired: args.includeRetired ? ['true'] : undefined,
+  });
+  return { ...params, extras: extrasFilterOf(args.extras, args.extrasExists) };
+}
+
+function extrasFilterOf(
+  extras: ExtrasFilterInput[] | undefined,
+  exists: string[] | undefined,
+): ListParams['extras'] {
+  const conditions = (extras ?? []).map((e) => ({
     path: e.name.split('.'),
     values: e.values,
     negate: e.negate,
   }));
-  const exists = (args.extrasExists ?? []).map((name) => name.split('.'));
-  return {
-    ...params,
-    allVersions: args.allVersions,
-    extras: conditions.length || exists.length ? { conditions, exists } : undefined,
-  };
+  const present = (exists ?? []).map((name) => name.split('.'));
+  return conditions.length || present.length ? { conditions, exists: present } : undefined;
 }

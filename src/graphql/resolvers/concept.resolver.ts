@@ -1,0 +1,141 @@
+import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { HEAD } from '../../db/entities';
+import { parseConceptUrl, parseRepoUrl, refOf, type ConceptView, type Page } from '../../services';
+import type { GraphQLContext } from '../context';
+import { ConceptInput, ConceptObject, ConceptPage } from '../types/concept.type';
+import { ConceptListArgs, conceptListParamsOf, ListArgs, listParamsOf } from '../types/list.args';
+import { repositoryObject, SourceObject, type RepositoryObject } from '../types/repository.type';
+
+function pageOf(page: Page<ConceptView>): ConceptPage {
+  return { totalCount: page.total, items: page.items.map((view) => ConceptObject.from(view)) };
+}
+
+@Resolver(() => ConceptObject)
+export class ConceptResolver {
+  @Query(() => ConceptObject, {
+    description:
+      'A concept by its REST URL: at HEAD, as of a source version (`…/v1/concepts/C/`), or a concept version (`…/concepts/C/123/`).',
+  })
+  async concept(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<ConceptObject> {
+    const ref = parseConceptUrl(url);
+    return ConceptObject.from(
+      await ctx.services.concepts.get(ctx, ref.source, ref.id, ref.conceptVersion),
+    );
+  }
+
+  @Query(() => ConceptPage, {
+    description: 'The concepts of a source (its URL; a version URL lists that version).',
+  })
+  async concepts(
+    @Arg('source') source: string,
+    @Args() args: ConceptListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptPage> {
+    return pageOf(
+      await ctx.services.concepts.list(
+        ctx,
+        parseRepoUrl(source, 'source'),
+        conceptListParamsOf(args),
+      ),
+    );
+  }
+
+  @FieldResolver(() => Int, { description: 'Versions of this concept.' })
+  async versionsCount(@Root() concept: ConceptObject, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return ctx.loaders.conceptVersionCounts.load(concept.view.concept.id);
+  }
+
+  @FieldResolver(() => ConceptPage, { description: 'Versions of this concept, newest first.' })
+  async versions(
+    @Root() concept: ConceptObject,
+    @Args() args: ListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptPage> {
+    const { source } = concept.view;
+    return pageOf(
+      await ctx.services.concepts.listVersions(ctx, refOf(source), concept.id, listParamsOf(args)),
+    );
+  }
+
+  @FieldResolver(() => SourceObject, {
+    description: 'The source (at the version) this concept was read through.',
+  })
+  source(@Root() concept: ConceptObject): RepositoryObject {
+    return repositoryObject(concept.view.source);
+  }
+
+  @Mutation(() => ConceptObject, {
+    description: 'Creates a concept in a source (its URL) at HEAD.',
+  })
+  async createConcept(
+    @Arg('source') source: string,
+    @Arg('input') input: ConceptInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptObject> {
+    return ConceptObject.from(
+      await ctx.services.concepts.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
+    );
+  }
+
+  @Mutation(() => ConceptObject, {
+    description:
+      'A new version of the concept; an identical edit is refused with UNCHANGED. `replace` requires the names, as REST PUT does.',
+  })
+  async updateConcept(
+    @Arg('url') url: string,
+    @Arg('input') input: ConceptInput,
+    @Arg('replace', { defaultValue: false }) replace: boolean,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptObject> {
+    const ref = parseConceptUrl(url);
+    const view = await ctx.services.concepts.update(
+      ctx,
+      ref.source,
+      ref.id,
+      { ...input },
+      replace ? 'replace' : 'partial',
+    );
+    return ConceptObject.from(view);
+  }
+
+  @Mutation(() => ConceptObject, { description: 'Retires the concept: a new, retired version.' })
+  async retireConcept(
+    @Arg('url') url: string,
+    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptObject> {
+    const ref = parseConceptUrl(url);
+    return ConceptObject.from(
+      await ctx.services.concepts.retire(ctx, ref.source, ref.id, comment ?? undefined),
+    );
+  }
+
+  @Mutation(() => ConceptObject, {
+    description: 'Reactivates a retired concept: a new, active version.',
+  })
+  async reactivateConcept(
+    @Arg('url') url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptObject> {
+    const ref = parseConceptUrl(url);
+    return ConceptObject.from(await ctx.services.concepts.reactivate(ctx, ref.source, ref.id));
+  }
+}
+
+/** `Source.concepts`: the concepts as the source at this version sees them. */
+@Resolver(() => SourceObject)
+export class SourceConceptsResolver {
+  @FieldResolver(() => ConceptPage)
+  async concepts(
+    @Root() source: SourceObject,
+    @Args() args: ConceptListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptPage> {
+    const { version } = source.view;
+    const ref = {
+      ...refOf(source.view),
+      version: version.mnemonic === HEAD ? undefined : version.mnemonic,
+    };
+    return pageOf(await ctx.services.concepts.list(ctx, ref, conceptListParamsOf(args)));
+  }
+}

@@ -1,0 +1,165 @@
+import request from 'supertest';
+import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { dataOf, errorCode, gql } from './gql';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+const CONCEPT_FIELDS = `id version url versionUrl conceptClass datatype retired displayName displayLocale
+  names { uuid name locale localePreferred nameType } descriptions { description locale }
+  extras checksums { standard smart } isLatestVersion versionsCount`;
+
+/** A fresh source; answers its URL and its administrator. */
+async function source(): Promise<{ url: string; owner: TestUser }> {
+  const owner = await createUser(t);
+  const org = await createOrg(t, owner);
+  await request(t.app)
+    .post(`/orgs/${org.id}/sources/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'S', name: 'S' });
+  return { url: `/orgs/${org.id}/sources/S/`, owner };
+}
+
+const CREATE = `mutation($s: String!, $i: ConceptInput!) { createConcept(source: $s, input: $i) { ${CONCEPT_FIELDS} } }`;
+const MALARIA = {
+  id: '116128',
+  conceptClass: 'Diagnosis',
+  datatype: 'N/A',
+  names: [{ name: 'Malaria', locale: 'en', localePreferred: true, nameType: 'FULLY_SPECIFIED' }],
+};
+
+describe('concepts through GraphQL', () => {
+  it('createConcept answers the concept with the golden checksums', async () => {
+    const src = await source();
+    const data = dataOf(await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA }));
+    expect(data.createConcept).toMatchObject({
+      id: '116128',
+      displayName: 'Malaria',
+      versionsCount: 1,
+      isLatestVersion: true,
+      checksums: {
+        standard: 'e200b92bd2ff4d1ec21c0e83b5f4fa4e',
+        smart: 'e200b92bd2ff4d1ec21c0e83b5f4fa4e',
+      },
+    });
+  });
+
+  it('createConcept refuses bad input with INVALID and anonymous callers with UNAUTHENTICATED', async () => {
+    const src = await source();
+    const bad = await gql(t, src.owner.auth, CREATE, { s: src.url, i: { id: 'X', names: [] } });
+    expect(errorCode(bad)).toBe('INVALID');
+    expect(Object.keys(bad.errors![0].extensions!.fieldErrors!).sort()).toEqual([
+      'conceptClass',
+      'names',
+    ]);
+    expect(errorCode(await gql(t, undefined, CREATE, { s: src.url, i: MALARIA }))).toBe(
+      'UNAUTHENTICATED',
+    );
+  });
+
+  it('updateConcept makes a version; an identical edit is UNCHANGED; a version URL reads the old one', async () => {
+    const src = await source();
+    await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
+    const url = `${src.url}concepts/116128/`;
+    const update = `mutation($u: String!, $i: ConceptInput!) { updateConcept(url: $u, input: $i) { version datatype versionsCount } }`;
+    const same = await gql(t, src.owner.auth, update, { u: url, i: { datatype: 'N/A' } });
+    expect(errorCode(same)).toBe('UNCHANGED');
+    const edited = dataOf(
+      await gql(t, src.owner.auth, update, { u: url, i: { datatype: 'Coded' } }),
+    );
+    expect(edited.updateConcept).toMatchObject({ datatype: 'Coded', versionsCount: 2 });
+    const read = `query($u: String!) { concept(url: $u) { datatype isLatestVersion versions { totalCount items { datatype } } } }`;
+    const now = dataOf(await gql(t, undefined, read, { u: url }));
+    expect(now.concept.versions.items.map((v: { datatype: string }) => v.datatype)).toEqual([
+      'Coded',
+      'N/A',
+    ]);
+    const first = now.concept.versions.items[1];
+    expect(first).toBeDefined();
+  });
+
+  it('retireConcept and reactivateConcept flip retired with new versions', async () => {
+    const src = await source();
+    await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
+    const url = `${src.url}concepts/116128/`;
+    const retired = dataOf(
+      await gql(t, src.owner.auth, `mutation($u: String!) { retireConcept(url: $u) { retired } }`, {
+        u: url,
+      }),
+    );
+    expect(retired.retireConcept.retired).toBe(true);
+    const again = await gql(
+      t,
+      src.owner.auth,
+      `mutation($u: String!) { retireConcept(url: $u) { retired } }`,
+      { u: url },
+    );
+    expect(errorCode(again)).toBe('INVALID');
+    const back = dataOf(
+      await gql(
+        t,
+        src.owner.auth,
+        `mutation($u: String!) { reactivateConcept(url: $u) { retired versionsCount } }`,
+        { u: url },
+      ),
+    );
+    expect(back.reactivateConcept).toEqual({ retired: false, versionsCount: 3 });
+  });
+
+  it('Source.concepts lists as of the version the source was read at', async () => {
+    const src = await source();
+    await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
+    await request(t.app)
+      .post(`${src.url}versions/`)
+      .set('Authorization', src.owner.auth)
+      .send({ id: 'v1' });
+    await gql(t, src.owner.auth, CREATE, { s: src.url, i: { ...MALARIA, id: 'later' } });
+    const q = `query($u: String!) { source(url: $u) { concepts { totalCount items { id source { version } } } } }`;
+    const head = dataOf(await gql(t, undefined, q, { u: src.url }));
+    const v1 = dataOf(await gql(t, undefined, q, { u: `${src.url}v1/` }));
+    expect(head.source.concepts.totalCount).toBe(2);
+    expect(v1.source.concepts.items).toEqual([{ id: '116128', source: { version: 'v1' } }]);
+  });
+
+  it('concepts(source, q, conceptClass) searches and filters', async () => {
+    const src = await source();
+    await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
+    await gql(t, src.owner.auth, CREATE, {
+      s: src.url,
+      i: { id: 'F1', conceptClass: 'Symptom', names: [{ name: 'Fièvre', locale: 'fr' }] },
+    });
+    const q = `query($s: String!, $q: String, $c: [String!]) { concepts(source: $s, q: $q, conceptClass: $c) { totalCount items { id } } }`;
+    expect(dataOf(await gql(t, undefined, q, { s: src.url, q: 'fievre' })).concepts.items).toEqual([
+      { id: 'F1' },
+    ]);
+    expect(
+      dataOf(await gql(t, undefined, q, { s: src.url, c: ['Diagnosis'] })).concepts.items,
+    ).toEqual([{ id: '116128' }]);
+  });
+
+  it('the SQL statements of a concept list with nested fields do not grow with the number of concepts', async () => {
+    const counts: number[] = [];
+    for (const size of [5, 60]) {
+      const src = await source();
+      for (let i = 0; i < size; i += 1) {
+        await request(t.app)
+          .post(`${src.url}concepts/`)
+          .set('Authorization', src.owner.auth)
+          .send({
+            id: `C${i}`,
+            concept_class: 'Misc',
+            names: [{ name: `Name ${i}`, locale: 'en' }],
+          });
+      }
+      const q = `query($s: String!) { concepts(source: $s, limit: 100) { totalCount items { ${CONCEPT_FIELDS} source { id versionsCount activeConcepts } } } }`;
+      t.queries.count = 0;
+      const data = dataOf(await gql(t, undefined, q, { s: src.url }));
+      expect(data.concepts.items).toHaveLength(size);
+      counts.push(t.queries.count);
+    }
+    expect(counts[1]).toBe(counts[0]);
+  });
+});
