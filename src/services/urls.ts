@@ -64,11 +64,37 @@ export interface ConceptRef {
   conceptVersion?: string;
 }
 
+/** `org:source:concept`, `org:source[sourceVersion]:concept`, `org:source:concept[conceptVersion]`. */
+const SHORTHAND =
+  /^([^:[\]/\s]+):([^:[\]/\s]+)(?:\[([^\]/\s]+)\])?:([^:[\]/\s]+)(?:\[([^\]/\s]+)\])?$/;
+
 /**
- * `/orgs/O/sources/S/concepts/C/`, `/orgs/O/sources/S/v1/concepts/C/` (as of a source version)
- * or `/orgs/O/sources/S/concepts/C/123/` (a concept version) → a concept reference.
+ * A concept reference from its text forms (spec core §2.6): a REST URL —
+ * `/orgs/O/sources/S/concepts/C/`, `/orgs/O/sources/S/v1/concepts/C/` (as of a source version),
+ * `/orgs/O/sources/S/concepts/C/123/` (a concept version) — or the shorthand
+ * `org:source:concept`, `org:source[v1]:concept`, `org:source:concept[123]` (the owner is an org).
  */
 export function parseConceptUrl(url: string): ConceptRef {
+  const shorthand = SHORTHAND.exec(url.trim());
+  if (shorthand) {
+    const [, org, source, sourceVersion, concept, conceptVersion] = shorthand;
+    if (sourceVersion !== undefined && conceptVersion !== undefined) {
+      throw AppError.field(
+        'url',
+        `'${url}' names both a source version and a concept version; name one.`,
+      );
+    }
+    return {
+      source: {
+        owner: { type: 'org', id: org },
+        kind: 'source',
+        id: source,
+        version: sourceVersion,
+      },
+      id: concept,
+      conceptVersion,
+    };
+  }
   const normalized = withSlashes(url);
   const at = normalized.indexOf('/concepts/');
   const rest =

@@ -163,3 +163,33 @@ describe('concepts through GraphQL', () => {
     expect(counts[1]).toBe(counts[0]);
   });
 });
+
+describe('the concept shorthand', () => {
+  it('concept(url) accepts org:source:concept and its versioned forms', async () => {
+    const owner = await createUser(t);
+    const org = await createOrg(t, owner);
+    await request(t.app)
+      .post(`/orgs/${org.id}/sources/`)
+      .set('Authorization', owner.auth)
+      .send({ id: 'S', name: 'S' });
+    await gql(t, owner.auth, CREATE, { s: `/orgs/${org.id}/sources/S/`, i: MALARIA });
+    await request(t.app)
+      .post(`/orgs/${org.id}/sources/S/versions/`)
+      .set('Authorization', owner.auth)
+      .send({ id: 'v1' });
+    await request(t.app)
+      .patch(`/orgs/${org.id}/sources/S/concepts/116128/`)
+      .set('Authorization', owner.auth)
+      .send({ datatype: 'Coded' });
+    const q = `query($u: String!) { concept(url: $u) { datatype version } }`;
+    const head = dataOf(await gql(t, undefined, q, { u: `${org.id}:S:116128` }));
+    const old = dataOf(await gql(t, undefined, q, { u: `${org.id}:S[v1]:116128` }));
+    expect(head.concept.datatype).toBe('Coded');
+    expect(old.concept.datatype).toBe('N/A');
+    const byVersion = dataOf(
+      await gql(t, undefined, q, { u: `${org.id}:S:116128[${old.concept.version}]` }),
+    );
+    expect(byVersion.concept.datatype).toBe('N/A');
+    expect(errorCode(await gql(t, undefined, q, { u: `${org.id}:S` }))).toBe('INVALID');
+  });
+});
