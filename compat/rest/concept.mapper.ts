@@ -1,4 +1,4 @@
-import { HEAD } from '../../src/db/entities';
+import { HEAD, type ConceptDescription, type ConceptName } from '../../src/db/entities';
 import { ownerUrl, repoUrl, type ConceptView } from '../../src/services';
 
 function urlsOf(view: ConceptView) {
@@ -38,8 +38,8 @@ export function conceptDetail(view: ConceptView, versions: number): object {
     ...conceptSummary(view),
     uuid: version.id,
     external_id: version.externalId,
-    names: version.names.map((n) => ({ type: 'ConceptName', ...n })),
-    descriptions: version.descriptions.map((d) => ({ type: 'ConceptDescription', ...d })),
+    names: version.names.map((n) => conceptItem('names', n)),
+    descriptions: version.descriptions.map((d) => conceptItem('descriptions', d)),
     extras: version.extras ?? {},
     checksums: { standard: version.checksumStandard, smart: version.checksumSmart },
     update_comment: version.updateComment,
@@ -58,4 +58,21 @@ export function conceptDetail(view: ConceptView, versions: number): object {
     version_created_on: version.createdAt.toISOString(),
     version_url: versionUrl,
   };
+}
+
+/** spec core §2.6 ConceptName and ConceptDescription. */
+export function conceptItem(
+  part: 'names' | 'descriptions',
+  item: ConceptName | ConceptDescription,
+): object {
+  return { type: part === 'names' ? 'ConceptName' : 'ConceptDescription', ...item };
+}
+
+/** The version-less URL of a name or description: `…/concepts/:concept/names/:uuid/`. */
+export function conceptItemUrl(
+  view: ConceptView,
+  part: 'names' | 'descriptions',
+  uuid: string,
+): string {
+  return `${urlsOf(view).url}${part}/${encodeURIComponent(uuid)}/`;
 }

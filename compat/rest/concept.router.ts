@@ -6,13 +6,14 @@ import {
   flag,
   list,
   listParams,
+  noContent,
   ok,
   onlyMethods,
   param,
   route,
   type Reply,
 } from '../http';
-import { conceptDetail, conceptSummary } from './concept.mapper';
+import { conceptDetail, conceptItem, conceptItemUrl, conceptSummary } from './concept.mapper';
 
 const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
   { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
@@ -81,6 +82,141 @@ export function conceptRouter(services: Services): Router {
           }),
         )
         .all(onlyMethods('PUT'));
+
+      // Names, descriptions and extras (spec core §2.6, operations §4.9): read at the concept's
+      // latest version or at one of its versions; written only at the latest (405 otherwise).
+      // Before `:conceptVersion/`, which would otherwise take `names` for a version id.
+      const conceptVersion = (req: Request): string | undefined =>
+        req.params.conceptVersion === undefined ? undefined : param(req, 'conceptVersion');
+      for (const [conceptAt, writable] of [
+        [conceptPath, true],
+        [`${conceptPath}:conceptVersion/`, false],
+      ] as const) {
+        const reads = (...writes: string[]) => onlyMethods('GET', ...(writable ? writes : []));
+        for (const part of ['names', 'descriptions'] as const) {
+          const listRoute = router.route(`${conceptAt}${part}/`).get(
+            route(async (req, ctx) => {
+              const view = await concepts.get(
+                ctx,
+                at(req),
+                param(req, 'concept'),
+                conceptVersion(req),
+              );
+              return ok(view.version[part].map((item) => conceptItem(part, item)));
+            }),
+          );
+          const itemRoute = router.route(`${conceptAt}${part}/:uuid/`).get(
+            route(async (req, ctx) => {
+              const { item } = await concepts.getItem(
+                ctx,
+                at(req),
+                param(req, 'concept'),
+                part,
+                param(req, 'uuid'),
+                conceptVersion(req),
+              );
+              return ok(conceptItem(part, item));
+            }),
+          );
+          if (writable) {
+            listRoute.post(
+              route(async (req, ctx) => {
+                const view = await concepts.addItem(
+                  ctx,
+                  at(req),
+                  param(req, 'concept'),
+                  part,
+                  bodyOf(req),
+                );
+                return created(
+                  conceptItem(part, view.item),
+                  conceptItemUrl(view, part, view.item.uuid),
+                );
+              }),
+            );
+            const editItem = route(async (req, ctx) => {
+              const view = await concepts.updateItem(
+                ctx,
+                at(req),
+                param(req, 'concept'),
+                part,
+                param(req, 'uuid'),
+                bodyOf(req),
+              );
+              return ok(conceptItem(part, view.item));
+            });
+            itemRoute
+              .put(editItem)
+              .patch(editItem)
+              .delete(
+                route(async (req, ctx) => {
+                  await concepts.removeItem(
+                    ctx,
+                    at(req),
+                    param(req, 'concept'),
+                    part,
+                    param(req, 'uuid'),
+                  );
+                  return noContent();
+                }),
+              );
+          }
+          listRoute.all(reads('POST'));
+          itemRoute.all(reads('PUT', 'PATCH', 'DELETE'));
+        }
+
+        router
+          .route(`${conceptAt}extras/`)
+          .get(
+            route(async (req, ctx) => {
+              const view = await concepts.get(
+                ctx,
+                at(req),
+                param(req, 'concept'),
+                conceptVersion(req),
+              );
+              return ok(view.version.extras ?? {});
+            }),
+          )
+          .all(onlyMethods('GET'));
+        const extraRoute = router.route(`${conceptAt}extras/:name/`).get(
+          route(async (req, ctx) => {
+            const name = param(req, 'name');
+            const value = await concepts.getExtra(
+              ctx,
+              at(req),
+              param(req, 'concept'),
+              name,
+              conceptVersion(req),
+            );
+            return ok({ [name]: value });
+          }),
+        );
+        if (writable) {
+          extraRoute
+            .put(
+              route(async (req, ctx) => {
+                const name = param(req, 'name');
+                // The raw body: `bodyOf` would rename a snake_case attribute.
+                const view = await concepts.setExtra(
+                  ctx,
+                  at(req),
+                  param(req, 'concept'),
+                  name,
+                  req.body,
+                );
+                return ok({ [name]: view.version.extras?.[name] });
+              }),
+            )
+            .delete(
+              route(async (req, ctx) => {
+                await concepts.removeExtra(ctx, at(req), param(req, 'concept'), param(req, 'name'));
+                return noContent();
+              }),
+            );
+        }
+        extraRoute.all(reads('PUT', 'DELETE'));
+      }
 
       const edit = (mode: 'partial' | 'replace') =>
         route(async (req, ctx) =>

@@ -28,6 +28,15 @@ export interface ConceptView {
 /** How an edit treats what it does not send (spec core §4.3 and the reference clients). */
 export type EditMode = 'partial' | 'replace';
 
+/** The lists of a concept version that are sub-resources addressed by uuid (spec core §2.6). */
+export type ConceptPart = 'names' | 'descriptions';
+export type ConceptPartItem = ConceptName | ConceptDescription;
+
+/** A concept version and one of its names or descriptions. */
+export interface ConceptItemView extends ConceptView {
+  item: ConceptPartItem;
+}
+
 const locale = z
   .string({ error: 'Must be a string.' })
   .trim()
@@ -76,6 +85,15 @@ const descriptionSchema = z.preprocess(
     external_id: optionalString,
   }),
 );
+
+/** Per list: its item schema and the text a version comment quotes. */
+const PARTS: Record<ConceptPart, { schema: z.ZodType; text: (item: ConceptPartItem) => string }> = {
+  names: { schema: nameSchema, text: (item) => (item as ConceptName).name },
+  descriptions: {
+    schema: descriptionSchema,
+    text: (item) => (item as ConceptDescription).description,
+  },
+};
 
 const editFields = {
   conceptClass: requiredText.optional(),
@@ -253,6 +271,131 @@ export class ConceptService {
     });
   }
 
+  /** A name or description of a concept version by uuid; 404 when it has none such. */
+  async getItem(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    part: ConceptPart,
+    uuid: string,
+    conceptVersion?: string,
+  ): Promise<ConceptItemView> {
+    const view = await this.get(ctx, sourceRef, id, conceptVersion);
+    const item = view.version[part].find((i) => i.uuid === uuid);
+    if (!item) throw itemNotFound(part, uuid, id);
+    return { ...view, item };
+  }
+
+  /** `POST …/names/` or `…/descriptions/`: a new version with one more item, under a new uuid. */
+  async addItem(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    part: ConceptPart,
+    input: unknown,
+  ): Promise<ConceptItemView> {
+    let added: ConceptPartItem | undefined;
+    const view = await this.change(ctx, sourceRef, id, null, (current) => {
+      const item = { ...parseItem(part, input), uuid: crypto.randomUUID() };
+      added = item;
+      return {
+        ...withPart(contentOf(current), part, [...current[part], item]),
+        comment: `Added to ${part}: ${PARTS[part].text(item)}.`,
+      };
+    });
+    return { ...view, item: added! };
+  }
+
+  /**
+   * `PUT`/`PATCH …/names/:uuid/`: a new version in which that item has the fields sent and keeps
+   * the others (and its uuid); 208 when that changes nothing.
+   */
+  async updateItem(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    part: ConceptPart,
+    uuid: string,
+    input: unknown,
+  ): Promise<ConceptItemView> {
+    let updated: ConceptPartItem | undefined;
+    const view = await this.changeItem(ctx, sourceRef, id, part, uuid, (item) => {
+      const fields = snakeKeys(input ?? {});
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+        throw AppError.invalid('The request body must be a JSON object.');
+      }
+      updated = { ...parseItem(part, { ...item, ...fields }), uuid: item.uuid };
+      return { item: updated, comment: `Updated ${part}: ${PARTS[part].text(updated)}.` };
+    });
+    return { ...view, item: updated! };
+  }
+
+  /** `DELETE …/names/:uuid/`: a new version without that item; a concept keeps one name (400). */
+  async removeItem(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    part: ConceptPart,
+    uuid: string,
+  ): Promise<ConceptView> {
+    return this.changeItem(ctx, sourceRef, id, part, uuid, (item) => ({
+      item: null,
+      comment: `Deleted ${PARTS[part].text(item)} in ${part}.`,
+    }));
+  }
+
+  /** One custom attribute of a concept version (spec operations §4.9); 404 when it has none such. */
+  async getExtra(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    name: string,
+    conceptVersion?: string,
+  ): Promise<unknown> {
+    const { version } = await this.get(ctx, sourceRef, id, conceptVersion);
+    if (!version.extras || !Object.hasOwn(version.extras, name)) throw extraNotFound(name, id);
+    return version.extras[name];
+  }
+
+  /**
+   * `PUT …/extras/:name/` with `{"<name>": value}`: creates or updates one attribute in a new
+   * version; 208 when it already has that value.
+   */
+  async setExtra(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    name: string,
+    input: unknown,
+  ): Promise<ConceptView> {
+    return this.change(ctx, sourceRef, id, null, (current) => {
+      const value = extraValue(name, input);
+      return {
+        ...contentOf(current),
+        extras: { ...current.extras, [name]: value },
+        comment: `Updated extras: ${name}.`,
+      };
+    });
+  }
+
+  /** `DELETE …/extras/:name/`: a new version without that attribute; 404 when it has none such. */
+  async removeExtra(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    name: string,
+  ): Promise<ConceptView> {
+    return this.change(ctx, sourceRef, id, null, (current) => {
+      if (!current.extras || !Object.hasOwn(current.extras, name)) throw extraNotFound(name, id);
+      const extras = Object.fromEntries(Object.entries(current.extras).filter(([k]) => k !== name));
+      return {
+        ...contentOf(current),
+        extras: Object.keys(extras).length > 0 ? extras : null,
+        comment: `Deleted extra ${name}.`,
+      };
+    });
+  }
+
   async listVersions(
     ctx: ServiceContext,
     sourceRef: RepoRef,
@@ -310,13 +453,16 @@ export class ConceptService {
     return (await this.repos.concepts.countVersions([view.concept.id])).get(view.concept.id) ?? 0;
   }
 
-  /** The one path of every edit: lock, compare checksums, end the current version, add the new. */
+  /**
+   * The one path of every edit: lock, compare checksums, end the current version, add the new.
+   * `next` may give the new version's comment when it depends on the current content.
+   */
   private async change(
     ctx: ServiceContext,
     sourceRef: RepoRef,
     id: string,
     comment: string | null,
-    next: (current: ConceptVersionEntity) => ConceptContent,
+    next: (current: ConceptVersionEntity) => ConceptContent & { comment?: string },
   ): Promise<ConceptView> {
     const actor = requireUser(ctx);
     const source = await this.writableSource(ctx, sourceRef);
@@ -326,7 +472,8 @@ export class ConceptService {
       const seq = await repos.concepts.nextChange(source.repo.id);
       const current = await repos.concepts.findVersionAt(concept.id, null);
       if (!current) throw AppError.notFound(`Concept '${id}'`);
-      const row = this.versionRow(source, concept, next(current), seq, actor.username, comment);
+      const { comment: own, ...content } = next(current);
+      const row = this.versionRow(source, concept, content, seq, actor.username, own ?? comment);
       if (row.checksumStandard === current.checksumStandard) {
         // Rolls the transaction back: no change number is spent on an identical edit.
         throw new AppError(
@@ -337,6 +484,31 @@ export class ConceptService {
       await repos.concepts.endCurrent(concept.id, seq);
       const version = await repos.concepts.insertVersion(row);
       return { source, concept, version };
+    });
+  }
+
+  /**
+   * The one path of item edits: finds the item by uuid in the current version and puts `edit`'s
+   * result in its place, or removes it when that is null (never the last name).
+   */
+  private async changeItem(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    part: ConceptPart,
+    uuid: string,
+    edit: (item: ConceptPartItem) => { item: ConceptPartItem | null; comment: string },
+  ): Promise<ConceptView> {
+    return this.change(ctx, sourceRef, id, null, (current) => {
+      const items: ConceptPartItem[] = current[part];
+      const target = items.find((i) => i.uuid === uuid);
+      if (!target) throw itemNotFound(part, uuid, id);
+      const { item, comment } = edit(target);
+      const rest = items.flatMap((i) => (i !== target ? [i] : item ? [item] : []));
+      if (part === 'names' && rest.length === 0) {
+        throw AppError.field('names', 'A concept must have at least one name.');
+      }
+      return { ...withPart(contentOf(current), part, rest), comment };
     });
   }
 
@@ -410,6 +582,49 @@ function contentOf(version: ConceptVersionEntity): ConceptContent {
     extras: version.extras,
     retired: version.retired,
   };
+}
+
+function withPart(
+  content: ConceptContent,
+  part: ConceptPart,
+  items: ConceptPartItem[],
+): ConceptContent {
+  return part === 'names'
+    ? { ...content, names: items as ConceptName[] }
+    : { ...content, descriptions: items as ConceptDescription[] };
+}
+
+/** One name or description as sent (snake_case or camelCase fields), validated. */
+function parseItem(part: ConceptPart, input: unknown): ConceptPartItem {
+  return parseInput(PARTS[part].schema, input) as ConceptPartItem;
+}
+
+function itemNotFound(part: ConceptPart, uuid: string, id: string): AppError {
+  const noun = part === 'names' ? 'Name' : 'Description';
+  return AppError.notFound(`${noun} '${uuid}' of concept '${id}'`);
+}
+
+function extraNotFound(name: string, id: string): AppError {
+  return AppError.notFound(`Extra '${name}' of concept '${id}'`);
+}
+
+/** The value of `{"<name>": value}`, the body OCL clients send to `…/extras/:name/`. */
+function extraValue(name: string, input: unknown): unknown {
+  if (
+    typeof input !== 'object' ||
+    input === null ||
+    Array.isArray(input) ||
+    !Object.hasOwn(input, name)
+  ) {
+    throw AppError.invalid(`Send the attribute in the body as {"${name}": <value>}.`);
+  }
+  const others = Object.keys(input).filter((k) => k !== name);
+  if (others.length > 0) {
+    throw AppError.invalid(
+      `Only the attribute '${name}' may be sent to its own URL; found also: ${others.join(', ')}.`,
+    );
+  }
+  return (input as Record<string, unknown>)[name];
 }
 
 /** Names and descriptions keep their uuid across versions when sent back; new ones get one. */
