@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import type { ConceptView, OwnerRef, RepoRef, ServiceContext, Services } from '../../src/services';
+import type { ConceptView, OwnerRef, Page, RepoRef, Services } from '../../src/services';
 import {
   bodyOf,
   created,
@@ -22,6 +22,8 @@ const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
 ];
 
 const FILTERS = ['conceptClass', 'datatype', 'locale', 'includeRetired'];
+/** `/concepts/` also narrows by source id, owner username or org id (spec core §4.3). */
+const GLOBAL_FILTERS = [...FILTERS, 'source', 'user', 'org', 'mapcode'];
 
 /**
  * spec core §4.3: concepts of a source, at HEAD or as of a source version; edits go to HEAD and
@@ -33,6 +35,19 @@ export function conceptRouter(services: Services): Router {
   const router = Router();
   const detail = async (view: ConceptView): Promise<object> =>
     conceptDetail(view, await concepts.versionCount(view));
+
+  router
+    .route('/concepts/')
+    .get(
+      route(async (req, ctx) =>
+        conceptListReply(
+          req,
+          services,
+          await concepts.listPublic(ctx, listParams(req, GLOBAL_FILTERS)),
+        ),
+      ),
+    )
+    .all(onlyMethods('GET'));
 
   for (const owner of OWNERS) {
     const source = (req: Request, version?: string): RepoRef => ({
@@ -52,7 +67,15 @@ export function conceptRouter(services: Services): Router {
 
       router
         .route(listPath)
-        .get(route(async (req, ctx) => conceptListReply(req, ctx, services, at(req))))
+        .get(
+          route(async (req, ctx) =>
+            conceptListReply(
+              req,
+              services,
+              await concepts.list(ctx, at(req), listParams(req, FILTERS)),
+            ),
+          ),
+        )
         .post(
           route(async (req, ctx) => {
             const view = await concepts.create(ctx, at(req), bodyOf(req));
@@ -271,13 +294,12 @@ export function conceptRouter(services: Services): Router {
   return router;
 }
 
+/** Summaries, or details with `verbose=true`. */
 async function conceptListReply(
   req: Request,
-  ctx: ServiceContext,
   services: Services,
-  ref: RepoRef,
+  page: Page<ConceptView>,
 ): Promise<Reply> {
-  const page = await services.concepts.list(ctx, ref, listParams(req, FILTERS));
   if (!flag(req.query.verbose)) return list(page, conceptSummary, req);
   const counts = await Promise.all(page.items.map((view) => services.concepts.versionCount(view)));
   return list(

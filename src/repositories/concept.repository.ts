@@ -8,6 +8,7 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  type FacetCounts,
   type Slice,
   type SortSpec,
   type Window,
@@ -119,17 +120,98 @@ export class ConceptRepository {
   }
 
   /** The concepts of a source as HEAD (`seq` null) or a version sees them. */
+  /**
+   * Concepts of one source as HEAD (`seq` null) or a version sees them; or, with `scope`
+   * `public`, the current concepts of every public source (spec core §4.3 `/concepts/`).
+   */
   async search(
-    repositoryId: string,
-    seq: string | null,
+    where: ConceptScope,
     filter: ConceptSearch,
     sort: SortSpec<ConceptSortKey>,
     window: Window,
   ): Promise<Slice<ConceptVersionEntity>> {
-    const qb = this.versions
-      .createQueryBuilder('cv')
-      .where('cv.repository_id = :repositoryId', { repositoryId });
-    atChange(qb, seq);
+    const qb = this.filtered(where, filter);
+    const words = filter.q ? searchWords(filter.q) : [];
+    const rank = words.length
+      ? {
+          // An exact id first, then an exact name, then name prefixes, then similarity.
+          expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
+             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) = :q THEN 50 ELSE 0 END)
+             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) LIKE :qPrefix THEN 20 ELSE 0 END)
+             + 10 * word_similarity(:q, cv.search_text)`,
+          parameters: { q: words.join(' '), qPrefix: `${words.join(' ')}%` },
+        }
+      : undefined;
+    orderBy(qb, sort, ORDER, rank);
+    return sliceOf(qb, window);
+  }
+
+  /** `[value, count]` per facet over the same filtered concepts (spec core §2.1). */
+  async facets(where: ConceptScope, filter: ConceptSearch): Promise<FacetCounts> {
+    const facets: FacetCounts = {};
+    const expressions: Record<string, string> = {
+      conceptClass: 'cv.concept_class',
+      datatype: 'cv.datatype',
+      locale: `jsonb_array_elements(cv.names)->>'locale'`,
+      retired: 'cv.retired::text',
+      source: '(SELECT fr.mnemonic FROM repositories fr WHERE fr.id = cv.repository_id)',
+      owner: `(SELECT coalesce(fo.mnemonic, fu.username) FROM repositories fr
+                 LEFT JOIN organizations fo ON fo.id = fr.owner_org_id
+                 LEFT JOIN users fu ON fu.id = fr.owner_user_id WHERE fr.id = cv.repository_id)`,
+    };
+    for (const [name, expression] of Object.entries(expressions)) {
+      const rows = await this.filtered(where, filter)
+        .select(expression, 'value')
+        .addSelect('count(DISTINCT cv.id)::int', 'count')
+        .groupBy('value')
+        .orderBy('count', 'DESC')
+        .addOrderBy('value', 'ASC')
+        .limit(100)
+        .getRawMany<{ value: string | null; count: number }>();
+      facets[name] = rows.filter((r) => r.value !== null).map((r) => [String(r.value), r.count]);
+    }
+    return facets;
+  }
+
+  private filtered(
+    where: ConceptScope,
+    filter: ConceptSearch,
+  ): SelectQueryBuilder<ConceptVersionEntity> {
+    const qb = this.versions.createQueryBuilder('cv');
+    if (where.scope === 'source') {
+      qb.where('cv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
+      atChange(qb, where.seq);
+    } else {
+      // Public, active sources of public orgs or active users; HEAD only.
+      qb.innerJoin('repositories', 'r', 'r.id = cv.repository_id')
+        .where(
+          `cv.valid_to_seq IS NULL AND r.kind = 'source' AND r.is_active AND r.public_access <> 'None'`,
+        )
+        .andWhere(
+          `(r.owner_org_id IS NULL OR EXISTS (SELECT 1 FROM organizations po WHERE po.id = r.owner_org_id AND po.public_access <> 'None'))`,
+        )
+        .andWhere(
+          `(r.owner_user_id IS NULL OR EXISTS (SELECT 1 FROM users pu WHERE pu.id = r.owner_user_id AND pu.is_active))`,
+        );
+      if (where.sources?.length)
+        qb.andWhere('r.mnemonic IN (:...sources)', { sources: where.sources });
+      if (where.ownerUsers?.length) {
+        qb.andWhere(
+          'r.owner_user_id IN (SELECT id FROM users WHERE username IN (:...ownerUsers))',
+          {
+            ownerUsers: where.ownerUsers,
+          },
+        );
+      }
+      if (where.ownerOrgs?.length) {
+        qb.andWhere(
+          'r.owner_org_id IN (SELECT id FROM organizations WHERE mnemonic IN (:...ownerOrgs))',
+          {
+            ownerOrgs: where.ownerOrgs,
+          },
+        );
+      }
+    }
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length) whereWordsMatch(qb, 'cv.search_text', words);
@@ -146,20 +228,14 @@ export class ConceptRepository {
     if (filter.updatedSince)
       qb.andWhere('cv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
     whereExtras(qb, 'cv.extras', filter.extras);
-    const rank = words.length
-      ? {
-          // An exact id first, then an exact name, then name prefixes, then similarity.
-          expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
-             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) = :q THEN 50 ELSE 0 END)
-             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) LIKE :qPrefix THEN 20 ELSE 0 END)
-             + 10 * word_similarity(:q, cv.search_text)`,
-          parameters: { q: words.join(' '), qPrefix: `${words.join(' ')}%` },
-        }
-      : undefined;
-    orderBy(qb, sort, ORDER, rank);
-    return sliceOf(qb, window);
+    return qb;
   }
 }
+
+/** Where concepts are listed from: one source at a change, or every public source. */
+export type ConceptScope =
+  | { scope: 'source'; repositoryId: string; seq: string | null }
+  | { scope: 'public'; sources?: string[]; ownerUsers?: string[]; ownerOrgs?: string[] };
 
 /** Rows as of a change: current ones for HEAD, those whose interval holds `seq` otherwise. */
 function atChange(qb: SelectQueryBuilder<ConceptVersionEntity>, seq: string | null): void {

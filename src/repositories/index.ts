@@ -16,7 +16,7 @@ export type {
   Window,
 } from './list';
 export type { ContentCounts, OwnerKey, RepoSearch, RepoSortKey } from './repo.repository';
-export type { ConceptSearch, ConceptSortKey } from './concept.repository';
+export type { ConceptScope, ConceptSearch, ConceptSortKey } from './concept.repository';
 export type { OrgCounts, OrgSearch, OrgSortKey } from './org.repository';
 export type { UserCounts, UserSearch, UserSortKey } from './user.repository';
 

@@ -125,6 +125,11 @@ export class RepoRepository {
     return { seq: rows[0].seq, activeConcepts: rows[0].concepts, activeMappings: rows[0].mappings };
   }
 
+  /** The HEAD version rows of many repositories. */
+  findHeads(repositoryIds: readonly string[]): Promise<RepositoryVersionEntity[]> {
+    return this.versions.findBy({ repositoryId: In([...repositoryIds]), mnemonic: HEAD });
+  }
+
   findVersion(repositoryId: string, mnemonic: string): Promise<RepositoryVersionEntity | null> {
     return this.versions.findOneBy({ repositoryId, mnemonic });
   }

@@ -8,7 +8,14 @@ import {
   type ConceptVersionEntity,
 } from '../db/entities';
 import { AppError } from '../errors';
-import { isUniqueViolation, type ConceptSortKey, type Repositories } from '../repositories';
+import {
+  isUniqueViolation,
+  type ConceptScope,
+  type ConceptSearch,
+  type ConceptSortKey,
+  type Repositories,
+  type SortSpec,
+} from '../repositories';
 import { searchWords } from '../repositories/list';
 import { authorize, requireUser } from './access';
 import { conceptChecksums } from './checksum';
@@ -418,33 +425,77 @@ export class ConceptService {
     params: ListParams,
   ): Promise<Page<ConceptView>> {
     const source = await this.repositories.get(ctx, sourceRef);
+    const scope: ConceptScope = {
+      scope: 'source',
+      repositoryId: source.repo.id,
+      seq: source.version.seq,
+    };
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    const slice = await this.repos.concepts.search(
-      source.repo.id,
-      source.version.seq,
-      {
-        q: params.q,
-        conceptClass: params.filters.conceptClass,
-        datatype: params.filters.datatype,
-        locale: params.filters.locale,
-        includeRetired: params.filters.includeRetired?.[0] === 'true',
-        updatedSince: params.updatedSince,
-        extras: params.extras,
-      },
-      sort,
-      windowOf(params),
-    );
-    const concepts = new Map(
-      (
-        await this.repos.concepts.findConceptsByIds([
-          ...new Set(slice.rows.map((v) => v.conceptId)),
-        ])
-      ).map((c) => [c.id, c]),
-    );
+    return this.page(scope, params, sort, async () => new Map([[source.repo.id, source]]));
+  }
+
+  /**
+   * `/concepts/`: current concepts of every public source (spec core §4.3), with `source`, `user`
+   * and `org` filters; private sources are listed only through their own endpoint.
+   */
+  async listPublic(ctx: ServiceContext, params: ListParams): Promise<Page<ConceptView>> {
+    const { source, user, org, mapcode } = params.filters;
+    if (user?.length && org?.length)
+      throw AppError.field('org', 'user and org cannot be combined.');
+    if (mapcode?.length) {
+      throw AppError.field(
+        'mapcode',
+        'Filtering by mapped code is not supported until mappings are.',
+      );
+    }
+    const scope: ConceptScope = {
+      scope: 'public',
+      sources: source,
+      ownerUsers: user,
+      ownerOrgs: org,
+    };
+    // spec core §4.3: the global list defaults to the latest updated first.
+    const fallback: SortSpec<ConceptSortKey> = params.q
+      ? { key: 'bestMatch', desc: false }
+      : { key: 'lastUpdate', desc: true };
+    const sort = resolveSort(params, SORTS, fallback);
+    return this.page(scope, params, sort, (ids) => this.repositories.headViews(ctx, ids));
+  }
+
+  private async page(
+    scope: ConceptScope,
+    params: ListParams,
+    sort: SortSpec<ConceptSortKey>,
+    sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
+  ): Promise<Page<ConceptView>> {
+    const filter: ConceptSearch = {
+      q: params.q,
+      conceptClass: params.filters.conceptClass,
+      datatype: params.filters.datatype,
+      locale: params.filters.locale,
+      includeRetired:
+        params.filters.includeRetired?.[0] === 'true' || params.filters.includeRetired?.[0] === '1',
+      updatedSince: params.updatedSince,
+      extras: params.extras,
+    };
+    const slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
+    const facets = params.includeFacets
+      ? await this.repos.concepts.facets(scope, filter)
+      : undefined;
+    const [concepts, sources] = await Promise.all([
+      this.repos.concepts.findConceptsByIds([...new Set(slice.rows.map((v) => v.conceptId))]),
+      sourcesOf([...new Set(slice.rows.map((v) => v.repositoryId))]),
+    ]);
+    const byId = new Map(concepts.map((c) => [c.id, c]));
     return pageOf(
-      slice.rows.map((version) => ({ source, concept: concepts.get(version.conceptId)!, version })),
+      slice.rows.map((version) => ({
+        source: sources.get(version.repositoryId)!,
+        concept: byId.get(version.conceptId)!,
+        version,
+      })),
       slice.total,
       params,
+      facets,
     );
   }
 

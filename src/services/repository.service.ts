@@ -285,6 +285,24 @@ export class RepositoryService {
     return pageOf(items, slice.total, params, facets);
   }
 
+  /** HEAD views of many repositories the caller already may see (e.g. behind a public list). */
+  async headViews(ctx: ServiceContext, repositoryIds: string[]): Promise<Map<string, RepoView>> {
+    if (repositoryIds.length === 0) return new Map();
+    const [repos, heads] = await Promise.all([
+      this.repos.repos.findByIds(repositoryIds),
+      this.repos.repos.findHeads(repositoryIds),
+    ]);
+    const headOf = new Map(heads.map((v) => [v.repositoryId, v]));
+    const views = await Promise.all(
+      repos.map(async (repo) => ({
+        repo,
+        version: headOf.get(repo.id)!,
+        owner: await this.ownerOf(ctx, repo),
+      })),
+    );
+    return new Map(views.map((view) => [view.repo.id, view]));
+  }
+
   async counts(ctx: ServiceContext, view: RepoView): Promise<RepoCounts> {
     const [versions, content] = await Promise.all([
       ctx.loaders.versionCounts.load(view.repo.id),

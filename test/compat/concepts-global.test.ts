@@ -1,0 +1,114 @@
+import request from 'supertest';
+import {
+  createOrg,
+  createTestApp,
+  createUser,
+  uniqueId,
+  type TestApp,
+  type TestUser,
+} from '../factories';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+/** An org with a source of concepts whose names carry a unique tag; answers what was made. */
+async function sourceWith(
+  tag: string,
+  concepts: Array<{ id: string; cls: string; name: string; locale?: string }>,
+  fields: { sourceAccess?: string; orgAccess?: string } = {},
+): Promise<{ org: string; owner: TestUser; url: string }> {
+  const owner = await createUser(t);
+  const org = await createOrg(t, owner, { public_access: fields.orgAccess ?? 'View' });
+  const code = uniqueId('src');
+  await request(t.app)
+    .post(`/orgs/${org.id}/sources/`)
+    .set('Authorization', owner.auth)
+    .send({ id: code, name: code, public_access: fields.sourceAccess ?? 'View' });
+  const url = `/orgs/${org.id}/sources/${code}/`;
+  for (const c of concepts) {
+    const res = await request(t.app)
+      .post(`${url}concepts/`)
+      .set('Authorization', owner.auth)
+      .send({
+        id: c.id,
+        concept_class: c.cls,
+        names: [{ name: `${c.name} ${tag}`, locale: c.locale ?? 'en' }],
+      });
+    expect(res.status).toBe(201);
+  }
+  return { org: org.id, owner, url };
+}
+
+describe('GET /concepts/ (spec core §4.3)', () => {
+  it('lists concepts of public sources only, never of a private source or a private org', async () => {
+    const tag = uniqueId('glob').replace('-', '');
+    const pub = await sourceWith(tag, [{ id: 'P1', cls: 'Diagnosis', name: 'Public' }]);
+    await sourceWith(tag, [{ id: 'H1', cls: 'Diagnosis', name: 'Hidden' }], {
+      sourceAccess: 'None',
+    });
+    await sourceWith(tag, [{ id: 'H2', cls: 'Diagnosis', name: 'Hidden' }], { orgAccess: 'None' });
+    const res = await request(t.app)
+      .get('/concepts/')
+      .query({ q: tag })
+      .set('Authorization', t.admin);
+    expect(res.status).toBe(200);
+    expect(res.body.map((c: { id: string }) => c.id)).toEqual(['P1']);
+    expect(res.body[0].owner).toBe(pub.org);
+    expect(res.headers.num_found).toBe('1');
+  });
+
+  it('narrows by org and source, refuses user with org, and has facets', async () => {
+    const tag = uniqueId('glob').replace('-', '');
+    const a = await sourceWith(tag, [
+      { id: 'A1', cls: 'Diagnosis', name: 'Alpha' },
+      { id: 'A2', cls: 'Symptom', name: 'Beta', locale: 'fr' },
+    ]);
+    await sourceWith(tag, [{ id: 'B1', cls: 'Diagnosis', name: 'Gamma' }]);
+    const byOrg = await request(t.app)
+      .get('/concepts/')
+      .query({ q: tag, org: a.org, sortAsc: 'id' });
+    expect(byOrg.body.map((c: { id: string }) => c.id)).toEqual(['A1', 'A2']);
+    const source = a.url.split('/')[4];
+    const bySource = await request(t.app)
+      .get('/concepts/')
+      .query({ q: tag, source, conceptClass: 'Symptom' });
+    expect(bySource.body.map((c: { id: string }) => c.id)).toEqual(['A2']);
+    const both = await request(t.app).get('/concepts/').query({ user: 'x', org: 'y' });
+    expect(both.status).toBe(400);
+    const facets = await request(t.app)
+      .get('/concepts/')
+      .query({ q: tag })
+      .set('includeFacets', 'true');
+    expect(facets.body.results).toHaveLength(3);
+    expect(facets.body.facets.fields.conceptClass).toEqual([
+      ['Diagnosis', 2],
+      ['Symptom', 1],
+    ]);
+    expect(facets.body.facets.fields.locale).toEqual([
+      ['en', 2],
+      ['fr', 1],
+    ]);
+    expect(facets.body.facets.fields.retired).toEqual([['false', 3]]);
+  });
+
+  it('answers a clear 400 for mapcode until mappings exist', async () => {
+    const res = await request(t.app).get('/concepts/').query({ mapcode: 'CIEL:CIEL:1' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.mapcode).toBeDefined();
+  });
+
+  it('a source list has the same facets', async () => {
+    const tag = uniqueId('fac').replace('-', '');
+    const src = await sourceWith(tag, [
+      { id: 'C1', cls: 'Drug', name: 'One' },
+      { id: 'C2', cls: 'Drug', name: 'Two' },
+    ]);
+    const res = await request(t.app).get(`${src.url}concepts/`).set('includeFacets', 'true');
+    expect(res.body.facets.fields.conceptClass).toEqual([['Drug', 2]]);
+    expect(res.body.facets.fields.source).toEqual([[src.url.split('/')[4], 2]]);
+    expect(res.body.facets.fields.owner).toEqual([[src.org, 2]]);
+  });
+});
