@@ -61,6 +61,27 @@ export class ConceptRepository {
     return rows[0].seq;
   }
 
+  /**
+   * The next free number for a sequential id scheme: above every numeric id (or external id) of
+   * the source's concepts, and at least `from`.
+   */
+  async nextNumericId(
+    repositoryId: string,
+    column: 'mnemonic' | 'external_id',
+    from: number,
+  ): Promise<string> {
+    const source =
+      column === 'mnemonic'
+        ? `SELECT mnemonic AS value FROM concepts WHERE repository_id = $1`
+        : `SELECT external_id AS value FROM concept_versions WHERE repository_id = $1`;
+    const rows = await this.em.query<Array<{ next: string }>>(
+      `SELECT greatest($2::numeric, coalesce(max(value::numeric) + 1, $2::numeric))::text AS next
+       FROM (${source}) ids WHERE value ~ '^[0-9]{1,30}$'`,
+      [repositoryId, from],
+    );
+    return rows[0].next;
+  }
+
   findConcept(repositoryId: string, mnemonic: string): Promise<ConceptEntity | null> {
     return this.concepts.findOneBy({ repositoryId, mnemonic });
   }

@@ -118,7 +118,8 @@ const editFields = {
 };
 const createSchema = z.object({
   ...editFields,
-  id: mnemonic,
+  // Optional when the source assigns ids (autoid_concept_mnemonic, spec core §4.6).
+  id: mnemonic.optional(),
   conceptClass: requiredText,
   names: z
     .array(nameSchema, { error: 'Must be a list of names.' })
@@ -160,22 +161,52 @@ export class ConceptService {
     assertHeadPath(sourceRef);
     const source = await this.writableSource(ctx, sourceRef);
     const data = parseInput(createSchema, input);
+    const settings = source.repo.settings;
+    if (data.id === undefined && !settings.autoidConceptMnemonic) {
+      throw AppError.field('id', 'This field is required (the source assigns no concept ids).');
+    }
+    // spec core §4.6: names and descriptions sent without an external id get a uuid when asked.
+    const itemIds =
+      (scheme: string | null | undefined) =>
+      <T extends { external_id: string | null }>(item: T): T =>
+        scheme === 'uuid' && !item.external_id
+          ? { ...item, external_id: crypto.randomUUID() }
+          : item;
     const content: ConceptContent = {
       conceptClass: data.conceptClass,
       datatype: data.datatype ?? 'N/A',
       externalId: data.externalId ?? null,
-      names: data.names.map(withUuid),
-      descriptions: (data.descriptions ?? []).map(withUuid),
+      names: data.names.map(withUuid).map(itemIds(settings.autoidConceptNameExternalId)),
+      descriptions: (data.descriptions ?? [])
+        .map(withUuid)
+        .map(itemIds(settings.autoidConceptDescriptionExternalId)),
       extras: data.extras ?? null,
       retired: data.retired ?? false,
     };
-    if (await this.repos.concepts.findConcept(source.repo.id, data.id)) throw conceptTaken();
+    if (data.id !== undefined && (await this.repos.concepts.findConcept(source.repo.id, data.id))) {
+      throw conceptTaken();
+    }
     try {
       return await this.repos.transaction(async (repos) => {
+        // The change number locks the source row, so assigned ids cannot collide.
         const seq = await repos.concepts.nextChange(source.repo.id);
+        const id =
+          data.id ??
+          (await assignId(
+            settings.autoidConceptMnemonic,
+            settings.autoidConceptMnemonicStartFrom,
+            (from) => repos.concepts.nextNumericId(source.repo.id, 'mnemonic', from),
+          ));
+        if (content.externalId === null && settings.autoidConceptExternalId) {
+          content.externalId = await assignId(
+            settings.autoidConceptExternalId,
+            settings.autoidConceptExternalIdStartFrom,
+            (from) => repos.concepts.nextNumericId(source.repo.id, 'external_id', from),
+          );
+        }
         const concept = await repos.concepts.insertConcept({
           repositoryId: source.repo.id,
-          mnemonic: data.id,
+          mnemonic: id,
           createdBy: actor.username,
         });
         const version = await repos.concepts.insertVersion(
@@ -681,6 +712,19 @@ function extraValue(name: string, input: unknown): unknown {
 /** Names and descriptions keep their uuid across versions when sent back; new ones get one. */
 function withUuid<T extends { uuid?: string }>(item: T): T & { uuid: string } {
   return { ...item, uuid: item.uuid ?? crypto.randomUUID() };
+}
+
+/**
+ * An id by a source's scheme: `uuid`, or `sequential` — the lowest number from `startFrom` up that
+ * is above every numeric id in use (spec core §4.6).
+ */
+async function assignId(
+  scheme: 'sequential' | 'uuid' | null | undefined,
+  startFrom: number | null | undefined,
+  nextNumber: (from: number) => Promise<string>,
+): Promise<string> {
+  if (scheme === 'uuid') return crypto.randomUUID();
+  return nextNumber(startFrom ?? 1);
 }
 
 /** Edits go to HEAD; through a frozen version's path they are 405 (spec core §3, §9.2). */

@@ -314,3 +314,52 @@ describe('listing concepts of a source', () => {
     ).toBe(200);
   });
 });
+
+describe('ids assigned by the source (spec core §4.6)', () => {
+  const unnamed = { concept_class: 'Misc', names: [{ name: 'Anything', locale: 'en' }] };
+
+  it('without a scheme, a concept needs an id', async () => {
+    const src = await source();
+    const res = await createConcept(src.url, src.owner, unnamed);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.id).toBeDefined();
+  });
+
+  it('sequential ids start from the configured number and move past ids in use', async () => {
+    const src = await source({
+      autoid_concept_mnemonic: 'sequential',
+      autoid_concept_mnemonic_start_from: 100,
+      autoid_concept_external_id: 'sequential',
+      autoid_concept_external_id_start_from: 5000,
+    });
+    const first = await createConcept(src.url, src.owner, unnamed);
+    expect(first.body).toMatchObject({ id: '100', external_id: '5000' });
+    const named = await createConcept(src.url, src.owner, { ...unnamed, id: '250' });
+    expect(named.body.external_id).toBe('5001');
+    const next = await createConcept(src.url, src.owner, unnamed);
+    expect(next.body.id).toBe('251');
+    expect(next.body.external_id).toBe('5002');
+    const given = await createConcept(src.url, src.owner, {
+      ...unnamed,
+      id: 'X',
+      external_id: 'kept',
+    });
+    expect(given.body).toMatchObject({ id: 'X', external_id: 'kept' });
+  });
+
+  it('uuid schemes give uuids, also to names and descriptions when asked', async () => {
+    const src = await source({
+      autoid_concept_mnemonic: 'uuid',
+      autoid_concept_name_external_id: 'uuid',
+      autoid_concept_description_external_id: 'uuid',
+    });
+    const res = await createConcept(src.url, src.owner, {
+      ...unnamed,
+      descriptions: [{ description: 'D', locale: 'en' }],
+    });
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    expect(res.body.id).toMatch(uuid);
+    expect(res.body.names[0].external_id).toMatch(uuid);
+    expect(res.body.descriptions[0].external_id).toMatch(uuid);
+  });
+});
