@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Services } from '../../src/services';
 import { ok, route } from '../http';
 import { conceptRouter } from './concept.router';
+import { mappingRouter } from './mapping.router';
 import { orgRouter } from './org.router';
 import { repoRouter } from './repo.router';
 import { userRouter } from './user.router';
@@ -25,6 +26,7 @@ export function restRouter(services: Services): Router {
   );
   router.use(userRouter(services));
   router.use(orgRouter(services));
+  router.use(mappingRouter(services));
   router.use(conceptRouter(services));
   router.use(repoRouter(services));
   return router;

@@ -48,20 +48,6 @@ export class ConceptRepository {
   }
 
   /**
-   * Records one content change in the source and answers its number; locks the source row for
-   * the transaction, so changes of one source are numbered in the order they commit.
-   */
-  async nextChange(repositoryId: string): Promise<string> {
-    const rows = await this.em.query<Array<{ seq: string }>>(
-      // As a CTE so that the driver answers plain rows, as for a SELECT.
-      `WITH bumped AS (UPDATE repositories SET head_seq = head_seq + 1 WHERE id = $1 RETURNING head_seq)
-       SELECT head_seq::text AS seq FROM bumped`,
-      [repositoryId],
-    );
-    return rows[0].seq;
-  }
-
-  /**
    * The next free number for a sequential id scheme: above every numeric id (or external id) of
    * the source's concepts, and at least `from`.
    */
@@ -134,6 +120,17 @@ export class ConceptRepository {
       [conceptIds],
     );
     return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /** The current display name of each concept. */
+  async currentDisplayNames(conceptIds: readonly string[]): Promise<Map<string, string | null>> {
+    if (conceptIds.length === 0) return new Map();
+    const rows = await this.em.query<Array<{ id: string; name: string | null }>>(
+      `SELECT concept_id::text AS id, display_name AS name FROM concept_versions
+       WHERE concept_id = ANY($1::bigint[]) AND valid_to_seq IS NULL`,
+      [conceptIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   findConceptsByIds(ids: readonly string[]): Promise<ConceptEntity[]> {

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { ConceptRepository } from './concept.repository';
+import { MappingRepository } from './mapping.repository';
 import { OrgRepository } from './org.repository';
 import { RepoRepository } from './repo.repository';
 import { TokenRepository } from './token.repository';
@@ -17,6 +18,7 @@ export type {
 } from './list';
 export type { ContentCounts, OwnerKey, RepoSearch, RepoSortKey } from './repo.repository';
 export type { ConceptScope, ConceptSearch, ConceptSortKey } from './concept.repository';
+export type { MappingScope, MappingSearch, MappingSortKey } from './mapping.repository';
 export type { OrgCounts, OrgSearch, OrgSortKey } from './org.repository';
 export type { UserCounts, UserSearch, UserSortKey } from './user.repository';
 
@@ -27,6 +29,7 @@ export class Repositories {
   readonly tokens: TokenRepository;
   readonly repos: RepoRepository;
   readonly concepts: ConceptRepository;
+  readonly mappings: MappingRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -37,6 +40,7 @@ export class Repositories {
     this.tokens = new TokenRepository(em);
     this.repos = new RepoRepository(em);
     this.concepts = new ConceptRepository(em);
+    this.mappings = new MappingRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -125,6 +125,25 @@ export class RepoRepository {
     return { seq: rows[0].seq, activeConcepts: rows[0].concepts, activeMappings: rows[0].mappings };
   }
 
+  /**
+   * Records one content change in a source and answers its number; locks the source row for
+   * the transaction, so changes of one source are numbered in the order they commit.
+   */
+  async nextChange(repositoryId: string): Promise<string> {
+    const rows = await this.em.query<Array<{ seq: string }>>(
+      // As a CTE so that the driver answers plain rows, as for a SELECT.
+      `WITH bumped AS (UPDATE repositories SET head_seq = head_seq + 1 WHERE id = $1 RETURNING head_seq)
+       SELECT head_seq::text AS seq FROM bumped`,
+      [repositoryId],
+    );
+    return rows[0].seq;
+  }
+
+  /** Active repositories registered under a canonical URL. */
+  findByCanonicalUrl(url: string): Promise<RepositoryEntity[]> {
+    return this.repos.findBy({ canonicalUrl: url, isActive: true });
+  }
+
   /** The HEAD version rows of many repositories. */
   findHeads(repositoryIds: readonly string[]): Promise<RepositoryVersionEntity[]> {
     return this.versions.findBy({ repositoryId: In([...repositoryIds]), mnemonic: HEAD });

@@ -189,7 +189,7 @@ export class ConceptService {
     try {
       return await this.repos.transaction(async (repos) => {
         // The change number locks the source row, so assigned ids cannot collide.
-        const seq = await repos.concepts.nextChange(source.repo.id);
+        const seq = await repos.repos.nextChange(source.repo.id);
         const id =
           data.id ??
           (await assignId(
@@ -551,7 +551,7 @@ export class ConceptService {
     return this.repos.transaction(async (repos) => {
       const concept = await repos.concepts.findConcept(source.repo.id, id);
       if (!concept) throw AppError.notFound(`Concept '${id}'`);
-      const seq = await repos.concepts.nextChange(source.repo.id);
+      const seq = await repos.repos.nextChange(source.repo.id);
       const current = await repos.concepts.findVersionAt(concept.id, null);
       if (!current) throw AppError.notFound(`Concept '${id}'`);
       const { comment: own, ...content } = next(current);

@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
 import { ConceptService } from './concept.service';
+import { MappingService } from './mapping.service';
 import { ensureAdmin } from './bootstrap';
 import type { Actor, ServiceContext } from './context';
 import { createLoaders } from './loaders';
@@ -23,6 +24,7 @@ export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
 export type { ConceptView, EditMode } from './concept.service';
+export type { MappingView, ResolvedEnd } from './mapping.service';
 export { ownerUrl, parseConceptUrl, parseOwnerUrl, parseRepoUrl, repoUrl } from './urls';
 export type { ConceptRef, OwnerRef, RepoRef } from './urls';
 
@@ -34,6 +36,7 @@ export class Services {
   readonly auth: AuthService;
   readonly repositories: RepositoryService;
   readonly concepts: ConceptService;
+  readonly mappings: MappingService;
 
   constructor(dataSource: DataSource, mailer: Mailer) {
     this.repos = Repositories.of(dataSource);
@@ -42,6 +45,7 @@ export class Services {
     this.auth = new AuthService(this.repos, this.users);
     this.repositories = new RepositoryService(this.repos, this.users, this.orgs);
     this.concepts = new ConceptService(this.repos, this.repositories);
+    this.mappings = new MappingService(this.repos, this.repositories);
   }
 
   /** Creates the bootstrap superuser on first start; see `ensureAdmin`. */

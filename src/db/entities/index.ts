@@ -1,5 +1,6 @@
 import { ApiTokenEntity } from './api-token.entity';
 import { ConceptEntity, ConceptVersionEntity } from './concept.entity';
+import { MappingEntity, MappingVersionEntity } from './mapping.entity';
 import { MembershipEntity } from './membership.entity';
 import { OrganizationEntity } from './organization.entity';
 import { RepositoryVersionEntity } from './repository-version.entity';
@@ -10,6 +11,8 @@ export {
   ApiTokenEntity,
   ConceptEntity,
   ConceptVersionEntity,
+  MappingEntity,
+  MappingVersionEntity,
   MembershipEntity,
   OrganizationEntity,
   RepositoryEntity,
@@ -32,4 +35,6 @@ export const entities = [
   RepositoryVersionEntity,
   ConceptEntity,
   ConceptVersionEntity,
+  MappingEntity,
+  MappingVersionEntity,
 ];

@@ -1,10 +1,12 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { RepositoryVersions1763800000000 } from './1763800000000-repository-versions';
 import { ConceptContent1763900000000 } from './1763900000000-concept-content';
+import { MappingContent1764000000000 } from './1764000000000-mapping-content';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
   Foundation1763700000000,
   RepositoryVersions1763800000000,
   ConceptContent1763900000000,
+  MappingContent1764000000000,
 ];

@@ -1,0 +1,236 @@
+import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { MappingEntity, MappingVersionEntity } from '../db/entities';
+import {
+  orderBy,
+  searchWords,
+  sliceOf,
+  whereAnyOf,
+  whereExtras,
+  whereWordsMatch,
+  type ExtrasFilter,
+  type Slice,
+  type SortSpec,
+  type Window,
+} from './list';
+
+export type MappingSortKey = 'bestMatch' | 'lastUpdate' | 'id' | 'mapType' | 'sortWeight';
+
+/** spec core §4.4 mapping list filters. */
+export interface MappingSearch {
+  q?: string;
+  includeRetired?: boolean;
+  mapType?: string[];
+  updatedSince?: Date;
+  updatedBy?: string[];
+  /** Codes of either end / of the from end / of the to end. */
+  concept?: string[];
+  fromConcept?: string[];
+  toConcept?: string[];
+  /** Source ids (short codes) of either end / the from end / the to end. */
+  conceptSource?: string[];
+  fromConceptSource?: string[];
+  toConceptSource?: string[];
+  extras?: ExtrasFilter;
+}
+
+/** Where mappings are listed from. */
+export type MappingScope =
+  | { scope: 'source'; repositoryId: string; seq: string | null }
+  /** The current mappings of a source that start at (or, inverse, end at) one concept. */
+  | { scope: 'concept'; repositoryId?: string; conceptId: string; inverse: boolean };
+
+const ORDER: Record<MappingSortKey, string[]> = {
+  bestMatch: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
+  lastUpdate: ['mv.created_at', 'mv.id'],
+  id: ['mv.mnemonic', 'mv.id'],
+  mapType: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
+  sortWeight: ['mv.sort_weight', 'mv.id'],
+};
+
+/** Mappings (the versioned objects) and their versions, as of HEAD or a frozen change. */
+export class MappingRepository {
+  private readonly mappings: Repository<MappingEntity>;
+  private readonly versions: Repository<MappingVersionEntity>;
+
+  constructor(private readonly em: EntityManager) {
+    this.mappings = em.getRepository(MappingEntity);
+    this.versions = em.getRepository(MappingVersionEntity);
+  }
+
+  findMapping(repositoryId: string, mnemonic: string): Promise<MappingEntity | null> {
+    return this.mappings.findOneBy({ repositoryId, mnemonic });
+  }
+
+  findMappingsByIds(ids: readonly string[]): Promise<MappingEntity[]> {
+    return this.mappings.findBy({ id: In([...ids]) });
+  }
+
+  insertMapping(values: Partial<MappingEntity>): Promise<MappingEntity> {
+    return this.mappings.save(this.mappings.create(values));
+  }
+
+  insertVersion(values: Partial<MappingVersionEntity>): Promise<MappingVersionEntity> {
+    return this.versions.save(this.versions.create(values));
+  }
+
+  async endCurrent(mappingId: string, seq: string): Promise<void> {
+    await this.versions
+      .createQueryBuilder()
+      .update()
+      .set({ validToSeq: seq })
+      .where('mapping_id = :mappingId AND valid_to_seq IS NULL', { mappingId })
+      .execute();
+  }
+
+  findVersionAt(mappingId: string, seq: string | null): Promise<MappingVersionEntity | null> {
+    const qb = this.versions
+      .createQueryBuilder('mv')
+      .where('mv.mapping_id = :mappingId', { mappingId });
+    atChange(qb, seq);
+    return qb.getOne();
+  }
+
+  findVersionById(mappingId: string, versionId: string): Promise<MappingVersionEntity | null> {
+    if (!/^\d{1,18}$/.test(versionId)) return Promise.resolve(null);
+    return this.versions.findOneBy({ mappingId, id: versionId });
+  }
+
+  listVersions(mappingId: string, window: Window): Promise<Slice<MappingVersionEntity>> {
+    const qb = this.versions
+      .createQueryBuilder('mv')
+      .where('mv.mapping_id = :mappingId', { mappingId })
+      .orderBy('mv.id', 'DESC');
+    return sliceOf(qb, window);
+  }
+
+  async countVersions(mappingIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.em.query<Array<{ id: string; n: number }>>(
+      `SELECT mapping_id::text AS id, count(*)::int AS n FROM mapping_versions
+       WHERE mapping_id = ANY($1::bigint[]) GROUP BY mapping_id`,
+      [mappingIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /** The next free number for sequential mapping ids: above every numeric id, at least `from`. */
+  async nextNumericId(repositoryId: string, from: number): Promise<string> {
+    const rows = await this.em.query<Array<{ next: string }>>(
+      `SELECT greatest($2::numeric, coalesce(max(mnemonic::numeric) + 1, $2::numeric))::text AS next
+       FROM mappings WHERE repository_id = $1 AND mnemonic ~ '^[0-9]{1,30}$'`,
+      [repositoryId, from],
+    );
+    return rows[0].next;
+  }
+
+  /**
+   * Another current mapping of the source with the same map type and ends (the reference
+   * implementation's uniqueness rule), other than `exceptMappingId`.
+   */
+  async duplicateOf(
+    repositoryId: string,
+    ends: {
+      mapType: string;
+      fromCode: string | null;
+      fromSourceUrl: string | null;
+      toCode: string | null;
+      toSourceUrl: string | null;
+    },
+    exceptMappingId?: string,
+  ): Promise<string | null> {
+    const rows = await this.em.query<Array<{ mnemonic: string }>>(
+      `SELECT mnemonic FROM mapping_versions
+       WHERE repository_id = $1 AND valid_to_seq IS NULL AND NOT retired AND map_type = $2
+         AND from_concept_code IS NOT DISTINCT FROM $3 AND from_source_url IS NOT DISTINCT FROM $4
+         AND to_concept_code IS NOT DISTINCT FROM $5 AND to_source_url IS NOT DISTINCT FROM $6
+         AND ($7::bigint IS NULL OR mapping_id <> $7::bigint)
+       LIMIT 1`,
+      [
+        repositoryId,
+        ends.mapType,
+        ends.fromCode,
+        ends.fromSourceUrl,
+        ends.toCode,
+        ends.toSourceUrl,
+        exceptMappingId ?? null,
+      ],
+    );
+    return rows[0]?.mnemonic ?? null;
+  }
+
+  async search(
+    where: MappingScope,
+    filter: MappingSearch,
+    sort: SortSpec<MappingSortKey>,
+    window: Window,
+  ): Promise<Slice<MappingVersionEntity>> {
+    const qb = this.versions.createQueryBuilder('mv');
+    if (where.scope === 'source') {
+      qb.where('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
+      atChange(qb, where.seq);
+    } else {
+      qb.where(
+        `mv.valid_to_seq IS NULL AND mv.${where.inverse ? 'to' : 'from'}_concept_id = :conceptId`,
+        {
+          conceptId: where.conceptId,
+        },
+      );
+      if (where.repositoryId)
+        qb.andWhere('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
+    }
+    if (!filter.includeRetired) qb.andWhere('NOT mv.retired');
+    const words = filter.q ? searchWords(filter.q) : [];
+    if (words.length) whereWordsMatch(qb, 'mv.search_text', words);
+    whereAnyOf(qb, 'mv.map_type', filter.mapType, 'mapType');
+    whereAnyOf(qb, 'mv.created_by', filter.updatedBy, 'updatedBy');
+    whereAnyOf(qb, 'mv.from_concept_code', filter.fromConcept, 'fromConcept');
+    whereAnyOf(qb, 'mv.to_concept_code', filter.toConcept, 'toConcept');
+    if (filter.concept?.length) {
+      qb.andWhere(
+        '(lower(mv.from_concept_code) IN (:...anyCode) OR lower(mv.to_concept_code) IN (:...anyCode))',
+        {
+          anyCode: filter.concept.map((c) => c.toLowerCase()),
+        },
+      );
+    }
+    const sourceIds = (
+      side: 'from' | 'to',
+      values: string[] | undefined,
+      param: string,
+    ): string | undefined =>
+      values?.length
+        ? `mv.${side}_repository_id IN (SELECT id FROM repositories WHERE kind = 'source' AND mnemonic IN (:...${param}))`
+        : undefined;
+    const fromSource = sourceIds('from', filter.fromConceptSource, 'fromSources');
+    const toSource = sourceIds('to', filter.toConceptSource, 'toSources');
+    if (fromSource) qb.andWhere(fromSource, { fromSources: filter.fromConceptSource });
+    if (toSource) qb.andWhere(toSource, { toSources: filter.toConceptSource });
+    if (filter.conceptSource?.length) {
+      qb.andWhere(
+        `(${sourceIds('from', filter.conceptSource, 'eitherSources')} OR ${sourceIds('to', filter.conceptSource, 'eitherSources')})`,
+        { eitherSources: filter.conceptSource },
+      );
+    }
+    if (filter.updatedSince)
+      qb.andWhere('mv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
+    whereExtras(qb, 'mv.extras', filter.extras);
+    const rank = words.length
+      ? {
+          expression: `(CASE WHEN lower(mv.mnemonic) = :q OR lower(mv.from_concept_code) = :q OR lower(mv.to_concept_code) = :q
+               THEN 100 ELSE 0 END) + 10 * word_similarity(:q, mv.search_text)`,
+          parameters: { q: words.join(' ') },
+        }
+      : undefined;
+    orderBy(qb, sort, ORDER, rank);
+    return sliceOf(qb, window);
+  }
+}
+
+function atChange(qb: SelectQueryBuilder<MappingVersionEntity>, seq: string | null): void {
+  if (seq === null) {
+    qb.andWhere('mv.valid_to_seq IS NULL');
+    return;
+  }
+  qb.andWhere('mv.valid_from_seq <= :seq AND (mv.valid_to_seq IS NULL OR mv.valid_to_seq > :seq)', {
+    seq,
+  });
+}

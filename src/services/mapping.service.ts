@@ -1,0 +1,625 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import { HEAD, type MappingEntity, type MappingVersionEntity } from '../db/entities';
+import { AppError, isAppError } from '../errors';
+import {
+  isUniqueViolation,
+  type MappingScope,
+  type MappingSearch,
+  type MappingSortKey,
+  type Repositories,
+} from '../repositories';
+import { searchWords } from '../repositories/list';
+import { authorize, can, requireUser } from './access';
+import { mappingChecksums } from './checksum';
+import type { ServiceContext } from './context';
+import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import type { RepositoryService, RepoView } from './repository.service';
+import { parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from './urls';
+import { extras, mnemonic, parseInput, requiredText } from './validation';
+
+/** A mapping at one of its versions, in the source (at HEAD or a version) it was read through. */
+export interface MappingView {
+  source: RepoView;
+  mapping: MappingEntity;
+  version: MappingVersionEntity;
+}
+
+/** One end of a mapping as stored: as given, plus what it resolved to inside the service. */
+interface End {
+  sourceUrl: string | null;
+  sourceVersion: string | null;
+  code: string | null;
+  name: string | null;
+  repositoryId: string | null;
+  conceptId: string | null;
+}
+
+/** What an end resolved to, for rendering (spec core §2.7 `*_source_owner`, `*_name_resolved`…). */
+export interface ResolvedEnd {
+  source: RepoView | null;
+  conceptName: string | null;
+}
+
+const text = z
+  .string({ error: 'Must be a string.' })
+  .trim()
+  .max(1000)
+  .nullish()
+  .transform((v) => (v ? v : null));
+
+const endFields = (side: 'from' | 'to') => ({
+  [`${side}ConceptUrl`]: text.optional(),
+  [`${side}SourceUrl`]: text.optional(),
+  [`${side}SourceVersion`]: text.optional(),
+  [`${side}ConceptCode`]: text.optional(),
+  [`${side}ConceptName`]: text.optional(),
+});
+
+const fields = {
+  mapType: requiredText.optional(),
+  ...endFields('from'),
+  ...endFields('to'),
+  sortWeight: z.number({ error: 'Must be a number.' }).finite().nullish(),
+  externalId: text.optional(),
+  extras: extras.optional(),
+  retired: z.boolean({ error: 'Must be a boolean.' }).optional(),
+  updateComment: text.optional(),
+  comment: text.optional(),
+};
+const createSchema = z.object({ ...fields, id: mnemonic.optional(), mapType: requiredText });
+const editSchema = z.object(fields);
+type MappingInput = z.infer<typeof editSchema>;
+
+const SORTS: Record<string, MappingSortKey> = {
+  bestmatch: 'bestMatch',
+  lastupdate: 'lastUpdate',
+  lastupdated: 'lastUpdate',
+  id: 'id',
+  maptype: 'mapType',
+  sortweight: 'sortWeight',
+};
+
+/** The mapping content a version holds. */
+interface MappingContent {
+  mapType: string;
+  from: End;
+  to: End;
+  sortWeight: number | null;
+  externalId: string | null;
+  extras: Record<string, unknown> | null;
+  retired: boolean;
+}
+
+/** Mappings of sources (spec core §2.7, §4.4): versioned like concepts, ends resolved on write. */
+export class MappingService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly repositories: RepositoryService,
+  ) {}
+
+  async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<MappingView> {
+    const actor = requireUser(ctx);
+    const source = await this.writableSource(ctx, sourceRef);
+    const data = parseInput(createSchema, input);
+    const content: MappingContent = {
+      mapType: data.mapType,
+      from: await this.end(ctx, 'from', data, null),
+      to: await this.end(ctx, 'to', data, null),
+      sortWeight: data.sortWeight ?? null,
+      externalId: data.externalId ?? null,
+      extras: data.extras ?? null,
+      retired: data.retired ?? false,
+    };
+    await this.assertUnique(source, content);
+    if (data.id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, data.id)))
+      throw mappingTaken();
+    const settings = source.repo.settings;
+    try {
+      return await this.repos.transaction(async (repos) => {
+        const seq = await repos.repos.nextChange(source.repo.id);
+        // Without an id, the source's scheme assigns one; sequential numbers by default.
+        const id =
+          data.id ??
+          (settings.autoidMappingMnemonic === 'uuid'
+            ? crypto.randomUUID()
+            : await repos.mappings.nextNumericId(
+                source.repo.id,
+                settings.autoidMappingMnemonicStartFrom ?? 1,
+              ));
+        if (content.externalId === null && settings.autoidMappingExternalId === 'uuid') {
+          content.externalId = crypto.randomUUID();
+        }
+        const mapping = await repos.mappings.insertMapping({
+          repositoryId: source.repo.id,
+          mnemonic: id,
+          createdBy: actor.username,
+        });
+        const version = await repos.mappings.insertVersion(
+          versionRow(
+            source,
+            mapping,
+            content,
+            seq,
+            actor.username,
+            data.updateComment ?? data.comment ?? null,
+          ),
+        );
+        return { source, mapping, version };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw mappingTaken();
+      throw error;
+    }
+  }
+
+  async get(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    mappingVersion?: string,
+  ): Promise<MappingView> {
+    const source = await this.repositories.get(ctx, sourceRef);
+    const mapping = await this.repos.mappings.findMapping(source.repo.id, id);
+    if (!mapping) throw AppError.notFound(`Mapping '${id}'`);
+    const version =
+      mappingVersion === undefined
+        ? await this.repos.mappings.findVersionAt(mapping.id, source.version.seq)
+        : await this.repos.mappings.findVersionById(mapping.id, mappingVersion);
+    if (!version)
+      throw AppError.notFound(
+        `Mapping '${id}'${mappingVersion ? ` version '${mappingVersion}'` : ''}`,
+      );
+    return { source, mapping, version };
+  }
+
+  /** A new version with what is sent changed; 208 (`UNCHANGED`) when the standard checksum is equal. */
+  async update(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    input: unknown,
+  ): Promise<MappingView> {
+    assertHeadPath(sourceRef);
+    const data = parseInput(editSchema, input);
+    const source = await this.writableSource(ctx, sourceRef);
+    const current = await this.get(ctx, { ...sourceRef, version: undefined }, id);
+    const v = current.version;
+    const content: MappingContent = {
+      mapType: data.mapType ?? v.mapType ?? '',
+      from: await this.end(ctx, 'from', data, endOf(v, 'from')),
+      to: await this.end(ctx, 'to', data, endOf(v, 'to')),
+      sortWeight: data.sortWeight !== undefined ? data.sortWeight : v.sortWeight,
+      externalId: data.externalId !== undefined ? data.externalId : v.externalId,
+      extras: data.extras !== undefined ? data.extras : v.extras,
+      retired: data.retired ?? v.retired,
+    };
+    if (!content.retired) await this.assertUnique(source, content, current.mapping.id);
+    return this.change(ctx, source, id, data.updateComment ?? data.comment ?? null, () => content);
+  }
+
+  async retire(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    comment?: unknown,
+  ): Promise<MappingView> {
+    const note =
+      typeof comment === 'string' && comment.trim() ? comment.trim() : 'Mapping was retired';
+    return this.change(ctx, await this.writableSource(ctx, sourceRef), id, note, (current) => {
+      if (current.retired) throw AppError.invalid('Mapping is already retired.');
+      return { ...contentOf(current), retired: true };
+    });
+  }
+
+  async reactivate(ctx: ServiceContext, sourceRef: RepoRef, id: string): Promise<MappingView> {
+    return this.change(
+      ctx,
+      await this.writableSource(ctx, sourceRef),
+      id,
+      'Mapping was un-retired',
+      (current) => {
+        if (!current.retired) throw AppError.invalid('Mapping is not retired.');
+        return { ...contentOf(current), retired: false };
+      },
+    );
+  }
+
+  async listVersions(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    params: ListParams,
+  ): Promise<Page<MappingView>> {
+    const { source, mapping } = await this.get(ctx, { ...sourceRef, version: undefined }, id);
+    const slice = await this.repos.mappings.listVersions(mapping.id, windowOf(params));
+    return pageOf(
+      slice.rows.map((version) => ({ source, mapping, version })),
+      slice.total,
+      params,
+    );
+  }
+
+  /** The mappings of a source at HEAD or a version (spec core §4.4 filters). */
+  async list(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    params: ListParams,
+  ): Promise<Page<MappingView>> {
+    const source = await this.repositories.get(ctx, sourceRef);
+    return this.page(
+      source,
+      { scope: 'source', repositoryId: source.repo.id, seq: source.version.seq },
+      params,
+    );
+  }
+
+  /**
+   * The current mappings held in the concept's source that start at the concept, or with
+   * `inverse` that end at it (spec core §4.4).
+   */
+  async listForConcept(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    conceptId: string,
+    inverse: boolean,
+    params: ListParams,
+  ): Promise<Page<MappingView>> {
+    const source = await this.repositories.get(ctx, sourceRef);
+    const concept = await this.repos.concepts.findConcept(source.repo.id, conceptId);
+    if (!concept) throw AppError.notFound(`Concept '${conceptId}'`);
+    return this.page(
+      source,
+      { scope: 'concept', repositoryId: source.repo.id, conceptId: concept.id, inverse },
+      params,
+    );
+  }
+
+  /** What each end of these mappings resolved to: its source (as the caller may see it) and concept name. */
+  async resolveEnds(
+    ctx: ServiceContext,
+    views: MappingView[],
+  ): Promise<Map<string, { from: ResolvedEnd; to: ResolvedEnd }>> {
+    const repositoryIds = new Set<string>();
+    const conceptIds = new Set<string>();
+    for (const { version } of views) {
+      for (const side of ['from', 'to'] as const) {
+        const repositoryId = version[`${side}RepositoryId`];
+        const conceptId = version[`${side}ConceptId`];
+        if (repositoryId) repositoryIds.add(repositoryId);
+        if (conceptId) conceptIds.add(conceptId);
+      }
+    }
+    const [sources, names] = await Promise.all([
+      this.repositories.headViews(ctx, [...repositoryIds]),
+      this.repos.concepts.currentDisplayNames([...conceptIds]),
+    ]);
+    const visible = new Map<string, RepoView>();
+    for (const [id, view] of sources) {
+      if (await can(ctx, { action: 'repo.view', repo: view.repo })) visible.set(id, view);
+    }
+    const resolve = (version: MappingVersionEntity, side: 'from' | 'to'): ResolvedEnd => {
+      const repositoryId = version[`${side}RepositoryId`];
+      const source = repositoryId ? (visible.get(repositoryId) ?? null) : null;
+      const conceptId = version[`${side}ConceptId`];
+      return { source, conceptName: source && conceptId ? (names.get(conceptId) ?? null) : null };
+    };
+    return new Map(
+      views.map((view) => [
+        view.version.id,
+        { from: resolve(view.version, 'from'), to: resolve(view.version, 'to') },
+      ]),
+    );
+  }
+
+  async versionCount(view: MappingView): Promise<number> {
+    return (await this.repos.mappings.countVersions([view.mapping.id])).get(view.mapping.id) ?? 0;
+  }
+
+  private async page(
+    source: RepoView,
+    scope: MappingScope,
+    params: ListParams,
+  ): Promise<Page<MappingView>> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const filter: MappingSearch = {
+      q: params.q,
+      includeRetired: ['true', '1'].includes(params.filters.includeRetired?.[0] ?? ''),
+      mapType: params.filters.mapType,
+      updatedSince: params.updatedSince,
+      updatedBy: params.filters.updatedBy,
+      concept: params.filters.concept,
+      fromConcept: params.filters.fromConcept,
+      toConcept: params.filters.toConcept,
+      conceptSource: params.filters.conceptSource,
+      fromConceptSource: params.filters.fromConceptSource,
+      toConceptSource: params.filters.toConceptSource,
+      extras: params.extras,
+    };
+    const slice = await this.repos.mappings.search(scope, filter, sort, windowOf(params));
+    const mappings = new Map(
+      (
+        await this.repos.mappings.findMappingsByIds([
+          ...new Set(slice.rows.map((v) => v.mappingId)),
+        ])
+      ).map((m) => [m.id, m]),
+    );
+    return pageOf(
+      slice.rows.map((version) => ({ source, mapping: mappings.get(version.mappingId)!, version })),
+      slice.total,
+      params,
+    );
+  }
+
+  private async change(
+    ctx: ServiceContext,
+    source: RepoView,
+    id: string,
+    comment: string | null,
+    next: (current: MappingVersionEntity) => MappingContent,
+  ): Promise<MappingView> {
+    const actor = requireUser(ctx);
+    return this.repos.transaction(async (repos) => {
+      const mapping = await repos.mappings.findMapping(source.repo.id, id);
+      if (!mapping) throw AppError.notFound(`Mapping '${id}'`);
+      const seq = await repos.repos.nextChange(source.repo.id);
+      const current = await repos.mappings.findVersionAt(mapping.id, null);
+      if (!current) throw AppError.notFound(`Mapping '${id}'`);
+      const row = versionRow(source, mapping, next(current), seq, actor.username, comment);
+      if (row.checksumStandard === current.checksumStandard) {
+        throw new AppError(
+          'UNCHANGED',
+          'No changes detected: the standard checksum equals the latest version.',
+        );
+      }
+      await repos.mappings.endCurrent(mapping.id, seq);
+      const version = await repos.mappings.insertVersion(row);
+      return { source, mapping, version };
+    });
+  }
+
+  private async writableSource(ctx: ServiceContext, sourceRef: RepoRef): Promise<RepoView> {
+    assertHeadPath(sourceRef);
+    const source = await this.repositories.get(ctx, { ...sourceRef, version: undefined });
+    await authorize(ctx, { action: 'repo.editContent', repo: source.repo });
+    return source;
+  }
+
+  private async assertUnique(
+    source: RepoView,
+    content: MappingContent,
+    exceptMappingId?: string,
+  ): Promise<void> {
+    const duplicate = await this.repos.mappings.duplicateOf(
+      source.repo.id,
+      {
+        mapType: content.mapType,
+        fromCode: content.from.code,
+        fromSourceUrl: content.from.sourceUrl,
+        toCode: content.to.code,
+        toSourceUrl: content.to.sourceUrl,
+      },
+      exceptMappingId,
+    );
+    if (duplicate !== null) {
+      throw AppError.invalid(
+        `Mapping '${duplicate}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
+      );
+    }
+  }
+
+  /**
+   * One end from its three forms (spec core §2.7): a relative concept URL (`*_concept_url`), or a
+   * source URL — relative or canonical — with a code. An edit that sends nothing of an end keeps it.
+   */
+  private async end(
+    ctx: ServiceContext,
+    side: 'from' | 'to',
+    data: MappingInput,
+    kept: End | null,
+  ): Promise<End> {
+    const get = (field: string): string | null | undefined =>
+      (data as Record<string, string | null | undefined>)[`${side}${field}`];
+    const conceptUrl = get('ConceptUrl');
+    const sourceUrl = get('SourceUrl');
+    const code = get('ConceptCode');
+    const label = `${side}_`;
+    if (!conceptUrl && !sourceUrl && !code && kept) {
+      const name = get('ConceptName');
+      const version = get('SourceVersion');
+      return {
+        ...kept,
+        name: name !== undefined ? name : kept.name,
+        sourceVersion: version !== undefined ? version : kept.sourceVersion,
+      };
+    }
+    let end: End;
+    if (conceptUrl) {
+      if (!conceptUrl.startsWith('/')) {
+        throw AppError.field(
+          `${side}ConceptUrl`,
+          `${label}concept_url is a relative URL; for a canonical URL send ${label}source_url and ${label}concept_code.`,
+        );
+      }
+      const ref = parseConceptUrl(conceptUrl);
+      end = await this.resolve(ctx, ref.source, ref.id);
+      end.sourceVersion = ref.source.version ?? get('SourceVersion') ?? null;
+    } else {
+      if (!sourceUrl || !code) {
+        throw AppError.field(
+          `${side}ConceptUrl`,
+          `Give ${label}concept_url, or ${label}source_url with ${label}concept_code.`,
+        );
+      }
+      if (sourceUrl.includes('|')) {
+        throw AppError.field(
+          `${side}SourceUrl`,
+          `The piped form url|version is not supported; send ${label}source_version.`,
+        );
+      }
+      if (sourceUrl.startsWith('/')) {
+        const ref = parseRepoUrl(sourceUrl, 'source');
+        end = await this.resolve(ctx, ref, code);
+        end.sourceVersion = ref.version ?? get('SourceVersion') ?? null;
+      } else {
+        end = await this.resolveCanonical(ctx, sourceUrl, code);
+        end.sourceVersion = get('SourceVersion') ?? null;
+      }
+    }
+    end.name = get('ConceptName') ?? null;
+    return end;
+  }
+
+  /** A relative end: stored under the source's canonical relative URL when the source is known. */
+  private async resolve(ctx: ServiceContext, ref: RepoRef, code: string): Promise<End> {
+    try {
+      const source = await this.repositories.get(ctx, { ...ref, version: undefined });
+      const concept = await this.repos.concepts.findConcept(source.repo.id, code);
+      return {
+        sourceUrl: repoUrl(source.owner, 'source', source.repo.mnemonic),
+        sourceVersion: null,
+        code,
+        name: null,
+        repositoryId: source.repo.id,
+        conceptId: concept?.id ?? null,
+      };
+    } catch (error) {
+      // A source the caller cannot see (or that does not exist) stays an unresolved, external end.
+      if (!isAppError(error) || !['NOT_FOUND', 'FORBIDDEN', 'UNAUTHENTICATED'].includes(error.code))
+        throw error;
+      const owner =
+        ref.owner.type === 'org'
+          ? `/orgs/${ref.owner.id}/`
+          : ref.owner.type === 'user'
+            ? `/users/${ref.owner.username}/`
+            : null;
+      const sourceUrl = owner ? `${owner}sources/${ref.id}/` : null;
+      return {
+        sourceUrl,
+        sourceVersion: null,
+        code,
+        name: null,
+        repositoryId: null,
+        conceptId: null,
+      };
+    }
+  }
+
+  /** A canonical end: resolved when a source the caller may see has that canonical URL. */
+  private async resolveCanonical(ctx: ServiceContext, url: string, code: string): Promise<End> {
+    const candidates = await this.repos.repos.findByCanonicalUrl(url);
+    for (const repo of candidates) {
+      if (repo.kind === 'source' && (await can(ctx, { action: 'repo.view', repo }))) {
+        const concept = await this.repos.concepts.findConcept(repo.id, code);
+        return {
+          sourceUrl: url,
+          sourceVersion: null,
+          code,
+          name: null,
+          repositoryId: repo.id,
+          conceptId: concept?.id ?? null,
+        };
+      }
+    }
+    return {
+      sourceUrl: url,
+      sourceVersion: null,
+      code,
+      name: null,
+      repositoryId: null,
+      conceptId: null,
+    };
+  }
+}
+
+function versionRow(
+  source: RepoView,
+  mapping: MappingEntity,
+  content: MappingContent,
+  seq: string,
+  username: string,
+  comment: string | null,
+): Partial<MappingVersionEntity> {
+  const { from, to } = content;
+  const checksums = mappingChecksums({
+    map_type: content.mapType,
+    from_concept_code: from.code,
+    from_concept_name: from.name,
+    from_source_url: from.sourceUrl,
+    from_source_version: from.sourceVersion,
+    to_concept_code: to.code,
+    to_concept_name: to.name,
+    to_source_url: to.sourceUrl,
+    to_source_version: to.sourceVersion,
+    retired: content.retired,
+    sort_weight: content.sortWeight,
+    extras: content.extras,
+    external_id: content.externalId,
+  });
+  return {
+    mappingId: mapping.id,
+    repositoryId: source.repo.id,
+    mnemonic: mapping.mnemonic,
+    validFromSeq: seq,
+    validToSeq: null,
+    retired: content.retired,
+    mapType: content.mapType,
+    fromSourceUrl: from.sourceUrl,
+    fromSourceVersion: from.sourceVersion,
+    fromConceptCode: from.code,
+    fromConceptName: from.name,
+    fromRepositoryId: from.repositoryId,
+    fromConceptId: from.conceptId,
+    toSourceUrl: to.sourceUrl,
+    toSourceVersion: to.sourceVersion,
+    toConceptCode: to.code,
+    toConceptName: to.name,
+    toRepositoryId: to.repositoryId,
+    toConceptId: to.conceptId,
+    sortWeight: content.sortWeight,
+    externalId: content.externalId,
+    extras: content.extras,
+    checksumStandard: checksums.standard,
+    checksumSmart: checksums.smart,
+    updateComment: comment,
+    searchText: searchWords(
+      [mapping.mnemonic, content.mapType, from.code, from.name, to.code, to.name]
+        .filter(Boolean)
+        .join(' '),
+    ).join(' '),
+    createdBy: username,
+  };
+}
+
+function endOf(version: MappingVersionEntity, side: 'from' | 'to'): End {
+  return {
+    sourceUrl: version[`${side}SourceUrl`],
+    sourceVersion: version[`${side}SourceVersion`],
+    code: version[`${side}ConceptCode`],
+    name: version[`${side}ConceptName`],
+    repositoryId: version[`${side}RepositoryId`],
+    conceptId: version[`${side}ConceptId`],
+  };
+}
+
+function contentOf(version: MappingVersionEntity): MappingContent {
+  return {
+    mapType: version.mapType ?? '',
+    from: endOf(version, 'from'),
+    to: endOf(version, 'to'),
+    sortWeight: version.sortWeight,
+    externalId: version.externalId,
+    extras: version.extras,
+    retired: version.retired,
+  };
+}
+
+function assertHeadPath(sourceRef: RepoRef): void {
+  if (sourceRef.version !== undefined && sourceRef.version !== HEAD) {
+    throw new AppError('NOT_ALLOWED', 'A source version is frozen; edit mappings through HEAD.');
+  }
+}
+
+function mappingTaken(): AppError {
+  return AppError.field('id', 'Mapping ID must be unique within a source.');
+}
