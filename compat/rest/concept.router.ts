@@ -1,5 +1,14 @@
 import { Router, type Request } from 'express';
-import type { ConceptView, OwnerRef, Page, RepoRef, Services } from '../../src/services';
+import {
+  refOf,
+  type ConceptView,
+  type OwnerRef,
+  type Page,
+  type RepoRef,
+  type ServiceContext,
+  type Services,
+} from '../../src/services';
+import { mappingSummary } from './mapping.mapper';
 import {
   bodyOf,
   created,
@@ -252,9 +261,13 @@ export function conceptRouter(services: Services): Router {
       router
         .route(conceptPath)
         .get(
-          route(async (req, ctx) =>
-            ok(await detail(await concepts.get(ctx, at(req), param(req, 'concept')))),
-          ),
+          route(async (req, ctx) => {
+            const view = await concepts.get(ctx, at(req), param(req, 'concept'));
+            return ok({
+              ...(await detail(view)),
+              ...(await withMappings(services, req, ctx, view)),
+            });
+          }),
         )
         .post(edit('partial'))
         .patch(edit('partial'))
@@ -292,6 +305,40 @@ export function conceptRouter(services: Services): Router {
     }
   }
   return router;
+}
+
+/**
+ * spec core §4.3: a concept's detail carries the mappings its source holds from it
+ * (`includeMappings`, default true) and, on request, those to it (`includeInverseMappings`).
+ */
+async function withMappings(
+  services: Services,
+  req: Request,
+  ctx: ServiceContext,
+  view: ConceptView,
+): Promise<Record<string, object[]>> {
+  const result: Record<string, object[]> = {};
+  const all = { ...listParams(req), limit: 0, offset: 0, q: undefined, sortField: undefined };
+  const ref = refOf(view.source);
+  const sourceRef = {
+    ...ref,
+    version: view.source.version.mnemonic === 'HEAD' ? undefined : view.source.version.mnemonic,
+  };
+  const render = async (inverse: boolean): Promise<object[]> => {
+    const page = await services.mappings.listForConcept(
+      ctx,
+      sourceRef,
+      view.concept.mnemonic,
+      inverse,
+      all,
+    );
+    const ends = await services.mappings.resolveEnds(ctx, page.items);
+    return page.items.map((m) => mappingSummary(m, ends.get(m.version.id)!));
+  };
+  if (req.query.includeMappings === undefined || flag(req.query.includeMappings))
+    result.mappings = await render(false);
+  if (flag(req.query.includeInverseMappings)) result.inverse_mappings = await render(true);
+  return result;
 }
 
 /** Summaries, or details with `verbose=true`. */

@@ -37,7 +37,13 @@ export interface MappingSearch {
 export type MappingScope =
   | { scope: 'source'; repositoryId: string; seq: string | null }
   /** The current mappings of a source that start at (or, inverse, end at) one concept. */
-  | { scope: 'concept'; repositoryId?: string; conceptId: string; inverse: boolean };
+  | {
+      scope: 'concept';
+      repositoryId?: string;
+      conceptId: string;
+      inverse: boolean;
+      seq: string | null;
+    };
 
 const ORDER: Record<MappingSortKey, string[]> = {
   bestMatch: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
@@ -168,12 +174,10 @@ export class MappingRepository {
       qb.where('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
       atChange(qb, where.seq);
     } else {
-      qb.where(
-        `mv.valid_to_seq IS NULL AND mv.${where.inverse ? 'to' : 'from'}_concept_id = :conceptId`,
-        {
-          conceptId: where.conceptId,
-        },
-      );
+      qb.where(`mv.${where.inverse ? 'to' : 'from'}_concept_id = :conceptId`, {
+        conceptId: where.conceptId,
+      });
+      atChange(qb, where.seq);
       if (where.repositoryId)
         qb.andWhere('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
     }

@@ -255,8 +255,8 @@ export class MappingService {
   }
 
   /**
-   * The current mappings held in the concept's source that start at the concept, or with
-   * `inverse` that end at it (spec core §4.4).
+   * The mappings held in the concept's source (at HEAD or a version) that start at the concept,
+   * or with `inverse` that end at it (spec core §4.4).
    */
   async listForConcept(
     ctx: ServiceContext,
@@ -270,7 +270,13 @@ export class MappingService {
     if (!concept) throw AppError.notFound(`Concept '${conceptId}'`);
     return this.page(
       source,
-      { scope: 'concept', repositoryId: source.repo.id, conceptId: concept.id, inverse },
+      {
+        scope: 'concept',
+        repositoryId: source.repo.id,
+        conceptId: concept.id,
+        inverse,
+        seq: source.version.seq,
+      },
       params,
     );
   }

@@ -274,3 +274,42 @@ describe('mapping lists (spec core §4.4)', () => {
     ).toEqual(['38362002', 'A', 'B']);
   });
 });
+
+describe('a concept with its mappings (spec core §4.3)', () => {
+  it('includes direct mappings by default, inverse ones on request, as of the version read', async () => {
+    const src = await source();
+    await post(src.url, src.owner, {
+      map_type: 'SAME-AS',
+      from_concept_url: `${src.url}concepts/A/`,
+      to_source_url: src.url,
+      to_concept_code: 'B',
+    });
+    await request(t.app)
+      .post(`${src.url}versions/`)
+      .set('Authorization', src.owner.auth)
+      .send({ id: 'v1' });
+    await post(src.url, src.owner, {
+      map_type: 'BROADER-THAN',
+      from_concept_url: `${src.url}concepts/B/`,
+      to_source_url: src.url,
+      to_concept_code: 'A',
+    });
+    const a = await request(t.app)
+      .get(`${src.url}concepts/A/`)
+      .query({ includeInverseMappings: 'true' });
+    expect(a.body.mappings.map((m: { to_concept_code: string }) => m.to_concept_code)).toEqual([
+      'B',
+    ]);
+    expect(
+      a.body.inverse_mappings.map((m: { from_concept_code: string }) => m.from_concept_code),
+    ).toEqual(['B']);
+    const none = await request(t.app)
+      .get(`${src.url}concepts/A/`)
+      .query({ includeMappings: 'false' });
+    expect(none.body.mappings).toBeUndefined();
+    const old = await request(t.app)
+      .get(`${src.url}v1/concepts/A/`)
+      .query({ includeInverseMappings: 'true' });
+    expect(old.body.inverse_mappings).toEqual([]);
+  });
+});
