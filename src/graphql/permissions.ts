@@ -44,6 +44,8 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         repos: allow,
         concept: allow,
         concepts: allow,
+        mapping: allow,
+        mappings: allow,
       },
       Mutation: {
         login: allow,
@@ -73,6 +75,10 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         updateConcept: signedIn,
         retireConcept: signedIn,
         reactivateConcept: signedIn,
+        createMapping: signedIn,
+        updateMapping: signedIn,
+        retireMapping: signedIn,
+        reactivateMapping: signedIn,
       },
       // Fields of records are visible wherever the record is: services scope the records.
       ...Object.fromEntries(objectTypes.map((type) => [type.name, allow])),

@@ -1,6 +1,11 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ConceptResolver, SourceConceptsResolver } from './resolvers/concept.resolver';
+import {
+  ConceptMappingsResolver,
+  MappingResolver,
+  SourceMappingsResolver,
+} from './resolvers/mapping.resolver';
 import { OrgResolver } from './resolvers/org.resolver';
 import {
   OrgRepositoriesResolver,
@@ -22,6 +27,9 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       UserRepositoriesResolver,
       ConceptResolver,
       SourceConceptsResolver,
+      MappingResolver,
+      ConceptMappingsResolver,
+      SourceMappingsResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,

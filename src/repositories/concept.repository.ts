@@ -122,15 +122,15 @@ export class ConceptRepository {
     return new Map(rows.map((r) => [r.id, r.n]));
   }
 
-  /** The current display name of each concept. */
-  async currentDisplayNames(conceptIds: readonly string[]): Promise<Map<string, string | null>> {
-    if (conceptIds.length === 0) return new Map();
-    const rows = await this.em.query<Array<{ id: string; name: string | null }>>(
-      `SELECT concept_id::text AS id, display_name AS name FROM concept_versions
-       WHERE concept_id = ANY($1::bigint[]) AND valid_to_seq IS NULL`,
-      [conceptIds],
-    );
-    return new Map(rows.map((r) => [r.id, r.name]));
+  /** The current (HEAD) version of each concept. */
+  currentVersions(conceptIds: readonly string[]): Promise<ConceptVersionEntity[]> {
+    if (conceptIds.length === 0) return Promise.resolve([]);
+    return this.versions
+      .createQueryBuilder('cv')
+      .where('cv.concept_id IN (:...conceptIds) AND cv.valid_to_seq IS NULL', {
+        conceptIds: [...conceptIds],
+      })
+      .getMany();
   }
 
   findConceptsByIds(ids: readonly string[]): Promise<ConceptEntity[]> {

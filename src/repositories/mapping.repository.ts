@@ -109,6 +109,30 @@ export class MappingRepository {
     return sliceOf(qb, window);
   }
 
+  /** Mappings of a source (as of a change) from — or, inverse, to — any of these concepts. */
+  ofConcepts(
+    repositoryId: string,
+    seq: string | null,
+    conceptIds: readonly string[],
+    inverse: boolean,
+  ): Promise<MappingVersionEntity[]> {
+    const qb = this.versions
+      .createQueryBuilder('mv')
+      .where(
+        `mv.repository_id = :repositoryId AND mv.${inverse ? 'to' : 'from'}_concept_id IN (:...conceptIds)`,
+        {
+          repositoryId,
+          conceptIds: [...conceptIds],
+        },
+      )
+      .andWhere('NOT mv.retired')
+      .orderBy('mv.map_type', 'ASC')
+      .addOrderBy('mv.sort_weight', 'ASC')
+      .addOrderBy('mv.id', 'ASC');
+    atChange(qb, seq);
+    return qb.getMany();
+  }
+
   async countVersions(mappingIds: readonly string[]): Promise<Map<string, number>> {
     const rows = await this.em.query<Array<{ id: string; n: number }>>(
       `SELECT mapping_id::text AS id, count(*)::int AS n FROM mapping_versions

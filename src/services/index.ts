@@ -25,8 +25,15 @@ export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../re
 export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
 export type { ConceptView, EditMode } from './concept.service';
 export type { MappingView, ResolvedEnd } from './mapping.service';
-export { ownerUrl, parseConceptUrl, parseOwnerUrl, parseRepoUrl, repoUrl } from './urls';
-export type { ConceptRef, OwnerRef, RepoRef } from './urls';
+export {
+  ownerUrl,
+  parseConceptUrl,
+  parseMappingUrl,
+  parseOwnerUrl,
+  parseRepoUrl,
+  repoUrl,
+} from './urls';
+export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 
 /** Every service, wired once per process and shared by all three edges. */
 export class Services {

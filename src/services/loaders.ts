@@ -1,5 +1,15 @@
 import DataLoader from 'dataloader';
-import type { MemberRole, OrganizationEntity, UserEntity } from '../db/entities';
+import type {
+  ConceptEntity,
+  ConceptVersionEntity,
+  MappingEntity,
+  MappingVersionEntity,
+  MemberRole,
+  OrganizationEntity,
+  RepositoryEntity,
+  RepositoryVersionEntity,
+  UserEntity,
+} from '../db/entities';
 import type { ContentCounts, OrgCounts, Repositories, UserCounts } from '../repositories';
 import type { Actor } from './actor';
 
@@ -17,6 +27,35 @@ export interface Loaders {
   contentCounts: DataLoader<string, ContentCounts>;
   /** Versions of a concept, by concept (versioned object) id. */
   conceptVersionCounts: DataLoader<string, number>;
+  repositoryById: DataLoader<string, RepositoryEntity | null>;
+  /** The HEAD version row of a repository, by repository id. */
+  headVersion: DataLoader<string, RepositoryVersionEntity | null>;
+  conceptById: DataLoader<string, ConceptEntity | null>;
+  /** The current (HEAD) version of a concept, by concept id. */
+  currentConceptVersion: DataLoader<string, ConceptVersionEntity | null>;
+  mappingById: DataLoader<string, MappingEntity | null>;
+  /**
+   * Mappings of a concept held in one source as of a change: key
+   * `${repositoryId}|${seq or ''}|${conceptId}|from|to` (`to` = inverse mappings).
+   */
+  conceptMappings: DataLoader<string, MappingVersionEntity[]>;
+}
+
+/** The key of `conceptMappings`. */
+export function conceptMappingsKey(
+  repositoryId: string,
+  seq: string | null,
+  conceptId: string,
+  inverse: boolean,
+): string {
+  return `${repositoryId}|${seq ?? ''}|${conceptId}|${inverse ? 'to' : 'from'}`;
+}
+
+function byIds<T extends { id: string }>(find: (ids: readonly string[]) => Promise<T[]>) {
+  return new DataLoader<string, T | null>(async (ids) => {
+    const found = new Map((await find(ids)).map((row) => [row.id, row]));
+    return ids.map((id) => found.get(id) ?? null);
+  });
 }
 
 const EMPTY_USER_COUNTS: UserCounts = { orgs: 0, publicSources: 0, publicCollections: 0 };
@@ -50,6 +89,48 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     versionCounts: new DataLoader(async (ids) => {
       const counts = await repos.repos.versionCounts(ids);
       return ids.map((id) => counts.get(id) ?? 0);
+    }),
+    repositoryById: byIds((ids) => repos.repos.findByIds(ids)),
+    headVersion: new DataLoader(async (ids) => {
+      const heads = new Map((await repos.repos.findHeads(ids)).map((v) => [v.repositoryId, v]));
+      return ids.map((id) => heads.get(id) ?? null);
+    }),
+    conceptById: byIds((ids) => repos.concepts.findConceptsByIds(ids)),
+    currentConceptVersion: new DataLoader(async (ids) => {
+      const current = new Map(
+        (await repos.concepts.currentVersions(ids)).map((v) => [v.conceptId, v]),
+      );
+      return ids.map((id) => current.get(id) ?? null);
+    }),
+    mappingById: byIds((ids) => repos.mappings.findMappingsByIds(ids)),
+    conceptMappings: new DataLoader(async (keys) => {
+      // One query per (source, change, direction); usually one per request.
+      const groups = new Map<
+        string,
+        { repositoryId: string; seq: string | null; inverse: boolean; ids: string[] }
+      >();
+      for (const key of keys) {
+        const [repositoryId, seq, conceptId, side] = key.split('|');
+        const group = `${repositoryId}|${seq}|${side}`;
+        const entry = groups.get(group) ?? {
+          repositoryId,
+          seq: seq || null,
+          inverse: side === 'to',
+          ids: [],
+        };
+        entry.ids.push(conceptId);
+        groups.set(group, entry);
+      }
+      const found = new Map<string, MappingVersionEntity[]>();
+      for (const g of groups.values()) {
+        const rows = await repos.mappings.ofConcepts(g.repositoryId, g.seq, g.ids, g.inverse);
+        for (const row of rows) {
+          const conceptId = (g.inverse ? row.toConceptId : row.fromConceptId) as string;
+          const key = conceptMappingsKey(g.repositoryId, g.seq, conceptId, g.inverse);
+          found.set(key, [...(found.get(key) ?? []), row]);
+        }
+      }
+      return keys.map((key) => found.get(key) ?? []);
     }),
     conceptVersionCounts: new DataLoader(async (ids) => {
       const counts = await repos.concepts.countVersions(ids);

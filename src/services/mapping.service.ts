@@ -12,7 +12,9 @@ import {
 import { searchWords } from '../repositories/list';
 import { authorize, can, requireUser } from './access';
 import { mappingChecksums } from './checksum';
+import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
+import { conceptMappingsKey } from './loaders';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
 import type { RepositoryService, RepoView } from './repository.service';
 import { parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from './urls';
@@ -281,41 +283,75 @@ export class MappingService {
     );
   }
 
-  /** What each end of these mappings resolved to: its source (as the caller may see it) and concept name. */
+  /** What each end of these mappings resolved to: its source (if the caller may see it) and concept name. */
   async resolveEnds(
     ctx: ServiceContext,
     views: MappingView[],
   ): Promise<Map<string, { from: ResolvedEnd; to: ResolvedEnd }>> {
-    const repositoryIds = new Set<string>();
-    const conceptIds = new Set<string>();
-    for (const { version } of views) {
-      for (const side of ['from', 'to'] as const) {
-        const repositoryId = version[`${side}RepositoryId`];
-        const conceptId = version[`${side}ConceptId`];
-        if (repositoryId) repositoryIds.add(repositoryId);
-        if (conceptId) conceptIds.add(conceptId);
-      }
-    }
-    const [sources, names] = await Promise.all([
-      this.repositories.headViews(ctx, [...repositoryIds]),
-      this.repos.concepts.currentDisplayNames([...conceptIds]),
-    ]);
-    const visible = new Map<string, RepoView>();
-    for (const [id, view] of sources) {
-      if (await can(ctx, { action: 'repo.view', repo: view.repo })) visible.set(id, view);
-    }
-    const resolve = (version: MappingVersionEntity, side: 'from' | 'to'): ResolvedEnd => {
-      const repositoryId = version[`${side}RepositoryId`];
-      const source = repositoryId ? (visible.get(repositoryId) ?? null) : null;
-      const conceptId = version[`${side}ConceptId`];
-      return { source, conceptName: source && conceptId ? (names.get(conceptId) ?? null) : null };
-    };
-    return new Map(
-      views.map((view) => [
-        view.version.id,
-        { from: resolve(view.version, 'from'), to: resolve(view.version, 'to') },
-      ]),
+    const resolved = await Promise.all(
+      views.map(async (view) => {
+        const [from, to] = await Promise.all([
+          this.resolveEnd(ctx, view.version, 'from'),
+          this.resolveEnd(ctx, view.version, 'to'),
+        ]);
+        return [view.version.id, { from, to }] as const;
+      }),
     );
+    return new Map(resolved);
+  }
+
+  /**
+   * The concept an end points to, as its source's HEAD sees it; null outside the service or when
+   * the caller may not see that source (spec core §2.7; GraphQL `Mapping.fromConcept/toConcept`).
+   */
+  async endConcept(
+    ctx: ServiceContext,
+    view: MappingView,
+    side: 'from' | 'to',
+  ): Promise<ConceptView | null> {
+    const repositoryId = view.version[`${side}RepositoryId`];
+    const conceptId = view.version[`${side}ConceptId`];
+    if (!repositoryId || !conceptId) return null;
+    const source = await this.visibleSource(ctx, repositoryId);
+    const [concept, version] = await Promise.all([
+      ctx.loaders.conceptById.load(conceptId),
+      ctx.loaders.currentConceptVersion.load(conceptId),
+    ]);
+    return source && concept && version ? { source, concept, version } : null;
+  }
+
+  /** The mappings held in a concept's source from it (or, inverse, to it), as that source version sees them. */
+  async ofConcept(
+    ctx: ServiceContext,
+    concept: ConceptView,
+    inverse: boolean,
+  ): Promise<MappingView[]> {
+    const { source } = concept;
+    const rows = await ctx.loaders.conceptMappings.load(
+      conceptMappingsKey(source.repo.id, source.version.seq, concept.concept.id, inverse),
+    );
+    const mappings = await Promise.all(
+      rows.map((row) => ctx.loaders.mappingById.load(row.mappingId)),
+    );
+    return rows.map((version, i) => ({ source, mapping: mappings[i]!, version }));
+  }
+
+  private async resolveEnd(
+    ctx: ServiceContext,
+    version: MappingVersionEntity,
+    side: 'from' | 'to',
+  ): Promise<ResolvedEnd> {
+    const repositoryId = version[`${side}RepositoryId`];
+    const source = repositoryId ? await this.visibleSource(ctx, repositoryId) : null;
+    const conceptId = version[`${side}ConceptId`];
+    const current =
+      source && conceptId ? await ctx.loaders.currentConceptVersion.load(conceptId) : null;
+    return { source, conceptName: current?.displayName ?? null };
+  }
+
+  private async visibleSource(ctx: ServiceContext, repositoryId: string): Promise<RepoView | null> {
+    const source = await this.repositories.headView(ctx, repositoryId);
+    return source && (await can(ctx, { action: 'repo.view', repo: source.repo })) ? source : null;
   }
 
   async versionCount(view: MappingView): Promise<number> {

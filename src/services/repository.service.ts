@@ -285,22 +285,25 @@ export class RepositoryService {
     return pageOf(items, slice.total, params, facets);
   }
 
-  /** HEAD views of many repositories the caller already may see (e.g. behind a public list). */
-  async headViews(ctx: ServiceContext, repositoryIds: string[]): Promise<Map<string, RepoView>> {
-    if (repositoryIds.length === 0) return new Map();
-    const [repos, heads] = await Promise.all([
-      this.repos.repos.findByIds(repositoryIds),
-      this.repos.repos.findHeads(repositoryIds),
+  /**
+   * The HEAD view of a repository by id, batched through the request's loaders; null when it
+   * does not exist. Callers decide whether the caller may see it.
+   */
+  async headView(ctx: ServiceContext, repositoryId: string): Promise<RepoView | null> {
+    const [repo, version] = await Promise.all([
+      ctx.loaders.repositoryById.load(repositoryId),
+      ctx.loaders.headVersion.load(repositoryId),
     ]);
-    const headOf = new Map(heads.map((v) => [v.repositoryId, v]));
-    const views = await Promise.all(
-      repos.map(async (repo) => ({
-        repo,
-        version: headOf.get(repo.id)!,
-        owner: await this.ownerOf(ctx, repo),
-      })),
+    if (!repo || !version) return null;
+    return { repo, version, owner: await this.ownerOf(ctx, repo) };
+  }
+
+  /** HEAD views of many repositories (e.g. behind a public list), by id. */
+  async headViews(ctx: ServiceContext, repositoryIds: string[]): Promise<Map<string, RepoView>> {
+    const views = await Promise.all(repositoryIds.map((id) => this.headView(ctx, id)));
+    return new Map(
+      views.filter((v): v is RepoView => v !== null).map((view) => [view.repo.id, view]),
     );
-    return new Map(views.map((view) => [view.repo.id, view]));
   }
 
   async counts(ctx: ServiceContext, view: RepoView): Promise<RepoCounts> {

@@ -95,24 +95,42 @@ export function parseConceptUrl(url: string): ConceptRef {
       conceptVersion,
     };
   }
+  return parseContentUrl(url, 'concepts');
+}
+
+/** A mapping: at HEAD, as of a source version, or one of its own versions. */
+export interface MappingRef {
+  source: RepoRef;
+  id: string;
+  mappingVersion?: string;
+}
+
+/** `/orgs/O/sources/S/[v1/]mappings/M/[123/]` → a mapping reference. */
+export function parseMappingUrl(url: string): MappingRef {
+  const { source, id, conceptVersion } = parseContentUrl(url, 'mappings');
+  return { source, id, mappingVersion: conceptVersion };
+}
+
+/** The URL forms shared by concepts and mappings: `{source}[/:version]/{segment}/:id/[:version/]`. */
+function parseContentUrl(url: string, segment: 'concepts' | 'mappings'): ConceptRef {
   const normalized = withSlashes(url);
-  const at = normalized.indexOf('/concepts/');
+  const marker = `/${segment}/`;
+  const at = normalized.indexOf(marker);
   const rest =
     at < 0
       ? []
       : normalized
-          .slice(at + '/concepts/'.length)
+          .slice(at + marker.length)
           .split('/')
           .filter(Boolean);
   if (at < 0 || rest.length < 1 || rest.length > 2) {
     throw AppError.field(
       'url',
-      `'${url}' is not a concept URL like /orgs/:org/sources/:source/concepts/:concept/.`,
+      `'${url}' is not a URL like /orgs/:org/sources/:source/${segment}/:id/.`,
     );
   }
-  const source = parseRepoUrl(normalized.slice(0, at + 1), 'source');
   return {
-    source,
+    source: parseRepoUrl(normalized.slice(0, at + 1), 'source'),
     id: decodeURIComponent(rest[0]),
     conceptVersion: rest[1] === undefined ? undefined : decodeURIComponent(rest[1]),
   };

@@ -157,3 +157,43 @@ function extrasFilterOf(
   const present = (exists ?? []).map((name) => name.split('.'));
   return conditions.length || present.length ? { conditions, exists: present } : undefined;
 }
+
+@ArgsType()
+export class MappingListArgs extends ListArgs {
+  @Field(() => [String], { nullable: true })
+  mapType?: string[];
+
+  @Field({ defaultValue: false })
+  includeRetired: boolean;
+
+  @Field(() => [String], { nullable: true, description: 'Codes of either end.' })
+  concept?: string[];
+
+  @Field(() => [String], { nullable: true })
+  fromConcept?: string[];
+
+  @Field(() => [String], { nullable: true })
+  toConcept?: string[];
+
+  @Field(() => [String], { nullable: true, description: 'Source ids of either end.' })
+  conceptSource?: string[];
+
+  @Field(() => [String], { nullable: true })
+  fromConceptSource?: string[];
+
+  @Field(() => [String], { nullable: true })
+  toConceptSource?: string[];
+}
+
+export function mappingListParamsOf(args: MappingListArgs): ListParams {
+  return listParamsOf(args, {
+    mapType: args.mapType,
+    includeRetired: args.includeRetired ? ['true'] : undefined,
+    concept: args.concept,
+    fromConcept: args.fromConcept,
+    toConcept: args.toConcept,
+    conceptSource: args.conceptSource,
+    fromConceptSource: args.fromConceptSource,
+    toConceptSource: args.toConceptSource,
+  });
+}

@@ -1,0 +1,196 @@
+import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { parseMappingUrl, parseRepoUrl, refOf, type MappingView, type Page } from '../../services';
+import type { GraphQLContext } from '../context';
+import { ConceptObject } from '../types/concept.type';
+import { ListArgs, listParamsOf, MappingListArgs, mappingListParamsOf } from '../types/list.args';
+import { MappingEndObject, MappingInput, MappingObject, MappingPage } from '../types/mapping.type';
+import { SourceObject } from '../types/repository.type';
+
+function pageOf(page: Page<MappingView>): MappingPage {
+  return { totalCount: page.total, items: page.items.map((view) => MappingObject.from(view)) };
+}
+
+@Resolver(() => MappingObject)
+export class MappingResolver {
+  @Query(() => MappingObject, {
+    description:
+      'A mapping by its REST URL (`…/mappings/M/`, `…/v1/mappings/M/`, `…/mappings/M/123/`).',
+  })
+  async mapping(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<MappingObject> {
+    const ref = parseMappingUrl(url);
+    return MappingObject.from(
+      await ctx.services.mappings.get(ctx, ref.source, ref.id, ref.mappingVersion),
+    );
+  }
+
+  @Query(() => MappingPage, {
+    description: 'The mappings of a source (its URL; a version URL lists that version).',
+  })
+  async mappings(
+    @Arg('source') source: string,
+    @Args() args: MappingListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingPage> {
+    return pageOf(
+      await ctx.services.mappings.list(
+        ctx,
+        parseRepoUrl(source, 'source'),
+        mappingListParamsOf(args),
+      ),
+    );
+  }
+
+  @FieldResolver(() => MappingEndObject)
+  async from(
+    @Root() mapping: MappingObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingEndObject> {
+    const ends = await ctx.services.mappings.resolveEnds(ctx, [mapping.view]);
+    return MappingEndObject.from(mapping.view, 'from', ends.get(mapping.view.version.id)!.from);
+  }
+
+  @FieldResolver(() => MappingEndObject)
+  async to(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<MappingEndObject> {
+    const ends = await ctx.services.mappings.resolveEnds(ctx, [mapping.view]);
+    return MappingEndObject.from(mapping.view, 'to', ends.get(mapping.view.version.id)!.to);
+  }
+
+  @FieldResolver(() => ConceptObject, {
+    nullable: true,
+    description: 'Null when the end lies outside the service (or out of sight).',
+  })
+  async fromConcept(
+    @Root() mapping: MappingObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptObject | null> {
+    const view = await ctx.services.mappings.endConcept(ctx, mapping.view, 'from');
+    return view ? ConceptObject.from(view) : null;
+  }
+
+  @FieldResolver(() => ConceptObject, {
+    nullable: true,
+    description: 'Null when the end lies outside the service (or out of sight).',
+  })
+  async toConcept(
+    @Root() mapping: MappingObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptObject | null> {
+    const view = await ctx.services.mappings.endConcept(ctx, mapping.view, 'to');
+    return view ? ConceptObject.from(view) : null;
+  }
+
+  @FieldResolver(() => Int)
+  async versionsCount(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return ctx.services.mappings.versionCount(mapping.view);
+  }
+
+  @FieldResolver(() => MappingPage, { description: 'Versions of this mapping, newest first.' })
+  async versions(
+    @Root() mapping: MappingObject,
+    @Args() args: ListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingPage> {
+    return pageOf(
+      await ctx.services.mappings.listVersions(
+        ctx,
+        refOf(mapping.view.source),
+        mapping.id,
+        listParamsOf(args),
+      ),
+    );
+  }
+
+  @Mutation(() => MappingObject, {
+    description: 'Creates a mapping in a source (its URL) at HEAD.',
+  })
+  async createMapping(
+    @Arg('source') source: string,
+    @Arg('input') input: MappingInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingObject> {
+    return MappingObject.from(
+      await ctx.services.mappings.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
+    );
+  }
+
+  @Mutation(() => MappingObject, {
+    description: 'A new version of the mapping; an identical edit is refused with UNCHANGED.',
+  })
+  async updateMapping(
+    @Arg('url') url: string,
+    @Arg('input') input: MappingInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingObject> {
+    const ref = parseMappingUrl(url);
+    return MappingObject.from(
+      await ctx.services.mappings.update(ctx, ref.source, ref.id, { ...input }),
+    );
+  }
+
+  @Mutation(() => MappingObject)
+  async retireMapping(
+    @Arg('url') url: string,
+    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingObject> {
+    const ref = parseMappingUrl(url);
+    return MappingObject.from(
+      await ctx.services.mappings.retire(ctx, ref.source, ref.id, comment ?? undefined),
+    );
+  }
+
+  @Mutation(() => MappingObject)
+  async reactivateMapping(
+    @Arg('url') url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingObject> {
+    const ref = parseMappingUrl(url);
+    return MappingObject.from(await ctx.services.mappings.reactivate(ctx, ref.source, ref.id));
+  }
+}
+
+/** `Concept.mappings` and `Concept.inverseMappings`, batched across concepts. */
+@Resolver(() => ConceptObject)
+export class ConceptMappingsResolver {
+  @FieldResolver(() => [MappingObject], {
+    description: 'Mappings its source holds from this concept.',
+  })
+  async mappings(
+    @Root() concept: ConceptObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingObject[]> {
+    return (await ctx.services.mappings.ofConcept(ctx, concept.view, false)).map((view) =>
+      MappingObject.from(view),
+    );
+  }
+
+  @FieldResolver(() => [MappingObject], {
+    description: 'Mappings its source holds to this concept.',
+  })
+  async inverseMappings(
+    @Root() concept: ConceptObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingObject[]> {
+    return (await ctx.services.mappings.ofConcept(ctx, concept.view, true)).map((view) =>
+      MappingObject.from(view),
+    );
+  }
+}
+
+/** `Source.mappings`: as the source at this version sees them. */
+@Resolver(() => SourceObject)
+export class SourceMappingsResolver {
+  @FieldResolver(() => MappingPage)
+  async mappings(
+    @Root() source: SourceObject,
+    @Args() args: MappingListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingPage> {
+    const { version } = source.view;
+    const ref = {
+      ...refOf(source.view),
+      version: version.mnemonic === 'HEAD' ? undefined : version.mnemonic,
+    };
+    return pageOf(await ctx.services.mappings.list(ctx, ref, mappingListParamsOf(args)));
+  }
+}
