@@ -49,6 +49,20 @@ export function mappingRouter(services: Services): Router {
   const { mappings } = services;
   const router = Router();
 
+  router
+    .route('/mappings/')
+    .get(
+      route(async (req, ctx) =>
+        mappingListReply(
+          services,
+          req,
+          ctx,
+          await mappings.listPublic(ctx, listParams(req, [...FILTERS, 'owner', 'ownerType'])),
+        ),
+      ),
+    )
+    .all(onlyMethods('GET'));
+
   for (const owner of OWNERS) {
     for (const base of [
       `${owner.prefix}/sources/:source`,

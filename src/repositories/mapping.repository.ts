@@ -36,14 +36,16 @@ export interface MappingSearch {
 /** Where mappings are listed from. */
 export type MappingScope =
   | { scope: 'source'; repositoryId: string; seq: string | null }
-  /** The current mappings of a source that start at (or, inverse, end at) one concept. */
+  /** The mappings of a source (as of a change) that start at (or, inverse, end at) one concept. */
   | {
       scope: 'concept';
       repositoryId?: string;
       conceptId: string;
       inverse: boolean;
       seq: string | null;
-    };
+    }
+  /** Current mappings of every public source; `owners` narrows to sources of these owners. */
+  | { scope: 'public'; owners?: string[]; ownerType?: 'Organization' | 'User' };
 
 const ORDER: Record<MappingSortKey, string[]> = {
   bestMatch: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
@@ -197,6 +199,26 @@ export class MappingRepository {
     if (where.scope === 'source') {
       qb.where('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
       atChange(qb, where.seq);
+    } else if (where.scope === 'public') {
+      qb.innerJoin('repositories', 'r', 'r.id = mv.repository_id')
+        .where(
+          `mv.valid_to_seq IS NULL AND r.kind = 'source' AND r.is_active AND r.public_access <> 'None'`,
+        )
+        .andWhere(
+          `(r.owner_org_id IS NULL OR EXISTS (SELECT 1 FROM organizations po WHERE po.id = r.owner_org_id AND po.public_access <> 'None'))`,
+        )
+        .andWhere(
+          `(r.owner_user_id IS NULL OR EXISTS (SELECT 1 FROM users pu WHERE pu.id = r.owner_user_id AND pu.is_active))`,
+        );
+      if (where.ownerType === 'Organization') qb.andWhere('r.owner_org_id IS NOT NULL');
+      if (where.ownerType === 'User') qb.andWhere('r.owner_user_id IS NOT NULL');
+      if (where.owners?.length) {
+        qb.andWhere(
+          `(r.owner_org_id IN (SELECT id FROM organizations WHERE mnemonic IN (:...owners))
+            OR r.owner_user_id IN (SELECT id FROM users WHERE username IN (:...owners)))`,
+          { owners: where.owners },
+        );
+      }
     } else {
       qb.where(`mv.${where.inverse ? 'to' : 'from'}_concept_id = :conceptId`, {
         conceptId: where.conceptId,

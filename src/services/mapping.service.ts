@@ -242,6 +242,24 @@ export class MappingService {
     );
   }
 
+  /**
+   * `/mappings/`: current mappings of every public source (spec core §4.4), with `owner` and
+   * `ownerType` narrowing the source that holds them.
+   */
+  async listPublic(ctx: ServiceContext, params: ListParams): Promise<Page<MappingView>> {
+    const ownerType = params.filters.ownerType?.[0]?.toLowerCase();
+    if (ownerType !== undefined && ownerType !== 'organization' && ownerType !== 'user') {
+      throw AppError.field('ownerType', 'Must be Organization or User.');
+    }
+    const scope: MappingScope = {
+      scope: 'public',
+      owners: params.filters.owner,
+      ownerType:
+        ownerType === undefined ? undefined : ownerType === 'user' ? 'User' : 'Organization',
+    };
+    return this.page(null, scope, params, (ids) => this.repositories.headViews(ctx, ids));
+  }
+
   /** The mappings of a source at HEAD or a version (spec core §4.4 filters). */
   async list(
     ctx: ServiceContext,
@@ -358,10 +376,12 @@ export class MappingService {
     return (await this.repos.mappings.countVersions([view.mapping.id])).get(view.mapping.id) ?? 0;
   }
 
+  /** One page of mappings; `source` holds them all, or `sourcesOf` finds each one's source. */
   private async page(
-    source: RepoView,
+    source: RepoView | null,
     scope: MappingScope,
     params: ListParams,
+    sourcesOf?: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
   ): Promise<Page<MappingView>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
     const filter: MappingSearch = {
@@ -386,8 +406,15 @@ export class MappingService {
         ])
       ).map((m) => [m.id, m]),
     );
+    const sources = sourcesOf
+      ? await sourcesOf([...new Set(slice.rows.map((v) => v.repositoryId))])
+      : new Map<string, RepoView>();
     return pageOf(
-      slice.rows.map((version) => ({ source, mapping: mappings.get(version.mappingId)!, version })),
+      slice.rows.map((version) => ({
+        source: source ?? sources.get(version.repositoryId)!,
+        mapping: mappings.get(version.mappingId)!,
+        version,
+      })),
       slice.total,
       params,
     );

@@ -313,3 +313,31 @@ describe('a concept with its mappings (spec core §4.3)', () => {
     expect(old.body.inverse_mappings).toEqual([]);
   });
 });
+
+describe('GET /mappings/ (spec core §4.4)', () => {
+  it('lists mappings of public sources only, narrowed by owner and map type', async () => {
+    const pub = await source();
+    const priv = await source({ public_access: 'None' });
+    const tag = `T${Date.now()}`;
+    for (const src of [pub, priv]) {
+      await post(src.url, src.owner, {
+        map_type: 'SAME-AS',
+        from_concept_url: `${src.url}concepts/A/`,
+        to_source_url: 'http://snomed.info/sct',
+        to_concept_code: tag,
+      });
+    }
+    const res = await request(t.app)
+      .get('/mappings/')
+      .query({ toConcept: tag })
+      .set('Authorization', t.admin);
+    expect(res.body.map((m: { owner: string }) => m.owner)).toEqual([pub.org]);
+    const byOwner = await request(t.app)
+      .get('/mappings/')
+      .query({ toConcept: tag, owner: pub.org, mapType: 'SAME-AS' });
+    expect(byOwner.body).toHaveLength(1);
+    const other = await request(t.app).get('/mappings/').query({ toConcept: tag, owner: priv.org });
+    expect(other.body).toEqual([]);
+    expect((await request(t.app).get('/mappings/').query({ ownerType: 'Robot' })).status).toBe(400);
+  });
+});
