@@ -221,6 +221,14 @@ export class ConceptRepository {
           },
         );
       }
+      where.mapsTo?.forEach((target, i) => {
+        qb.andWhere(
+          `EXISTS (SELECT 1 FROM mapping_versions mm WHERE mm.from_concept_id = cv.concept_id
+             AND mm.valid_to_seq IS NULL AND NOT mm.retired AND mm.to_concept_code = :mapCode${i}
+             AND mm.to_source_url IN (:...mapSources${i}))`,
+          { [`mapCode${i}`]: target.code, [`mapSources${i}`]: target.sourceUrls },
+        );
+      });
       if (where.ownerOrgs?.length) {
         qb.andWhere(
           'r.owner_org_id IN (SELECT id FROM organizations WHERE mnemonic IN (:...ownerOrgs))',
@@ -253,7 +261,14 @@ export class ConceptRepository {
 /** Where concepts are listed from: one source at a change, or every public source. */
 export type ConceptScope =
   | { scope: 'source'; repositoryId: string; seq: string | null }
-  | { scope: 'public'; sources?: string[]; ownerUsers?: string[]; ownerOrgs?: string[] };
+  | {
+      scope: 'public';
+      sources?: string[];
+      ownerUsers?: string[];
+      ownerOrgs?: string[];
+      /** Concepts with a current mapping to one of these ends (source URLs and a code). */
+      mapsTo?: Array<{ sourceUrls: string[]; code: string }>;
+    };
 
 /** Rows as of a change: current ones for HEAD, those whose interval holds `seq` otherwise. */
 function atChange(qb: SelectQueryBuilder<ConceptVersionEntity>, seq: string | null): void {

@@ -473,17 +473,25 @@ export class ConceptService {
     const { source, user, org, mapcode } = params.filters;
     if (user?.length && org?.length)
       throw AppError.field('org', 'user and org cannot be combined.');
-    if (mapcode?.length) {
-      throw AppError.field(
-        'mapcode',
-        'Filtering by mapped code is not supported until mappings are.',
-      );
-    }
+    // mapcode `<owner>:<source>:<code>` (spec core §4.3): concepts mapped to that code; several
+    // values must all match.
+    const mapsTo = mapcode?.map((value) => {
+      const parts = value.split(':');
+      if (parts.length !== 3 || parts.some((p) => p.trim() === '')) {
+        throw AppError.field('mapcode', `'${value}' is not of the form <owner>:<source>:<code>.`);
+      }
+      const [owner, sourceId, code] = parts.map((p) => p.trim());
+      return {
+        code,
+        sourceUrls: [`/orgs/${owner}/sources/${sourceId}/`, `/users/${owner}/sources/${sourceId}/`],
+      };
+    });
     const scope: ConceptScope = {
       scope: 'public',
       sources: source,
       ownerUsers: user,
       ownerOrgs: org,
+      mapsTo,
     };
     // spec core §4.3: the global list defaults to the latest updated first.
     const fallback: SortSpec<ConceptSortKey> = params.q

@@ -94,10 +94,33 @@ describe('GET /concepts/ (spec core §4.3)', () => {
     expect(facets.body.facets.fields.retired).toEqual([['false', 3]]);
   });
 
-  it('answers a clear 400 for mapcode until mappings exist', async () => {
-    const res = await request(t.app).get('/concepts/').query({ mapcode: 'CIEL:CIEL:1' });
-    expect(res.status).toBe(400);
-    expect(res.body.errors.mapcode).toBeDefined();
+  it('mapcode finds concepts mapped to <owner>:<source>:<code>; a malformed one is a 400', async () => {
+    const tag = uniqueId('map').replace('-', '');
+    const src = await sourceWith(tag, [
+      { id: 'M1', cls: 'Diagnosis', name: 'Mapped' },
+      { id: 'M2', cls: 'Diagnosis', name: 'Unmapped' },
+    ]);
+    const res = await request(t.app)
+      .post(`${src.url}mappings/`)
+      .set('Authorization', src.owner.auth)
+      .send({
+        map_type: 'SAME-AS',
+        from_concept_url: `${src.url}concepts/M1/`,
+        to_source_url: '/orgs/WHO/sources/ICD-10-WHO/',
+        to_concept_code: 'B54',
+      });
+    expect(res.status).toBe(201);
+    const found = await request(t.app)
+      .get('/concepts/')
+      .query({ q: tag, mapcode: 'WHO:ICD-10-WHO:B54' });
+    expect(found.body.map((c: { id: string }) => c.id)).toEqual(['M1']);
+    const none = await request(t.app)
+      .get('/concepts/')
+      .query({ q: tag, mapcode: 'WHO:ICD-10-WHO:A00' });
+    expect(none.body).toEqual([]);
+    const bad = await request(t.app).get('/concepts/').query({ mapcode: 'only-two:parts' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.mapcode).toBeDefined();
   });
 
   it('a source list has the same facets', async () => {
