@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Services } from '../../src/services';
 import { ok, route } from '../http';
 import { conceptRouter } from './concept.router';
+import { extrasRouter } from './extras.router';
 import { mappingRouter } from './mapping.router';
 import { orgRouter } from './org.router';
 import { repoRouter } from './repo.router';
@@ -24,6 +25,7 @@ export function restRouter(services: Services): Router {
       return ok({ status: 'ok' });
     }),
   );
+  router.use(extrasRouter(services));
   router.use(userRouter(services));
   router.use(orgRouter(services));
   router.use(mappingRouter(services));

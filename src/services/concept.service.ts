@@ -20,6 +20,7 @@ import { searchWords } from '../repositories/list';
 import { authorize, requireUser } from './access';
 import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
+import { extraOf, withExtra, withoutExtra } from './extras';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
 import type { RepositoryService, RepoView } from './repository.service';
 import type { RepoRef } from './urls';
@@ -391,8 +392,7 @@ export class ConceptService {
     conceptVersion?: string,
   ): Promise<unknown> {
     const { version } = await this.get(ctx, sourceRef, id, conceptVersion);
-    if (!version.extras || !Object.hasOwn(version.extras, name)) throw extraNotFound(name, id);
-    return version.extras[name];
+    return extraOf(version.extras, name, `concept '${id}'`);
   }
 
   /**
@@ -407,10 +407,9 @@ export class ConceptService {
     input: unknown,
   ): Promise<ConceptView> {
     return this.change(ctx, sourceRef, id, null, (current) => {
-      const value = extraValue(name, input);
       return {
         ...contentOf(current),
-        extras: { ...current.extras, [name]: value },
+        extras: withExtra(current.extras, name, input),
         comment: `Updated extras: ${name}.`,
       };
     });
@@ -424,11 +423,9 @@ export class ConceptService {
     name: string,
   ): Promise<ConceptView> {
     return this.change(ctx, sourceRef, id, null, (current) => {
-      if (!current.extras || !Object.hasOwn(current.extras, name)) throw extraNotFound(name, id);
-      const extras = Object.fromEntries(Object.entries(current.extras).filter(([k]) => k !== name));
       return {
         ...contentOf(current),
-        extras: Object.keys(extras).length > 0 ? extras : null,
+        extras: withoutExtra(current.extras, name, `concept '${id}'`),
         comment: `Deleted extra ${name}.`,
       };
     });
@@ -692,29 +689,6 @@ function parseItem(part: ConceptPart, input: unknown): ConceptPartItem {
 function itemNotFound(part: ConceptPart, uuid: string, id: string): AppError {
   const noun = part === 'names' ? 'Name' : 'Description';
   return AppError.notFound(`${noun} '${uuid}' of concept '${id}'`);
-}
-
-function extraNotFound(name: string, id: string): AppError {
-  return AppError.notFound(`Extra '${name}' of concept '${id}'`);
-}
-
-/** The value of `{"<name>": value}`, the body OCL clients send to `…/extras/:name/`. */
-function extraValue(name: string, input: unknown): unknown {
-  if (
-    typeof input !== 'object' ||
-    input === null ||
-    Array.isArray(input) ||
-    !Object.hasOwn(input, name)
-  ) {
-    throw AppError.invalid(`Send the attribute in the body as {"${name}": <value>}.`);
-  }
-  const others = Object.keys(input).filter((k) => k !== name);
-  if (others.length > 0) {
-    throw AppError.invalid(
-      `Only the attribute '${name}' may be sent to its own URL; found also: ${others.join(', ')}.`,
-    );
-  }
-  return (input as Record<string, unknown>)[name];
 }
 
 /** Names and descriptions keep their uuid across versions when sent back; new ones get one. */

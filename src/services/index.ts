@@ -18,6 +18,7 @@ export type { Actor, ServiceContext } from './context';
 export { isAuthenticated, isSuperuser } from './access';
 export { ADMIN_USERNAME } from './bootstrap';
 export { createMailer } from './mailer';
+export { extraOf, withExtra, withoutExtra } from './extras';
 export type { Mail, Mailer } from './mailer';
 export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
