@@ -2,7 +2,6 @@ import { Router, type Request } from 'express';
 import {
   refOf,
   type ConceptView,
-  type OwnerRef,
   type Page,
   type RepoRef,
   type ServiceContext,
@@ -23,12 +22,7 @@ import {
   type Reply,
 } from '../http';
 import { conceptDetail, conceptItem, conceptItemUrl, conceptSummary } from './concept.mapper';
-
-const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
-  { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
-  { prefix: '/users/:user', ref: (req) => ({ type: 'user', username: param(req, 'user') }) },
-  { prefix: '/user', ref: () => ({ type: 'self' }) },
-];
+import { OWNER_PREFIXES } from './owners';
 
 const FILTERS = ['conceptClass', 'datatype', 'locale', 'includeRetired'];
 /** `/concepts/` also narrows by source id, owner username or org id (spec core §4.3). */
@@ -58,7 +52,7 @@ export function conceptRouter(services: Services): Router {
     )
     .all(onlyMethods('GET'));
 
-  for (const owner of OWNERS) {
+  for (const owner of OWNER_PREFIXES) {
     const source = (req: Request, version?: string): RepoRef => ({
       owner: owner.ref(req),
       kind: 'source',

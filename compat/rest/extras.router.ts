@@ -3,12 +3,12 @@ import {
   extraOf,
   withExtra,
   withoutExtra,
-  type OwnerRef,
   type RepoRef,
   type ServiceContext,
   type Services,
 } from '../../src/services';
 import { noContent, ok, onlyMethods, param, route } from '../http';
+import { OWNER_PREFIXES } from './owners';
 
 type Extras = Record<string, unknown> | null;
 
@@ -46,12 +46,7 @@ export function extrasRouter(services: Services): Router {
     write: async (_req, ctx, extras) => (await users.update(ctx, undefined, { extras })).extras,
   });
 
-  const owners: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
-    { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
-    { prefix: '/users/:user', ref: (req) => ({ type: 'user', username: param(req, 'user') }) },
-    { prefix: '/user', ref: () => ({ type: 'self' }) },
-  ];
-  for (const owner of owners) {
+  for (const owner of OWNER_PREFIXES) {
     for (const [segment, kind] of [
       ['sources', 'source'],
       ['collections', 'collection'],

@@ -1,12 +1,5 @@
 import { Router, type Request } from 'express';
-import type {
-  MappingView,
-  OwnerRef,
-  Page,
-  RepoRef,
-  ServiceContext,
-  Services,
-} from '../../src/services';
+import type { MappingView, Page, RepoRef, ServiceContext, Services } from '../../src/services';
 import {
   bodyOf,
   created,
@@ -21,12 +14,7 @@ import {
   type Reply,
 } from '../http';
 import { mappingDetail, mappingSummary } from './mapping.mapper';
-
-const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
-  { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
-  { prefix: '/users/:user', ref: (req) => ({ type: 'user', username: param(req, 'user') }) },
-  { prefix: '/user', ref: () => ({ type: 'self' }) },
-];
+import { OWNER_PREFIXES } from './owners';
 
 /** spec core §4.4 list filters. */
 const FILTERS = [
@@ -63,7 +51,7 @@ export function mappingRouter(services: Services): Router {
     )
     .all(onlyMethods('GET'));
 
-  for (const owner of OWNERS) {
+  for (const owner of OWNER_PREFIXES) {
     for (const base of [
       `${owner.prefix}/sources/:source`,
       `${owner.prefix}/sources/:source/:version`,

@@ -2,7 +2,6 @@ import { Router, type Request } from 'express';
 import type { RepositoryKind } from '../../src/db/entities';
 import type {
   ListParams,
-  OwnerRef,
   Page,
   RepoRef,
   RepoScope,
@@ -24,12 +23,8 @@ import {
   type Reply,
 } from '../http';
 import { repoDetail, repoSummary, versionSummary } from './repo.mapper';
+import { OWNER_PREFIXES } from './owners';
 
-const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
-  { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
-  { prefix: '/users/:user', ref: (req) => ({ type: 'user', username: param(req, 'user') }) },
-  { prefix: '/user', ref: () => ({ type: 'self' }) },
-];
 const KINDS: Array<{ segment: string; kind: RepositoryKind }> = [
   { segment: 'sources', kind: 'source' },
   { segment: 'collections', kind: 'collection' },
@@ -80,7 +75,7 @@ export function repoRouter(services: Services): Router {
     );
   }
 
-  for (const owner of OWNERS) {
+  for (const owner of OWNER_PREFIXES) {
     router.get(
       `${owner.prefix}/repos/`,
       route(async (req, ctx) => listReply(req, ctx, { owner: owner.ref(req) })),
