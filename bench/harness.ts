@@ -255,6 +255,58 @@ export async function measureHttp(
   };
 }
 
+/** A GET whose path changes from request to request, each answer checked on its own. */
+export interface VariedHttpTarget {
+  label: string;
+  /** The next request's path, and the check of its answer: a problem, or null when right. */
+  next(): { path: string; check: (status: number, body: string) => string | null };
+}
+
+/** autocannon GETting `target.next()` paths: a warm-up, then a measured run. */
+export async function measureHttpVaried(
+  server: BenchServer,
+  target: VariedHttpTarget,
+  params: BenchParams,
+): Promise<LoadResult> {
+  type Context = { check?: (status: number, body: string) => string | null };
+  const load = async (seconds: number): Promise<LoadResult> => {
+    const latencies: number[] = [];
+    const failures: string[] = [];
+    let mismatches = 0;
+    const requests: autocannon.Request[] = [
+      {
+        method: 'GET',
+        setupRequest: (req, context) => {
+          const next = target.next();
+          (context as Context).check = next.check;
+          return { ...req, path: next.path };
+        },
+        onResponse: (status, body, context) => {
+          const problem = (context as Context).check?.(status, body) ?? null;
+          if (problem === null) return;
+          mismatches += 1;
+          note(failures, problem);
+        },
+      },
+    ];
+    const options = { url: server.url, connections: params.connections, duration: seconds };
+    const result = await cannon({ ...options, requests }, (instance) => {
+      instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+      instance.on('reqError', (error: unknown) => note(failures, String(error)));
+    });
+    return {
+      label: target.label,
+      completed: result.requests.total - mismatches,
+      seconds: result.duration,
+      latencies,
+      errors: result.errors + mismatches,
+      failures,
+    };
+  };
+  if (params.warmupSeconds > 0) await load(params.warmupSeconds);
+  return load(params.seconds);
+}
+
 function cannon(
   options: autocannon.Options,
   observe: (instance: autocannon.Instance) => void = () => undefined,

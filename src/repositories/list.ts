@@ -21,15 +21,19 @@ export interface Slice<T> {
 
 export type FacetCounts = Record<string, Array<[string, number]>>;
 
-/** Words of a search text, folded the way `registry_fold` folds the stored text. */
-export function searchWords(q: string): string[] {
-  return q
+/** Text folded the way `registry_fold` folds it (accents stripped, lower case), as words. */
+export function foldedWords(text: string): string[] {
+  return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .split(/\s+/)
-    .filter((w) => w.length > 0)
-    .slice(0, 10);
+    .filter((w) => w.length > 0);
+}
+
+/** The words of a search query: folded, at most 10 (stored search text is never capped). */
+export function searchWords(q: string): string[] {
+  return foldedWords(q).slice(0, 10);
 }
 
 /** Escapes LIKE wildcards so user text matches literally. */

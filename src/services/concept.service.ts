@@ -16,7 +16,7 @@ import {
   type Repositories,
   type SortSpec,
 } from '../repositories';
-import { searchWords } from '../repositories/list';
+import { foldedWords } from '../repositories/list';
 import { authorize, requireUser } from './access';
 import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
@@ -638,7 +638,7 @@ export class ConceptService {
       checksumStandard: checksums.standard,
       checksumSmart: checksums.smart,
       updateComment: comment,
-      searchText: searchWords(
+      searchText: foldedWords(
         [
           concept.mnemonic,
           ...content.names.map((n) => n.name),

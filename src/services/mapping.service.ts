@@ -9,7 +9,7 @@ import {
   type MappingSortKey,
   type Repositories,
 } from '../repositories';
-import { searchWords } from '../repositories/list';
+import { foldedWords } from '../repositories/list';
 import { authorize, can, requireUser } from './access';
 import { mappingChecksums } from './checksum';
 import type { ConceptView } from './concept.service';
@@ -651,7 +651,7 @@ function versionRow(
     checksumStandard: checksums.standard,
     checksumSmart: checksums.smart,
     updateComment: comment,
-    searchText: searchWords(
+    searchText: foldedWords(
       [mapping.mnemonic, content.mapType, from.code, from.name, to.code, to.name]
         .filter(Boolean)
         .join(' '),

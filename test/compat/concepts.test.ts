@@ -363,3 +363,23 @@ describe('ids assigned by the source (spec core §4.6)', () => {
     expect(res.body.descriptions[0].external_id).toMatch(uuid);
   });
 });
+
+describe('search covers every name', () => {
+  it('finds a concept by a word of its last name, however many words come before', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner, {
+      id: 'LONG',
+      concept_class: 'Diagnosis',
+      names: [
+        {
+          name: 'Acute inflammation of the upper respiratory tract with fever and cough',
+          locale: 'en',
+          locale_preferred: true,
+        },
+        { name: 'Infección respiratoria aguda', locale: 'es' },
+      ],
+    });
+    const res = await request(t.app).get(`${src.url}concepts/`).query({ q: 'infeccion' });
+    expect(res.body.map((c: { id: string }) => c.id)).toEqual(['LONG']);
+  });
+});

@@ -2,6 +2,7 @@ import { Foundation1763700000000 } from './1763700000000-foundation';
 import { RepositoryVersions1763800000000 } from './1763800000000-repository-versions';
 import { ConceptContent1763900000000 } from './1763900000000-concept-content';
 import { MappingContent1764000000000 } from './1764000000000-mapping-content';
+import { VersionLookups1764100000000 } from './1764100000000-version-lookups';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   RepositoryVersions1763800000000,
   ConceptContent1763900000000,
   MappingContent1764000000000,
+  VersionLookups1764100000000,
 ];

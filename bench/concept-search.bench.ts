@@ -1,0 +1,1057 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { Client, Pool } from 'pg';
+import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
+import { entities } from '../src/db/entities';
+import { createLogger } from '../src/logger';
+import {
+  ANONYMOUS,
+  createMailer,
+  defaultListParams,
+  refOf,
+  Services,
+  type ListParams,
+  type RepoRef,
+  type ServiceContext,
+} from '../src/services';
+import {
+  derivedColumns,
+  generateDictionary,
+  Random,
+  sampleConcepts,
+  mappingDerivedColumns,
+  type ConceptContent,
+  type GeneratedConcept,
+  type MappingContent,
+  type GeneratedDictionary,
+} from './generate';
+import {
+  ADMIN_PASSWORD,
+  ADMIN_USERNAME,
+  APP_POOL_SIZE,
+  benchParams,
+  envInt,
+  login,
+  measureHttpVaried,
+  measureLoop,
+  percentile,
+  print,
+  printColumns,
+  printMachine,
+  printTable,
+  request,
+  startBenchServer,
+  type BenchServer,
+} from './harness';
+
+/**
+ * Concept reads and search on a CIEL-scale source (60,000 concepts in three languages, 500,000
+ * mappings over five sources): GET …/concepts/:id/ under load against the raw database reading
+ * the same rows, `q` search latency over 200 realistic queries against the SQL the service sends,
+ * and the first page of the plain and class-filtered lists.
+ */
+export const title =
+  'Concept read and search on a CIEL-scale source: GET …/concepts/:id/, ?q=, list pages';
+
+const ORG = 'CIEL-BENCH';
+const SOURCE = 'CIEL';
+const SOURCE_PATH = `/orgs/${ORG}/sources/${SOURCE}/`;
+/** Targets (design): the read at half the raw database's rate, a search answered in 20 ms. */
+const READ_RATIO_TARGET = 0.5;
+const SEARCH_P50_TARGET_MS = 20;
+
+/** The concept and its current version by repository and id: what a read needs, one statement. */
+const RAW_CONCEPT = `
+  SELECT c.id AS versioned_object_id, c.created_at AS concept_created_at,
+    c.created_by AS concept_created_by, cv.*
+  FROM concepts c
+  JOIN concept_versions cv ON cv.concept_id = c.id AND cv.valid_to_seq IS NULL
+  WHERE c.repository_id = $1 AND c.mnemonic = $2`;
+
+/** For context: the same with the concept's current mappings and their targets' names. */
+const RAW_CONCEPT_WITH_MAPPINGS = `
+  SELECT c.id AS versioned_object_id, c.created_at AS concept_created_at,
+    c.created_by AS concept_created_by, cv.*,
+    (SELECT coalesce(json_agg(json_build_object('mapping', mv, 'to_name', tv.display_name)
+                              ORDER BY mv.mnemonic), '[]')
+     FROM mapping_versions mv
+     LEFT JOIN concept_versions tv ON tv.concept_id = mv.to_concept_id AND tv.valid_to_seq IS NULL
+     WHERE mv.from_concept_id = c.id AND mv.repository_id = c.repository_id
+       AND mv.valid_to_seq IS NULL AND NOT mv.retired) AS mappings
+  FROM concepts c
+  JOIN concept_versions cv ON cv.concept_id = c.id AND cv.valid_to_seq IS NULL
+  WHERE c.repository_id = $1 AND c.mnemonic = $2`;
+
+type Category =
+  'exact id' | 'full name' | 'name prefix' | 'single word' | 'accent-free name' | "typo'd word";
+
+/** How many queries of each kind, 200 in all. */
+const MIX: Array<[Category, number]> = [
+  ['exact id', 30],
+  ['full name', 40],
+  ['name prefix', 30],
+  ['single word', 40],
+  ['accent-free name', 30],
+  ["typo'd word", 30],
+];
+
+interface SearchQuery {
+  category: Category;
+  q: string;
+  /** The concept the query was made from. */
+  target: GeneratedConcept;
+}
+
+interface SearchResult {
+  query: SearchQuery;
+  ms: number;
+  hits: number;
+  ids: string[];
+  displayNames: string[];
+  /** The SQL of the search (count and page) as the service sent it, and its time replayed. */
+  statements: Statement[];
+  rawMs: number;
+}
+
+interface Statement {
+  sql: string;
+  parameters: unknown[];
+}
+
+interface ConceptSummary {
+  id: string;
+  display_name: string | null;
+  concept_class: string;
+}
+
+export async function run(): Promise<void> {
+  const params = benchParams();
+  const sizes = {
+    concepts: envInt('BENCH_CONCEPTS', 60_000, 1),
+    otherConcepts: envInt('BENCH_OTHER_CONCEPTS', 1_000, 0),
+    mappings: envInt('BENCH_MAPPINGS', 500_000, 0),
+    seed: envInt('BENCH_SEED', 20_251_121, 0),
+  };
+  const listRuns = envInt('BENCH_LIST_RUNS', 50, 1);
+  const server = await startBenchServer();
+  try {
+    printMachine(server);
+    print(
+      `parameters: (a) ${params.connections} concurrent clients, ${params.seconds} s per run after ` +
+        `${params.warmupSeconds} s of warm-up, pool of ${APP_POOL_SIZE} connections (app and ` +
+        `raw); (b) 200 queries one at a time after one unmeasured pass; (c) ${listRuns} ` +
+        `requests one at a time after 5 unmeasured`,
+    );
+    print(`database:   ${server.database}`);
+    print(
+      `dataset:    org ${ORG}, ${sizes.concepts.toLocaleString('en-US')} concepts in ${SOURCE} ` +
+        `(BENCH_CONCEPTS), ${sizes.otherConcepts.toLocaleString('en-US')} in each of 4 other ` +
+        `sources, ${sizes.mappings.toLocaleString('en-US')} mappings (BENCH_MAPPINGS), seed ` +
+        `${sizes.seed}; loading (bench/generate.ts):`,
+    );
+    const dict = await generateDictionary(server.databaseUrl, {
+      ...sizes,
+      org: ORG,
+      username: ADMIN_USERNAME,
+      log: print,
+    });
+    const main = dict.sources[0];
+    print(
+      `            ${SOURCE}: ${main.activeConcepts.toLocaleString('en-US')} active concepts, ` +
+        `${dict.concepts.reduce((n, c) => n + c.names.length, 0).toLocaleString('en-US')} names`,
+    );
+    const admin = await login(server, ADMIN_USERNAME, ADMIN_PASSWORD);
+    await checkAgainstApi(
+      server,
+      admin,
+      sizes.seed,
+      dict.concepts[0].id,
+      dict.sources[dict.sources.length - 1].id,
+    );
+    print('check:      the generator writes what the API writes: 5 concepts, 3 mappings and a');
+    print(
+      '            retirement of each POSTed to a scratch source and compared column by column',
+    );
+    print('');
+
+    const inProcess = await openInProcess(server.databaseUrl);
+    try {
+      await readBenchmark(server, dict, params, inProcess);
+      await searchBenchmark(server, dict, sizes.seed, inProcess);
+      await listBenchmark(server, listRuns, inProcess);
+    } finally {
+      await inProcess.close();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (a) GET …/concepts/:id/
+
+async function readBenchmark(
+  server: BenchServer,
+  dict: GeneratedDictionary,
+  params: ReturnType<typeof benchParams>,
+  inProcess: InProcess,
+): Promise<void> {
+  const ids = dict.concepts.map((c) => c.id);
+  const byId = new Map(dict.concepts.map((c) => [c.id, c]));
+  // A concept with the median number of mappings, for the detail check and the statement list.
+  const median = percentile(
+    dict.concepts.map((c) => c.mappings),
+    0.5,
+  );
+  const sample =
+    dict.concepts.find((c, i) => i >= dict.concepts.length / 2 && c.mappings === median) ??
+    dict.concepts[0];
+  const detail = JSON.parse(
+    await request(server, 'GET', `${SOURCE_PATH}concepts/${sample.id}/`),
+  ) as Record<string, unknown>;
+  assert.deepEqual(
+    {
+      id: detail.id,
+      display_name: detail.display_name,
+      retired: detail.retired,
+      concept_class: detail.concept_class,
+      names: (detail.names as Array<{ name: string }>).map((n) => n.name),
+      mappings: (detail.mappings as unknown[]).length,
+    },
+    {
+      id: sample.id,
+      display_name: sample.displayName,
+      retired: sample.retired,
+      concept_class: sample.conceptClass,
+      names: sample.names.map((n) => n.name),
+      mappings: sample.mappings,
+    },
+  );
+  // What the route does (compat/rest/concept.router.ts): the concept, its version count, then
+  // the mappings its source holds from it with their ends resolved.
+  const statements = await inProcess.statementsOf(async (services, ctx) => {
+    const view = await services.concepts.get(ctx, sourceRef(), sample.id);
+    await services.concepts.versionCount(view);
+    const all = listParams({ limit: 0 });
+    const page = await services.mappings.listForConcept(
+      ctx,
+      refOf(view.source),
+      view.concept.mnemonic,
+      false,
+      all,
+    );
+    await services.mappings.resolveEnds(ctx, page.items);
+  });
+
+  const httpDraw = new Random(dict.concepts.length);
+  const http = await measureHttpVaried(
+    server,
+    {
+      label: 'REST GET …/concepts/:id/, random ids',
+      next: () => {
+        const id = ids[Math.floor(httpDraw.next() * ids.length)];
+        return {
+          path: `${SOURCE_PATH}concepts/${id}/`,
+          check: (status, body) =>
+            status !== 200
+              ? `HTTP ${status} for ${id}: ${body.slice(0, 200)}`
+              : body.includes(`"id":"${id}"`)
+                ? null
+                : `unexpected body for ${id}: ${body.slice(0, 200)}`,
+        };
+      },
+    },
+    params,
+  );
+  const pool = new Pool({ connectionString: server.databaseUrl, max: APP_POOL_SIZE });
+  try {
+    const rawDraw = new Random(dict.concepts.length);
+    const raw = await measureLoop(
+      'raw DB: concept + current version by id (pg.Pool)',
+      params,
+      async () => {
+        const id = ids[Math.floor(rawDraw.next() * ids.length)];
+        const { rows } = await pool.query<{ mnemonic: string; retired: boolean }>(RAW_CONCEPT, [
+          dict.sources[0].repositoryId,
+          id,
+        ]);
+        if (
+          rows.length !== 1 ||
+          rows[0].mnemonic !== id ||
+          rows[0].retired !== byId.get(id)!.retired
+        )
+          throw new Error(`unexpected rows for ${id}: ${JSON.stringify(rows).slice(0, 200)}`);
+      },
+    );
+    const withDraw = new Random(dict.concepts.length);
+    const rawWithMappings = await measureLoop(
+      'raw DB, for context: the same + its mappings',
+      params,
+      async () => {
+        const id = ids[Math.floor(withDraw.next() * ids.length)];
+        const { rows } = await pool.query<{ mnemonic: string; mappings: unknown[] }>(
+          RAW_CONCEPT_WITH_MAPPINGS,
+          [dict.sources[0].repositoryId, id],
+        );
+        if (rows.length !== 1 || rows[0].mappings.length !== byId.get(id)!.mappings)
+          throw new Error(`unexpected rows for ${id}: ${JSON.stringify(rows).slice(0, 200)}`);
+      },
+    );
+    const mappingCounts = dict.concepts.map((c) => c.mappings);
+    print(
+      `(a) GET ${SOURCE_PATH}concepts/:concept/ for random ids of all ${ids.length} concepts ` +
+        `(the detail lists the concept's mappings: ${percentile(mappingCounts, 0.5)} median, ` +
+        `${Math.max(...mappingCounts)} max)`,
+    );
+    printTable([http, raw, rawWithMappings], raw);
+    const ratio = http.completed / http.seconds / (raw.completed / raw.seconds);
+    const timed = await timeStatements(server.databaseUrl, statements, 20);
+    print(
+      `REST/raw ${ratio.toFixed(3)}× (target ≥ ${READ_RATIO_TARGET}: ` +
+        `${ratio >= READ_RATIO_TARGET ? 'met' : 'MISSED'}). The route sends ` +
+        `${statements.length} SQL statements for concept ${sample.id} (${sample.mappings} ` +
+        `mappings), the raw loop 1; each replayed 20× alone on one client, median ms, in order:`,
+    );
+    for (const t of timed) print(`  ${t.ms.toFixed(2).padStart(7)}  ${describeStatement(t.sql)}`);
+    print(
+      `  ${timed
+        .reduce((sum, t) => sum + t.ms, 0)
+        .toFixed(2)
+        .padStart(7)}  in all, one after the other`,
+    );
+    print('');
+  } finally {
+    await pool.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (b) ?q= search
+
+async function searchBenchmark(
+  server: BenchServer,
+  dict: GeneratedDictionary,
+  seed: number,
+  inProcess: InProcess,
+): Promise<void> {
+  const queries = searchQueries(dict.concepts, seed);
+  // One unmeasured pass (caches, plans, JIT), then the measured one.
+  for (const query of queries) await search(server, query);
+  const results: SearchResult[] = [];
+  for (const query of queries) results.push(await search(server, query));
+
+  // The statements the service sends for each, captured in-process, then replayed and timed.
+  let perRequest = 0;
+  for (const r of results) {
+    const all = await inProcess.statementsOf((services, ctx) =>
+      services.concepts.list(ctx, sourceRef(), listParams({ q: r.query.q, limit: 10 })),
+    );
+    perRequest = Math.max(perRequest, all.length);
+    r.statements = all.filter((s) => s.sql.includes('FROM "concept_versions"'));
+  }
+  const client = new Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    for (const r of results) {
+      const started = performance.now();
+      for (const s of r.statements) await client.query(s.sql, s.parameters);
+      r.rawMs = performance.now() - started;
+    }
+
+    const rows = MIX.map(([category]) => {
+      const of = results.filter((r) => r.query.category === category);
+      return searchRow(category, of);
+    });
+    rows.push(searchRow('all 200', results));
+    print(
+      `(b) GET ${SOURCE_PATH}concepts/?q=…&limit=10, 200 queries one at a time (HTTP), and the ` +
+        `same search's SQL (count + page) replayed on one pg client (raw)`,
+    );
+    printColumns(
+      [
+        '',
+        'queries',
+        'p50 ms',
+        'p95 ms',
+        'raw p50 ms',
+        'raw p95 ms',
+        'hits p50',
+        'hits max',
+        'check',
+      ],
+      rows,
+    );
+    const p50 = percentile(
+      results.map((r) => r.ms),
+      0.5,
+    );
+    print(
+      `search p50 ${p50.toFixed(1)} ms (target < ${SEARCH_P50_TARGET_MS} ms: ` +
+        `${p50 < SEARCH_P50_TARGET_MS ? 'met' : 'MISSED'}); ${perRequest} SQL statements per ` +
+        `search request, 2 of them the search (count, then the page) timed as "raw"`,
+    );
+    const examples = MIX.map(([category]) => results.find((r) => r.query.category === category)!);
+    print(`examples: ${examples.map((r) => `'${r.query.q}' (${r.hits})`).join(', ')}`);
+    for (const line of await missNotes(client, dict, results)) print(line);
+    print('');
+
+    const slowest = [...results].sort((a, b) => b.rawMs - a.rawMs)[0];
+    print(
+      `slowest raw search: '${slowest.query.q}' (${slowest.query.category}, ${slowest.hits} hits, ` +
+        `${slowest.rawMs.toFixed(1)} ms); EXPLAIN ANALYZE, key lines:`,
+    );
+    for (const s of slowest.statements) await printPlan(client, s);
+    const typical = results.find((r) => r.query.category === 'single word')!;
+    print(
+      `a single word: '${typical.query.q}' (${typical.hits} hits); EXPLAIN ANALYZE, key lines:`,
+    );
+    for (const s of typical.statements) await printPlan(client, s);
+    print('');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Why the queries that missed their concept missed it, from the stored rows. */
+async function missNotes(
+  client: Client,
+  dict: GeneratedDictionary,
+  results: SearchResult[],
+): Promise<string[]> {
+  const stored = async (id: string): Promise<string> => {
+    const { rows } = await client.query<{ search_text: string }>(
+      `SELECT search_text FROM concept_versions
+       WHERE repository_id = $1 AND mnemonic = $2 AND valid_to_seq IS NULL`,
+      [dict.sources[0].repositoryId, id],
+    );
+    return rows[0]?.search_text ?? '';
+  };
+  const notes: string[] = [];
+  const accentMisses = results.filter(
+    (r) => r.query.category === 'accent-free name' && !r.ids.includes(r.query.target.id),
+  );
+  if (accentMisses.length > 0) {
+    let absent = 0;
+    for (const r of accentMisses) {
+      const text = await stored(r.query.target.id);
+      if (
+        fold(r.query.q)
+          .split(/\s+/)
+          .some((word) => !text.split(' ').includes(word))
+      )
+        absent += 1;
+    }
+    notes.push(
+      `accent-free misses: ${absent} of ${accentMisses.length} because a word of the name is ` +
+        `not in the stored search_text`,
+    );
+  }
+  const typoMisses = results.filter((r) => r.query.category === "typo'd word" && r.hits === 0);
+  if (typoMisses.length > 0) {
+    const similarities: number[] = [];
+    for (const r of typoMisses) {
+      const { rows } = await client.query<{ s: number }>(
+        `SELECT word_similarity($3, search_text) AS s FROM concept_versions
+         WHERE repository_id = $1 AND mnemonic = $2 AND valid_to_seq IS NULL`,
+        [dict.sources[0].repositoryId, r.query.target.id, r.query.q],
+      );
+      similarities.push(rows[0]?.s ?? 0);
+    }
+    const { rows } = await client.query<{ t: string }>(
+      `SELECT current_setting('pg_trgm.word_similarity_threshold') AS t`,
+    );
+    notes.push(
+      `typo misses: ${typoMisses.length}; word_similarity of the typo'd word to its concept's ` +
+        `search_text ${Math.min(...similarities).toFixed(2)}–` +
+        `${Math.max(...similarities).toFixed(2)}, under pg_trgm.word_similarity_threshold ` +
+        `${rows[0].t} (a swap of two letters changes 3–4 trigrams of a 7–9-letter word)`,
+    );
+  }
+  const nameMisses = results.filter(
+    (r) => r.query.category === 'full name' && !r.ids.includes(r.query.target.id),
+  );
+  if (nameMisses.length > 0) {
+    const shared = nameMisses.map(
+      (r) =>
+        dict.concepts.filter((c) => !c.retired && fold(c.displayName) === fold(r.query.q)).length,
+    );
+    notes.push(
+      `full-name misses: ${nameMisses.length}, names shared by ${shared.join(', ')} active ` +
+        `concepts (equal ranks are ordered by id, so a shared name can push its concept off the page)`,
+    );
+  }
+  return notes;
+}
+
+function searchRow(label: string, results: SearchResult[]): string[] {
+  const ms = results.map((r) => r.ms);
+  const raw = results.map((r) => r.rawMs);
+  const hits = results.map((r) => r.hits);
+  return [
+    label,
+    String(results.length),
+    percentile(ms, 0.5).toFixed(1),
+    percentile(ms, 0.95).toFixed(1),
+    percentile(raw, 0.5).toFixed(1),
+    percentile(raw, 0.95).toFixed(1),
+    String(percentile(hits, 0.5)),
+    String(Math.max(...hits)),
+    checkOf(label, results),
+  ];
+}
+
+/** What each kind of query should find, counted (exact ids are asserted in `search`). */
+function checkOf(label: string, results: SearchResult[]): string {
+  const count = (ok: (r: SearchResult) => boolean, what: string): string =>
+    `${results.filter(ok).length}/${results.length} ${what}`;
+  switch (label as Category) {
+    case 'exact id':
+      return count((r) => r.ids[0] === r.query.target.id, 'id first');
+    case 'full name':
+      return count((r) => r.ids.includes(r.query.target.id), 'target in top 10');
+    case 'name prefix':
+      return count(
+        (r) => fold(r.displayNames[0] ?? '').startsWith(fold(r.query.q)),
+        'first starts with it',
+      );
+    case 'accent-free name':
+      return count((r) => r.ids.includes(r.query.target.id), 'target in top 10');
+    case 'single word':
+    case "typo'd word":
+      return count((r) => r.hits > 0, 'found something');
+    default:
+      return count((r) => r.hits > 0, 'found something');
+  }
+}
+
+async function search(server: BenchServer, query: SearchQuery): Promise<SearchResult> {
+  const path = `${SOURCE_PATH}concepts/?q=${encodeURIComponent(query.q)}&limit=10`;
+  const started = performance.now();
+  const res = await fetch(server.url + path);
+  const text = await res.text();
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+  const items = JSON.parse(text) as ConceptSummary[];
+  const hits = Number(res.headers.get('num_found'));
+  if (!Number.isInteger(hits) || items.length !== Math.min(10, hits))
+    throw new Error(`GET ${path}: ${items.length} items, num_found ${hits}`);
+  if (query.category === 'exact id' && items[0]?.id !== query.target.id)
+    throw new Error(`GET ${path}: the concept ${query.target.id} is not first: ${text}`);
+  return {
+    query,
+    ms,
+    hits,
+    ids: items.map((i) => i.id),
+    displayNames: items.map((i) => i.display_name ?? ''),
+    statements: [],
+    rawMs: 0,
+  };
+}
+
+/** 200 queries from the dictionary's active concepts, the same for a seed. */
+function searchQueries(concepts: GeneratedConcept[], seed: number): SearchQuery[] {
+  const random = new Random(seed + 1);
+  const active = concepts.filter((c) => !c.retired);
+  const pick = (ok: (c: GeneratedConcept) => boolean = () => true): GeneratedConcept => {
+    for (;;) {
+      const c = random.pick(active);
+      if (ok(c)) return c;
+    }
+  };
+  const wordsOf = (c: GeneratedConcept): string[] => c.displayName.split(' ');
+  const letters = /^[A-Za-z]+$/;
+  const queries: SearchQuery[] = [];
+  for (const [category, n] of MIX) {
+    for (let i = 0; i < n; i += 1) {
+      switch (category) {
+        case 'exact id': {
+          const target = pick();
+          queries.push({ category, q: target.id, target });
+          break;
+        }
+        case 'full name': {
+          const target = pick();
+          queries.push({ category, q: target.displayName, target });
+          break;
+        }
+        case 'name prefix': {
+          const target = pick((c) => letters.test(wordsOf(c)[0]));
+          const [first, second] = wordsOf(target);
+          const q =
+            second && letters.test(second)
+              ? `${first} ${second.slice(0, Math.max(3, Math.ceil(second.length / 2)))}`
+              : first.slice(0, Math.max(4, Math.ceil(first.length * 0.6)));
+          queries.push({ category, q, target });
+          break;
+        }
+        case 'single word': {
+          const target = pick((c) => wordsOf(c).some((w) => w.length >= 5 && letters.test(w)));
+          const q = random.pick(wordsOf(target).filter((w) => w.length >= 5 && letters.test(w)));
+          queries.push({ category, q: q.toLowerCase(), target });
+          break;
+        }
+        case 'accent-free name': {
+          const accented = (c: GeneratedConcept): string | undefined =>
+            c.names.find(
+              (n) => n.locale !== 'en' && n.preferred && fold(n.name) !== n.name.toLowerCase(),
+            )?.name;
+          const target = pick((c) => accented(c) !== undefined);
+          queries.push({ category, q: stripAccents(accented(target)!), target });
+          break;
+        }
+        case "typo'd word": {
+          const target = pick((c) => wordsOf(c).some((w) => w.length >= 7 && letters.test(w)));
+          const word = random
+            .pick(wordsOf(target).filter((w) => w.length >= 7 && letters.test(w)))
+            .toLowerCase();
+          let q = word;
+          while (q === word) {
+            const at = random.int(2, word.length - 3);
+            q = word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2);
+          }
+          queries.push({ category, q, target });
+          break;
+        }
+      }
+    }
+  }
+  return queries;
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) list pages
+
+async function listBenchmark(
+  server: BenchServer,
+  runs: number,
+  inProcess: InProcess,
+): Promise<void> {
+  const pages: Array<{ label: string; query: string; params: ListParams; drugs: boolean }> = [
+    { label: '?limit=25', query: 'limit=25', params: listParams({ limit: 25 }), drugs: false },
+    {
+      label: '?conceptClass=Drug&limit=25',
+      query: 'conceptClass=Drug&limit=25',
+      params: listParams({ limit: 25, filters: { conceptClass: ['Drug'] } }),
+      drugs: true,
+    },
+  ];
+  const client = new Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  const rows: string[][] = [];
+  const plans: Statement[] = [];
+  try {
+    for (const page of pages) {
+      const path = `${SOURCE_PATH}concepts/?${page.query}`;
+      const times: number[] = [];
+      let hits = 0;
+      for (let i = -5; i < runs; i += 1) {
+        const started = performance.now();
+        const res = await fetch(server.url + path);
+        const text = await res.text();
+        if (i >= 0) times.push(performance.now() - started);
+        if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+        const items = JSON.parse(text) as ConceptSummary[];
+        hits = Number(res.headers.get('num_found'));
+        if (items.length !== 25 || (page.drugs && items.some((c) => c.concept_class !== 'Drug')))
+          throw new Error(`GET ${path}: unexpected page ${text.slice(0, 300)}`);
+      }
+      const all = await inProcess.statementsOf((services, ctx) =>
+        services.concepts.list(ctx, sourceRef(), page.params),
+      );
+      const statements = all.filter((s) => s.sql.includes('FROM "concept_versions"'));
+      plans.push(...statements);
+      const raw: number[] = [];
+      for (let i = -5; i < runs; i += 1) {
+        const started = performance.now();
+        for (const s of statements) await client.query(s.sql, s.parameters);
+        if (i >= 0) raw.push(performance.now() - started);
+      }
+      rows.push([
+        page.label,
+        String(runs),
+        percentile(times, 0.5).toFixed(1),
+        percentile(times, 0.95).toFixed(1),
+        percentile(raw, 0.5).toFixed(1),
+        String(hits),
+        String(all.length),
+      ]);
+    }
+    print(`(c) GET ${SOURCE_PATH}concepts/ first pages, one request at a time`);
+    printColumns(
+      ['', 'requests', 'p50 ms', 'p95 ms', 'raw p50 ms', 'num_found', 'SQL statements'],
+      rows,
+    );
+    print('raw: the count and page statements of the list, as the service sends them.');
+    print('?conceptClass=Drug&limit=25, EXPLAIN ANALYZE, key lines:');
+    for (const s of plans.slice(-2)) await printPlan(client, s);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generator against the API
+
+/**
+ * POSTs the first concepts the generator makes into a scratch source through the API, retires
+ * one, and compares the rows the service wrote with those the generator computes; then deletes
+ * the scratch source.
+ */
+async function checkAgainstApi(
+  server: BenchServer,
+  token: string,
+  seed: number,
+  mainConcept: string,
+  otherSource: string,
+): Promise<void> {
+  const scratch = 'GEN-CHECK';
+  const base = `/orgs/${ORG}/sources/${scratch}/`;
+  await request(server, 'POST', `/orgs/${ORG}/sources/`, {
+    token,
+    body: { id: scratch, name: 'Generator check', default_locale: 'en' },
+    status: 201,
+  });
+  try {
+    const samples = sampleConcepts(5, seed);
+    for (const c of samples) {
+      await request(server, 'POST', `${base}concepts/`, {
+        token,
+        body: {
+          id: c.id,
+          concept_class: c.conceptClass,
+          datatype: c.datatype,
+          external_id: c.externalId,
+          names: c.names,
+          descriptions: c.descriptions,
+          extras: c.extras,
+        },
+        status: 201,
+      });
+    }
+    await request(server, 'DELETE', `${base}concepts/${samples[0].id}/`, { token, status: 204 });
+    // Mappings: to a main-source concept, within the scratch source with a sort weight, and to a
+    // code the other source does not hold (its source resolves, its concept does not).
+    const url = (source: string, code: string): string =>
+      `/orgs/${ORG}/sources/${source}/concepts/${code}/`;
+    const mappings: MappingContent[] = [
+      {
+        id: '1',
+        mapType: 'SAME-AS',
+        from: { sourceUrl: base, code: samples[0].id },
+        to: { sourceUrl: SOURCE_PATH, code: mainConcept },
+        sortWeight: null,
+        externalId: '2f1c1a0e-5d3b-4a57-9b8e-3c1d2e4f5a6b',
+        retired: false,
+      },
+      {
+        id: '2',
+        mapType: 'Q-AND-A',
+        from: { sourceUrl: base, code: samples[1].id },
+        to: { sourceUrl: base, code: samples[2].id },
+        sortWeight: 3,
+        externalId: null,
+        retired: false,
+      },
+      {
+        id: '3',
+        mapType: 'NARROWER-THAN',
+        from: { sourceUrl: base, code: samples[3].id },
+        to: { sourceUrl: `/orgs/${ORG}/sources/${otherSource}/`, code: '999999999' },
+        sortWeight: null,
+        externalId: null,
+        retired: false,
+      },
+    ];
+    const sourceOf = (sourceUrl: string): string => sourceUrl.split('/')[4];
+    for (const m of mappings) {
+      await request(server, 'POST', `${base}mappings/`, {
+        token,
+        body: {
+          map_type: m.mapType,
+          from_concept_url: url(sourceOf(m.from.sourceUrl), m.from.code),
+          to_concept_url: url(sourceOf(m.to.sourceUrl), m.to.code),
+          sort_weight: m.sortWeight,
+          external_id: m.externalId,
+        },
+        status: 201,
+      });
+    }
+    await request(server, 'DELETE', `${base}mappings/1/`, { token, status: 204 });
+    const client = new Client({ connectionString: server.databaseUrl });
+    await client.connect();
+    try {
+      const written = await client.query<Record<string, unknown>>(
+        `SELECT mv.*,
+           (SELECT r.id FROM repositories r JOIN organizations o ON o.id = r.owner_org_id
+            WHERE '/orgs/' || o.mnemonic || '/sources/' || r.mnemonic || '/' = mv.from_source_url)
+             AS expected_from_repository_id,
+           (SELECT r.id FROM repositories r JOIN organizations o ON o.id = r.owner_org_id
+            WHERE '/orgs/' || o.mnemonic || '/sources/' || r.mnemonic || '/' = mv.to_source_url)
+             AS expected_to_repository_id,
+           (SELECT c.id FROM concepts c WHERE c.repository_id = mv.from_repository_id
+              AND c.mnemonic = mv.from_concept_code) AS expected_from_concept_id,
+           (SELECT c.id FROM concepts c WHERE c.repository_id = mv.to_repository_id
+              AND c.mnemonic = mv.to_concept_code) AS expected_to_concept_id
+         FROM mapping_versions mv JOIN repositories r ON r.id = mv.repository_id
+         JOIN organizations o ON o.id = r.owner_org_id
+         WHERE o.mnemonic = $1 AND r.mnemonic = $2 ORDER BY mv.id`,
+        [ORG, scratch],
+      );
+      const expectedMappings = [
+        ...mappings.map((m) => [m, null] as const),
+        [{ ...mappings[0], retired: true }, 'Mapping was retired'] as const,
+      ];
+      assert.equal(written.rows.length, expectedMappings.length);
+      expectedMappings.forEach(([content, comment], i) => {
+        const row = written.rows[i];
+        const derived = mappingDerivedColumns(content);
+        assert.deepEqual(
+          {
+            mnemonic: row.mnemonic,
+            retired: row.retired,
+            map_type: row.map_type,
+            from_source_url: row.from_source_url,
+            from_concept_code: row.from_concept_code,
+            to_source_url: row.to_source_url,
+            to_concept_code: row.to_concept_code,
+            names_versions_extras: [
+              row.from_concept_name,
+              row.to_concept_name,
+              row.from_source_version,
+              row.to_source_version,
+              row.extras,
+            ],
+            sort_weight: row.sort_weight,
+            external_id: row.external_id,
+            checksum_standard: row.checksum_standard,
+            checksum_smart: row.checksum_smart,
+            update_comment: row.update_comment,
+            search_text: row.search_text,
+            resolved: [
+              row.from_repository_id,
+              row.from_concept_id,
+              row.to_repository_id,
+              row.to_concept_id,
+            ],
+          },
+          {
+            mnemonic: content.id,
+            retired: content.retired,
+            map_type: content.mapType,
+            from_source_url: content.from.sourceUrl,
+            from_concept_code: content.from.code,
+            to_source_url: content.to.sourceUrl,
+            to_concept_code: content.to.code,
+            names_versions_extras: [null, null, null, null, null],
+            sort_weight: content.sortWeight,
+            external_id: content.externalId,
+            checksum_standard: derived.checksumStandard,
+            checksum_smart: derived.checksumSmart,
+            update_comment: comment,
+            search_text: derived.searchText,
+            resolved: [
+              row.expected_from_repository_id,
+              row.expected_from_concept_id,
+              row.expected_to_repository_id,
+              row.expected_to_concept_id,
+            ],
+          },
+        );
+      });
+      assert.equal(written.rows[2].to_concept_id, null);
+      assert.notEqual(written.rows[2].to_repository_id, null);
+
+      const { rows } = await client.query<Record<string, unknown>>(
+        `SELECT cv.* FROM concept_versions cv JOIN repositories r ON r.id = cv.repository_id
+         JOIN organizations o ON o.id = r.owner_org_id
+         WHERE o.mnemonic = $1 AND r.mnemonic = $2 ORDER BY cv.id`,
+        [ORG, scratch],
+      );
+      const expected = [
+        ...samples.map((c) => [c, null] as const),
+        [{ ...samples[0], retired: true }, 'Concept was retired'] as const,
+      ];
+      assert.equal(rows.length, expected.length);
+      expected.forEach(([content, comment], i) => {
+        assert.deepEqual(columnsOf(rows[i]), expectedColumns(content, comment));
+      });
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await request(server, 'DELETE', base, { token, status: 204 });
+  }
+}
+
+function columnsOf(row: Record<string, unknown>): Record<string, unknown> {
+  return {
+    mnemonic: row.mnemonic,
+    retired: row.retired,
+    concept_class: row.concept_class,
+    datatype: row.datatype,
+    external_id: row.external_id,
+    names: row.names,
+    descriptions: row.descriptions,
+    extras: row.extras,
+    display_name: row.display_name,
+    display_locale: row.display_locale,
+    checksum_standard: row.checksum_standard,
+    checksum_smart: row.checksum_smart,
+    update_comment: row.update_comment,
+    search_text: row.search_text,
+  };
+}
+
+function expectedColumns(content: ConceptContent, comment: string | null): Record<string, unknown> {
+  const derived = derivedColumns(content, 'en');
+  return {
+    mnemonic: content.id,
+    retired: content.retired,
+    concept_class: content.conceptClass,
+    datatype: content.datatype,
+    external_id: content.externalId,
+    names: content.names,
+    descriptions: content.descriptions,
+    extras: content.extras,
+    display_name: derived.displayName,
+    display_locale: derived.displayLocale,
+    checksum_standard: derived.checksumStandard,
+    checksum_smart: derived.checksumSmart,
+    update_comment: comment,
+    search_text: derived.searchText,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service in this process, to see the SQL it sends
+
+interface InProcess {
+  /** The statements `work` sends, with their parameters, in order. */
+  statementsOf(
+    work: (services: Services, ctx: ServiceContext) => Promise<unknown>,
+  ): Promise<Statement[]>;
+  close(): Promise<void>;
+}
+
+async function openInProcess(databaseUrl: string): Promise<InProcess> {
+  let captured: Statement[] = [];
+  const ignore = (): void => undefined;
+  const logger: TypeOrmLogger = {
+    logQuery: (sql, parameters) => {
+      captured.push({ sql, parameters: Array.isArray(parameters) ? parameters : [] });
+    },
+    logQueryError: ignore,
+    logQuerySlow: ignore,
+    logSchemaBuild: ignore,
+    logMigration: ignore,
+    log: ignore,
+  };
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: databaseUrl,
+    entities,
+    synchronize: false,
+    extra: { max: 2 },
+    logging: ['query'],
+    logger,
+  });
+  await dataSource.initialize();
+  const log = createLogger('silent');
+  const services = new Services(dataSource, createMailer({ from: 'bench@localhost' }, log));
+  return {
+    statementsOf: async (work) => {
+      captured = [];
+      await work(services, services.context(ANONYMOUS, log, 'http://127.0.0.1'));
+      const result = captured;
+      captured = [];
+      return result;
+    },
+    close: () => dataSource.destroy(),
+  };
+}
+
+function sourceRef(): RepoRef {
+  return { owner: { type: 'org', id: ORG }, kind: 'source', id: SOURCE };
+}
+
+function listParams(overrides: Partial<ListParams>): ListParams {
+  return defaultListParams({ extras: { conditions: [], exists: [] }, ...overrides });
+}
+
+/** Each statement run `runs` times on its own client; the median time of each, in order. */
+async function timeStatements(
+  databaseUrl: string,
+  statements: Statement[],
+  runs: number,
+): Promise<Array<{ sql: string; ms: number }>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result: Array<{ sql: string; ms: number }> = [];
+    for (const s of statements) {
+      const times: number[] = [];
+      for (let i = 0; i < runs; i += 1) {
+        const started = performance.now();
+        await client.query(s.sql, s.parameters);
+        times.push(performance.now() - started);
+      }
+      result.push({ sql: s.sql, ms: percentile(times, 0.5) });
+    }
+    return result;
+  } finally {
+    await client.end();
+  }
+}
+
+/** "count(*) FROM concepts WHERE …": what a statement reads, shortened. */
+function describeStatement(sql: string): string {
+  const line = sql.replace(/\s+/g, ' ').trim();
+  // The top-level FROM (not a subquery's), and the WHERE after the last FROM.
+  let outer = '';
+  let depth = 0;
+  for (const c of line) {
+    if (c === '(') depth += 1;
+    if (depth === 0) outer += c;
+    if (c === ')') depth -= 1;
+  }
+  const from = /FROM ("?\w+"?)/i.exec(outer)?.[1]?.replace(/"/g, '') ?? '?';
+  const where =
+    /WHERE (.*?)( ORDER BY| LIMIT| GROUP BY|$)/i.exec(
+      line.slice(line.lastIndexOf(' FROM ')),
+    )?.[1] ?? '';
+  const what = /^SELECT COUNT\(/i.test(line)
+    ? 'count(*)'
+    : /count\(\*\)::int AS n FROM/i.test(line)
+      ? 'count(*) GROUP BY'
+      : 'rows';
+  return `${what} FROM ${from} WHERE ${where.replace(/"(\w+)"\./g, '').replace(/"/g, '')}`.slice(
+    0,
+    150,
+  );
+}
+
+const KEY_PLAN_LINE =
+  /(Scan|Sort|Limit|Aggregate|Execution Time|Rows Removed|Heap Blocks|Recheck Cond|Index Cond|Filter:)/;
+
+async function printPlan(client: Client, statement: Statement): Promise<void> {
+  const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+    `EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`,
+    statement.parameters,
+  );
+  print(`  ${describeStatement(statement.sql).slice(0, 60)}…`);
+  for (const { 'QUERY PLAN': line } of rows) {
+    if (!KEY_PLAN_LINE.test(line)) continue;
+    const text = line.replace(/\s+$/, '');
+    print(`    ${text.length > 170 ? `${text.slice(0, 170)}…` : text}`);
+  }
+}
+
+/** The folding of foldedWords: NFKD, no combining marks, lower case. */
+function fold(text: string): string {
+  return stripAccents(text).toLowerCase();
+}
+
+function stripAccents(text: string): string {
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+}
