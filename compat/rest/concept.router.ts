@@ -1,6 +1,5 @@
 import { Router, type Request } from 'express';
 import {
-  refOf,
   type ConceptView,
   type Page,
   type RepoRef,
@@ -312,22 +311,11 @@ async function withMappings(
   view: ConceptView,
 ): Promise<Record<string, object[]>> {
   const result: Record<string, object[]> = {};
-  const all = { ...listParams(req), limit: 0, offset: 0, q: undefined, sortField: undefined };
-  const ref = refOf(view.source);
-  const sourceRef = {
-    ...ref,
-    version: view.source.version.mnemonic === 'HEAD' ? undefined : view.source.version.mnemonic,
-  };
+  // The concept is already resolved: its mappings come through the request's batch loaders.
   const render = async (inverse: boolean): Promise<object[]> => {
-    const page = await services.mappings.listForConcept(
-      ctx,
-      sourceRef,
-      view.concept.mnemonic,
-      inverse,
-      all,
-    );
-    const ends = await services.mappings.resolveEnds(ctx, page.items);
-    return page.items.map((m) => mappingSummary(m, ends.get(m.version.id)!));
+    const mappings = await services.mappings.ofConcept(ctx, view, inverse);
+    const ends = await services.mappings.resolveEnds(ctx, mappings);
+    return mappings.map((m) => mappingSummary(m, ends.get(m.version.id)!));
   };
   if (req.query.includeMappings === undefined || flag(req.query.includeMappings))
     result.mappings = await render(false);

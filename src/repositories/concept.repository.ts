@@ -26,6 +26,8 @@ export interface ConceptSearch {
   includeRetired?: boolean;
   updatedSince?: Date;
   extras?: ExtrasFilter;
+  /** Let `q` words match by trigram similarity too (typos), not only as substrings. */
+  fuzzy?: boolean;
 }
 
 const ORDER: Record<ConceptSortKey, string[]> = {
@@ -156,7 +158,7 @@ export class ConceptRepository {
           expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
              + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) = :q THEN 50 ELSE 0 END)
              + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) LIKE :qPrefix THEN 20 ELSE 0 END)
-             + 10 * word_similarity(:q, cv.search_text)`,
+             + 10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`,
           parameters: { q: words.join(' '), qPrefix: `${words.join(' ')}%` },
         }
       : undefined;
@@ -240,7 +242,7 @@ export class ConceptRepository {
     }
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
-    if (words.length) whereWordsMatch(qb, 'cv.search_text', words);
+    if (words.length) whereWordsMatch(qb, 'cv.search_text', words, filter.fuzzy ?? false);
     whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
     whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
     if (filter.locale?.length) {

@@ -49,9 +49,10 @@ export function whereWordsMatch<T extends object>(
   qb: SelectQueryBuilder<T>,
   haystack: string,
   words: string[],
+  allowFuzzy = true,
 ): void {
   words.forEach((word, i) => {
-    const fuzzy = word.length >= 4 ? ` OR :w${i} <% ${haystack}` : '';
+    const fuzzy = allowFuzzy && word.length >= 4 ? ` OR :w${i} <% ${haystack}` : '';
     qb.andWhere(`(${haystack} LIKE :l${i}${fuzzy})`, {
       [`l${i}`]: `%${likeLiteral(word)}%`,
       [`w${i}`]: word,

@@ -514,7 +514,13 @@ export class ConceptService {
       updatedSince: params.updatedSince,
       extras: params.extras,
     };
-    const slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
+    // Search by substring first (the trigram index answers it quickly); only when nothing
+    // matches does it try again by similarity, which finds typos but scans far more.
+    let slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
+    if (filter.q && slice.total === 0) {
+      filter.fuzzy = true;
+      slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
+    }
     const facets = params.includeFacets
       ? await this.repos.concepts.facets(scope, filter)
       : undefined;

@@ -73,6 +73,14 @@ export class OrgService {
     return found.org;
   }
 
+  /** An org as an owner in a path: the same access rule as `get`, without the counts it shows. */
+  async find(ctx: ServiceContext, id: string): Promise<OrganizationEntity> {
+    const org = await this.repos.orgs.findByMnemonic(id);
+    if (!org) throw AppError.notFound(`Organization '${id}'`);
+    await authorize(ctx, { action: 'org.view', org });
+    return org;
+  }
+
   /** Orgs the caller may see; with `member`, only that user's orgs. */
   async list(
     ctx: ServiceContext,

@@ -212,7 +212,7 @@ export class RepositoryService {
   async resolveOwner(ctx: ServiceContext, ref: OwnerRef): Promise<Owner> {
     switch (ref.type) {
       case 'org': {
-        const org = await this.orgs.get(ctx, ref.id);
+        const org = await this.orgs.find(ctx, ref.id);
         return { type: 'Organization', id: org.mnemonic, org };
       }
       case 'user': {

@@ -383,3 +383,16 @@ describe('search covers every name', () => {
     expect(res.body.map((c: { id: string }) => c.id)).toEqual(['LONG']);
   });
 });
+
+describe('typos', () => {
+  it('a query with no substring match falls back to similarity and still finds the concept', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    const exact = await request(t.app).get(`${src.url}concepts/`).query({ q: 'malaria' });
+    expect(exact.body.map((c: { id: string }) => c.id)).toEqual(['116128']);
+    const typo = await request(t.app).get(`${src.url}concepts/`).query({ q: 'malariaa' });
+    expect(typo.body.map((c: { id: string }) => c.id)).toEqual(['116128']);
+    const nothing = await request(t.app).get(`${src.url}concepts/`).query({ q: 'zzzzqqqq' });
+    expect(nothing.body).toEqual([]);
+  });
+});
