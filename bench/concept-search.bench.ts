@@ -9,7 +9,6 @@ import {
   ANONYMOUS,
   createMailer,
   defaultListParams,
-  refOf,
   Services,
   type ListParams,
   type RepoRef,
@@ -232,16 +231,9 @@ async function readBenchmark(
   // the mappings its source holds from it with their ends resolved.
   const statements = await inProcess.statementsOf(async (services, ctx) => {
     const view = await services.concepts.get(ctx, sourceRef(), sample.id);
-    await services.concepts.versionCount(view);
-    const all = listParams({ limit: 0 });
-    const page = await services.mappings.listForConcept(
-      ctx,
-      refOf(view.source),
-      view.concept.mnemonic,
-      false,
-      all,
-    );
-    await services.mappings.resolveEnds(ctx, page.items);
+    await services.concepts.versionCount(ctx, view);
+    const mappings = await services.mappings.ofConcept(ctx, view, false);
+    await services.mappings.resolveEnds(ctx, mappings);
   });
 
   const httpDraw = new Random(dict.concepts.length);

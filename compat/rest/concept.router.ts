@@ -35,8 +35,8 @@ const GLOBAL_FILTERS = [...FILTERS, 'source', 'user', 'org', 'mapcode'];
 export function conceptRouter(services: Services): Router {
   const { concepts } = services;
   const router = Router();
-  const detail = async (view: ConceptView): Promise<object> =>
-    conceptDetail(view, await concepts.versionCount(view));
+  const detail = async (ctx: ServiceContext, view: ConceptView): Promise<object> =>
+    conceptDetail(view, await concepts.versionCount(ctx, view));
 
   router
     .route('/concepts/')
@@ -44,6 +44,7 @@ export function conceptRouter(services: Services): Router {
       route(async (req, ctx) =>
         conceptListReply(
           req,
+          ctx,
           services,
           await concepts.listPublic(ctx, listParams(req, GLOBAL_FILTERS)),
         ),
@@ -73,6 +74,7 @@ export function conceptRouter(services: Services): Router {
           route(async (req, ctx) =>
             conceptListReply(
               req,
+              ctx,
               services,
               await concepts.list(ctx, at(req), listParams(req, FILTERS)),
             ),
@@ -81,7 +83,7 @@ export function conceptRouter(services: Services): Router {
         .post(
           route(async (req, ctx) => {
             const view = await concepts.create(ctx, at(req), bodyOf(req));
-            return created(await detail(view), (conceptSummary(view) as { url: string }).url);
+            return created(await detail(ctx, view), (conceptSummary(view) as { url: string }).url);
           }),
         )
         .all(onlyMethods('GET', 'POST'));
@@ -247,6 +249,7 @@ export function conceptRouter(services: Services): Router {
         route(async (req, ctx) =>
           ok(
             await detail(
+              ctx,
               await concepts.update(ctx, at(req), param(req, 'concept'), bodyOf(req), mode),
             ),
           ),
@@ -257,7 +260,7 @@ export function conceptRouter(services: Services): Router {
           route(async (req, ctx) => {
             const view = await concepts.get(ctx, at(req), param(req, 'concept'));
             return ok({
-              ...(await detail(view)),
+              ...(await detail(ctx, view)),
               ...(await withMappings(services, req, ctx, view)),
             });
           }),
@@ -284,6 +287,7 @@ export function conceptRouter(services: Services): Router {
           route(async (req, ctx) =>
             ok(
               await detail(
+                ctx,
                 await concepts.get(
                   ctx,
                   at(req),
@@ -326,11 +330,14 @@ async function withMappings(
 /** Summaries, or details with `verbose=true`. */
 async function conceptListReply(
   req: Request,
+  ctx: ServiceContext,
   services: Services,
   page: Page<ConceptView>,
 ): Promise<Reply> {
   if (!flag(req.query.verbose)) return list(page, conceptSummary, req);
-  const counts = await Promise.all(page.items.map((view) => services.concepts.versionCount(view)));
+  const counts = await Promise.all(
+    page.items.map((view) => services.concepts.versionCount(ctx, view)),
+  );
   return list(
     page,
     (view: ConceptView) => conceptDetail(view, counts[page.items.indexOf(view)]),

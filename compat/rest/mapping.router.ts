@@ -200,7 +200,7 @@ export function mappingRouter(services: Services): Router {
 async function detail(services: Services, ctx: ServiceContext, view: MappingView): Promise<object> {
   const [ends, versions] = await Promise.all([
     services.mappings.resolveEnds(ctx, [view]),
-    services.mappings.versionCount(view),
+    services.mappings.versionCount(ctx, view),
   ]);
   return mappingDetail(view, ends.get(view.version.id)!, versions);
 }
@@ -216,7 +216,9 @@ export async function mappingListReply(
   if (!flag(req.query.verbose)) {
     return list(page, (view: MappingView) => mappingSummary(view, ends.get(view.version.id)!), req);
   }
-  const counts = await Promise.all(page.items.map((view) => services.mappings.versionCount(view)));
+  const counts = await Promise.all(
+    page.items.map((view) => services.mappings.versionCount(ctx, view)),
+  );
   return list(
     page,
     (view: MappingView) =>

@@ -542,8 +542,8 @@ export class ConceptService {
   }
 
   /** How many versions the concept has (all of them, not only up to this one). */
-  async versionCount(view: ConceptView): Promise<number> {
-    return (await this.repos.concepts.countVersions([view.concept.id])).get(view.concept.id) ?? 0;
+  async versionCount(ctx: ServiceContext, view: ConceptView): Promise<number> {
+    return ctx.loaders.conceptVersionCounts.load(view.concept.id);
   }
 
   /**

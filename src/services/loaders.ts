@@ -27,6 +27,8 @@ export interface Loaders {
   contentCounts: DataLoader<string, ContentCounts>;
   /** Versions of a concept, by concept (versioned object) id. */
   conceptVersionCounts: DataLoader<string, number>;
+  /** Versions of a mapping, by mapping (versioned object) id. */
+  mappingVersionCounts: DataLoader<string, number>;
   repositoryById: DataLoader<string, RepositoryEntity | null>;
   /** The HEAD version row of a repository, by repository id. */
   headVersion: DataLoader<string, RepositoryVersionEntity | null>;
@@ -131,6 +133,10 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
         }
       }
       return keys.map((key) => found.get(key) ?? []);
+    }),
+    mappingVersionCounts: new DataLoader(async (ids) => {
+      const counts = await repos.mappings.countVersions(ids);
+      return ids.map((id) => counts.get(id) ?? 0);
     }),
     conceptVersionCounts: new DataLoader(async (ids) => {
       const counts = await repos.concepts.countVersions(ids);

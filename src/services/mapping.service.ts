@@ -372,8 +372,9 @@ export class MappingService {
     return source && (await can(ctx, { action: 'repo.view', repo: source.repo })) ? source : null;
   }
 
-  async versionCount(view: MappingView): Promise<number> {
-    return (await this.repos.mappings.countVersions([view.mapping.id])).get(view.mapping.id) ?? 0;
+  /** How many versions the mapping has, batched per request. */
+  async versionCount(ctx: ServiceContext, view: MappingView): Promise<number> {
+    return ctx.loaders.mappingVersionCounts.load(view.mapping.id);
   }
 
   /** One page of mappings; `source` holds them all, or `sourcesOf` finds each one's source. */

@@ -42,7 +42,7 @@ export class ConceptResolver {
 
   @FieldResolver(() => Int, { description: 'Versions of this concept.' })
   async versionsCount(@Root() concept: ConceptObject, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return ctx.loaders.conceptVersionCounts.load(concept.view.concept.id);
+    return ctx.services.concepts.versionCount(ctx, concept.view);
   }
 
   @FieldResolver(() => ConceptPage, { description: 'Versions of this concept, newest first.' })

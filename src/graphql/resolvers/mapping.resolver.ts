@@ -81,7 +81,7 @@ export class MappingResolver {
 
   @FieldResolver(() => Int)
   async versionsCount(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return ctx.services.mappings.versionCount(mapping.view);
+    return ctx.services.mappings.versionCount(ctx, mapping.view);
   }
 
   @FieldResolver(() => MappingPage, { description: 'Versions of this mapping, newest first.' })
