@@ -1,5 +1,6 @@
 import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { ConceptEntity, ConceptVersionEntity } from '../db/entities';
+import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
   searchWords,
@@ -40,13 +41,17 @@ const ORDER: Record<ConceptSortKey, string[]> = {
 };
 
 /** Concepts (the versioned objects) and their versions, as of HEAD or a frozen change number. */
-export class ConceptRepository {
+export class ConceptRepository extends VersionedRepository<ConceptVersionEntity> {
   private readonly concepts: Repository<ConceptEntity>;
-  private readonly versions: Repository<ConceptVersionEntity>;
 
-  constructor(private readonly em: EntityManager) {
+  constructor(em: EntityManager) {
+    super(em, ConceptVersionEntity, {
+      table: 'concept_versions',
+      alias: 'cv',
+      key: 'concept_id',
+      keyProperty: 'conceptId',
+    });
     this.concepts = em.getRepository(ConceptEntity);
-    this.versions = em.getRepository(ConceptVersionEntity);
   }
 
   /**
@@ -76,52 +81,6 @@ export class ConceptRepository {
 
   insertConcept(values: Partial<ConceptEntity>): Promise<ConceptEntity> {
     return this.concepts.save(this.concepts.create(values));
-  }
-
-  insertVersion(values: Partial<ConceptVersionEntity>): Promise<ConceptVersionEntity> {
-    return this.versions.save(this.versions.create(values));
-  }
-
-  /** Ends the current version at change `seq` (it stays readable in earlier versions). */
-  async endCurrent(conceptId: string, seq: string): Promise<void> {
-    await this.versions
-      .createQueryBuilder()
-      .update()
-      .set({ validToSeq: seq })
-      .where('concept_id = :conceptId AND valid_to_seq IS NULL', { conceptId })
-      .execute();
-  }
-
-  /** The version current at HEAD (`seq` null) or at a frozen change number. */
-  findVersionAt(conceptId: string, seq: string | null): Promise<ConceptVersionEntity | null> {
-    const qb = this.versions
-      .createQueryBuilder('cv')
-      .where('cv.concept_id = :conceptId', { conceptId });
-    atChange(qb, seq);
-    return qb.getOne();
-  }
-
-  findVersionById(conceptId: string, versionId: string): Promise<ConceptVersionEntity | null> {
-    if (!/^\d{1,18}$/.test(versionId)) return Promise.resolve(null);
-    return this.versions.findOneBy({ conceptId, id: versionId });
-  }
-
-  /** Every version of a concept, newest first. */
-  listVersions(conceptId: string, window: Window): Promise<Slice<ConceptVersionEntity>> {
-    const qb = this.versions
-      .createQueryBuilder('cv')
-      .where('cv.concept_id = :conceptId', { conceptId })
-      .orderBy('cv.id', 'DESC');
-    return sliceOf(qb, window);
-  }
-
-  async countVersions(conceptIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await this.em.query<Array<{ id: string; n: number }>>(
-      `SELECT concept_id::text AS id, count(*)::int AS n FROM concept_versions
-       WHERE concept_id = ANY($1::bigint[]) GROUP BY concept_id`,
-      [conceptIds],
-    );
-    return new Map(rows.map((r) => [r.id, r.n]));
   }
 
   /** The current (HEAD) version of each concept. */
@@ -200,7 +159,7 @@ export class ConceptRepository {
     const qb = this.versions.createQueryBuilder('cv');
     if (where.scope === 'source') {
       qb.where('cv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
-      atChange(qb, where.seq);
+      atChange(qb, 'cv', where.seq);
     } else {
       // Public, active sources of public orgs or active users; HEAD only.
       qb.innerJoin('repositories', 'r', 'r.id = cv.repository_id')
@@ -271,14 +230,3 @@ export type ConceptScope =
       /** Concepts with a current mapping to one of these ends (source URLs and a code). */
       mapsTo?: Array<{ sourceUrls: string[]; code: string }>;
     };
-
-/** Rows as of a change: current ones for HEAD, those whose interval holds `seq` otherwise. */
-function atChange(qb: SelectQueryBuilder<ConceptVersionEntity>, seq: string | null): void {
-  if (seq === null) {
-    qb.andWhere('cv.valid_to_seq IS NULL');
-    return;
-  }
-  qb.andWhere('cv.valid_from_seq <= :seq AND (cv.valid_to_seq IS NULL OR cv.valid_to_seq > :seq)', {
-    seq,
-  });
-}

@@ -1,5 +1,6 @@
-import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
+import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
   searchWords,
@@ -56,13 +57,17 @@ const ORDER: Record<MappingSortKey, string[]> = {
 };
 
 /** Mappings (the versioned objects) and their versions, as of HEAD or a frozen change. */
-export class MappingRepository {
+export class MappingRepository extends VersionedRepository<MappingVersionEntity> {
   private readonly mappings: Repository<MappingEntity>;
-  private readonly versions: Repository<MappingVersionEntity>;
 
-  constructor(private readonly em: EntityManager) {
+  constructor(em: EntityManager) {
+    super(em, MappingVersionEntity, {
+      table: 'mapping_versions',
+      alias: 'mv',
+      key: 'mapping_id',
+      keyProperty: 'mappingId',
+    });
     this.mappings = em.getRepository(MappingEntity);
-    this.versions = em.getRepository(MappingVersionEntity);
   }
 
   findMapping(repositoryId: string, mnemonic: string): Promise<MappingEntity | null> {
@@ -75,40 +80,6 @@ export class MappingRepository {
 
   insertMapping(values: Partial<MappingEntity>): Promise<MappingEntity> {
     return this.mappings.save(this.mappings.create(values));
-  }
-
-  insertVersion(values: Partial<MappingVersionEntity>): Promise<MappingVersionEntity> {
-    return this.versions.save(this.versions.create(values));
-  }
-
-  async endCurrent(mappingId: string, seq: string): Promise<void> {
-    await this.versions
-      .createQueryBuilder()
-      .update()
-      .set({ validToSeq: seq })
-      .where('mapping_id = :mappingId AND valid_to_seq IS NULL', { mappingId })
-      .execute();
-  }
-
-  findVersionAt(mappingId: string, seq: string | null): Promise<MappingVersionEntity | null> {
-    const qb = this.versions
-      .createQueryBuilder('mv')
-      .where('mv.mapping_id = :mappingId', { mappingId });
-    atChange(qb, seq);
-    return qb.getOne();
-  }
-
-  findVersionById(mappingId: string, versionId: string): Promise<MappingVersionEntity | null> {
-    if (!/^\d{1,18}$/.test(versionId)) return Promise.resolve(null);
-    return this.versions.findOneBy({ mappingId, id: versionId });
-  }
-
-  listVersions(mappingId: string, window: Window): Promise<Slice<MappingVersionEntity>> {
-    const qb = this.versions
-      .createQueryBuilder('mv')
-      .where('mv.mapping_id = :mappingId', { mappingId })
-      .orderBy('mv.id', 'DESC');
-    return sliceOf(qb, window);
   }
 
   /** Mappings of a source (as of a change) from — or, inverse, to — any of these concepts. */
@@ -131,17 +102,8 @@ export class MappingRepository {
       .orderBy('mv.map_type', 'ASC')
       .addOrderBy('mv.sort_weight', 'ASC')
       .addOrderBy('mv.id', 'ASC');
-    atChange(qb, seq);
+    atChange(qb, 'mv', seq);
     return qb.getMany();
-  }
-
-  async countVersions(mappingIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await this.em.query<Array<{ id: string; n: number }>>(
-      `SELECT mapping_id::text AS id, count(*)::int AS n FROM mapping_versions
-       WHERE mapping_id = ANY($1::bigint[]) GROUP BY mapping_id`,
-      [mappingIds],
-    );
-    return new Map(rows.map((r) => [r.id, r.n]));
   }
 
   /** The next free number for sequential mapping ids: above every numeric id, at least `from`. */
@@ -198,7 +160,7 @@ export class MappingRepository {
     const qb = this.versions.createQueryBuilder('mv');
     if (where.scope === 'source') {
       qb.where('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
-      atChange(qb, where.seq);
+      atChange(qb, 'mv', where.seq);
     } else if (where.scope === 'public') {
       qb.innerJoin('repositories', 'r', 'r.id = mv.repository_id')
         .where(
@@ -223,7 +185,7 @@ export class MappingRepository {
       qb.where(`mv.${where.inverse ? 'to' : 'from'}_concept_id = :conceptId`, {
         conceptId: where.conceptId,
       });
-      atChange(qb, where.seq);
+      atChange(qb, 'mv', where.seq);
       if (where.repositoryId)
         qb.andWhere('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
     }
@@ -273,14 +235,4 @@ export class MappingRepository {
     orderBy(qb, sort, ORDER, rank);
     return sliceOf(qb, window);
   }
-}
-
-function atChange(qb: SelectQueryBuilder<MappingVersionEntity>, seq: string | null): void {
-  if (seq === null) {
-    qb.andWhere('mv.valid_to_seq IS NULL');
-    return;
-  }
-  qb.andWhere('mv.valid_from_seq <= :seq AND (mv.valid_to_seq IS NULL OR mv.valid_to_seq > :seq)', {
-    seq,
-  });
 }
