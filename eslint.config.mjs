@@ -8,6 +8,7 @@ const layering = [
   {
     target: './compat',
     from: [
+      './src/jobs',
       './src/repositories',
       './src/db/data-source.ts',
       './src/db/database.ts',
@@ -18,6 +19,7 @@ const layering = [
   {
     target: './src/graphql',
     from: [
+      './src/jobs',
       './src/repositories',
       './src/db/data-source.ts',
       './src/db/database.ts',
@@ -37,18 +39,34 @@ const layering = [
     message: 'Services know nothing of the edges.',
   },
   {
+    target: './src/jobs',
+    from: [
+      './src/services',
+      './src/graphql',
+      './compat',
+      './src/app.ts',
+      './src/context.ts',
+      './src/db/data-source.ts',
+      './src/db/database.ts',
+      './src/db/migrations',
+    ],
+    message:
+      'Jobs sit beside services: they reach repositories only; handlers are registered by the composition root.',
+  },
+  {
     target: './src/repositories',
-    from: ['./src/services', './src/graphql', './compat'],
+    from: ['./src/services', './src/jobs', './src/graphql', './compat'],
     message: 'Repositories only query.',
   },
   {
     target: './src/db',
-    from: ['./src/services', './src/repositories', './src/graphql', './compat'],
+    from: ['./src/services', './src/jobs', './src/repositories', './src/graphql', './compat'],
     message: 'The database layer depends on nothing of ours.',
   },
   {
     target: [
       './src/services',
+      './src/jobs',
       './src/repositories',
       './src/db',
       './src/graphql',
@@ -101,7 +119,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/services/**/*.ts', 'src/repositories/**/*.ts'],
+    files: ['src/services/**/*.ts', 'src/jobs/**/*.ts', 'src/repositories/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

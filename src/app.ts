@@ -103,5 +103,21 @@ export async function createApp(services: Services, config: Config, log: Logger)
     res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));
   });
   app.use(errorHandler);
-  return { express: app, close: () => graphql.stop() };
+
+  // Last, so that nothing above can fail with workers already running.
+  await services.jobs.start({
+    workers: config.jobsWorkers,
+    shutdownSeconds: config.jobsStopSeconds,
+    log,
+  });
+  return {
+    express: app,
+    close: async () => {
+      try {
+        await graphql.stop();
+      } finally {
+        await services.jobs.stop();
+      }
+    },
+  };
 }

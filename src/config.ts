@@ -17,6 +17,8 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('Terminology Registry <no-reply@localhost>'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(12),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
+  JOBS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
+  JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
 });
 
 export interface Config {
@@ -35,6 +37,10 @@ export interface Config {
   mailFrom: string;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
+  /** Background tasks this process runs at once; 0: it only enqueues them. */
+  jobsWorkers: number;
+  /** On shutdown, how long running tasks may take to finish before they are aborted. */
+  jobsStopSeconds: number;
 }
 
 /** Reads the whole configuration from the environment once; a bad value stops the start. */
@@ -61,5 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
+    jobsWorkers: e.JOBS_WORKERS,
+    jobsStopSeconds: e.JOBS_STOP_SECONDS,
   };
 }

@@ -27,6 +27,13 @@ export function conceptSummary(view: ConceptView): object {
     version: version.id,
     url,
     version_url: versionUrl,
+    // An expansion with includeDesignations / includeDefinition lists these too.
+    ...(view.expansion?.designations
+      ? { names: version.names.map((n) => conceptItem('names', n)) }
+      : {}),
+    ...(view.expansion?.definition
+      ? { descriptions: version.descriptions.map((d) => conceptItem('descriptions', d)) }
+      : {}),
   };
 }
 
@@ -41,6 +48,9 @@ export function conceptDetail(view: ConceptView, versions: number): object {
     names: version.names.map((n) => conceptItem('names', n)),
     descriptions: version.descriptions.map((d) => conceptItem('descriptions', d)),
     extras: version.extras ?? {},
+    parent_concept_urls: (version.parentCodes ?? []).map(
+      (code) => `${sourceUrl}concepts/${encodeURIComponent(code)}/`,
+    ),
     checksums: { standard: version.checksumStandard, smart: version.checksumSmart },
     update_comment: version.updateComment,
     is_latest_version: version.validToSeq === null,

@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import {
+  type ConceptInclude,
   type ConceptView,
   type Page,
   type RepoRef,
@@ -34,6 +35,9 @@ const GLOBAL_FILTERS = [...FILTERS, 'source', 'user', 'org', 'mapcode'];
  */
 export function conceptRouter(services: Services): Router {
   const { concepts } = services;
+  // The detail reads come first: the most frequent request need not walk past every other
+  // concept route (no other route here takes their paths).
+  const reads = Router();
   const router = Router();
   const detail = async (ctx: ServiceContext, view: ConceptView): Promise<object> =>
     conceptDetail(view, await concepts.versionCount(ctx, view));
@@ -254,14 +258,24 @@ export function conceptRouter(services: Services): Router {
             ),
           ),
         );
-      router
+      reads
         .route(conceptPath)
         .get(
           route(async (req, ctx) => {
-            const view = await concepts.get(ctx, at(req), param(req, 'concept'));
+            const include = {
+              mappings: req.query.includeMappings === undefined || flag(req.query.includeMappings),
+              inverseMappings: flag(req.query.includeInverseMappings),
+            };
+            const view = await concepts.get(
+              ctx,
+              at(req),
+              param(req, 'concept'),
+              undefined,
+              include,
+            );
             return ok({
               ...(await detail(ctx, view)),
-              ...(await withMappings(services, req, ctx, view)),
+              ...(await withMappings(services, ctx, view, include)),
             });
           }),
         )
@@ -301,7 +315,8 @@ export function conceptRouter(services: Services): Router {
         .all(onlyMethods('GET'));
     }
   }
-  return router;
+  reads.use(router);
+  return reads;
 }
 
 /**
@@ -310,25 +325,24 @@ export function conceptRouter(services: Services): Router {
  */
 async function withMappings(
   services: Services,
-  req: Request,
   ctx: ServiceContext,
   view: ConceptView,
+  include: ConceptInclude,
 ): Promise<Record<string, object[]>> {
   const result: Record<string, object[]> = {};
-  // The concept is already resolved: its mappings come through the request's batch loaders.
+  // The read brought the mappings and their ends along: the request's loaders answer these.
   const render = async (inverse: boolean): Promise<object[]> => {
     const mappings = await services.mappings.ofConcept(ctx, view, inverse);
     const ends = await services.mappings.resolveEnds(ctx, mappings);
     return mappings.map((m) => mappingSummary(m, ends.get(m.version.id)!));
   };
-  if (req.query.includeMappings === undefined || flag(req.query.includeMappings))
-    result.mappings = await render(false);
-  if (flag(req.query.includeInverseMappings)) result.inverse_mappings = await render(true);
+  if (include.mappings) result.mappings = await render(false);
+  if (include.inverseMappings) result.inverse_mappings = await render(true);
   return result;
 }
 
 /** Summaries, or details with `verbose=true`. */
-async function conceptListReply(
+export async function conceptListReply(
   req: Request,
   ctx: ServiceContext,
   services: Services,

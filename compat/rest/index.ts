@@ -1,12 +1,16 @@
 import { Router } from 'express';
 import type { Services } from '../../src/services';
 import { ok, route } from '../http';
+import { collectionRouter } from './collection.router';
 import { conceptRouter } from './concept.router';
 import { extrasRouter } from './extras.router';
 import { mappingRouter } from './mapping.router';
 import { orgRouter } from './org.router';
 import { repoRouter } from './repo.router';
+import { taskRouter } from './task.router';
 import { userRouter } from './user.router';
+import { referenceRouter } from './reference.router';
+import { urlRegistryRouter } from './url-registry.router';
 
 /** The API generation and revision (spec core §9.1), also sent as `X-OCL-API-VERSION`. */
 export const API_VERSION = '2.0.0';
@@ -25,11 +29,15 @@ export function restRouter(services: Services): Router {
       return ok({ status: 'ok' });
     }),
   );
+  router.use(taskRouter(services));
   router.use(extrasRouter(services));
+  router.use(referenceRouter(services));
+  router.use(urlRegistryRouter(services));
   router.use(userRouter(services));
   router.use(orgRouter(services));
   router.use(mappingRouter(services));
   router.use(conceptRouter(services));
+  router.use(collectionRouter(services));
   router.use(repoRouter(services));
   return router;
 }

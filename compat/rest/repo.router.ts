@@ -1,13 +1,14 @@
 import { Router, type Request } from 'express';
 import type { RepositoryKind } from '../../src/db/entities';
-import type {
-  ListParams,
-  Page,
-  RepoRef,
-  RepoScope,
-  RepoView,
-  ServiceContext,
-  Services,
+import {
+  refOf,
+  type ListParams,
+  type Page,
+  type RepoRef,
+  type RepoScope,
+  type RepoView,
+  type ServiceContext,
+  type Services,
 } from '../../src/services';
 import {
   bodyOf,
@@ -22,6 +23,9 @@ import {
   route,
   type Reply,
 } from '../http';
+import { referenceJson } from './collection.mapper';
+import { conceptSummary } from './concept.mapper';
+import { mappingSummary } from './mapping.mapper';
 import { repoDetail, repoSummary, versionSummary } from './repo.mapper';
 import { OWNER_PREFIXES } from './owners';
 
@@ -122,7 +126,9 @@ export function repoRouter(services: Services): Router {
 
       router.get(
         repoPath,
-        route(async (req, ctx) => ok(await detail(ctx, await repositories.get(ctx, ref(req))))),
+        route(async (req, ctx) =>
+          ok(await withChildren(services, req, ctx, await repositories.get(ctx, ref(req)))),
+        ),
       );
       const update = route(async (req, ctx) =>
         ok(await detail(ctx, await repositories.update(ctx, ref(req), bodyOf(req)))),
@@ -140,7 +146,14 @@ export function repoRouter(services: Services): Router {
       router.get(
         versionPath,
         route(async (req, ctx) =>
-          ok(await detail(ctx, await repositories.get(ctx, ref(req, param(req, 'version'))))),
+          ok(
+            await withChildren(
+              services,
+              req,
+              ctx,
+              await repositories.get(ctx, ref(req, param(req, 'version'))),
+            ),
+          ),
         ),
       );
       const updateVersion = route(async (req, ctx) =>
@@ -196,4 +209,41 @@ async function detailList(
     page.items.map((view) => services.repositories.counts(ctx, view)),
   );
   return list(page, (view: RepoView) => repoDetail(view, counts[page.items.indexOf(view)]), req);
+}
+
+/**
+ * spec core §4.5/§4.6 get parameters: the detail with `concepts`, `mappings` and (collections)
+ * `references` of the version read, windowed by `limit`/`offset`.
+ */
+async function withChildren(
+  services: Services,
+  req: Request,
+  ctx: ServiceContext,
+  view: RepoView,
+): Promise<object> {
+  const body = repoDetail(view, await services.repositories.counts(ctx, view)) as Record<
+    string,
+    unknown
+  >;
+  const at = { ...refOf(view), version: view.version.mnemonic };
+  const params = listParams(req, ['includeRetired']);
+  const collection = view.repo.kind === 'collection';
+  if (flag(req.query.includeConcepts)) {
+    const page = collection
+      ? await services.collections.listConcepts(ctx, at, params)
+      : await services.concepts.list(ctx, at, params);
+    body.concepts = page.items.map(conceptSummary);
+  }
+  if (flag(req.query.includeMappings)) {
+    const page = collection
+      ? await services.collections.listMappings(ctx, at, params)
+      : await services.mappings.list(ctx, at, params);
+    const ends = await services.mappings.resolveEnds(ctx, page.items);
+    body.mappings = page.items.map((m) => mappingSummary(m, ends.get(m.version.id)!));
+  }
+  if (collection && flag(req.query.includeReferences)) {
+    const page = await services.collections.listReferences(ctx, at, params);
+    body.references = page.items.map(referenceJson);
+  }
+  return body;
 }

@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { CollectionContentResolver, CollectionResolver } from './resolvers/collection.resolver';
 import { ConceptResolver, SourceConceptsResolver } from './resolvers/concept.resolver';
 import {
   ConceptMappingsResolver,
@@ -13,13 +14,16 @@ import {
   RepositoryResolver,
   UserRepositoriesResolver,
 } from './resolvers/repository.resolver';
+import { TaskResolver } from './resolvers/task.resolver';
 import { UserResolver } from './resolvers/user.resolver';
+import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 
 /** The schema as declared by the resolvers, before the permission layer. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: [
       UserResolver,
+      TaskResolver,
       OrgResolver,
       RepositoryResolver,
       RepositoryFieldsResolver,
@@ -30,6 +34,9 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       MappingResolver,
       ConceptMappingsResolver,
       SourceMappingsResolver,
+      UrlRegistryResolver,
+      CollectionResolver,
+      CollectionContentResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,

@@ -1,5 +1,25 @@
-import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
-import { ConceptEntity, ConceptVersionEntity } from '../db/entities';
+import crypto from 'node:crypto';
+import type { PoolClient, QueryResultRow } from 'pg';
+import {
+  In,
+  type EntityManager,
+  type EntityMetadata,
+  type EntityTarget,
+  type Repository,
+  type SelectQueryBuilder,
+} from 'typeorm';
+import {
+  ConceptEntity,
+  ConceptVersionEntity,
+  HEAD,
+  MappingEntity,
+  MappingVersionEntity,
+  OrganizationEntity,
+  RepositoryEntity,
+  RepositoryVersionEntity,
+  UserEntity,
+  type MemberRole,
+} from '../db/entities';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
@@ -29,6 +49,77 @@ export interface ConceptSearch {
   extras?: ExtrasFilter;
   /** Let `q` words match by trigram similarity too (typos), not only as substrings. */
   fuzzy?: boolean;
+}
+
+/** What one concept read names: the path's owner, source and source version, and the concept. */
+export interface ConceptReadKey {
+  owner: { org: string } | { username: string } | { userId: string };
+  source: string;
+  /** HEAD, `latest` (the newest released version) or a version id. */
+  version: string;
+  concept: string;
+  /** One of the concept's versions by id; else the one current in the source version read. */
+  conceptVersion?: string;
+  /** The current mappings the source holds from the concept, and those to it, as of that version. */
+  mappings: boolean;
+  inverseMappings: boolean;
+  /** A signed-in reader, whose role in the owning org comes along. */
+  viewerId: string | null;
+}
+
+export interface MappingRow {
+  mapping: MappingEntity;
+  version: MappingVersionEntity;
+}
+
+/** A source a mapping end lies in, with its HEAD. */
+export interface EndSourceRow {
+  repo: RepositoryEntity;
+  head: RepositoryVersionEntity | null;
+}
+
+/** Everything a concept read needs, found in one statement; null where the path names nothing. */
+export interface ConceptRead {
+  org: OrganizationEntity | null;
+  user: UserEntity | null;
+  /** The reader's role in the owning org. */
+  role: MemberRole | null;
+  repo: RepositoryEntity | null;
+  version: RepositoryVersionEntity | null;
+  concept: ConceptEntity | null;
+  conceptVersion: ConceptVersionEntity | null;
+  /** How many versions the concept has. */
+  versionCount: number;
+  /** In the order of `MappingRepository.ofConcepts`: map type, sort weight, id. */
+  mappings: MappingRow[];
+  inverseMappings: MappingRow[];
+  /**
+   * The sources the mappings' ends lie in, other than the one read (found above), with their
+   * owners other than its owner; and its HEAD when the read was of another version.
+   */
+  endSources: EndSourceRow[];
+  endOrgs: OrganizationEntity[];
+  endUsers: UserEntity[];
+  head: RepositoryVersionEntity | null;
+  /** The current display name of each concept a mapping end points to, by concept id. */
+  endNames: Map<string, string | null>;
+}
+
+interface ConceptReadRaw {
+  org: Raw;
+  user: Raw;
+  role: MemberRole | null;
+  repo: Raw;
+  version: Raw;
+  concept: Raw;
+  concept_version: Raw;
+  version_count: number;
+  mappings: Array<{ inverse: boolean; mapping: Raw; version: Raw }>;
+  end_sources: Array<{ repo: Raw; head: Raw }>;
+  end_orgs: Raw[];
+  end_users: Raw[];
+  head: Raw;
+  end_names: Record<string, string | null>;
 }
 
 const ORDER: Record<ConceptSortKey, string[]> = {
@@ -94,11 +185,182 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       .getMany();
   }
 
+  /** The display name of each concept's current (HEAD) version, by concept id. */
+  async currentNames(conceptIds: readonly string[]): Promise<Map<string, string | null>> {
+    const rows = await this.em.query<Array<{ id: string; name: string | null }>>(
+      `SELECT concept_id::text AS id, display_name AS name FROM concept_versions
+       WHERE concept_id = ANY($1::bigint[]) AND valid_to_seq IS NULL`,
+      [conceptIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
   findConceptsByIds(ids: readonly string[]): Promise<ConceptEntity[]> {
     return this.concepts.findBy({ id: In([...ids]) });
   }
 
-  /** The concepts of a source as HEAD (`seq` null) or a version sees them. */
+  /**
+   * A concept read in one statement (design §6: a read costs what the raw database costs): the
+   * owner, source and source version named by the path, the concept and its version there, its
+   * version count, and on request its mappings with the sources and current names of their ends.
+   * The caller checks what was found, in the order a path is resolved.
+   */
+  async read(key: ConceptReadKey): Promise<ConceptRead> {
+    const params: unknown[] = [];
+    const p = (value: unknown): string => `$${params.push(value)}`;
+    const owner =
+      'org' in key.owner
+        ? `o AS (SELECT * FROM organizations WHERE mnemonic = ${p(key.owner.org)}),
+           u AS (SELECT * FROM users WHERE false),
+           r AS (SELECT * FROM repositories
+                 WHERE owner_org_id = (SELECT id FROM o) AND mnemonic = ${p(key.source)})`
+        : `o AS (SELECT * FROM organizations WHERE false),
+           u AS (SELECT * FROM users WHERE ${
+             'username' in key.owner
+               ? `username = ${p(key.owner.username)}`
+               : `id = ${p(key.owner.userId)}`
+           }),
+           r AS (SELECT * FROM repositories
+                 WHERE owner_user_id = (SELECT id FROM u) AND mnemonic = ${p(key.source)})`;
+    const version =
+      key.version === 'latest'
+        ? `SELECT * FROM repository_versions WHERE repository_id = (SELECT id FROM r) AND released
+           ORDER BY created_at DESC, id DESC LIMIT 1`
+        : `SELECT * FROM repository_versions
+           WHERE repository_id = (SELECT id FROM r) AND mnemonic = ${p(key.version)}`;
+    // At HEAD the current rows (their partial indexes answer); else the interval test (design §4).
+    const at = (alias: string): string =>
+      key.version === HEAD
+        ? `${alias}.valid_to_seq IS NULL`
+        : `CASE WHEN (SELECT seq FROM v) IS NULL THEN ${alias}.valid_to_seq IS NULL
+             ELSE ${alias}.valid_from_seq <= (SELECT seq FROM v)
+               AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > (SELECT seq FROM v)) END`;
+    const conceptVersion =
+      key.conceptVersion === undefined
+        ? at('x')
+        : /^\d{1,18}$/.test(key.conceptVersion)
+          ? `x.id = ${p(key.conceptVersion)}`
+          : 'false';
+    const sides = [
+      ...(key.mappings ? [['false', 'from']] : []),
+      ...(key.inverseMappings ? [['true', 'to']] : []),
+    ];
+    const mappings = sides.length
+      ? `, m AS (${sides
+          .map(
+            ([inverse, side]) =>
+              `SELECT ${inverse} AS inverse, x AS mv FROM mapping_versions x
+               WHERE x.${side}_concept_id = (SELECT id FROM c)
+                 AND x.repository_id = (SELECT id FROM r) AND NOT x.retired AND ${at('x')}`,
+          )
+          .join(' UNION ALL ')}),
+         ends AS (SELECT (mv).from_repository_id AS repository_id, (mv).from_concept_id AS concept_id
+                  FROM m
+                  UNION SELECT (mv).to_repository_id, (mv).to_concept_id FROM m),
+         er AS (SELECT * FROM repositories
+                WHERE id IN (SELECT repository_id FROM ends) AND id <> (SELECT id FROM r))`
+      : '';
+    const head = sides.length ? p(HEAD) : '';
+    const rows = await this.prepared<ConceptReadRaw>(
+      `WITH ${owner},
+         v AS (${version}),
+         c AS (SELECT * FROM concepts
+               WHERE repository_id = (SELECT id FROM r) AND mnemonic = ${p(key.concept)}),
+         cv AS (SELECT * FROM concept_versions x
+                WHERE x.concept_id = (SELECT id FROM c) AND ${conceptVersion} LIMIT 1)
+         ${mappings}
+       SELECT (SELECT to_json(o) FROM o) AS org,
+         (SELECT to_json(u) FROM u) AS "user",
+         ${
+           key.viewerId === null
+             ? 'NULL::text'
+             : `(SELECT role FROM org_memberships
+                WHERE org_id = (SELECT id FROM o) AND user_id = ${p(key.viewerId)})`
+         } AS role,
+         (SELECT to_json(r) FROM r) AS repo,
+         (SELECT to_json(v) FROM v) AS version,
+         (SELECT to_json(c) FROM c) AS concept,
+         (SELECT to_json(cv) FROM cv) AS concept_version,
+         (SELECT count(*)::int FROM concept_versions WHERE concept_id = (SELECT id FROM c))
+           AS version_count,
+         ${
+           sides.length
+             ? `(SELECT coalesce(json_agg(json_build_object('inverse', m.inverse, 'version', m.mv,
+                    'mapping', mp) ORDER BY (m.mv).map_type, (m.mv).sort_weight, (m.mv).id), '[]')
+                 FROM m JOIN mappings mp ON mp.id = (m.mv).mapping_id) AS mappings,
+               (SELECT coalesce(json_agg(json_build_object('repo', er, 'head', eh)), '[]')
+                 FROM er LEFT JOIN repository_versions eh
+                   ON eh.repository_id = er.id AND eh.mnemonic = ${head}) AS end_sources,
+               (SELECT coalesce(json_agg(eo), '[]') FROM organizations eo
+                 WHERE eo.id IN (SELECT owner_org_id FROM er)
+                   AND eo.id IS DISTINCT FROM (SELECT id FROM o)) AS end_orgs,
+               (SELECT coalesce(json_agg(eu), '[]') FROM users eu
+                 WHERE eu.id IN (SELECT owner_user_id FROM er)
+                   AND eu.id IS DISTINCT FROM (SELECT id FROM u)) AS end_users,
+               ${
+                 key.version === HEAD
+                   ? 'NULL::json'
+                   : `(SELECT to_json(h) FROM repository_versions h
+                       WHERE h.repository_id = (SELECT id FROM r) AND h.mnemonic = ${head})`
+               } AS head,
+               (SELECT coalesce(json_object_agg(ev.concept_id, ev.display_name), '{}')
+                 FROM concept_versions ev
+                 WHERE ev.concept_id IN (SELECT concept_id FROM ends) AND ev.valid_to_seq IS NULL)
+                 AS end_names`
+             : `'[]'::json AS mappings, '[]'::json AS end_sources, '[]'::json AS end_orgs,
+                '[]'::json AS end_users, NULL::json AS head, '{}'::json AS end_names`
+         }`,
+      params,
+    );
+    const raw = rows[0];
+    const of = <T>(target: EntityTarget<T>, value: Raw): T | null =>
+      hydrate(this.em.dataSource.getMetadata(target), value);
+    const mapping = (m: ConceptReadRaw['mappings'][number]): MappingRow => ({
+      mapping: of(MappingEntity, m.mapping)!,
+      version: of(MappingVersionEntity, m.version)!,
+    });
+    return {
+      org: of(OrganizationEntity, raw.org),
+      user: of(UserEntity, raw.user),
+      role: raw.role,
+      repo: of(RepositoryEntity, raw.repo),
+      version: of(RepositoryVersionEntity, raw.version),
+      concept: of(ConceptEntity, raw.concept),
+      conceptVersion: of(ConceptVersionEntity, raw.concept_version),
+      versionCount: raw.version_count,
+      mappings: raw.mappings.filter((m) => !m.inverse).map(mapping),
+      inverseMappings: raw.mappings.filter((m) => m.inverse).map(mapping),
+      endSources: raw.end_sources.map((e) => ({
+        repo: of(RepositoryEntity, e.repo)!,
+        head: of(RepositoryVersionEntity, e.head),
+      })),
+      endOrgs: raw.end_orgs.map((e) => of(OrganizationEntity, e)!),
+      endUsers: raw.end_users.map((e) => of(UserEntity, e)!),
+      head: of(RepositoryVersionEntity, raw.head),
+      endNames: new Map(Object.entries(raw.end_names)),
+    };
+  }
+
+  /**
+   * Rows of a statement sent as a named prepared statement: Postgres plans it once per connection
+   * rather than on every call (for `read`, planning cost twice what executing does).
+   */
+  private async prepared<T>(sql: string, params: unknown[]): Promise<T[]> {
+    let name = statementNames.get(sql);
+    if (name === undefined) {
+      name = `registry_${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+      statementNames.set(sql, name);
+    }
+    const runner = this.em.queryRunner ?? this.em.dataSource.createQueryRunner();
+    try {
+      const client = (await runner.connect()) as PoolClient;
+      this.em.dataSource.logger.logQuery(sql, params, runner);
+      return (await client.query<T & QueryResultRow>({ name, text: sql, values: params })).rows;
+    } finally {
+      if (runner !== this.em.queryRunner) await runner.release();
+    }
+  }
+
   /**
    * Concepts of one source as HEAD (`seq` null) or a version sees them; or, with `scope`
    * `public`, the current concepts of every public source (spec core §4.3 `/concepts/`).
@@ -122,7 +384,30 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         }
       : undefined;
     orderBy(qb, sort, ORDER, rank);
+    if (where.scope === 'source' && where.seq === null && words.length === 0 && unfiltered(filter))
+      return this.activeSlice(qb, where.repositoryId, window);
     return sliceOf(qb, window);
+  }
+
+  /**
+   * A page of the active concepts at HEAD, counted by the triggers that keep
+   * `repositories.active_concepts` (current and not retired: the condition of this page), not by
+   * a count over the source's rows.
+   */
+  private async activeSlice(
+    qb: SelectQueryBuilder<ConceptVersionEntity>,
+    repositoryId: string,
+    window: Window,
+  ): Promise<Slice<ConceptVersionEntity>> {
+    const counted = await this.em.query<Array<{ n: number }>>(
+      `SELECT active_concepts AS n FROM repositories WHERE id = $1`,
+      [repositoryId],
+    );
+    const total = counted[0]?.n ?? 0;
+    if (window.limit > 0) qb.limit(window.limit);
+    if (window.offset > 0) qb.offset(window.offset);
+    const rows = total === 0 || window.offset >= total ? [] : await qb.getMany();
+    return { rows, total };
   }
 
   /** `[value, count]` per facet over the same filtered concepts (spec core §2.1). */
@@ -157,7 +442,18 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     filter: ConceptSearch,
   ): SelectQueryBuilder<ConceptVersionEntity> {
     const qb = this.versions.createQueryBuilder('cv');
-    if (where.scope === 'source') {
+    if (where.scope === 'expansion') {
+      // The members of an expansion: pinned versions, or the current version of what they
+      // follow; only from repositories the caller may see (design §2).
+      qb.where(
+        `cv.id IN (SELECT coalesce(x.concept_version_id, (SELECT h.id FROM concept_versions h
+           WHERE h.concept_id = x.concept_id AND h.valid_to_seq IS NULL))
+         FROM expansion_concepts x WHERE x.expansion_id = :expansionId)`,
+        { expansionId: where.expansionId },
+      ).andWhere('cv.repository_id IN (:...visibleRepositoryIds)', {
+        visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
+      });
+    } else if (where.scope === 'source') {
       qb.where('cv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
       atChange(qb, 'cv', where.seq);
     } else {
@@ -222,6 +518,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
 /** Where concepts are listed from: one source at a change, or every public source. */
 export type ConceptScope =
   | { scope: 'source'; repositoryId: string; seq: string | null }
+  /** The members of a collection's expansion held in these (visible) repositories. */
+  | { scope: 'expansion'; expansionId: string; repositoryIds: string[] }
   | {
       scope: 'public';
       sources?: string[];
@@ -230,3 +528,60 @@ export type ConceptScope =
       /** Concepts with a current mapping to one of these ends (source URLs and a code). */
       mapsTo?: Array<{ sourceUrls: string[]; code: string }>;
     };
+
+/** No condition but the scope's (and `q`, checked apart): current, not retired, all of them. */
+function unfiltered(filter: ConceptSearch): boolean {
+  return (
+    !filter.includeRetired &&
+    !filter.conceptClass?.length &&
+    !filter.datatype?.length &&
+    !filter.locale?.length &&
+    !filter.updatedSince &&
+    !filter.extras?.conditions.length &&
+    !filter.extras?.exists.length
+  );
+}
+
+/** The name of each prepared statement, by its text. */
+const statementNames = new Map<string, string>();
+
+/** A table row as `to_json` writes it: column names, bigints as numbers, timestamps as text. */
+type Raw = Record<string, unknown> | null;
+
+type Conversion = 'text' | 'date' | 'same';
+const conversions = new WeakMap<EntityMetadata, Array<[string, string, Conversion]>>();
+
+/**
+ * An entity from a `to_json` row, with the values the driver would give: bigints as text,
+ * timestamps as dates (to the millisecond, as the driver parses them).
+ */
+function hydrate<T>(metadata: EntityMetadata, raw: Raw): T | null {
+  if (raw === null) return null;
+  let columns = conversions.get(metadata);
+  if (!columns) {
+    columns = metadata.columns.map((column) => {
+      const type =
+        typeof column.type === 'string' ? column.type : column.type === Date ? 'date' : '';
+      const conversion: Conversion = /^(bigint|int8)$/.test(type)
+        ? 'text'
+        : /^(timestamp|date)/.test(type)
+          ? 'date'
+          : 'same';
+      return [column.databaseName, column.propertyName, conversion];
+    });
+    conversions.set(metadata, columns);
+  }
+  const entity = metadata.create() as Record<string, unknown>;
+  for (const [name, property, conversion] of columns) {
+    const value = raw[name];
+    entity[property] =
+      value === null || value === undefined
+        ? null
+        : conversion === 'text'
+          ? (value as number | string).toString()
+          : conversion === 'date'
+            ? new Date(value as string)
+            : value;
+  }
+  return entity as T;
+}

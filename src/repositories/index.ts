@@ -1,12 +1,16 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { CollectionRepository } from './collection.repository';
 import { ConceptRepository } from './concept.repository';
 import { MappingRepository } from './mapping.repository';
 import { OrgRepository } from './org.repository';
 import { RepoRepository } from './repo.repository';
+import { TaskRepository } from './task.repository';
 import { TokenRepository } from './token.repository';
 import { UserRepository } from './user.repository';
+import { UrlRegistryRepository } from './url-registry.repository';
 
 export { isUniqueViolation } from './list';
+export { AUTO_EXPANSION } from './repo.repository';
 export type {
   ExtrasCondition,
   ExtrasFilter,
@@ -17,10 +21,38 @@ export type {
   Window,
 } from './list';
 export type { ContentCounts, OwnerKey, RepoSearch, RepoSortKey } from './repo.repository';
-export type { ConceptScope, ConceptSearch, ConceptSortKey } from './concept.repository';
+export type {
+  CascadeMode,
+  ExpansionCounts,
+  ExpansionRow,
+  FilterOp,
+  NewReference,
+  PropertyFilter,
+  ReferenceRow,
+  ResolvedSystem,
+  ResourceType,
+  Selection,
+} from './collection.repository';
+export { FILTER_PROPERTIES, referenceKey } from './collection.repository';
+export type {
+  ConceptRead,
+  ConceptReadKey,
+  ConceptScope,
+  ConceptSearch,
+  ConceptSortKey,
+} from './concept.repository';
 export type { MappingScope, MappingSearch, MappingSortKey } from './mapping.repository';
 export type { OrgCounts, OrgSearch, OrgSortKey } from './org.repository';
 export type { UserCounts, UserSearch, UserSortKey } from './user.repository';
+export type {
+  NewTask,
+  SqlExecutor,
+  TaskProgress,
+  TaskRecord,
+  TaskRunner,
+  TaskState,
+} from './task.repository';
+export type { RegistryKey, UrlRegistrySearch, UrlRegistrySortKey } from './url-registry.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
@@ -30,6 +62,9 @@ export class Repositories {
   readonly repos: RepoRepository;
   readonly concepts: ConceptRepository;
   readonly mappings: MappingRepository;
+  readonly tasks: TaskRepository;
+  readonly collections: CollectionRepository;
+  readonly urlRegistry: UrlRegistryRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -41,6 +76,9 @@ export class Repositories {
     this.repos = new RepoRepository(em);
     this.concepts = new ConceptRepository(em);
     this.mappings = new MappingRepository(em);
+    this.tasks = new TaskRepository(em);
+    this.collections = new CollectionRepository(em);
+    this.urlRegistry = new UrlRegistryRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -170,3 +170,17 @@ export function whereExtras<T extends object>(
     qb.andWhere(condition.negate ? `(${text} IS NULL OR NOT ${any})` : any, params);
   });
 }
+
+/**
+ * SQL that holds when the viewer may see the repository `alias` (design §2: nothing private in
+ * any list or count of a caller who may not see it); pushes its parameter onto `params`.
+ */
+export function visibleRepository(alias: string, viewer: Viewer, params: unknown[]): string {
+  if (viewer.superuser) return `${alias}.is_active`;
+  params.push(viewer.userId ?? '0');
+  const me = `$${params.length}`;
+  return `(${alias}.is_active AND ((${alias}.public_access <> 'None' AND (${alias}.owner_org_id IS NULL
+    OR EXISTS (SELECT 1 FROM organizations po WHERE po.id = ${alias}.owner_org_id AND po.public_access <> 'None')))
+    OR ${alias}.owner_user_id = ${me}::bigint
+    OR EXISTS (SELECT 1 FROM org_memberships vm WHERE vm.org_id = ${alias}.owner_org_id AND vm.user_id = ${me}::bigint)))`;
+}

@@ -37,6 +37,8 @@ export interface MappingSearch {
 /** Where mappings are listed from. */
 export type MappingScope =
   | { scope: 'source'; repositoryId: string; seq: string | null }
+  /** The members of a collection's expansion held in these (visible) repositories. */
+  | { scope: 'expansion'; expansionId: string; repositoryIds: string[] }
   /** The mappings of a source (as of a change) that start at (or, inverse, end at) one concept. */
   | {
       scope: 'concept';
@@ -106,11 +108,22 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     return qb.getMany();
   }
 
-  /** The next free number for sequential mapping ids: above every numeric id, at least `from`. */
-  async nextNumericId(repositoryId: string, from: number): Promise<string> {
+  /**
+   * The next free number for sequential mapping ids (or external ids): above every numeric id
+   * (or external id, of any version) of the source's mappings, and at least `from`.
+   */
+  async nextNumericId(
+    repositoryId: string,
+    from: number,
+    column: 'mnemonic' | 'external_id' = 'mnemonic',
+  ): Promise<string> {
+    const source =
+      column === 'mnemonic'
+        ? `SELECT mnemonic AS value FROM mappings WHERE repository_id = $1`
+        : `SELECT external_id AS value FROM mapping_versions WHERE repository_id = $1`;
     const rows = await this.em.query<Array<{ next: string }>>(
-      `SELECT greatest($2::numeric, coalesce(max(mnemonic::numeric) + 1, $2::numeric))::text AS next
-       FROM mappings WHERE repository_id = $1 AND mnemonic ~ '^[0-9]{1,30}$'`,
+      `SELECT greatest($2::numeric, coalesce(max(value::numeric) + 1, $2::numeric))::text AS next
+       FROM (${source}) ids WHERE value ~ '^[0-9]{1,30}$'`,
       [repositoryId, from],
     );
     return rows[0].next;
@@ -158,7 +171,18 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     window: Window,
   ): Promise<Slice<MappingVersionEntity>> {
     const qb = this.versions.createQueryBuilder('mv');
-    if (where.scope === 'source') {
+    if (where.scope === 'expansion') {
+      // The members of an expansion: pinned versions, or the current version of what they
+      // follow; only from repositories the caller may see (design §2).
+      qb.where(
+        `mv.id IN (SELECT coalesce(x.mapping_version_id, (SELECT h.id FROM mapping_versions h
+           WHERE h.mapping_id = x.mapping_id AND h.valid_to_seq IS NULL))
+         FROM expansion_mappings x WHERE x.expansion_id = :expansionId)`,
+        { expansionId: where.expansionId },
+      ).andWhere('mv.repository_id IN (:...visibleRepositoryIds)', {
+        visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
+      });
+    } else if (where.scope === 'source') {
       qb.where('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
       atChange(qb, 'mv', where.seq);
     } else if (where.scope === 'public') {

@@ -18,7 +18,11 @@ import {
   type SortSpec,
   type Viewer,
   type Window,
+  visibleRepository,
 } from './list';
+
+/** The mnemonic of a collection HEAD's auto-expansion (spec operations §1.1). */
+export const AUTO_EXPANSION = 'autoexpand-HEAD';
 
 export type RepoSortKey = 'bestMatch' | 'lastUpdate' | 'name' | 'id' | 'dateCreated';
 
@@ -94,13 +98,25 @@ export class RepoRepository {
   /** A new repository with its HEAD version row. */
   async insert(values: Partial<RepositoryEntity>, createdBy: string): Promise<RepositoryEntity> {
     const repo = await this.repos.save(this.repos.create(values));
-    await this.versions.insert({
+    const head = await this.versions.insert({
       repositoryId: repo.id,
       mnemonic: HEAD,
       seq: null,
       createdBy,
       updatedBy: createdBy,
     });
+    if (repo.kind === 'collection') {
+      // A collection's HEAD keeps an auto-expansion that follows its references (spec
+      // operations §1.1); its concept and mapping lists read it.
+      const headId = String(head.identifiers[0].id);
+      await this.em.query(
+        `WITH e AS (
+           INSERT INTO expansions (collection_id, version_id, mnemonic, created_by)
+           VALUES ($1, $2, '${AUTO_EXPANSION}', $3) RETURNING id)
+         UPDATE repository_versions SET expansion_id = (SELECT id FROM e) WHERE id = $2`,
+        [repo.id, headId, createdBy],
+      );
+    }
     return repo;
   }
 
@@ -341,14 +357,33 @@ export class RepoRepository {
    * Active (not retired) concepts and mappings as each version sees them: HEAD's are kept on the
    * repository row by triggers, a frozen version's were copied when it was made. O(1) each.
    */
-  async contentCounts(versionIds: readonly string[]): Promise<Map<string, ContentCounts>> {
+  async contentCounts(
+    versionIds: readonly string[],
+    viewer: Viewer,
+  ): Promise<Map<string, ContentCounts>> {
+    const params: unknown[] = [versionIds];
+    const conceptsVisible = visibleRepository('cr', viewer, params);
+    const mappingsVisible = visibleRepository('mr', viewer, params);
     const rows = await this.em.query<Array<{ id: string; concepts: number; mappings: number }>>(
+      // A collection version holds what its expansion holds (dynamic members read at HEAD).
       `SELECT v.id::text AS id,
-         CASE WHEN v.seq IS NULL THEN r.active_concepts ELSE coalesce(v.active_concepts, 0) END AS concepts,
-         CASE WHEN v.seq IS NULL THEN r.active_mappings ELSE coalesce(v.active_mappings, 0) END AS mappings
+         CASE WHEN r.kind = 'collection' THEN (
+           SELECT count(*)::int FROM expansion_concepts x JOIN concept_versions cv
+             ON cv.id = coalesce(x.concept_version_id, (SELECT h.id FROM concept_versions h
+                  WHERE h.concept_id = x.concept_id AND h.valid_to_seq IS NULL))
+             JOIN repositories cr ON cr.id = cv.repository_id
+           WHERE x.expansion_id = v.expansion_id AND NOT cv.retired AND ${conceptsVisible})
+         WHEN v.seq IS NULL THEN r.active_concepts ELSE coalesce(v.active_concepts, 0) END AS concepts,
+         CASE WHEN r.kind = 'collection' THEN (
+           SELECT count(*)::int FROM expansion_mappings x JOIN mapping_versions mv
+             ON mv.id = coalesce(x.mapping_version_id, (SELECT h.id FROM mapping_versions h
+                  WHERE h.mapping_id = x.mapping_id AND h.valid_to_seq IS NULL))
+             JOIN repositories mr ON mr.id = mv.repository_id
+           WHERE x.expansion_id = v.expansion_id AND NOT mv.retired AND ${mappingsVisible})
+         WHEN v.seq IS NULL THEN r.active_mappings ELSE coalesce(v.active_mappings, 0) END AS mappings
        FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
        WHERE v.id = ANY($1::bigint[])`,
-      [versionIds],
+      params,
     );
     return new Map(
       rows.map((r) => [r.id, { activeConcepts: r.concepts, activeMappings: r.mappings }]),

@@ -1,6 +1,5 @@
 import type { OrganizationEntity, RepositoryEntity, UserEntity } from '../db/entities';
 import { AppError } from '../errors';
-import type { Viewer } from '../repositories';
 import type { Actor, ServiceContext } from './context';
 
 /**
@@ -21,7 +20,9 @@ export type Action =
   | { action: 'repo.create'; owner: { org: OrganizationEntity } | { user: UserEntity } }
   | { action: 'repo.view'; repo: RepositoryEntity }
   | { action: 'repo.edit'; repo: RepositoryEntity }
-  | { action: 'repo.editContent'; repo: RepositoryEntity };
+  | { action: 'repo.editContent'; repo: RepositoryEntity }
+  /** A canonical URL registry: an org's or a user's, or (null) the global one. */
+  | { action: 'registry.edit'; owner: { org: OrganizationEntity } | { user: UserEntity } | null };
 
 export function isAuthenticated(actor: Actor): actor is Extract<Actor, { kind: 'user' }> {
   return actor.kind === 'user';
@@ -31,11 +32,7 @@ export function isSuperuser(actor: Actor): boolean {
   return actor.kind === 'user' && actor.isSuperuser;
 }
 
-/** The list-scoping form of the actor. */
-export function viewerOf(actor: Actor): Viewer {
-  if (isSuperuser(actor)) return { superuser: true };
-  return { superuser: false, userId: actor.kind === 'user' ? actor.id : null };
-}
+export { viewerOf } from './actor';
 
 export async function can(ctx: ServiceContext, request: Action): Promise<boolean> {
   const { actor } = ctx;
@@ -82,6 +79,13 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
         return true;
       return canEditRepo(ctx, actor.id, actor.username, repo);
     }
+    case 'registry.edit':
+      // The global registry is the superusers' (answered above); an org's is edited by its
+      // members, as they edit the org (spec core §4.2); a user's by that user.
+      if (request.owner === null) return false;
+      return 'org' in request.owner
+        ? (await ctx.loaders.actorRole.load(request.owner.org.id)) !== null
+        : request.owner.user.id === actor.id;
   }
 }
 

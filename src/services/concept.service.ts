@@ -10,6 +10,8 @@ import {
 import { AppError } from '../errors';
 import {
   isUniqueViolation,
+  type ConceptRead,
+  type ConceptReadKey,
   type ConceptScope,
   type ConceptSearch,
   type ConceptSortKey,
@@ -17,13 +19,14 @@ import {
   type SortSpec,
 } from '../repositories';
 import { foldedWords } from '../repositories/list';
-import { authorize, requireUser } from './access';
+import { authorize, isSuperuser, requireUser } from './access';
 import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
+import { conceptMappingsKey } from './loaders';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
 import type { RepositoryService, RepoView } from './repository.service';
-import type { RepoRef } from './urls';
+import { parseConceptUrl, repoUrl, type OwnerRef, type RepoRef } from './urls';
 import { extras, mnemonic, parseInput, requiredText } from './validation';
 
 /** A concept at one of its versions, in the source (at HEAD or a version) it was read through. */
@@ -31,6 +34,16 @@ export interface ConceptView {
   source: RepoView;
   concept: ConceptEntity;
   version: ConceptVersionEntity;
+  /** Read through an expansion asking for designations (names) or definitions (spec ops §2.2). */
+  expansion?: { designations: boolean; definition: boolean };
+}
+
+/** What a read brings along for the detail view (spec core §4.3). */
+export interface ConceptInclude {
+  /** The mappings the source holds from the concept (`includeMappings`). */
+  mappings?: boolean;
+  /** Those it holds to the concept (`includeInverseMappings`). */
+  inverseMappings?: boolean;
 }
 
 /** How an edit treats what it does not send (spec core §4.3 and the reference clients). */
@@ -114,6 +127,12 @@ const editFields = {
   descriptions: z.array(descriptionSchema, { error: 'Must be a list of descriptions.' }).optional(),
   extras: extras.optional(),
   retired: z.boolean({ error: 'Must be a boolean.' }).optional(),
+  parentConceptUrls: z
+    .array(z.string({ error: 'Must be concept URLs.' }).trim().min(1).max(1000), {
+      error: 'Must be a list of concept URLs.',
+    })
+    .max(100, 'At most 100 parents.')
+    .optional(),
   updateComment: optionalString.optional(),
   comment: optionalString.optional(),
 };
@@ -147,6 +166,8 @@ interface ConceptContent {
   descriptions: ConceptDescription[];
   extras: Record<string, unknown> | null;
   retired: boolean;
+  /** Parent concept ids in the same source (the hierarchy). */
+  parentCodes: string[];
 }
 
 /** Concepts of sources (spec core §2.6, §4.3, §9.3–9.4): every accepted edit is a new version. */
@@ -183,6 +204,7 @@ export class ConceptService {
         .map(itemIds(settings.autoidConceptDescriptionExternalId)),
       extras: data.extras ?? null,
       retired: data.retired ?? false,
+      parentCodes: await this.parentCodesOf(source, data.parentConceptUrls ?? [], data.id),
     };
     if (data.id !== undefined && (await this.repos.concepts.findConcept(source.repo.id, data.id))) {
       throw conceptTaken();
@@ -236,14 +258,25 @@ export class ConceptService {
     sourceRef: RepoRef,
     id: string,
     conceptVersion?: string,
+    include: ConceptInclude = {},
   ): Promise<ConceptView> {
-    const source = await this.repositories.get(ctx, sourceRef);
-    const concept = await this.repos.concepts.findConcept(source.repo.id, id);
+    const { actor } = ctx;
+    if (sourceRef.owner.type === 'self') requireUser(ctx);
+    // One statement reads the path, the concept and what the detail shows; the checks below
+    // then run in the order RepositoryService.get resolves a path, with the same answers.
+    const read = await this.repos.concepts.read({
+      owner: ownerKeyOf(sourceRef.owner, actor),
+      source: sourceRef.id,
+      version: sourceRef.version ?? HEAD,
+      concept: id,
+      conceptVersion,
+      mappings: include.mappings ?? false,
+      inverseMappings: include.inverseMappings ?? false,
+      viewerId: actor.kind === 'user' && !actor.isSuperuser ? actor.id : null,
+    });
+    const source = await sourceOf(ctx, sourceRef, read);
+    const { concept, conceptVersion: version } = read;
     if (!concept) throw AppError.notFound(`Concept '${id}'`);
-    const version =
-      conceptVersion === undefined
-        ? await this.repos.concepts.findVersionAt(concept.id, source.version.seq)
-        : await this.repos.concepts.findVersionById(concept.id, conceptVersion);
     if (!version) {
       throw AppError.notFound(
         conceptVersion === undefined
@@ -251,6 +284,7 @@ export class ConceptService {
           : `Version '${conceptVersion}' of concept '${id}'`,
       );
     }
+    primeLoaders(ctx, source, concept, version, read, include);
     return { source, concept, version };
   }
 
@@ -270,6 +304,14 @@ export class ConceptService {
     if (mode === 'replace' && data.names === undefined) {
       throw AppError.field('names', 'A concept must have at least one name.');
     }
+    const parentCodes =
+      data.parentConceptUrls === undefined
+        ? undefined
+        : await this.parentCodesOf(
+            await this.repositories.get(ctx, { ...sourceRef, version: undefined }),
+            data.parentConceptUrls,
+            id,
+          );
     return this.change(
       ctx,
       sourceRef,
@@ -283,6 +325,7 @@ export class ConceptService {
         descriptions: data.descriptions ? data.descriptions.map(withUuid) : current.descriptions,
         extras: data.extras !== undefined ? data.extras : current.extras,
         retired: data.retired ?? current.retired,
+        parentCodes: parentCodes ?? current.parentCodes,
       }),
     );
   }
@@ -463,6 +506,22 @@ export class ConceptService {
   }
 
   /**
+   * The members of a collection expansion held in `repositoryIds` (those the caller may see),
+   * with the concept list parameters.
+   */
+  async listMembers(
+    ctx: ServiceContext,
+    expansionId: string,
+    repositoryIds: string[],
+    params: ListParams,
+  ): Promise<Page<ConceptView>> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    return this.page({ scope: 'expansion', expansionId, repositoryIds }, params, sort, (ids) =>
+      this.repositories.headViews(ctx, ids),
+    );
+  }
+
+  /**
    * `/concepts/`: current concepts of every public source (spec core §4.3), with `source`, `user`
    * and `org` filters; private sources are listed only through their own endpoint.
    */
@@ -614,6 +673,46 @@ export class ConceptService {
     return source;
   }
 
+  /**
+   * The parents a concept names (`parent_concept_urls`): concepts of the same source, as their
+   * ids; anything else is a 400 naming the URL.
+   */
+  private async parentCodesOf(
+    source: RepoView,
+    urls: string[],
+    self: string | undefined,
+  ): Promise<string[]> {
+    const codes: string[] = [];
+    for (const url of urls) {
+      let code: string | null = null;
+      try {
+        const ref = parseConceptUrl(url);
+        const sameOwner =
+          ref.source.owner.type === 'org'
+            ? source.owner.type === 'Organization' && ref.source.owner.id === source.owner.id
+            : ref.source.owner.type === 'user' &&
+              source.owner.type === 'User' &&
+              ref.source.owner.username === source.owner.id;
+        if (sameOwner && ref.source.id === source.repo.mnemonic && !ref.conceptVersion) {
+          code = ref.id;
+        }
+      } catch {
+        code = null;
+      }
+      if (code === null) {
+        throw AppError.field('parentConceptUrls', `'${url}' is not a concept of this source.`);
+      }
+      if (code === self) {
+        throw AppError.field('parentConceptUrls', 'A concept cannot be its own parent.');
+      }
+      if (!(await this.repos.concepts.findConcept(source.repo.id, code))) {
+        throw AppError.field('parentConceptUrls', `There is no concept '${code}' in this source.`);
+      }
+      if (!codes.includes(code)) codes.push(code);
+    }
+    return codes;
+  }
+
   private versionRow(
     source: RepoView,
     concept: ConceptEntity,
@@ -630,6 +729,7 @@ export class ConceptService {
       extras: content.extras,
       names: content.names.map(({ uuid: _uuid, ...name }) => name),
       descriptions: content.descriptions.map(({ uuid: _uuid, ...description }) => description),
+      parent_concept_urls: content.parentCodes.map((code) => conceptUrlIn(source, code)),
     });
     const display = displayNameOf(content.names, source.repo.defaultLocale);
     return {
@@ -656,6 +756,101 @@ export class ConceptService {
   }
 }
 
+/** The owner a path names, as the one-statement read looks it up. */
+function ownerKeyOf(owner: OwnerRef, actor: ServiceContext['actor']): ConceptReadKey['owner'] {
+  switch (owner.type) {
+    case 'org':
+      return { org: owner.id };
+    case 'user':
+      return { username: owner.username };
+    case 'self':
+      return { userId: actor.kind === 'user' ? actor.id : '0' };
+  }
+}
+
+/**
+ * The source a read found, checked as RepositoryService.get checks a path: the owner (an unknown
+ * one is a 404, a private org 401/403), then the source (404 when missing, of another kind or
+ * inactive; 401/403 when private), then the version (404).
+ */
+async function sourceOf(ctx: ServiceContext, ref: RepoRef, read: ConceptRead): Promise<RepoView> {
+  const { org, user, repo, version } = read;
+  let owner: RepoView['owner'];
+  switch (ref.owner.type) {
+    case 'org':
+      if (!org) throw AppError.notFound(`Organization '${ref.owner.id}'`);
+      if (ctx.actor.kind === 'user' && !ctx.actor.isSuperuser)
+        ctx.loaders.actorRole.prime(org.id, read.role);
+      await authorize(ctx, { action: 'org.view', org });
+      owner = { type: 'Organization', id: org.mnemonic, org };
+      break;
+    case 'user':
+      if (!user || (!user.isActive && !isSuperuser(ctx.actor)))
+        throw AppError.notFound(`User '${ref.owner.username}'`);
+      owner = { type: 'User', id: user.username, user };
+      break;
+    case 'self':
+      if (!user) throw AppError.notFound('User');
+      owner = { type: 'User', id: user.username, user };
+      break;
+  }
+  const label = ref.kind === 'source' ? 'Source' : 'Collection';
+  if (!repo || repo.kind !== ref.kind || (!repo.isActive && !isSuperuser(ctx.actor))) {
+    throw AppError.notFound(`${label} '${ref.id}'`);
+  }
+  await authorize(ctx, { action: 'repo.view', repo });
+  if (!version) {
+    throw AppError.notFound(
+      ref.version === 'latest'
+        ? `A released version of '${repo.mnemonic}'`
+        : `Version '${ref.version}' of '${repo.mnemonic}'`,
+    );
+  }
+  return { repo, owner, version };
+}
+
+/**
+ * Hands what a read found to the request's loaders, so that the version count, the mappings and
+ * their ends (MappingService.ofConcept, resolveEnds) are answered without another statement.
+ */
+function primeLoaders(
+  ctx: ServiceContext,
+  source: RepoView,
+  concept: ConceptEntity,
+  version: ConceptVersionEntity,
+  read: ConceptRead,
+  include: ConceptInclude,
+): void {
+  const { loaders } = ctx;
+  loaders.conceptById.prime(concept.id, concept);
+  loaders.conceptVersionCounts.prime(concept.id, read.versionCount);
+  if (version.validToSeq === null) loaders.currentConceptVersion.prime(concept.id, version);
+  loaders.repositoryById.prime(source.repo.id, source.repo);
+  if (source.version.seq === null) loaders.headVersion.prime(source.repo.id, source.version);
+  if (source.owner.org) loaders.orgById.prime(source.owner.org.id, source.owner.org);
+  if (source.owner.user) loaders.userById.prime(source.owner.user.id, source.owner.user);
+  for (const [inverse, rows] of [
+    [false, include.mappings ? read.mappings : null],
+    [true, include.inverseMappings ? read.inverseMappings : null],
+  ] as const) {
+    if (!rows) continue;
+    const key = conceptMappingsKey(source.repo.id, source.version.seq, concept.id, inverse);
+    loaders.conceptMappings.prime(
+      key,
+      rows.map((row) => row.version),
+    );
+    for (const row of rows) loaders.mappingById.prime(row.mapping.id, row.mapping);
+  }
+  if (read.head) loaders.headVersion.prime(source.repo.id, read.head);
+  for (const end of read.endSources) {
+    loaders.repositoryById.prime(end.repo.id, end.repo);
+    loaders.headVersion.prime(end.repo.id, end.head);
+  }
+  for (const org of read.endOrgs) loaders.orgById.prime(org.id, org);
+  for (const user of read.endUsers) loaders.userById.prime(user.id, user);
+  for (const [conceptId, name] of read.endNames) loaders.currentConceptName.prime(conceptId, name);
+}
+
 /** The display name: the preferred name in the source's default locale, else any preferred, else the first. */
 function displayNameOf(names: ConceptName[], defaultLocale: string): ConceptName | undefined {
   return (
@@ -674,6 +869,7 @@ function contentOf(version: ConceptVersionEntity): ConceptContent {
     descriptions: version.descriptions,
     extras: version.extras,
     retired: version.retired,
+    parentCodes: version.parentCodes,
   };
 }
 
@@ -724,4 +920,9 @@ function assertHeadPath(sourceRef: RepoRef): void {
 
 function conceptTaken(): AppError {
   return AppError.field('id', 'Concept ID must be unique within a source.');
+}
+
+/** The URL of a concept of a source, as `parent_concept_urls` name it. */
+function conceptUrlIn(source: RepoView, code: string): string {
+  return `${repoUrl(source.owner, 'source', source.repo.mnemonic)}concepts/${encodeURIComponent(code)}/`;
 }

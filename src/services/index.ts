@@ -2,6 +2,11 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
+import {
+  ADD_REFERENCES_TASK,
+  CollectionService,
+  type AddReferencesJob,
+} from './collection.service';
 import { ConceptService } from './concept.service';
 import { MappingService } from './mapping.service';
 import { ensureAdmin } from './bootstrap';
@@ -12,8 +17,14 @@ import { OrgService } from './org.service';
 import { RepositoryService } from './repository.service';
 export { refOf } from './repository.service';
 import { UserService } from './user.service';
+import { JobQueue } from '../jobs';
+import { TaskService } from './task.service';
+import { ReferenceResolver } from './reference-resolver';
+import { UrlRegistryService } from './url-registry.service';
 
 export { ANONYMOUS } from './context';
+export { isFinished } from '../jobs';
+export type { JobQueue, TaskHandle, TaskHandler, TaskState, TaskView } from '../jobs';
 export type { Actor, ServiceContext } from './context';
 export { isAuthenticated, isSuperuser } from './access';
 export { ADMIN_USERNAME } from './bootstrap';
@@ -24,8 +35,13 @@ export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
-export type { ConceptView, EditMode } from './concept.service';
+export type { ConceptInclude, ConceptView, EditMode } from './concept.service';
+export type { AddedReference, ExpansionView, ReferenceView } from './collection.service';
+export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
 export type { MappingView, ResolvedEnd } from './mapping.service';
+export type { ReferenceInput, Resolution } from './reference-resolver';
+export { registryEntryUrl } from './url-registry.service';
+export type { UrlRegistryEntryView } from './url-registry.service';
 export {
   ownerUrl,
   parseConceptUrl,
@@ -39,21 +55,49 @@ export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 /** Every service, wired once per process and shared by all three edges. */
 export class Services {
   private readonly repos: Repositories;
+  /** Background work: register handlers here; `createApp` starts and stops it. */
+  readonly jobs: JobQueue;
+  readonly tasks: TaskService;
   readonly users: UserService;
   readonly orgs: OrgService;
   readonly auth: AuthService;
   readonly repositories: RepositoryService;
   readonly concepts: ConceptService;
   readonly mappings: MappingService;
+  readonly collections: CollectionService;
+  readonly resolver: ReferenceResolver;
+  readonly urlRegistry: UrlRegistryService;
 
   constructor(dataSource: DataSource, mailer: Mailer) {
     this.repos = Repositories.of(dataSource);
+    this.jobs = new JobQueue(dataSource, this.repos);
+    this.tasks = new TaskService(this.jobs);
     this.users = new UserService(this.repos, mailer);
     this.orgs = new OrgService(this.repos, this.users);
     this.auth = new AuthService(this.repos, this.users);
     this.repositories = new RepositoryService(this.repos, this.users, this.orgs);
     this.concepts = new ConceptService(this.repos, this.repositories);
-    this.mappings = new MappingService(this.repos, this.repositories);
+    this.resolver = new ReferenceResolver(this.repos, this.repositories);
+    this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
+    this.mappings = new MappingService(this.repos, this.repositories, this.resolver);
+    this.collections = new CollectionService(
+      this.repos,
+      this.repositories,
+      this.resolver,
+      this.concepts,
+      this.mappings,
+      this.tasks,
+    );
+    this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
+      this.collections.runAddReferencesJob(
+        this.context(task.actor, task.log, task.baseUrl),
+        job,
+        (done, total, message) => task.progress(done, total, message),
+      ),
+    );
+    this.repositories.onCollectionVersion((r, ctx, view, autoexpand) =>
+      this.collections.expandNewVersion(r, ctx, view, autoexpand),
+    );
   }
 
   /** Creates the bootstrap superuser on first start; see `ensureAdmin`. */

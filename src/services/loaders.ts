@@ -11,7 +11,7 @@ import type {
   UserEntity,
 } from '../db/entities';
 import type { ContentCounts, OrgCounts, Repositories, UserCounts } from '../repositories';
-import type { Actor } from './actor';
+import { viewerOf, type Actor } from './actor';
 
 /** Per-request batch loaders: one query per kind of question, however many records ask it. */
 export interface Loaders {
@@ -35,6 +35,8 @@ export interface Loaders {
   conceptById: DataLoader<string, ConceptEntity | null>;
   /** The current (HEAD) version of a concept, by concept id. */
   currentConceptVersion: DataLoader<string, ConceptVersionEntity | null>;
+  /** The display name of a concept's current version (what a mapping end shows), by concept id. */
+  currentConceptName: DataLoader<string, string | null>;
   mappingById: DataLoader<string, MappingEntity | null>;
   /**
    * Mappings of a concept held in one source as of a change: key
@@ -104,6 +106,10 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       );
       return ids.map((id) => current.get(id) ?? null);
     }),
+    currentConceptName: new DataLoader(async (ids) => {
+      const names = await repos.concepts.currentNames(ids);
+      return ids.map((id) => names.get(id) ?? null);
+    }),
     mappingById: byIds((ids) => repos.mappings.findMappingsByIds(ids)),
     conceptMappings: new DataLoader(async (keys) => {
       // One query per (source, change, direction); usually one per request.
@@ -143,7 +149,7 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       return ids.map((id) => counts.get(id) ?? 0);
     }),
     contentCounts: new DataLoader(async (ids) => {
-      const counts = await repos.repos.contentCounts(ids);
+      const counts = await repos.repos.contentCounts(ids, viewerOf(actor));
       return ids.map((id) => counts.get(id) ?? { activeConcepts: 0, activeMappings: 0 });
     }),
   };

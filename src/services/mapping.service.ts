@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { HEAD, type MappingEntity, type MappingVersionEntity } from '../db/entities';
-import { AppError, isAppError } from '../errors';
+import { AppError } from '../errors';
 import {
   isUniqueViolation,
   type MappingScope,
@@ -16,8 +16,9 @@ import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
 import { conceptMappingsKey } from './loaders';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import type { ReferenceResolver } from './reference-resolver';
 import type { RepositoryService, RepoView } from './repository.service';
-import { parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from './urls';
+import { ownerUrl, parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from './urls';
 import { extras, mnemonic, parseInput, requiredText } from './validation';
 
 /** A mapping at one of its versions, in the source (at HEAD or a version) it was read through. */
@@ -98,6 +99,7 @@ export class MappingService {
   constructor(
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
+    private readonly resolver: ReferenceResolver,
   ) {}
 
   async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<MappingView> {
@@ -106,8 +108,8 @@ export class MappingService {
     const data = parseInput(createSchema, input);
     const content: MappingContent = {
       mapType: data.mapType,
-      from: await this.end(ctx, 'from', data, null),
-      to: await this.end(ctx, 'to', data, null),
+      from: await this.end(ctx, 'from', data, null, ownerUrl(source.owner)),
+      to: await this.end(ctx, 'to', data, null, ownerUrl(source.owner)),
       sortWeight: data.sortWeight ?? null,
       externalId: data.externalId ?? null,
       extras: data.extras ?? null,
@@ -129,8 +131,16 @@ export class MappingService {
                 source.repo.id,
                 settings.autoidMappingMnemonicStartFrom ?? 1,
               ));
-        if (content.externalId === null && settings.autoidMappingExternalId === 'uuid') {
-          content.externalId = crypto.randomUUID();
+        // spec core §4.6: external ids by the source's scheme too, sequential ones from `start_from`.
+        if (content.externalId === null && settings.autoidMappingExternalId) {
+          content.externalId =
+            settings.autoidMappingExternalId === 'uuid'
+              ? crypto.randomUUID()
+              : await repos.mappings.nextNumericId(
+                  source.repo.id,
+                  settings.autoidMappingExternalIdStartFrom ?? 1,
+                  'external_id',
+                );
         }
         const mapping = await repos.mappings.insertMapping({
           repositoryId: source.repo.id,
@@ -189,8 +199,8 @@ export class MappingService {
     const v = current.version;
     const content: MappingContent = {
       mapType: data.mapType ?? v.mapType ?? '',
-      from: await this.end(ctx, 'from', data, endOf(v, 'from')),
-      to: await this.end(ctx, 'to', data, endOf(v, 'to')),
+      from: await this.end(ctx, 'from', data, endOf(v, 'from'), ownerUrl(source.owner)),
+      to: await this.end(ctx, 'to', data, endOf(v, 'to'), ownerUrl(source.owner)),
       sortWeight: data.sortWeight !== undefined ? data.sortWeight : v.sortWeight,
       externalId: data.externalId !== undefined ? data.externalId : v.externalId,
       extras: data.extras !== undefined ? data.extras : v.extras,
@@ -258,6 +268,21 @@ export class MappingService {
         ownerType === undefined ? undefined : ownerType === 'user' ? 'User' : 'Organization',
     };
     return this.page(null, scope, params, (ids) => this.repositories.headViews(ctx, ids));
+  }
+
+  /**
+   * The members of a collection expansion held in `repositoryIds` (those the caller may see),
+   * with the mapping list parameters.
+   */
+  async listMembers(
+    ctx: ServiceContext,
+    expansionId: string,
+    repositoryIds: string[],
+    params: ListParams,
+  ): Promise<Page<MappingView>> {
+    return this.page(null, { scope: 'expansion', expansionId, repositoryIds }, params, (ids) =>
+      this.repositories.headViews(ctx, ids),
+    );
   }
 
   /** The mappings of a source at HEAD or a version (spec core §4.4 filters). */
@@ -362,9 +387,9 @@ export class MappingService {
     const repositoryId = version[`${side}RepositoryId`];
     const source = repositoryId ? await this.visibleSource(ctx, repositoryId) : null;
     const conceptId = version[`${side}ConceptId`];
-    const current =
-      source && conceptId ? await ctx.loaders.currentConceptVersion.load(conceptId) : null;
-    return { source, conceptName: current?.displayName ?? null };
+    const conceptName =
+      source && conceptId ? await ctx.loaders.currentConceptName.load(conceptId) : null;
+    return { source, conceptName };
   }
 
   private async visibleSource(ctx: ServiceContext, repositoryId: string): Promise<RepoView | null> {
@@ -487,6 +512,8 @@ export class MappingService {
     side: 'from' | 'to',
     data: MappingInput,
     kept: End | null,
+    // The owner of the mapping's source: canonical ends resolve in its namespace (spec operations §4.4).
+    namespace: string | null = null,
   ): Promise<End> {
     const get = (field: string): string | null | undefined =>
       (data as Record<string, string | null | undefined>)[`${side}${field}`];
@@ -532,7 +559,7 @@ export class MappingService {
         end = await this.resolve(ctx, ref, code);
         end.sourceVersion = ref.version ?? get('SourceVersion') ?? null;
       } else {
-        end = await this.resolveCanonical(ctx, sourceUrl, code);
+        end = await this.resolveCanonical(ctx, sourceUrl, code, namespace);
         end.sourceVersion = get('SourceVersion') ?? null;
       }
     }
@@ -540,10 +567,21 @@ export class MappingService {
     return end;
   }
 
-  /** A relative end: stored under the source's canonical relative URL when the source is known. */
+  /**
+   * A relative end, resolved as `$resolveReference` resolves the source's URL (at HEAD); stored
+   * under the source's relative URL. A source the caller cannot see (or that does not exist)
+   * stays an unresolved, external end.
+   */
   private async resolve(ctx: ServiceContext, ref: RepoRef, code: string): Promise<End> {
-    try {
-      const source = await this.repositories.get(ctx, { ...ref, version: undefined });
+    const owner =
+      ref.owner.type === 'org'
+        ? `/orgs/${ref.owner.id}/`
+        : ref.owner.type === 'user'
+          ? `/users/${ref.owner.username}/`
+          : '/user/';
+    const resolution = await this.resolver.resolve(ctx, `${owner}sources/${ref.id}/`);
+    const source = resolution.repo?.repo.kind === 'source' ? resolution.repo : null;
+    if (source) {
       const concept = await this.repos.concepts.findConcept(source.repo.id, code);
       return {
         sourceUrl: repoUrl(source.owner, 'source', source.repo.mnemonic),
@@ -553,51 +591,48 @@ export class MappingService {
         repositoryId: source.repo.id,
         conceptId: concept?.id ?? null,
       };
-    } catch (error) {
-      // A source the caller cannot see (or that does not exist) stays an unresolved, external end.
-      if (!isAppError(error) || !['NOT_FOUND', 'FORBIDDEN', 'UNAUTHENTICATED'].includes(error.code))
-        throw error;
-      const owner =
-        ref.owner.type === 'org'
-          ? `/orgs/${ref.owner.id}/`
-          : ref.owner.type === 'user'
-            ? `/users/${ref.owner.username}/`
-            : null;
-      const sourceUrl = owner ? `${owner}sources/${ref.id}/` : null;
-      return {
-        sourceUrl,
-        sourceVersion: null,
-        code,
-        name: null,
-        repositoryId: null,
-        conceptId: null,
-      };
-    }
-  }
-
-  /** A canonical end: resolved when a source the caller may see has that canonical URL. */
-  private async resolveCanonical(ctx: ServiceContext, url: string, code: string): Promise<End> {
-    const candidates = await this.repos.repos.findByCanonicalUrl(url);
-    for (const repo of candidates) {
-      if (repo.kind === 'source' && (await can(ctx, { action: 'repo.view', repo }))) {
-        const concept = await this.repos.concepts.findConcept(repo.id, code);
-        return {
-          sourceUrl: url,
-          sourceVersion: null,
-          code,
-          name: null,
-          repositoryId: repo.id,
-          conceptId: concept?.id ?? null,
-        };
-      }
     }
     return {
-      sourceUrl: url,
+      sourceUrl: ref.owner.type === 'self' ? null : `${owner}sources/${ref.id}/`,
       sourceVersion: null,
       code,
       name: null,
       repositoryId: null,
       conceptId: null,
+    };
+  }
+
+  /**
+   * A canonical end, stored as given. It resolves through the registries in the namespace of the
+   * mapping's source (spec operations §4.4). When no registry entry speaks for the URL and the
+   * namespace holds no source under it, a source elsewhere that the caller may see and that
+   * carries the URL still resolves it (a mapping end only describes its target; see README).
+   */
+  private async resolveCanonical(
+    ctx: ServiceContext,
+    url: string,
+    code: string,
+    namespace: string | null,
+  ): Promise<End> {
+    const resolution = await this.resolver.resolve(ctx, url, namespace);
+    let repositoryId: string | null =
+      resolution.repo?.repo.kind === 'source' ? resolution.repo.repo.id : null;
+    if (!repositoryId && resolution.registryEntryUrl === null) {
+      for (const repo of await this.repos.repos.findByCanonicalUrl(url)) {
+        if (repo.kind === 'source' && (await this.visibleSource(ctx, repo.id))) {
+          repositoryId = repo.id;
+          break;
+        }
+      }
+    }
+    const concept = repositoryId ? await this.repos.concepts.findConcept(repositoryId, code) : null;
+    return {
+      sourceUrl: url,
+      sourceVersion: null,
+      code,
+      name: null,
+      repositoryId,
+      conceptId: concept?.id ?? null,
     };
   }
 }

@@ -44,6 +44,13 @@ export interface Owner {
   user?: UserEntity;
 }
 
+export type CollectionVersionHook = (
+  r: Repositories,
+  ctx: ServiceContext,
+  collection: RepoView,
+  autoexpand: boolean,
+) => Promise<void>;
+
 /** A repository at one of its versions (HEAD included): what every read answers. */
 export interface RepoView {
   repo: RepositoryEntity;
@@ -170,6 +177,8 @@ const versionCreateSchema = z.object({
     .nullish(),
   externalId: shortText.optional(),
   extras: extras.optional(),
+  // A collection version evaluates its references into its own expansion unless false.
+  autoexpand: z.boolean({ error: 'Must be a boolean.' }).optional(),
 });
 const versionUpdateSchema = z.object({
   description: optionalText.optional(),
@@ -202,11 +211,18 @@ export interface RepoScope {
 
 /** Sources and collections (spec core §2.4, §2.5, §4.5–4.7) and their versions (§9). */
 export class RepositoryService {
+  private collectionVersionMade: CollectionVersionHook | null = null;
+
   constructor(
     private readonly repos: Repositories,
     private readonly users: UserService,
     private readonly orgs: OrgService,
   ) {}
+
+  /** What else happens, in the same transaction, when a collection version is made. */
+  onCollectionVersion(hook: CollectionVersionHook): void {
+    this.collectionVersionMade = hook;
+  }
 
   /** The owner named in a path; a private org answers 401/403, an unknown one 404. */
   async resolveOwner(ctx: ServiceContext, ref: OwnerRef): Promise<Owner> {
@@ -441,7 +457,7 @@ export class RepositoryService {
         if (data.previousVersion && !(await r.repos.findVersion(repo.id, data.previousVersion))) {
           throw AppError.field('previousVersion', `There is no version '${data.previousVersion}'.`);
         }
-        return r.repos.insertVersion({
+        const made = await r.repos.insertVersion({
           repositoryId: repo.id,
           mnemonic: data.id,
           seq: head.seq,
@@ -457,6 +473,15 @@ export class RepositoryService {
           createdBy: actor.username,
           updatedBy: actor.username,
         });
+        if (repo.kind === 'collection' && this.collectionVersionMade) {
+          await this.collectionVersionMade(
+            r,
+            ctx,
+            { repo, owner, version: made },
+            data.autoexpand ?? true,
+          );
+        }
+        return made;
       });
       return { repo, owner, version };
     } catch (error) {

@@ -396,3 +396,190 @@ describe('typos', () => {
     expect(nothing.body).toEqual([]);
   });
 });
+
+describe('a concept detail read (spec core §4.3, issue 4 read target)', () => {
+  const mapping = (url: string, user: TestUser, body: object) =>
+    request(t.app).post(`${url}mappings/`).set('Authorization', user.auth).send(body);
+
+  it('is one SQL statement, with the mappings and their resolved ends', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    await createConcept(src.url, src.owner, {
+      ...MALARIA,
+      id: 'B',
+      names: [{ name: 'Bee', locale: 'en' }],
+    });
+    const other = await source();
+    await createConcept(other.url, other.owner, {
+      ...MALARIA,
+      id: 'X',
+      names: [{ name: 'Ex', locale: 'en' }],
+    });
+    for (const body of [
+      {
+        map_type: 'SAME-AS',
+        from_concept_url: `${src.url}concepts/116128/`,
+        to_concept_url: `${src.url}concepts/B/`,
+      },
+      {
+        map_type: 'NARROWER-THAN',
+        from_concept_url: `${src.url}concepts/116128/`,
+        to_concept_url: `${other.url}concepts/X/`,
+      },
+      {
+        map_type: 'SAME-AS',
+        from_concept_url: `${src.url}concepts/116128/`,
+        to_source_url: 'http://hl7.org/fhir/sid/icd-10',
+        to_concept_code: 'B54',
+      },
+    ]) {
+      expect((await mapping(src.url, src.owner, body)).status).toBe(201);
+    }
+    t.queries.count = 0;
+    const res = await request(t.app).get(`${src.url}concepts/116128/`);
+    expect(t.queries.count).toBe(1);
+    expect(res.status).toBe(200);
+    expect(res.body.versions).toBe(1);
+    expect(
+      res.body.mappings.map((m: Record<string, unknown>) => [
+        m.map_type,
+        m.to_concept_code,
+        m.to_source_owner,
+        m.to_source_name,
+        m.to_concept_name_resolved,
+        m.from_concept_name_resolved,
+      ]),
+    ).toEqual([
+      ['NARROWER-THAN', 'X', other.org, 'S', 'Ex', 'Malaria'],
+      ['SAME-AS', 'B', src.org, 'S', 'Bee', 'Malaria'],
+      ['SAME-AS', 'B54', null, null, null, 'Malaria'],
+    ]);
+  });
+
+  it('shows every edit at once: new versions, renamed targets, retired mappings', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    await createConcept(src.url, src.owner, {
+      ...MALARIA,
+      id: 'B',
+      names: [{ name: 'Bee', locale: 'en' }],
+    });
+    const made = await mapping(src.url, src.owner, {
+      map_type: 'SAME-AS',
+      from_concept_url: `${src.url}concepts/116128/`,
+      to_concept_url: `${src.url}concepts/B/`,
+    });
+    interface Detail {
+      datatype: string;
+      versions: number;
+      mappings: Array<{ to_concept_name_resolved: string | null }>;
+    }
+    const read = async (): Promise<Detail> =>
+      (await request(t.app).get(`${src.url}concepts/116128/`)).body as Detail;
+    expect((await read()).mappings[0].to_concept_name_resolved).toBe('Bee');
+    await request(t.app)
+      .patch(`${src.url}concepts/B/`)
+      .set('Authorization', src.owner.auth)
+      .send({ names: [{ name: 'Wasp', locale: 'en', locale_preferred: true }] });
+    await request(t.app)
+      .patch(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth)
+      .send({ datatype: 'Coded' });
+    const edited = await read();
+    expect(edited).toMatchObject({ datatype: 'Coded', versions: 2 });
+    expect(edited.mappings[0].to_concept_name_resolved).toBe('Wasp');
+    await request(t.app)
+      .delete(`${src.url}mappings/${made.body.id}/`)
+      .set('Authorization', src.owner.auth);
+    expect((await read()).mappings).toEqual([]);
+  });
+
+  it('answers a path as the source endpoint does: unknown, private, version, latest, user', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner);
+    const same = async (sourceUrl: string, auth?: string) => {
+      const get = (url: string) => {
+        const req = request(t.app).get(url);
+        return auth ? req.set('Authorization', auth) : req;
+      };
+      const [repo, concept] = [await get(sourceUrl), await get(`${sourceUrl}concepts/116128/`)];
+      expect([sourceUrl, concept.status]).toEqual([sourceUrl, repo.status]);
+      return concept;
+    };
+    expect((await same(`/orgs/no-such-org/sources/S/`)).status).toBe(404);
+    expect((await same(`/orgs/${src.org}/sources/NOPE/`)).status).toBe(404);
+    expect((await same(`${src.url}v9/`)).status).toBe(404);
+    expect((await same(`${src.url}latest/`)).status).toBe(404);
+    await request(t.app)
+      .post(`${src.url}versions/`)
+      .set('Authorization', src.owner.auth)
+      .send({ id: 'v1', released: true });
+    await request(t.app)
+      .patch(`${src.url}concepts/116128/`)
+      .set('Authorization', src.owner.auth)
+      .send({ datatype: 'Coded' });
+    expect((await same(`${src.url}latest/`)).body.datatype).toBe('N/A');
+    expect((await same(`${src.url}HEAD/`)).body.datatype).toBe('Coded');
+    const old = await same(`${src.url}v1/`);
+    expect(old.body).toMatchObject({ datatype: 'N/A', is_latest_version: false });
+    const byVersion = await request(t.app).get(`${src.url}concepts/116128/${old.body.version}/`);
+    expect(byVersion.body.datatype).toBe('N/A');
+    expect((await request(t.app).get(`${src.url}concepts/116128/not-a-number/`)).status).toBe(404);
+
+    // A private org: 401 anonymous, 403 outsiders, 200 members (their role read with the rest).
+    const admin = await createUser(t);
+    const org = await createOrg(t, admin, { public_access: 'None' });
+    const member = await createUser(t);
+    await addMember(t, org.id, admin, member);
+    const privateUrl = `/orgs/${org.id}/sources/P/`;
+    await request(t.app)
+      .post(`/orgs/${org.id}/sources/`)
+      .set('Authorization', admin.auth)
+      .send({ id: 'P', name: 'P', public_access: 'None' });
+    await createConcept(privateUrl, admin);
+    expect((await same(privateUrl)).status).toBe(401);
+    expect((await same(privateUrl, (await createUser(t)).auth)).status).toBe(403);
+    expect((await same(privateUrl, member.auth)).status).toBe(200);
+
+    // A user's own source, by /users/:user/ and by /user/; a collection is not a source.
+    const user = await createUser(t);
+    await request(t.app)
+      .post(`/users/${user.username}/sources/`)
+      .set('Authorization', user.auth)
+      .send({ id: 'U', name: 'U' });
+    await createConcept(`/users/${user.username}/sources/U/`, user);
+    expect((await same(`/users/${user.username}/sources/U/`)).body.owner).toBe(user.username);
+    expect((await same(`/user/sources/U/`, user.auth)).body.owner_type).toBe('User');
+    expect((await request(t.app).get(`/user/sources/U/concepts/116128/`)).status).toBe(401);
+    expect((await same(`/users/no-such-user/sources/U/`)).status).toBe(404);
+    await request(t.app)
+      .post(`/users/${user.username}/collections/`)
+      .set('Authorization', user.auth)
+      .send({ id: 'C', name: 'C' });
+    expect(
+      (await request(t.app).get(`/users/${user.username}/sources/C/concepts/116128/`)).status,
+    ).toBe(404);
+  });
+});
+
+describe('list counts (spec core §2.1 num_found)', () => {
+  it('an unfiltered HEAD list counts active concepts as a filtered one would', async () => {
+    const src = await source();
+    for (const id of ['A', 'B', 'C']) await createConcept(src.url, src.owner, { ...MALARIA, id });
+    await request(t.app).delete(`${src.url}concepts/B/`).set('Authorization', src.owner.auth);
+    const found = async (query: Record<string, string> = {}) =>
+      Number((await request(t.app).get(`${src.url}concepts/`).query(query)).headers.num_found);
+    expect(await found()).toBe(2);
+    expect(await found({ limit: '1', page: '3' })).toBe(2);
+    expect(await found({ includeRetired: 'true' })).toBe(3);
+    expect(await found({ conceptClass: 'Diagnosis' })).toBe(2);
+    expect(await found({ q: 'malaria' })).toBe(2);
+    expect((await request(t.app).get(src.url)).body.active_concepts).toBe(2);
+    await request(t.app)
+      .put(`${src.url}concepts/B/reactivate/`)
+      .set('Authorization', src.owner.auth);
+    expect(await found()).toBe(3);
+    const page = await request(t.app).get(`${src.url}concepts/`).query({ limit: '2', page: '2' });
+    expect(page.body.map((c: { id: string }) => c.id)).toEqual(['C']);
+  });
+});

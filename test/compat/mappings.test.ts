@@ -341,3 +341,38 @@ describe('GET /mappings/ (spec core §4.4)', () => {
     expect((await request(t.app).get('/mappings/').query({ ownerType: 'Robot' })).status).toBe(400);
   });
 });
+
+describe('ids assigned to mappings by the source (spec core §4.6)', () => {
+  const ends = (to: string) => ({
+    map_type: 'SAME-AS',
+    from_source_url: '/orgs/X/sources/Y/',
+    from_concept_code: 'A',
+    to_source_url: 'http://example.org/codes',
+    to_concept_code: to,
+  });
+
+  it('sequential external ids start from the configured number and move past those in use', async () => {
+    const src = await source({
+      autoid_mapping_external_id: 'sequential',
+      autoid_mapping_external_id_start_from: 700,
+    });
+    const first = await post(src.url, src.owner, ends('1'));
+    expect(first.status).toBe(201);
+    expect(first.body.external_id).toBe('700');
+    const given = await post(src.url, src.owner, { ...ends('2'), external_id: '900' });
+    expect(given.body.external_id).toBe('900');
+    expect((await post(src.url, src.owner, ends('3'))).body.external_id).toBe('901');
+    const named = await post(src.url, src.owner, { ...ends('4'), external_id: 'kept' });
+    expect(named.body.external_id).toBe('kept');
+    expect((await post(src.url, src.owner, ends('5'))).body.external_id).toBe('902');
+  });
+
+  it('uuid external ids stay uuids, and without a scheme none is assigned', async () => {
+    const uuid = await source({ autoid_mapping_external_id: 'uuid' });
+    expect((await post(uuid.url, uuid.owner, ends('1'))).body.external_id).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
+    const none = await source();
+    expect((await post(none.url, none.owner, ends('1'))).body.external_id).toBeNull();
+  });
+});

@@ -1,5 +1,12 @@
 import request from 'supertest';
-import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  addMember,
+  createOrg,
+  createTestApp,
+  createUser,
+  type TestApp,
+  type TestUser,
+} from '../factories';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -191,5 +198,64 @@ describe('the concept shorthand', () => {
     );
     expect(byVersion.concept.datatype).toBe('N/A');
     expect(errorCode(await gql(t, undefined, q, { u: `${org.id}:S` }))).toBe('INVALID');
+  });
+});
+
+describe('concept(url) reads a concept as the REST detail does', () => {
+  it('with its mappings and their ends, seen fresh after an edit', async () => {
+    const src = await source();
+    await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
+    await gql(t, src.owner.auth, CREATE, {
+      s: src.url,
+      i: { ...MALARIA, id: 'B', names: [{ name: 'Bee', locale: 'en' }] },
+    });
+    await request(t.app)
+      .post(`${src.url}mappings/`)
+      .set('Authorization', src.owner.auth)
+      .send({
+        map_type: 'SAME-AS',
+        from_concept_url: `${src.url}concepts/116128/`,
+        to_concept_url: `${src.url}concepts/B/`,
+      });
+    const q = `query($u: String!) { concept(url: $u) { versionsCount mappings { mapType toConcept { id displayName } } } }`;
+    interface Read {
+      versionsCount: number;
+      mappings: Array<{ mapType: string; toConcept: { id: string; displayName: string } | null }>;
+    }
+    const read = async (): Promise<Read> =>
+      dataOf(await gql(t, undefined, q, { u: `${src.url}concepts/116128/` })).concept as Read;
+    expect(await read()).toEqual({
+      versionsCount: 1,
+      mappings: [{ mapType: 'SAME-AS', toConcept: { id: 'B', displayName: 'Bee' } }],
+    });
+    await request(t.app)
+      .patch(`${src.url}concepts/B/`)
+      .set('Authorization', src.owner.auth)
+      .send({ names: [{ name: 'Wasp', locale: 'en', locale_preferred: true }] });
+    expect((await read()).mappings[0].toConcept?.displayName).toBe('Wasp');
+  });
+
+  it('answers NOT_FOUND, UNAUTHENTICATED and FORBIDDEN for unknown and private paths', async () => {
+    const admin = await createUser(t);
+    const org = await createOrg(t, admin, { public_access: 'None' });
+    const member = await createUser(t);
+    await addMember(t, org.id, admin, member);
+    const url = `/orgs/${org.id}/sources/P/`;
+    await request(t.app)
+      .post(`/orgs/${org.id}/sources/`)
+      .set('Authorization', admin.auth)
+      .send({ id: 'P', name: 'P', public_access: 'None' });
+    await gql(t, admin.auth, CREATE, { s: url, i: MALARIA });
+    const q = `query($u: String!) { concept(url: $u) { id } }`;
+    const read = (auth: string | undefined, u: string) => gql(t, auth, q, { u });
+    expect(errorCode(await read(undefined, `${url}concepts/116128/`))).toBe('UNAUTHENTICATED');
+    expect(errorCode(await read((await createUser(t)).auth, `${url}concepts/116128/`))).toBe(
+      'FORBIDDEN',
+    );
+    expect(dataOf(await read(member.auth, `${url}concepts/116128/`)).concept).toEqual({
+      id: '116128',
+    });
+    expect(errorCode(await read(member.auth, `${url}concepts/nope/`))).toBe('NOT_FOUND');
+    expect(errorCode(await read(member.auth, `${url}v1/concepts/116128/`))).toBe('NOT_FOUND');
   });
 });

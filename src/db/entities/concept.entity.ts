@@ -78,6 +78,10 @@ export class ConceptVersionEntity {
   @Column({ type: 'jsonb', default: () => "'[]'::jsonb" })
   names: ConceptName[];
 
+  /** Ids of its parents in the same source (`parent_concept_urls`): the source's hierarchy. */
+  @Column({ name: 'parent_codes', type: 'text', array: true, default: () => "'{}'::text[]" })
+  parentCodes: string[];
+
   @Column({ type: 'jsonb', default: () => "'[]'::jsonb" })
   descriptions: ConceptDescription[];
 

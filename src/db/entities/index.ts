@@ -6,6 +6,7 @@ import { OrganizationEntity } from './organization.entity';
 import { RepositoryVersionEntity } from './repository-version.entity';
 import { RepositoryEntity } from './repository.entity';
 import { UserEntity } from './user.entity';
+import { UrlRegistryEntryEntity } from './url-registry-entry.entity';
 
 export {
   ApiTokenEntity,
@@ -18,6 +19,7 @@ export {
   RepositoryEntity,
   RepositoryVersionEntity,
   UserEntity,
+  UrlRegistryEntryEntity,
 };
 export type { ConceptDescription, ConceptName } from './concept.entity';
 export type { MemberRole } from './membership.entity';
@@ -37,4 +39,5 @@ export const entities = [
   ConceptVersionEntity,
   MappingEntity,
   MappingVersionEntity,
+  UrlRegistryEntryEntity,
 ];

@@ -74,6 +74,10 @@ export class RepositoryVersionEntity {
   @Column({ name: 'active_mappings', type: 'integer', nullable: true })
   activeMappings: number | null;
 
+  /** A collection version's default expansion, which its concept and mapping lists read. */
+  @Column({ name: 'expansion_id', type: 'bigint', nullable: true })
+  expansionId: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -3,6 +3,9 @@ import { RepositoryVersions1763800000000 } from './1763800000000-repository-vers
 import { ConceptContent1763900000000 } from './1763900000000-concept-content';
 import { MappingContent1764000000000 } from './1764000000000-mapping-content';
 import { VersionLookups1764100000000 } from './1764100000000-version-lookups';
+import { UrlRegistry1764200000000 } from './1764200000000-url-registry';
+import { Tasks1764250000000 } from './1764250000000-tasks';
+import { CollectionContent1764300000000 } from './1764300000000-collection-content';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -11,4 +14,7 @@ export const migrations = [
   ConceptContent1763900000000,
   MappingContent1764000000000,
   VersionLookups1764100000000,
+  UrlRegistry1764200000000,
+  Tasks1764250000000,
+  CollectionContent1764300000000,
 ];

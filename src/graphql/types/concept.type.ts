@@ -101,6 +101,9 @@ export class ConceptObject {
   @Field(() => GraphQLJSONObject)
   extras: Record<string, unknown>;
 
+  @Field(() => [String], { description: 'Its parents in the source (the hierarchy).' })
+  parentConceptUrls: string[];
+
   @Field(() => ChecksumsObject)
   checksums: ChecksumsObject;
 
@@ -155,6 +158,10 @@ export class ConceptObject {
         externalId: d.external_id,
       })),
       extras: version.extras ?? {},
+      parentConceptUrls: (version.parentCodes ?? []).map(
+        (code) =>
+          `${repoUrl(source.owner, 'source', source.repo.mnemonic)}concepts/${encodeURIComponent(code)}/`,
+      ),
       checksums: { standard: version.checksumStandard, smart: version.checksumSmart },
       isLatestVersion: version.validToSeq === null,
       updateComment: version.updateComment,
@@ -245,6 +252,12 @@ export class ConceptInput {
 
   @Field({ nullable: true })
   retired?: boolean;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'URLs of its parents in the same source (replaces the old ones).',
+  })
+  parentConceptUrls?: string[];
 
   @Field(() => String, { nullable: true })
   updateComment?: string | null;

@@ -1,0 +1,319 @@
+import DataLoader from 'dataloader';
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import {
+  Arg,
+  Args,
+  Ctx,
+  FieldResolver,
+  ID,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
+import { AppError } from '../../errors';
+import {
+  parseRepoUrl,
+  refOf,
+  type ConceptView,
+  type ExpansionCounts,
+  type ExpansionView,
+  type MappingView,
+  type Page,
+  type RepoRef,
+  type RepoView,
+} from '../../services';
+import type { GraphQLContext } from '../context';
+import {
+  AddedReferenceObject,
+  ExpansionListArgs,
+  ExpansionObject,
+  ExpansionPage,
+  ExpansionSummaryObject,
+  ReferenceListArgs,
+  ReferenceObject,
+  ReferencePage,
+} from '../types/collection.type';
+import { ConceptObject, ConceptPage } from '../types/concept.type';
+import {
+  ConceptListArgs,
+  conceptListParamsOf,
+  listParamsOf,
+  MappingListArgs,
+  mappingListParamsOf,
+} from '../types/list.args';
+import { MappingObject, MappingPage } from '../types/mapping.type';
+import { CollectionObject } from '../types/repository.type';
+
+const COLLECTION_URL =
+  'The collection URL (`/orgs/:org/collections/:collection/`); a version URL names that version.';
+
+/** The collection at a version, by default the one it was read at. */
+function versionRefOf(view: RepoView, version: string = view.version.mnemonic): RepoRef {
+  return { ...refOf(view), version };
+}
+
+function conceptPageOf(page: Page<ConceptView>): ConceptPage {
+  return { totalCount: page.total, items: page.items.map((view) => ConceptObject.from(view)) };
+}
+
+function mappingPageOf(page: Page<MappingView>): MappingPage {
+  return { totalCount: page.total, items: page.items.map((view) => MappingObject.from(view)) };
+}
+
+/** Per request (keyed by its loaders): every `Expansion.summary` asked is one service call. */
+const summaryLoaders = new WeakMap<object, DataLoader<ExpansionView, ExpansionCounts, string>>();
+
+function summaryLoader(ctx: GraphQLContext): DataLoader<ExpansionView, ExpansionCounts, string> {
+  let loader = summaryLoaders.get(ctx.loaders);
+  if (!loader) {
+    loader = new DataLoader<ExpansionView, ExpansionCounts, string>(
+      async (views) => {
+        const counts = await ctx.services.collections.summaries(ctx, [...views]);
+        return views.map(
+          (view) => counts.get(view.expansion.id) ?? { activeConcepts: 0, activeMappings: 0 },
+        );
+      },
+      { cacheKeyFn: (view) => view.expansion.id },
+    );
+    summaryLoaders.set(ctx.loaders, loader);
+  }
+  return loader;
+}
+
+/** `Collection.references/expansions/concepts/mappings`, as the collection version read sees them. */
+@Resolver(() => CollectionObject)
+export class CollectionContentResolver {
+  @FieldResolver(() => ReferencePage, {
+    description: 'References of this version; `q` searches the expressions.',
+  })
+  async references(
+    @Root() collection: CollectionObject,
+    @Args() args: ReferenceListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ReferencePage> {
+    const params = listParamsOf(args, {
+      include: args.include === undefined ? undefined : [String(args.include)],
+      resourceType: args.resourceType === undefined ? undefined : [args.resourceType],
+    });
+    const page = await ctx.services.collections.listReferences(
+      ctx,
+      versionRefOf(collection.view),
+      params,
+    );
+    return { totalCount: page.total, items: page.items.map((view) => ReferenceObject.from(view)) };
+  }
+
+  @FieldResolver(() => ExpansionPage, {
+    description: 'Expansions of this version (with `allVersions`, of every version).',
+  })
+  async expansions(
+    @Root() collection: CollectionObject,
+    @Args() args: ExpansionListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ExpansionPage> {
+    // The service lists across versions when the reference names none.
+    const ref = args.allVersions
+      ? { ...refOf(collection.view), version: undefined }
+      : versionRefOf(collection.view);
+    const page = await ctx.services.collections.listExpansions(ctx, ref, {
+      limit: args.limit,
+      offset: args.offset,
+      filters: {},
+    });
+    return { totalCount: page.total, items: page.items.map((view) => ExpansionObject.from(view)) };
+  }
+
+  @FieldResolver(() => ConceptPage, {
+    description:
+      "Concepts of this version's default expansion (HEAD: the auto-expansion that follows its references).",
+  })
+  async concepts(
+    @Root() collection: CollectionObject,
+    @Args() args: ConceptListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptPage> {
+    return conceptPageOf(
+      await ctx.services.collections.listConcepts(
+        ctx,
+        versionRefOf(collection.view),
+        conceptListParamsOf(args),
+      ),
+    );
+  }
+
+  @FieldResolver(() => MappingPage, {
+    description: "Mappings of this version's default expansion.",
+  })
+  async mappings(
+    @Root() collection: CollectionObject,
+    @Args() args: MappingListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingPage> {
+    return mappingPageOf(
+      await ctx.services.collections.listMappings(
+        ctx,
+        versionRefOf(collection.view),
+        mappingListParamsOf(args),
+      ),
+    );
+  }
+}
+
+/** References and expansions: the reads and writes of spec operations §1.1, §4.1. */
+@Resolver(() => ExpansionObject)
+export class CollectionResolver {
+  @Query(() => ReferenceObject, { description: 'One reference of a collection version.' })
+  async collectionReference(
+    @Arg('collection', { description: COLLECTION_URL }) collection: string,
+    @Arg('id', () => ID) id: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ReferenceObject> {
+    return ReferenceObject.from(
+      await ctx.services.collections.getReference(ctx, parseRepoUrl(collection, 'collection'), id),
+    );
+  }
+
+  @Query(() => ExpansionObject, { description: 'An expansion of a collection version.' })
+  async expansion(
+    @Arg('collection', { description: COLLECTION_URL }) collection: string,
+    @Arg('mnemonic') mnemonic: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ExpansionObject> {
+    return ExpansionObject.from(
+      await ctx.services.collections.getExpansion(
+        ctx,
+        parseRepoUrl(collection, 'collection'),
+        mnemonic,
+      ),
+    );
+  }
+
+  @FieldResolver(() => ExpansionSummaryObject, {
+    description: 'Active concepts and mappings (batched over every expansion of the request).',
+  })
+  async summary(
+    @Root() expansion: ExpansionObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ExpansionSummaryObject> {
+    return summaryLoader(ctx).load(expansion.view);
+  }
+
+  @FieldResolver(() => ConceptPage)
+  async concepts(
+    @Root() expansion: ExpansionObject,
+    @Args() args: ConceptListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptPage> {
+    const { collection, expansion: e } = expansion.view;
+    return conceptPageOf(
+      await ctx.services.collections.listConcepts(
+        ctx,
+        versionRefOf(collection, e.versionMnemonic),
+        conceptListParamsOf(args),
+        e.mnemonic,
+      ),
+    );
+  }
+
+  @FieldResolver(() => MappingPage)
+  async mappings(
+    @Root() expansion: ExpansionObject,
+    @Args() args: MappingListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingPage> {
+    const { collection, expansion: e } = expansion.view;
+    return mappingPageOf(
+      await ctx.services.collections.listMappings(
+        ctx,
+        versionRefOf(collection, e.versionMnemonic),
+        mappingListParamsOf(args),
+        e.mnemonic,
+      ),
+    );
+  }
+
+  @Mutation(() => [AddedReferenceObject], {
+    description:
+      'Adds references to HEAD: anything the REST `data` accepts (expressions, `{expressions}`, `{concepts, mappings, uri}`, expanded-form objects). Each answers on its own.',
+  })
+  async addReferences(
+    @Arg('collection', { description: COLLECTION_URL }) collection: string,
+    @Arg('references', () => GraphQLJSON) references: unknown,
+    @Arg('cascade', () => String, {
+      nullable: true,
+      description: '`sourcemappings` or `sourcetoconcepts`, for the concept references.',
+    })
+    cascade: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AddedReferenceObject[]> {
+    const ref = parseRepoUrl(collection, 'collection');
+    const results = await ctx.services.collections.addReferences(
+      ctx,
+      ref,
+      { data: references },
+      { cascade },
+    );
+    const head = await ctx.services.repositories.get(ctx, { ...ref, version: undefined });
+    return results.map((result) => AddedReferenceObject.from(result, head));
+  }
+
+  @Mutation(() => Int, {
+    description:
+      'Removes references from HEAD (versions keep theirs): by expression, by id, or `all`. Answers how many.',
+  })
+  async removeReferences(
+    @Arg('collection', { description: COLLECTION_URL }) collection: string,
+    @Arg('expressions', () => [String], { nullable: true }) expressions: string[] | null,
+    @Arg('ids', () => [ID], { nullable: true }) ids: string[] | null,
+    @Arg('all', { defaultValue: false }) all: boolean,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<number> {
+    if ([expressions != null, ids != null, all].filter(Boolean).length > 1) {
+      throw AppError.invalid('Give one of expressions, ids or all.');
+    }
+    const body = all ? { expressions: '*' } : expressions ? { expressions } : { ids };
+    return ctx.services.collections.removeReferences(
+      ctx,
+      parseRepoUrl(collection, 'collection'),
+      body,
+    );
+  }
+
+  @Mutation(() => ExpansionObject, {
+    description: 'Evaluates a collection version (its URL; none: HEAD) under the parameters.',
+  })
+  async createExpansion(
+    @Arg('collection', { description: COLLECTION_URL }) collection: string,
+    @Arg('mnemonic') mnemonic: string,
+    @Arg('parameters', () => GraphQLJSONObject, { nullable: true })
+    parameters: Record<string, unknown> | null,
+    @Arg('canonicalUrl', () => String, { nullable: true }) canonicalUrl: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ExpansionObject> {
+    return ExpansionObject.from(
+      await ctx.services.collections.createExpansion(ctx, parseRepoUrl(collection, 'collection'), {
+        mnemonic,
+        parameters: parameters ?? undefined,
+        canonicalUrl,
+      }),
+    );
+  }
+
+  @Mutation(() => Boolean, {
+    description: "Deletes an expansion; never HEAD's auto-expansion.",
+  })
+  async deleteExpansion(
+    @Arg('collection', { description: COLLECTION_URL }) collection: string,
+    @Arg('mnemonic') mnemonic: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.collections.deleteExpansion(
+      ctx,
+      parseRepoUrl(collection, 'collection'),
+      mnemonic,
+    );
+    return true;
+  }
+}

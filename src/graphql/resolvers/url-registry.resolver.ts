@@ -1,0 +1,122 @@
+import { GraphQLJSON } from 'graphql-scalars';
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { parseOwnerUrl, type OwnerRef } from '../../services';
+import type { GraphQLContext } from '../context';
+import { listParamsOf } from '../types/list.args';
+import { RepositoryObject, repositoryObject } from '../types/repository.type';
+import {
+  ReferenceResolutionType,
+  UrlRegistryEntryInput,
+  UrlRegistryEntryType,
+  UrlRegistryListArgs,
+  UrlRegistryPage,
+} from '../types/url-registry.type';
+
+const OWNER_DESCRIPTION =
+  'The registry: an owner URL (`/orgs/:org/`, `/users/:user/`, `/user/`); none or `/` is the global one.';
+
+/** The canonical URL registries (spec operations §4.6) and reference resolution (§4.4). */
+@Resolver()
+export class UrlRegistryResolver {
+  @Query(() => UrlRegistryPage, {
+    description: 'Entries of a registry; `q` searches url, name, namespace and extras.',
+  })
+  async urlRegistry(
+    @Args() args: UrlRegistryListArgs,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UrlRegistryPage> {
+    const params = listParamsOf(args, {
+      url: args.url?.trim() ? [args.url.trim()] : undefined,
+      namespace: args.namespace?.trim() ? [args.namespace.trim()] : undefined,
+    });
+    const page = await ctx.services.urlRegistry.list(ctx, registryOf(owner), params);
+    return { totalCount: page.total, items: page.items.map((v) => UrlRegistryEntryType.from(v)) };
+  }
+
+  @Query(() => UrlRegistryEntryType)
+  async urlRegistryEntry(
+    @Arg('id', () => ID) id: string,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UrlRegistryEntryType> {
+    return UrlRegistryEntryType.from(
+      await ctx.services.urlRegistry.get(ctx, registryOf(owner), id),
+    );
+  }
+
+  @Query(() => RepositoryObject, {
+    nullable: true,
+    description:
+      'The repository (at HEAD) a canonical URL is registered to in this registry (an owner registry falls back on the global one); null when none.',
+  })
+  async lookupUrl(
+    @Arg('url') url: string,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject | null> {
+    const repo = await ctx.services.urlRegistry.lookup(ctx, registryOf(owner), url);
+    return repo ? repositoryObject(repo) : null;
+  }
+
+  @Query(() => [ReferenceResolutionType], {
+    description:
+      'Resolves references (URL strings or `{url, version, namespace}` objects) as `$resolveReference` does; `namespace` defaults to global.',
+  })
+  async resolveReference(
+    @Arg('references', () => [GraphQLJSON]) references: unknown[],
+    @Arg('namespace', () => String, { nullable: true }) namespace: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ReferenceResolutionType[]> {
+    const { results } = await ctx.services.resolver.resolveRequest(ctx, references, namespace);
+    const timestamp = new Date();
+    return results.map((r) => ReferenceResolutionType.from(r, timestamp));
+  }
+
+  @Mutation(() => UrlRegistryEntryType, {
+    description:
+      'Global registry: superusers; an org registry: its members; a user registry: that user.',
+  })
+  async createUrlRegistryEntry(
+    @Arg('input') input: UrlRegistryEntryInput,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UrlRegistryEntryType> {
+    return UrlRegistryEntryType.from(
+      await ctx.services.urlRegistry.create(ctx, registryOf(owner), { ...input }),
+    );
+  }
+
+  @Mutation(() => UrlRegistryEntryType)
+  async updateUrlRegistryEntry(
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: UrlRegistryEntryInput,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UrlRegistryEntryType> {
+    return UrlRegistryEntryType.from(
+      await ctx.services.urlRegistry.update(ctx, registryOf(owner), id, { ...input }),
+    );
+  }
+
+  @Mutation(() => Boolean, { description: 'Deactivates the entry; its URL is free again.' })
+  async deleteUrlRegistryEntry(
+    @Arg('id', () => ID) id: string,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.urlRegistry.delete(ctx, registryOf(owner), id);
+    return true;
+  }
+}
+
+function registryOf(owner: string | null): OwnerRef | null {
+  const text = owner?.trim();
+  return text && text !== '/' ? parseOwnerUrl(text) : null;
+}

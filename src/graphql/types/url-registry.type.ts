@@ -1,0 +1,161 @@
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import {
+  ownerUrl,
+  registryEntryUrl,
+  type Resolution,
+  type UrlRegistryEntryView,
+} from '../../services';
+import { ListArgs } from './list.args';
+import { RepositoryObject, repositoryObject } from './repository.type';
+
+@ObjectType('UrlRegistryEntry', {
+  description: 'An entry of a canonical URL registry (spec operations §2.3).',
+})
+export class UrlRegistryEntryType {
+  @Field(() => ID)
+  id: string;
+
+  @Field({ description: 'The canonical URL.' })
+  url: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Where the repository registered under the URL lives: `/orgs/:org/` or `/users/:user/`.',
+  })
+  namespace: string | null;
+
+  @Field(() => String, { nullable: true })
+  name: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  extras: Record<string, unknown> | null;
+
+  @Field()
+  isActive: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Org id or username; null: global.' })
+  owner: string | null;
+
+  @Field(() => String, { nullable: true, description: '`Organization`, `User`, or null.' })
+  ownerType: string | null;
+
+  @Field({ description: '`/` for the global registry.' })
+  ownerUrl: string;
+
+  @Field({ description: 'The REST URL of this entry.' })
+  entryUrl: string;
+
+  @Field()
+  createdAt: Date;
+
+  @Field(() => String, { nullable: true })
+  createdBy: string | null;
+
+  @Field()
+  updatedAt: Date;
+
+  @Field(() => String, { nullable: true })
+  updatedBy: string | null;
+
+  static from(view: UrlRegistryEntryView): UrlRegistryEntryType {
+    const { entry, owner } = view;
+    return Object.assign(new UrlRegistryEntryType(), {
+      id: entry.id,
+      url: entry.url,
+      namespace: entry.namespace,
+      name: entry.name,
+      extras: entry.extras,
+      isActive: entry.isActive,
+      owner: owner?.id ?? null,
+      ownerType: owner?.type ?? null,
+      ownerUrl: owner ? ownerUrl(owner) : '/',
+      entryUrl: registryEntryUrl(view),
+      createdAt: entry.createdAt,
+      createdBy: entry.createdBy,
+      updatedAt: entry.updatedAt,
+      updatedBy: entry.updatedBy,
+    });
+  }
+}
+
+@ObjectType('UrlRegistryPage')
+export class UrlRegistryPage {
+  @Field(() => Int)
+  totalCount: number;
+
+  @Field(() => [UrlRegistryEntryType])
+  items: UrlRegistryEntryType[];
+}
+
+@InputType('UrlRegistryEntryInput', { description: 'Only the fields sent change on update.' })
+export class UrlRegistryEntryInput {
+  @Field({ nullable: true, description: 'The canonical URL (required on create).' })
+  url?: string;
+
+  @Field(() => String, { nullable: true })
+  namespace?: string | null;
+
+  @Field(() => String, { nullable: true })
+  name?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  extras?: Record<string, unknown> | null;
+}
+
+@ArgsType()
+export class UrlRegistryListArgs extends ListArgs {
+  @Field({ nullable: true, description: 'Entries for exactly this canonical URL.' })
+  url?: string;
+
+  @Field({ nullable: true, description: 'Entries pointing at this namespace (`/orgs/:org/`).' })
+  namespace?: string;
+}
+
+@ObjectType('ReferenceResolution', {
+  description: 'What one reference resolved to (spec operations §2.5).',
+})
+export class ReferenceResolutionType {
+  @Field({ description: '`relative` or `canonical`.' })
+  referenceType: string;
+
+  @Field()
+  timestamp: Date;
+
+  @Field()
+  resolved: boolean;
+
+  @Field(() => GraphQLJSON, { description: 'The reference as given.' })
+  request: unknown;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The repository URL without concept path, parameters or piped version.',
+  })
+  resolutionUrl: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The REST URL of the registry entry used, if one was.',
+  })
+  urlRegistryEntry: string | null;
+
+  @Field(() => RepositoryObject, {
+    nullable: true,
+    description: 'The repository at the version the reference resolved to.',
+  })
+  result: RepositoryObject | null;
+
+  static from(resolution: Resolution, timestamp: Date): ReferenceResolutionType {
+    return Object.assign(new ReferenceResolutionType(), {
+      referenceType: resolution.referenceType,
+      timestamp,
+      resolved: resolution.resolved,
+      request: resolution.request,
+      resolutionUrl: resolution.resolutionUrl,
+      urlRegistryEntry: resolution.registryEntryUrl,
+      result: resolution.repo ? repositoryObject(resolution.repo) : null,
+    });
+  }
+}

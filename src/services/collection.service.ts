@@ -1,0 +1,870 @@
+import { z } from 'zod';
+import { HEAD, type ConceptName } from '../db/entities';
+import { AppError } from '../errors';
+import {
+  AUTO_EXPANSION,
+  referenceKey,
+  type ExpansionCounts,
+  type ExpansionRow,
+  type NewReference,
+  type ReferenceRow,
+  type Repositories,
+  type ResolvedSystem,
+  type Selection,
+} from '../repositories';
+import { authorize, can, requireUser, viewerOf } from './access';
+import type { ConceptService, ConceptView } from './concept.service';
+import type { ServiceContext } from './context';
+import {
+  parseExpansionParameters,
+  type ExpansionParameters,
+  type SystemVersion,
+} from './expansion-parameters';
+import { pageOf, windowOf, type ListParams, type Page } from './list';
+import type { MappingService, MappingView } from './mapping.service';
+import type { ReferenceResolver, Resolution } from './reference-resolver';
+import { cascadeModeOf, referencesOfBody, removalOf } from './reference-input';
+import type { RepositoryService, RepoView } from './repository.service';
+import type { TaskService } from './task.service';
+import { ownerUrl, repoUrl, type OwnerRef, type RepoRef } from './urls';
+import type { TaskView } from '../jobs';
+import { mnemonic, parseInput } from './validation';
+
+/** A reference of a collection version. */
+export interface ReferenceView {
+  collection: RepoView;
+  reference: ReferenceRow;
+}
+
+/** The answer for one reference of an add (OCL `{added, expression, message}`). */
+export interface AddedReference {
+  added: boolean;
+  expression: string;
+  message: string;
+  reference?: ReferenceRow;
+}
+
+export interface ExpansionView {
+  collection: RepoView;
+  expansion: ExpansionRow;
+}
+
+/** The task kind of a background reference add. */
+export const ADD_REFERENCES_TASK = 'collection.references.add';
+/** Adds of more references than this run as a background task. */
+export const BACKGROUND_THRESHOLD = 2_000;
+
+export interface AddReferencesJob {
+  ref: RepoRef;
+  body: unknown;
+  cascade: string | null;
+}
+
+/** How an expansion is evaluated. */
+interface Evaluation {
+  expansionId: string;
+  parameters: ExpansionParameters;
+  /**
+   * Store the version of every member read (a frozen collection version, an expansion made
+   * once); otherwise references without a version follow their target (the HEAD auto-expansion).
+   */
+  pinAll: boolean;
+}
+
+const expansionCreateSchema = z.object({
+  mnemonic,
+  parameters: z.unknown().optional(),
+  canonicalUrl: z
+    .string({ error: 'Must be a string.' })
+    .trim()
+    .max(1000)
+    .nullish()
+    .transform((v) => v || null),
+});
+
+/**
+ * Collections at work (spec operations §1.1, §2.1, §2.4, §4.1): references added and removed in
+ * HEAD (each change a new collection change number, so versions keep theirs), and expansions
+ * that evaluate a version's references into concepts and mappings. The HEAD auto-expansion
+ * follows every reference change incrementally; a new version evaluates its own.
+ */
+export class CollectionService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly repositories: RepositoryService,
+    private readonly resolver: ReferenceResolver,
+    private readonly concepts: ConceptService,
+    private readonly mappings: MappingService,
+    private readonly tasks: TaskService,
+  ) {}
+
+  // ------------------------------------------------------------------------------------------
+  // References
+
+  /**
+   * Adds references to HEAD and evaluates them into its auto-expansion, in one transaction. Each
+   * reference answers on its own: a duplicate, a malformed one, one that resolves to nothing the
+   * caller can see, or one naming a concept or mapping its repository lacks is not added.
+   */
+  async addReferences(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    body: unknown,
+    options: {
+      cascade?: string | null;
+      progress?: (done: number, total: number | null, message?: string) => Promise<void>;
+    } = {},
+  ): Promise<AddedReference[]> {
+    const actor = requireUser(ctx);
+    const collection = await this.writableCollection(ctx, ref);
+    const items = referencesOfBody(body, options.cascade?.toLowerCase() ?? null);
+    const progress = options.progress ?? (async () => undefined);
+    await progress(0, items.length, 'Checking the references');
+    const results: AddedReference[] = new Array<AddedReference>(items.length);
+    const candidates: Array<{ index: number; reference: NewReference }> = [];
+    const seen = new Set<string>();
+    items.forEach((item, index) => {
+      if (!item.ok) {
+        results[index] = { added: false, expression: item.expression, message: item.message };
+        return;
+      }
+      const key = referenceKey(item.reference.expression, item.reference.include);
+      if (seen.has(key)) {
+        results[index] = refused(item.reference, 'The same reference is given twice.');
+        return;
+      }
+      seen.add(key);
+      candidates.push({ index, reference: item.reference });
+    });
+
+    const existing = await this.repos.collections.currentByExpression(
+      collection.repo.id,
+      candidates.map((c) => c.reference.expression),
+    );
+    const fresh = candidates.filter(({ index, reference }) => {
+      const id = existing.get(referenceKey(reference.expression, reference.include));
+      if (id === undefined) return true;
+      results[index] = refused(reference, `Already in the collection (reference ${id}).`);
+      return false;
+    });
+
+    const resolutions = await this.resolveAll(
+      ctx,
+      fresh.map((c) => c.reference),
+      collection,
+    );
+    const resolvable = fresh.filter(({ index, reference }, i) => {
+      if (resolutions[i].resolved) return true;
+      results[index] = refused(
+        reference,
+        `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
+      );
+      return false;
+    });
+
+    await progress(0, items.length, 'Evaluating the references');
+    if (resolvable.length > 0) {
+      await this.repos.transaction(async (r) => {
+        const seq = await r.repos.nextChange(collection.repo.id);
+        const rows = await r.collections.insertReferences(
+          collection.repo.id,
+          seq,
+          actor.username,
+          resolvable.map((c) => c.reference),
+        );
+        const byKey = new Map(rows.map((row) => [referenceKey(row.expression, row.include), row]));
+        const expansionId = await this.headExpansionId(r, collection);
+        await this.evaluate(
+          r,
+          ctx,
+          collection,
+          { expansionId, parameters: {}, pinAll: false },
+          rows,
+        );
+        // A reference naming one concept or mapping that its repository lacks adds nothing.
+        const counts = await r.collections.rowCounts(
+          expansionId,
+          rows.map((row) => row.id),
+        );
+        const empty = new Set(
+          rows.filter((row) => row.code !== null && !counts.get(row.id)).map((row) => row.id),
+        );
+        if (empty.size > 0) await r.collections.deleteReferences([...empty]);
+        const touched = await r.collections.objectsOf(
+          expansionId,
+          rows.filter((row) => !empty.has(row.id)).map((row) => row.id),
+        );
+        await r.collections.recomputeMembers(expansionId, 'c', touched.c);
+        await r.collections.recomputeMembers(expansionId, 'm', touched.m);
+        await r.collections.touchExpansion(expansionId);
+        for (const { index, reference } of resolvable) {
+          const row = byKey.get(referenceKey(reference.expression, reference.include))!;
+          results[index] = empty.has(row.id)
+            ? refused(
+                reference,
+                `${reference.resourceType} '${reference.code}' is not in '${systemLabel(reference)}'.`,
+              )
+            : {
+                added: true,
+                expression: reference.expression,
+                message: `Added (reference ${row.id}).`,
+                reference: row,
+              };
+        }
+      });
+    }
+    await progress(items.length, items.length, 'Done');
+    return results;
+  }
+
+  /**
+   * An add as the caller asked for it: at once, or — when `background` is asked or the request
+   * holds more than `BACKGROUND_THRESHOLD` references — as a task whose result is the same
+   * answer (spec: large adds must not time out). The body is checked before it is queued.
+   */
+  async addReferencesOrQueue(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    body: unknown,
+    options: { cascade?: string | null; background?: boolean },
+  ): Promise<{ results: AddedReference[] } | { task: TaskView }> {
+    const collection = await this.writableCollection(ctx, ref);
+    const count = referencesOfBody(body, options.cascade?.toLowerCase() ?? null).length;
+    if (!options.background && count <= BACKGROUND_THRESHOLD) {
+      return { results: await this.addReferences(ctx, ref, body, options) };
+    }
+    const payload: AddReferencesJob = {
+      ref: { ...ref, owner: ownerRefOf(collection), version: undefined },
+      body,
+      cascade: options.cascade ?? null,
+    };
+    const task = await this.tasks.enqueue(ctx, ADD_REFERENCES_TASK, payload, {
+      summary: `Add ${count} reference${count === 1 ? '' : 's'} to ${collection.repo.mnemonic}`,
+    });
+    return { task };
+  }
+
+  /** The background side of `addReferencesOrQueue`. */
+  async runAddReferencesJob(
+    ctx: ServiceContext,
+    job: AddReferencesJob,
+    progress: (done: number, total: number | null, message?: string) => Promise<void>,
+  ): Promise<object[]> {
+    const results = await this.addReferences(ctx, job.ref, job.body, {
+      cascade: job.cascade,
+      progress,
+    });
+    return results.map((r) => ({ added: r.added, expression: r.expression, message: r.message }));
+  }
+
+  /** References of a collection version (HEAD when none is named), `q` over the expressions. */
+  async listReferences(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    params: ListParams,
+  ): Promise<Page<ReferenceView>> {
+    const collection = await this.collection(ctx, ref);
+    const include = params.filters.include?.[0];
+    const resourceType = params.filters.resourceType?.[0];
+    if (resourceType !== undefined && resourceType !== 'Concept' && resourceType !== 'Mapping') {
+      throw AppError.field('resourceType', 'Must be Concept or Mapping.');
+    }
+    const slice = await this.repos.collections.listReferences(
+      collection.repo.id,
+      collection.version.seq,
+      {
+        q: params.q,
+        include: include === undefined ? undefined : include === 'true',
+        resourceType,
+      },
+      windowOf(params),
+    );
+    return pageOf(
+      slice.rows.map((reference) => ({ collection, reference })),
+      slice.total,
+      params,
+    );
+  }
+
+  async getReference(ctx: ServiceContext, ref: RepoRef, id: string): Promise<ReferenceView> {
+    const collection = await this.collection(ctx, ref);
+    const [reference] = await this.repos.collections.referencesAt(
+      collection.repo.id,
+      collection.version.seq,
+      { ids: [id] },
+    );
+    if (!reference) throw AppError.notFound(`Reference '${id}'`);
+    return { collection, reference };
+  }
+
+  async removeReference(ctx: ServiceContext, ref: RepoRef, id: string): Promise<void> {
+    const removed = await this.remove(ctx, ref, { ids: [id] });
+    if (removed === 0) throw AppError.notFound(`Reference '${id}'`);
+  }
+
+  /**
+   * Removes references from HEAD (`{expressions: [...] | "*"}` or `{ids: [...]}`); versions keep
+   * theirs. The auto-expansion drops what only they held. Answers how many were removed.
+   */
+  async removeReferences(ctx: ServiceContext, ref: RepoRef, body: unknown): Promise<number> {
+    return this.remove(ctx, ref, removalOf(body));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Expansions
+
+  /** spec operations §4.1: an expansion of a collection version with its parameters. */
+  async createExpansion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<ExpansionView> {
+    const actor = requireUser(ctx);
+    const collection = await this.collection(ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo: collection.repo });
+    const data = parseInput(expansionCreateSchema, input);
+    const { parsed, stored } = parseExpansionParameters(data.parameters);
+    if (await this.repos.collections.mnemonicTaken(collection.version.id, data.mnemonic)) {
+      throw new AppError(
+        'CONFLICT',
+        `Version '${collection.version.mnemonic}' already has an expansion '${data.mnemonic}'.`,
+      );
+    }
+    const expansionId = await this.repos.transaction(async (r) => {
+      const id = await r.collections.insertExpansion({
+        collectionId: collection.repo.id,
+        versionId: collection.version.id,
+        mnemonic: data.mnemonic,
+        parameters: stored,
+        canonicalUrl: data.canonicalUrl ?? collection.repo.canonicalUrl,
+        createdBy: actor.username,
+      });
+      await this.evaluateVersion(r, ctx, collection, {
+        expansionId: id,
+        parameters: parsed,
+        pinAll: true,
+      });
+      if (collection.version.expansionId === null)
+        await r.collections.setDefaultExpansion(collection.version.id, id);
+      return id;
+    });
+    return {
+      collection,
+      expansion: (await this.repos.collections.findExpansionById(expansionId))!,
+    };
+  }
+
+  /** Expansions of one version, or (no version named) of every version of the collection. */
+  async listExpansions(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    params: ListParams,
+  ): Promise<Page<ExpansionView>> {
+    const collection = await this.collection(ctx, ref);
+    const slice = await this.repos.collections.listExpansions(
+      ref.version === undefined
+        ? { collectionId: collection.repo.id }
+        : { versionId: collection.version.id },
+      windowOf(params),
+    );
+    return pageOf(
+      slice.rows.map((expansion) => ({ collection, expansion })),
+      slice.total,
+      params,
+    );
+  }
+
+  async getExpansion(ctx: ServiceContext, ref: RepoRef, mnemonic: string): Promise<ExpansionView> {
+    const collection = await this.collection(ctx, ref);
+    return { collection, expansion: await this.findExpansion(collection, mnemonic) };
+  }
+
+  /** Deletes an expansion; never the auto-expansion HEAD keeps following its references. */
+  async deleteExpansion(ctx: ServiceContext, ref: RepoRef, mnemonic: string): Promise<void> {
+    const collection = await this.collection(ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo: collection.repo });
+    const expansion = await this.findExpansion(collection, mnemonic);
+    if (collection.version.mnemonic === HEAD && expansion.mnemonic === AUTO_EXPANSION) {
+      throw new AppError(
+        'NOT_ALLOWED',
+        `'${AUTO_EXPANSION}' follows the references of HEAD and cannot be deleted.`,
+      );
+    }
+    await this.repos.collections.deleteExpansion(expansion.id);
+  }
+
+  /** Active concepts and mappings of each expansion (the `summary` of spec operations §2.1). */
+  async summaries(
+    ctx: ServiceContext,
+    expansions: ExpansionView[],
+  ): Promise<Map<string, ExpansionCounts>> {
+    return this.repos.collections.expansionCounts(
+      expansions.map((e) => e.expansion.id),
+      viewerOf(ctx.actor),
+    );
+  }
+
+  /**
+   * The concepts of a collection version (its default expansion) or of one of its expansions,
+   * with the concept list parameters; only members from repositories the caller may see.
+   */
+  async listConcepts(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    params: ListParams,
+    expansionMnemonic?: string,
+  ): Promise<Page<ConceptView>> {
+    const { expansion, repositoryIds } = await this.readableExpansion(ctx, ref, expansionMnemonic);
+    if (!expansion) return pageOf([], 0, params);
+    const p = parseExpansionParameters(expansion.parameters).parsed;
+    const page = await windowed(params, p, (window) =>
+      this.concepts.listMembers(ctx, expansion.id, repositoryIds, window),
+    );
+    // What the expansion says about how its concepts are shown (spec operations §2.2, §2.4):
+    // a reference's `display`, else the name in `displayLanguage`; names and descriptions.
+    const displays = await this.repos.collections.displays(
+      expansion.id,
+      page.items.map((v) => v.concept.id),
+    );
+    const designations = p.includeDesignations ?? false;
+    const definition = p.includeDefinition ?? false;
+    return {
+      ...page,
+      items: page.items.map((view) => {
+        const display = displays.get(view.concept.id);
+        const name = p.displayLanguage ? nameIn(view.version.names, p.displayLanguage) : undefined;
+        const version =
+          display !== undefined
+            ? { ...view.version, displayName: display, displayLocale: null }
+            : name
+              ? { ...view.version, displayName: name.name, displayLocale: name.locale }
+              : view.version;
+        return {
+          ...view,
+          version,
+          ...(designations || definition ? { expansion: { designations, definition } } : {}),
+        };
+      }),
+    };
+  }
+
+  async listMappings(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    params: ListParams,
+    expansionMnemonic?: string,
+  ): Promise<Page<MappingView>> {
+    const { expansion, repositoryIds } = await this.readableExpansion(ctx, ref, expansionMnemonic);
+    if (!expansion) return pageOf([], 0, params);
+    const p = parseExpansionParameters(expansion.parameters).parsed;
+    return windowed(params, p, (window) =>
+      this.mappings.listMembers(ctx, expansion.id, repositoryIds, window),
+    );
+  }
+
+  /**
+   * Called when a collection version is made (inside its transaction): evaluates the version's
+   * references into its own expansion, its default, unless `autoexpand` is false.
+   */
+  async expandNewVersion(
+    r: Repositories,
+    ctx: ServiceContext,
+    collection: RepoView,
+    autoexpand: boolean,
+  ): Promise<void> {
+    if (!autoexpand) return;
+    const expansionId = await r.collections.insertExpansion({
+      collectionId: collection.repo.id,
+      versionId: collection.version.id,
+      mnemonic: `autoexpand-${collection.version.mnemonic}`,
+      parameters: {},
+      canonicalUrl: collection.repo.canonicalUrl,
+      createdBy: collection.version.createdBy,
+    });
+    await this.evaluateVersion(r, ctx, collection, { expansionId, parameters: {}, pinAll: true });
+    await r.collections.setDefaultExpansion(collection.version.id, expansionId);
+    collection.version.expansionId = expansionId;
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  private async remove(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    which: { all: true } | { expressions: string[] } | { ids: string[] },
+  ): Promise<number> {
+    const collection = await this.writableCollection(ctx, ref);
+    return this.repos.transaction(async (r) => {
+      const seq = await r.repos.nextChange(collection.repo.id);
+      const current = await r.collections.referencesAt(
+        collection.repo.id,
+        null,
+        'all' in which ? undefined : which,
+      );
+      if (current.length === 0) return 0;
+      const ids = await r.collections.endReferences(
+        collection.repo.id,
+        current.map((c) => c.id),
+        seq,
+      );
+      const expansionId = await this.headExpansionId(r, collection);
+      const touched = await r.collections.deleteRowsOf(expansionId, ids);
+      await r.collections.recomputeMembers(expansionId, 'c', touched.c);
+      await r.collections.recomputeMembers(expansionId, 'm', touched.m);
+      await r.collections.touchExpansion(expansionId);
+      return ids.length;
+    });
+  }
+
+  /** Evaluates every reference of the collection version into an (empty) expansion. */
+  private async evaluateVersion(
+    r: Repositories,
+    ctx: ServiceContext,
+    collection: RepoView,
+    evaluation: Evaluation,
+  ): Promise<void> {
+    const references = await r.collections.referencesAt(collection.repo.id, collection.version.seq);
+    const resolved = await this.evaluate(r, ctx, collection, evaluation, references);
+    await r.collections.recomputeMembers(evaluation.expansionId, 'c');
+    await r.collections.recomputeMembers(evaluation.expansionId, 'm');
+    await r.collections.finishExpansion(evaluation.expansionId, resolved);
+  }
+
+  /**
+   * Evaluates references into an expansion's reference rows, set-based: references naming one
+   * concept or mapping of the same repository version go in one statement per repository; the
+   * rest (whole repositories, filters, cascades, other collections) one statement each.
+   * Answers the systems it resolved (or could not).
+   */
+  private async evaluate(
+    r: Repositories,
+    ctx: ServiceContext,
+    collection: RepoView,
+    evaluation: Evaluation,
+    references: ReferenceRow[],
+  ): Promise<ResolvedSystem[]> {
+    const p = evaluation.parameters;
+    let targets = references
+      .map((reference) => ({ reference, system: systemOf(reference, p, [reference.system!]) }))
+      .filter((t): t is { reference: ReferenceRow; system: SystemVersion } => t.system !== null);
+    let resolutions = await this.resolveAll(
+      ctx,
+      targets.map((t) => ({ ...t.reference, ...t.system })),
+      collection,
+    );
+    if (p.excludeSystem || p.systemVersion || p.checkSystemVersion || p.forceSystemVersion) {
+      // A repository also answers to its canonical URL and its own relative URL, whichever
+      // form the reference used: the system parameters are applied again on all of them.
+      const again = targets.map(({ reference, system }, i) => {
+        const view = resolutions[i].repo;
+        if (!view) return { reference, system, changed: false };
+        const names = [
+          reference.system!,
+          repoUrl(view.owner, view.repo.kind, view.repo.mnemonic),
+          ...(view.repo.canonicalUrl ? [view.repo.canonicalUrl] : []),
+        ];
+        const named = systemOf(reference, p, names);
+        return {
+          reference,
+          system: named ? { system: system.system, version: named.version } : null,
+          changed: named === null || named.version !== system.version,
+        };
+      });
+      const changed = again.filter((t) => t.system !== null && t.changed);
+      const redone = await this.resolveAll(
+        ctx,
+        changed.map((t) => ({ ...t.reference, ...t.system! })),
+        collection,
+      );
+      const byReference = new Map(changed.map((t, i) => [t.reference.id, redone[i]]));
+      const kept = again
+        .map((t, i) => ({ ...t, resolution: byReference.get(t.reference.id) ?? resolutions[i] }))
+        .filter((t) => t.system !== null);
+      targets = kept.map((t) => ({ reference: t.reference, system: t.system! }));
+      resolutions = kept.map((t) => t.resolution);
+    }
+    const systems = new Map<string, ResolvedSystem>();
+    const groups = new Map<
+      string,
+      {
+        group: Omit<Selection, 'referenceId' | 'include' | 'codes' | 'versionId' | 'filters'>;
+        items: Array<{ referenceId: string; code: string; include: boolean }>;
+      }
+    >();
+    const changeAt = new Map<string, string>();
+    for (const [i, { reference, system }] of targets.entries()) {
+      const resolution = resolutions[i];
+      const label = `${system.system}${system.version ? `|${system.version}` : ''}`;
+      systems.set(label, {
+        system: system.system,
+        version: system.version,
+        url: resolution.repo ? versionUrlOf(resolution.repo) : null,
+        resolved: resolution.resolved,
+      });
+      if (!resolution.repo) continue;
+      const view = resolution.repo;
+      const resource = reference.resourceType === 'Mapping' ? 'm' : 'c';
+      let seq = view.version.seq;
+      if (p.date) {
+        const key = view.repo.id;
+        if (!changeAt.has(key)) {
+          const at = await r.collections.changeAt(view.repo.id, p.date);
+          if (at === null) {
+            throw AppError.field(
+              'date',
+              `'${view.repo.mnemonic}' had no content on ${p.date.toISOString()}.`,
+            );
+          }
+          changeAt.set(key, at);
+        }
+        const at = changeAt.get(key)!;
+        seq = seq === null || BigInt(at) < BigInt(seq) ? at : seq;
+      }
+      const pin = evaluation.pinAll || seq !== null;
+      if (view.repo.kind === 'collection') {
+        if (view.version.expansionId === null) continue;
+        await r.collections.selectMembers(
+          evaluation.expansionId,
+          {
+            referenceId: reference.id,
+            include: reference.include,
+            resource,
+            codes: reference.code === null ? undefined : [reference.code],
+            activeOnly: p.activeOnly ?? false,
+            pin: evaluation.pinAll,
+          },
+          view.version.expansionId,
+        );
+        continue;
+      }
+      const cascade = resource === 'c' ? cascadeModeOf(reference.cascade) : null;
+      if (
+        reference.code !== null &&
+        reference.resourceVersion === null &&
+        !reference.filter &&
+        !cascade
+      ) {
+        const key = `${resource}:${view.repo.id}:${seq}:${pin}`;
+        const entry = groups.get(key) ?? {
+          group: {
+            resource,
+            repositoryId: view.repo.id,
+            seq,
+            pin,
+            activeOnly: p.activeOnly ?? false,
+            text: p.filter,
+          },
+          items: [],
+        };
+        entry.items.push({
+          referenceId: reference.id,
+          code: reference.code,
+          include: reference.include,
+        });
+        groups.set(key, entry);
+        continue;
+      }
+      if (reference.filter?.some((f) => f.op === 'regex')) {
+        for (const f of reference.filter.filter((x) => x.op === 'regex')) {
+          if (!(await r.collections.isValidRegex(f.value))) {
+            throw AppError.invalid(`'${f.value}' is not a valid regular expression.`);
+          }
+        }
+      }
+      const selection: Selection = {
+        referenceId: reference.id,
+        include: reference.include,
+        resource,
+        repositoryId: view.repo.id,
+        seq,
+        pin,
+        codes: reference.code === null ? undefined : [reference.code],
+        versionId: reference.resourceVersion ?? undefined,
+        filters: reference.filter ?? undefined,
+        activeOnly: p.activeOnly ?? false,
+        text: p.filter,
+      };
+      await r.collections.select(evaluation.expansionId, selection);
+      if (cascade) await r.collections.cascade(evaluation.expansionId, selection, cascade);
+    }
+    for (const { group, items } of groups.values()) {
+      await r.collections.selectCodes(evaluation.expansionId, group, items);
+    }
+    return [...systems.values()];
+  }
+
+  /**
+   * Resolves each reference's repository (distinct ones once) as the caller, in the namespace
+   * of the collection's owner unless the reference names another (spec operations §4.4).
+   */
+  private resolveAll(
+    ctx: ServiceContext,
+    references: Array<Pick<NewReference, 'system' | 'version' | 'namespace'>>,
+    collection: RepoView,
+  ): Promise<Resolution[]> {
+    return this.resolver.resolveMany(
+      ctx,
+      references.map((reference) => ({
+        url: reference.system!,
+        version: reference.version,
+        namespace: reference.namespace,
+      })),
+      ownerUrl(collection.owner),
+    );
+  }
+
+  /** The HEAD auto-expansion, made when a collection predates it. */
+  private async headExpansionId(r: Repositories, collection: RepoView): Promise<string> {
+    const head =
+      collection.version.mnemonic === HEAD
+        ? collection.version
+        : await r.repos.findVersion(collection.repo.id, HEAD);
+    if (head?.expansionId) return head.expansionId;
+    const id = await r.collections.insertExpansion({
+      collectionId: collection.repo.id,
+      versionId: head!.id,
+      mnemonic: AUTO_EXPANSION,
+      parameters: {},
+      canonicalUrl: collection.repo.canonicalUrl,
+      createdBy: head!.createdBy,
+    });
+    await r.collections.setDefaultExpansion(head!.id, id);
+    return id;
+  }
+
+  private async readableExpansion(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    expansionMnemonic?: string,
+  ): Promise<{ expansion: ExpansionRow | null; repositoryIds: string[] }> {
+    const collection = await this.collection(ctx, ref);
+    const expansion =
+      expansionMnemonic !== undefined
+        ? await this.findExpansion(collection, expansionMnemonic)
+        : collection.version.expansionId
+          ? await this.repos.collections.findExpansionById(collection.version.expansionId)
+          : null;
+    if (!expansion) return { expansion: null, repositoryIds: [] };
+    const ids = await this.repos.collections.memberRepositoryIds(expansion.id);
+    const visible = await Promise.all(
+      ids.map(async (id) => {
+        const repo = await ctx.loaders.repositoryById.load(id);
+        return repo !== null && repo.isActive && (await can(ctx, { action: 'repo.view', repo }));
+      }),
+    );
+    return { expansion, repositoryIds: ids.filter((_, i) => visible[i]) };
+  }
+
+  private async findExpansion(collection: RepoView, mnemonic: string): Promise<ExpansionRow> {
+    const expansion = await this.repos.collections.findExpansion(collection.version.id, mnemonic);
+    if (!expansion) {
+      throw AppError.notFound(
+        `Expansion '${mnemonic}' of version '${collection.version.mnemonic}'`,
+      );
+    }
+    return expansion;
+  }
+
+  private async collection(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
+    return this.repositories.get(ctx, { ...ref, kind: 'collection' });
+  }
+
+  /** HEAD of a collection the caller may change the references of. */
+  private async writableCollection(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
+    if (ref.version !== undefined && ref.version !== HEAD) {
+      throw new AppError(
+        'NOT_ALLOWED',
+        `Version '${ref.version}' is frozen; references are added to and removed from HEAD.`,
+      );
+    }
+    const collection = await this.collection(ctx, { ...ref, version: undefined });
+    await authorize(ctx, { action: 'repo.editContent', repo: collection.repo });
+    return collection;
+  }
+}
+
+function refused(reference: NewReference, message: string): AddedReference {
+  return { added: false, expression: reference.expression, message };
+}
+
+function systemLabel(reference: NewReference): string {
+  return `${reference.system}${reference.version ? (reference.system!.startsWith('/') ? `${reference.version}/` : `|${reference.version}`) : ''}`;
+}
+
+/** The owner of a collection as a path names it (a `/user/` path becomes the user's own). */
+function ownerRefOf(view: RepoView): OwnerRef {
+  return view.owner.type === 'Organization'
+    ? { type: 'org', id: view.owner.id }
+    : { type: 'user', username: view.owner.id };
+}
+
+function versionUrlOf(view: RepoView): string {
+  const owner = view.owner.type === 'Organization' ? 'orgs' : 'users';
+  const kind = view.repo.kind === 'source' ? 'sources' : 'collections';
+  const base = `/${owner}/${view.owner.id}/${kind}/${view.repo.mnemonic}/`;
+  return view.version.mnemonic === HEAD ? base : `${base}${view.version.mnemonic}/`;
+}
+
+/**
+ * The system and version a reference is evaluated against under the expansion parameters
+ * (spec operations §2.2), the repository answering to any of `names`; null when
+ * `exclude-system` leaves it out.
+ */
+function systemOf(
+  reference: ReferenceRow,
+  p: ExpansionParameters,
+  names: string[],
+): SystemVersion | null {
+  const system = reference.system!;
+  const matches = (s: SystemVersion): boolean => names.includes(s.system);
+  if (
+    p.excludeSystem?.some(
+      (s) => matches(s) && (s.version === null || s.version === reference.version),
+    )
+  ) {
+    return null;
+  }
+  const forced = p.forceSystemVersion?.find(matches);
+  if (forced) return { system, version: forced.version };
+  const checked = p.checkSystemVersion?.find(matches);
+  if (checked && reference.version !== null && reference.version !== checked.version) {
+    throw AppError.field(
+      'check-system-version',
+      `The collection names version '${reference.version}' of ${system}, not '${checked.version}'.`,
+    );
+  }
+  if (reference.version !== null) return { system, version: reference.version };
+  const fallback = checked ?? p.systemVersion?.find(matches);
+  return { system, version: fallback?.version ?? null };
+}
+
+/**
+ * A list read through an expansion whose `offset`/`count` parameters (spec operations §2.2) make
+ * it a window of its members: the request pages inside that window.
+ */
+async function windowed<T>(
+  params: ListParams,
+  p: ExpansionParameters,
+  read: (params: ListParams) => Promise<Page<T>>,
+): Promise<Page<T>> {
+  if (p.offset === undefined && p.count === undefined) return read(params);
+  const start = p.offset ?? 0;
+  const room = p.count === undefined ? Infinity : Math.max(0, p.count - params.offset);
+  if (room === 0) {
+    const all = await read({ ...params, offset: start, limit: 1 });
+    return pageOf([], Math.min(Math.max(all.total - start, 0), p.count ?? Infinity), params);
+  }
+  const limit = params.limit === 0 ? room : Math.min(params.limit, room);
+  const page = await read({
+    ...params,
+    offset: start + params.offset,
+    limit: Number.isFinite(limit) ? limit : 0,
+  });
+  const total = Math.min(Math.max(page.total - start, 0), p.count ?? Infinity);
+  return { ...page, total, offset: params.offset, limit: params.limit };
+}
+
+/** The preferred name in a language (`en` matches `en-GB` too), else any name in it. */
+function nameIn(names: ConceptName[], language: string): ConceptName | undefined {
+  const lang = language.toLowerCase();
+  const inLanguage = names.filter(
+    (n) => n.locale.toLowerCase() === lang || n.locale.toLowerCase().startsWith(`${lang}-`),
+  );
+  return inLanguage.find((n) => n.locale_preferred) ?? inLanguage[0];
+}

@@ -1,0 +1,406 @@
+import request from 'supertest';
+import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { dataOf, errorCode, gql } from './gql';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+interface World {
+  owner: TestUser;
+  source: string;
+  collection: string;
+}
+
+/** An org with a source of concepts A–C, mapping A→B, and an empty public collection. */
+async function world(sourceFields: Record<string, unknown> = {}): Promise<World> {
+  const owner = await createUser(t);
+  const org = (await createOrg(t, owner)).id;
+  const source = `/orgs/${org}/sources/S/`;
+  const collection = `/orgs/${org}/collections/C/`;
+  await request(t.app)
+    .post(`/orgs/${org}/sources/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'S', name: 'S', ...sourceFields })
+    .expect(201);
+  await request(t.app)
+    .post(`/orgs/${org}/collections/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'C', name: 'C' })
+    .expect(201);
+  for (const [id, name, cls] of [
+    ['A', 'Malaria', 'Diagnosis'],
+    ['B', 'Fever', 'Symptom'],
+    ['C', 'Cough', 'Symptom'],
+  ]) {
+    await request(t.app)
+      .post(`${source}concepts/`)
+      .set('Authorization', owner.auth)
+      .send({ id, concept_class: cls, names: [{ name, locale: 'en', locale_preferred: true }] })
+      .expect(201);
+  }
+  await request(t.app)
+    .post(`${source}mappings/`)
+    .set('Authorization', owner.auth)
+    .send({
+      id: 'M1',
+      map_type: 'SAME-AS',
+      from_concept_url: `${source}concepts/A/`,
+      to_concept_url: `${source}concepts/B/`,
+    })
+    .expect(201);
+  return { owner, source, collection };
+}
+
+const ADD = `mutation($c: String!, $r: JSON!, $cascade: String) {
+  addReferences(collection: $c, references: $r, cascade: $cascade) {
+    added expression message reference { id expression include resourceType system code static url }
+  }
+}`;
+
+const CONTENT = `query($u: String!) { collection(url: $u) {
+  version
+  references(limit: 0) { totalCount items { expression include } }
+  concepts(limit: 0, includeRetired: true) { totalCount items { id displayName } }
+  mappings(limit: 0) { totalCount items { id } }
+} }`;
+
+const ids = (items: Array<{ id: string }>): string[] => items.map((i) => i.id).sort();
+
+interface Added {
+  added: boolean;
+  expression: string;
+  message: string;
+  reference: { id: string } | null;
+}
+
+async function add(w: World, references: unknown, cascade?: string): Promise<Added[]> {
+  const res = await gql(t, w.owner.auth, ADD, { c: w.collection, r: references, cascade });
+  return (dataOf(res) as { addReferences: Added[] }).addReferences;
+}
+
+describe('collection references through GraphQL', () => {
+  it('addReferences answers each reference; Collection.references, concepts and expansions read them', async () => {
+    const w = await world();
+    const added = await add(w, {
+      expressions: [`${w.source}concepts/A/`, `${w.source}concepts/B/`],
+    });
+    expect(added).toEqual([
+      expect.objectContaining({
+        added: true,
+        expression: `${w.source}concepts/A/`,
+        reference: expect.objectContaining({
+          include: true,
+          resourceType: 'Concept',
+          system: w.source,
+          code: 'A',
+          static: false,
+        }),
+      }),
+      expect.objectContaining({ added: true, expression: `${w.source}concepts/B/` }),
+    ]);
+    const again = await add(w, [`${w.source}concepts/A/`, `${w.source}concepts/NOPE/`]);
+    expect(again).toEqual([
+      expect.objectContaining({
+        added: false,
+        message: expect.stringMatching(/Already/),
+        reference: null,
+      }),
+      expect.objectContaining({ added: false, message: expect.stringMatching(/not in/) }),
+    ]);
+
+    const data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
+    expect(data.collection.references.totalCount).toBe(2);
+    expect(ids(data.collection.concepts.items)).toEqual(['A', 'B']);
+
+    const expansions = dataOf(
+      await gql(
+        t,
+        undefined,
+        `query($u: String!) { collection(url: $u) { expansions { totalCount items {
+          mnemonic collectionVersion isProcessing url parameters summary { activeConcepts activeMappings }
+        } } } }`,
+        { u: w.collection },
+      ),
+    ).collection.expansions;
+    expect(expansions.items).toEqual([
+      {
+        mnemonic: 'autoexpand-HEAD',
+        collectionVersion: 'HEAD',
+        isProcessing: false,
+        url: `${w.collection}HEAD/expansions/autoexpand-HEAD/`,
+        parameters: {},
+        summary: { activeConcepts: 2, activeMappings: 0 },
+      },
+    ]);
+
+    const refId = added[0].reference!.id;
+    const one = dataOf(
+      await gql(
+        t,
+        undefined,
+        `query($c: String!, $id: ID!) { collectionReference(collection: $c, id: $id) { expression url } }`,
+        { c: w.collection, id: refId },
+      ),
+    );
+    expect(one.collectionReference).toEqual({
+      expression: `${w.source}concepts/A/`,
+      url: `${w.collection}references/${refId}/`,
+    });
+  });
+
+  it('an exclusion applies after the inclusions; sourcemappings cascade adds the mappings', async () => {
+    const w = await world();
+    await add(w, [{ url: w.source, includeExclude: 'Exclude', code: 'B' }]);
+    await add(w, { expressions: [`${w.source}concepts/`] });
+    let data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
+    expect(ids(data.collection.concepts.items)).toEqual(['A', 'C']);
+    expect(data.collection.references.items).toEqual(
+      expect.arrayContaining([{ expression: expect.any(String), include: false }]),
+    );
+
+    const removed = dataOf(
+      await gql(
+        t,
+        w.owner.auth,
+        `mutation($c: String!) { removeReferences(collection: $c, all: true) }`,
+        { c: w.collection },
+      ),
+    );
+    expect(removed.removeReferences).toBe(2);
+    await add(w, [`${w.source}concepts/A/`], 'sourcemappings');
+    data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
+    expect(ids(data.collection.mappings.items)).toEqual(['M1']);
+    expect(ids(data.collection.concepts.items)).toEqual(['A']);
+  });
+
+  it("a version's expansion keeps its concepts after a source edit while HEAD follows", async () => {
+    const w = await world();
+    await add(w, { expressions: [`${w.source}concepts/A/`] });
+    dataOf(
+      await gql(
+        t,
+        w.owner.auth,
+        `mutation($u: String!) { createCollectionVersion(url: $u, input: {id: "v1"}) { version } }`,
+        { u: w.collection },
+      ),
+    );
+    await request(t.app)
+      .patch(`${w.source}concepts/A/`)
+      .set('Authorization', w.owner.auth)
+      .send({ names: [{ name: 'Malaria fever', locale: 'en', locale_preferred: true }] })
+      .expect(200);
+
+    const head = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
+    const v1 = dataOf(await gql(t, undefined, CONTENT, { u: `${w.collection}v1/` }));
+    expect(head.collection.concepts.items).toEqual([{ id: 'A', displayName: 'Malaria fever' }]);
+    expect(v1.collection.version).toBe('v1');
+    expect(v1.collection.concepts.items).toEqual([{ id: 'A', displayName: 'Malaria' }]);
+
+    const q = `query($u: String!, $all: Boolean!) { collection(url: $u) {
+      expansions(allVersions: $all) { items { mnemonic collectionVersion concepts { items { displayName } } } }
+    } }`;
+    const ofV1 = dataOf(await gql(t, undefined, q, { u: `${w.collection}v1/`, all: false }));
+    expect(ofV1.collection.expansions.items).toEqual([
+      {
+        mnemonic: 'autoexpand-v1',
+        collectionVersion: 'v1',
+        concepts: { items: [{ displayName: 'Malaria' }] },
+      },
+    ]);
+    const all = dataOf(await gql(t, undefined, q, { u: w.collection, all: true }));
+    expect(
+      all.collection.expansions.items
+        .map(
+          (e: { mnemonic: string; concepts: { items: Array<{ displayName: string }> } }) =>
+            `${e.mnemonic}=${e.concepts.items[0].displayName}`,
+        )
+        .sort(),
+    ).toEqual(['autoexpand-HEAD=Malaria fever', 'autoexpand-v1=Malaria']);
+  });
+
+  it("a private source's concepts never show through a public collection to an outsider", async () => {
+    const w = await world({ public_access: 'None' });
+    await add(w, { expressions: [`${w.source}concepts/A/`, `${w.source}concepts/B/`] });
+    const q = `query($u: String!) { collection(url: $u) {
+      concepts { totalCount items { id } }
+      expansions { items { concepts { totalCount items { id } } } }
+    } }`;
+    const mine = dataOf(await gql(t, w.owner.auth, q, { u: w.collection }));
+    expect(ids(mine.collection.concepts.items)).toEqual(['A', 'B']);
+    const outsider = await createUser(t);
+    for (const auth of [outsider.auth, undefined]) {
+      const theirs = dataOf(await gql(t, auth, q, { u: w.collection }));
+      expect(theirs.collection.concepts).toEqual({ totalCount: 0, items: [] });
+      expect(theirs.collection.expansions.items[0].concepts).toEqual({ totalCount: 0, items: [] });
+    }
+  });
+
+  it('bad input is INVALID and changes nothing', async () => {
+    const w = await world();
+    await add(w, [`${w.source}concepts/A/`]);
+    const count = `query($u: String!) { collection(url: $u) {
+      references { totalCount } expansions { totalCount } concepts { totalCount } } }`;
+    const before = dataOf(await gql(t, undefined, count, { u: w.collection }));
+
+    for (const [references, cascade] of [
+      [42, undefined],
+      [{ nothing: [] }, undefined],
+      [[`${w.source}concepts/B/`], 'everything'],
+    ] as const) {
+      const res = await gql(t, w.owner.auth, ADD, { c: w.collection, r: references, cascade });
+      expect(errorCode(res)).toBe('INVALID');
+    }
+    const remove = `mutation($c: String!, $e: [String!], $all: Boolean) {
+      removeReferences(collection: $c, expressions: $e, all: $all) }`;
+    expect(errorCode(await gql(t, w.owner.auth, remove, { c: w.collection }))).toBe('INVALID');
+    expect(
+      errorCode(await gql(t, w.owner.auth, remove, { c: w.collection, e: ['x'], all: true })),
+    ).toBe('INVALID');
+    const create = `mutation($c: String!, $m: String!, $p: JSONObject) {
+      createExpansion(collection: $c, mnemonic: $m, parameters: $p) { mnemonic } }`;
+    expect(
+      errorCode(
+        await gql(t, w.owner.auth, create, { c: w.collection, m: 'e1', p: { activeOnly: 'x' } }),
+      ),
+    ).toBe('INVALID');
+    expect(
+      errorCode(
+        await gql(t, w.owner.auth, create, { c: w.collection, m: 'e1', p: { valueSet: 'x' } }),
+      ),
+    ).toBe('INVALID');
+    expect(
+      errorCode(await gql(t, w.owner.auth, ADD, { c: 'not-a-url', r: [`${w.source}concepts/B/`] })),
+    ).toBe('INVALID');
+
+    expect(dataOf(await gql(t, undefined, count, { u: w.collection }))).toEqual(before);
+  });
+
+  it('anonymous callers cannot add references; outsiders are FORBIDDEN', async () => {
+    const w = await world();
+    const r = [`${w.source}concepts/A/`];
+    expect(errorCode(await gql(t, undefined, ADD, { c: w.collection, r }))).toBe('UNAUTHENTICATED');
+    const outsider = await createUser(t);
+    expect(errorCode(await gql(t, outsider.auth, ADD, { c: w.collection, r }))).toBe('FORBIDDEN');
+    const create = `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1") { id } }`;
+    expect(errorCode(await gql(t, undefined, create, { c: w.collection }))).toBe('UNAUTHENTICATED');
+    expect(errorCode(await gql(t, outsider.auth, create, { c: w.collection }))).toBe('FORBIDDEN');
+    const data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
+    expect(data.collection.references.totalCount).toBe(0);
+  });
+
+  it('createExpansion evaluates with its parameters; expansion(…) reads it; deleteExpansion removes it', async () => {
+    const w = await world();
+    await request(t.app)
+      .delete(`${w.source}concepts/C/`)
+      .set('Authorization', w.owner.auth)
+      .expect(204);
+    await add(w, { expressions: [`${w.source}concepts/`] });
+    const created = dataOf(
+      await gql(
+        t,
+        w.owner.auth,
+        `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "active", parameters: {activeOnly: true}, canonicalUrl: "http://x.org/vs") {
+          mnemonic parameters canonicalUrl collectionVersion summary { activeConcepts }
+        } }`,
+        { c: w.collection },
+      ),
+    );
+    expect(created.createExpansion).toEqual({
+      mnemonic: 'active',
+      parameters: { activeOnly: true },
+      canonicalUrl: 'http://x.org/vs',
+      collectionVersion: 'HEAD',
+      summary: { activeConcepts: 2 },
+    });
+    const read = `query($c: String!) { expansion(collection: $c, mnemonic: "active") {
+      concepts(includeRetired: true) { items { id } } mappings { totalCount } } }`;
+    const one = dataOf(await gql(t, undefined, read, { c: w.collection }));
+    expect(ids(one.expansion.concepts.items)).toEqual(['A', 'B']);
+    expect(one.expansion.mappings.totalCount).toBe(0);
+
+    const del = `mutation($c: String!, $m: String!) { deleteExpansion(collection: $c, mnemonic: $m) }`;
+    expect(
+      dataOf(await gql(t, w.owner.auth, del, { c: w.collection, m: 'active' })).deleteExpansion,
+    ).toBe(true);
+    expect(errorCode(await gql(t, undefined, read, { c: w.collection }))).toBe('NOT_FOUND');
+    expect(
+      errorCode(await gql(t, w.owner.auth, del, { c: w.collection, m: 'autoexpand-HEAD' })),
+    ).toBe('NOT_ALLOWED');
+  });
+
+  it('the SQL statements of Collection.expansions with summaries do not grow with the number of expansions', async () => {
+    const counts: number[] = [];
+    for (const size of [2, 7]) {
+      const w = await world();
+      await add(w, { expressions: [`${w.source}concepts/`, `${w.source}mappings/`] });
+      for (let i = 0; i < size; i += 1) {
+        dataOf(
+          await gql(
+            t,
+            w.owner.auth,
+            `mutation($c: String!, $m: String!) { createExpansion(collection: $c, mnemonic: $m) { id } }`,
+            { c: w.collection, m: `e${i}` },
+          ),
+        );
+      }
+      const q = `query($u: String!) { collection(url: $u) { expansions(limit: 50) { totalCount items {
+        id mnemonic url collectionVersion summary { activeConcepts activeMappings }
+      } } } }`;
+      t.queries.count = 0;
+      const data = dataOf(await gql(t, undefined, q, { u: w.collection }));
+      expect(data.collection.expansions.items).toHaveLength(size + 1);
+      for (const item of data.collection.expansions.items) {
+        expect(item.summary).toEqual({ activeConcepts: 3, activeMappings: 1 });
+      }
+      counts.push(t.queries.count);
+    }
+    expect(counts[1]).toBe(counts[0]);
+  });
+});
+
+describe('concept hierarchy through GraphQL', () => {
+  it('updateConcept sets parentConceptUrls, Concept reads them, and is-a references use them', async () => {
+    const w = await world();
+    const update = `mutation($u: String!, $i: ConceptInput!) {
+      updateConcept(url: $u, input: $i) { id parentConceptUrls }
+    }`;
+    const edited = dataOf(
+      await gql(t, w.owner.auth, update, {
+        u: `${w.source}concepts/B/`,
+        i: { parentConceptUrls: [`${w.source}concepts/A/`] },
+      }),
+    );
+    expect(edited.updateConcept).toEqual({
+      id: 'B',
+      parentConceptUrls: [`${w.source}concepts/A/`],
+    });
+    const bad = await gql(t, w.owner.auth, update, {
+      u: `${w.source}concepts/C/`,
+      i: { parentConceptUrls: ['/orgs/elsewhere/sources/X/concepts/1/'] },
+    });
+    expect(errorCode(bad)).toBe('INVALID');
+    dataOf(
+      await gql(t, w.owner.auth, ADD, {
+        c: w.collection,
+        r: [{ url: w.source, filter: [{ property: 'concept', op: 'is-a', value: 'A' }] }],
+      }),
+    );
+    const read = dataOf(
+      await gql(
+        t,
+        w.owner.auth,
+        `query($c: String!) { collection(url: $c) { concepts { items { id } } } }`,
+        {
+          c: w.collection,
+        },
+      ),
+    );
+    expect(read.collection.concepts.items.map((c: { id: string }) => c.id).sort()).toEqual([
+      'A',
+      'B',
+    ]);
+  });
+});

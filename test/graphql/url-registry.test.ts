@@ -1,0 +1,192 @@
+import request from 'supertest';
+import {
+  addMember,
+  createOrg,
+  createTestApp,
+  createUser,
+  uniqueId,
+  type TestApp,
+  type TestUser,
+} from '../factories';
+import { dataOf, errorCode, gql } from './gql';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+const canonical = () => `http://example.org/fhir/ValueSet/${uniqueId('vs')}`;
+
+const ENTRY_FIELDS = `id url namespace name extras isActive owner ownerType ownerUrl entryUrl
+  createdAt createdBy updatedAt updatedBy`;
+const CREATE = `mutation($owner: String, $input: UrlRegistryEntryInput!) {
+  createUrlRegistryEntry(owner: $owner, input: $input) { ${ENTRY_FIELDS} }
+}`;
+const UPDATE = `mutation($id: ID!, $owner: String, $input: UrlRegistryEntryInput!) {
+  updateUrlRegistryEntry(id: $id, owner: $owner, input: $input) { ${ENTRY_FIELDS} }
+}`;
+const DELETE = `mutation($id: ID!, $owner: String) { deleteUrlRegistryEntry(id: $id, owner: $owner) }`;
+const ENTRY = `query($id: ID!, $owner: String) { urlRegistryEntry(id: $id, owner: $owner) { ${ENTRY_FIELDS} } }`;
+const LIST = `query($owner: String, $q: String, $url: String, $namespace: String, $limit: Int! = 10, $offset: Int! = 0) {
+  urlRegistry(owner: $owner, q: $q, url: $url, namespace: $namespace, limit: $limit, offset: $offset) {
+    totalCount items { id url name }
+  }
+}`;
+const LOOKUP = `query($url: String!, $owner: String) {
+  lookupUrl(url: $url, owner: $owner) { __typename id url version owner }
+}`;
+const RESOLVE = `query($references: [JSON!]!, $namespace: String) {
+  resolveReference(references: $references, namespace: $namespace) {
+    referenceType timestamp resolved request resolutionUrl urlRegistryEntry
+    result { __typename id version url owner }
+  }
+}`;
+
+async function orgWithPeople(fields: Record<string, unknown> = {}) {
+  const admin = await createUser(t);
+  const member = await createUser(t);
+  const outsider = await createUser(t);
+  const org = await createOrg(t, admin, fields);
+  await addMember(t, org.id, admin, member);
+  return { org: org.id, admin, member, outsider };
+}
+
+async function createSource(owner: string, by: TestUser, fields: Record<string, unknown>) {
+  const id = uniqueId('src');
+  const res = await request(t.app)
+    .post(`${owner}/sources/`)
+    .set('Authorization', by.auth)
+    .send({ name: id, ...fields, id });
+  if (res.status !== 201) throw new Error(`source create failed: ${res.status}`);
+  return { id, url: res.body.url as string };
+}
+
+describe('URL registry through GraphQL', () => {
+  it('creates, reads, lists, updates and deletes entries of the global and owner registries', async () => {
+    const url = canonical();
+    const created = dataOf(
+      await gql(t, t.admin, CREATE, {
+        input: { url, namespace: '/orgs/Elsewhere', name: 'Global', extras: { k: 'v' } },
+      }),
+    ).createUrlRegistryEntry;
+    expect(created).toMatchObject({
+      url,
+      namespace: '/orgs/Elsewhere/',
+      name: 'Global',
+      extras: { k: 'v' },
+      isActive: true,
+      owner: null,
+      ownerType: null,
+      ownerUrl: '/',
+      entryUrl: `/url-registry/${created.id}/`,
+      createdBy: 'ocladmin',
+    });
+    const read = dataOf(await gql(t, undefined, ENTRY, { id: created.id })).urlRegistryEntry;
+    expect(read).toEqual(created);
+    expect(dataOf(await gql(t, undefined, LIST, { url })).urlRegistry).toEqual({
+      totalCount: 1,
+      items: [{ id: created.id, url, name: 'Global' }],
+    });
+
+    const { org, member } = await orgWithPeople();
+    const owner = `/orgs/${org}/`;
+    const mine = dataOf(
+      await gql(t, member.auth, CREATE, { owner, input: { url: canonical(), name: 'Mine' } }),
+    ).createUrlRegistryEntry;
+    expect(mine).toMatchObject({ owner: org, ownerType: 'Organization', ownerUrl: owner });
+    const updated = dataOf(
+      await gql(t, member.auth, UPDATE, { id: mine.id, owner, input: { name: 'Renamed' } }),
+    ).updateUrlRegistryEntry;
+    expect(updated).toMatchObject({ name: 'Renamed', url: mine.url, updatedBy: member.username });
+    expect(
+      dataOf(await gql(t, undefined, LIST, { owner, q: 'renamed' })).urlRegistry.totalCount,
+    ).toBe(1);
+    expect(
+      dataOf(await gql(t, member.auth, DELETE, { id: mine.id, owner })).deleteUrlRegistryEntry,
+    ).toBe(true);
+    expect(errorCode(await gql(t, undefined, ENTRY, { id: mine.id, owner }))).toBe('NOT_FOUND');
+  });
+
+  it('refuses writes to those who may not make them, and bad input, writing nothing', async () => {
+    const { org, outsider } = await orgWithPeople();
+    const url = canonical();
+    expect(errorCode(await gql(t, undefined, CREATE, { input: { url } }))).toBe('UNAUTHENTICATED');
+    expect(errorCode(await gql(t, outsider.auth, CREATE, { input: { url } }))).toBe('FORBIDDEN');
+    expect(
+      errorCode(await gql(t, outsider.auth, CREATE, { owner: `/orgs/${org}/`, input: { url } })),
+    ).toBe('FORBIDDEN');
+    const bad = await gql(t, t.admin, CREATE, { input: { url: 'relative/path', namespace: 'x' } });
+    expect(errorCode(bad)).toBe('INVALID');
+    expect(bad.errors?.[0].extensions?.fieldErrors).toMatchObject({
+      url: [expect.stringMatching(/absolute URI/)],
+      namespace: [expect.stringMatching(/owner URL/)],
+    });
+    expect(errorCode(await gql(t, t.admin, CREATE, { input: {} }))).toBe('INVALID');
+    expect(dataOf(await gql(t, undefined, LIST, { url })).urlRegistry.totalCount).toBe(0);
+  });
+
+  it('lookupUrl answers the registered repository, or null', async () => {
+    const { org, admin } = await orgWithPeople();
+    const url = canonical();
+    const source = await createSource(`/orgs/${org}`, admin, { canonical_url: url });
+    expect(dataOf(await gql(t, undefined, LOOKUP, { url })).lookupUrl).toBeNull();
+    dataOf(await gql(t, t.admin, CREATE, { input: { url, namespace: `/orgs/${org}/` } }));
+    expect(dataOf(await gql(t, undefined, LOOKUP, { url })).lookupUrl).toEqual({
+      __typename: 'Source',
+      id: source.id,
+      url: source.url,
+      version: 'HEAD',
+      owner: org,
+    });
+    expect(
+      dataOf(await gql(t, undefined, LOOKUP, { url, owner: `/orgs/${org}/` })).lookupUrl.id,
+    ).toBe(source.id);
+  });
+
+  it('resolveReference resolves lists of strings and objects, private ones only for members', async () => {
+    const { org, admin, member, outsider } = await orgWithPeople();
+    const url = canonical();
+    const open = await createSource(`/orgs/${org}`, admin, { canonical_url: url });
+    const closed = await createSource(`/orgs/${org}`, admin, { public_access: 'None' });
+    const references = [
+      `${open.url}concepts/X/`,
+      { url, namespace: `/orgs/${org}/` },
+      url,
+      closed.url,
+    ];
+    const asOutsider = dataOf(
+      await gql(t, outsider.auth, RESOLVE, { references }),
+    ).resolveReference;
+    expect(asOutsider.map((r: { resolved: boolean }) => r.resolved)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(asOutsider[0]).toMatchObject({
+      referenceType: 'relative',
+      request: `${open.url}concepts/X/`,
+      resolutionUrl: open.url,
+      urlRegistryEntry: null,
+      result: { __typename: 'Source', id: open.id, version: 'HEAD', url: open.url, owner: org },
+    });
+    expect(asOutsider[1]).toMatchObject({
+      referenceType: 'canonical',
+      request: { url, namespace: `/orgs/${org}/` },
+      resolutionUrl: url,
+    });
+    const asMember = dataOf(await gql(t, member.auth, RESOLVE, { references })).resolveReference;
+    expect(asMember[3].resolved).toBe(true);
+    const scoped = dataOf(
+      await gql(t, undefined, RESOLVE, { references: [url], namespace: `/orgs/${org}/` }),
+    ).resolveReference;
+    expect(scoped[0].result.id).toBe(open.id);
+    expect(errorCode(await gql(t, undefined, RESOLVE, { references: [{ version: '1' }] }))).toBe(
+      'INVALID',
+    );
+    expect(
+      errorCode(await gql(t, undefined, RESOLVE, { references: [url], namespace: 'bad' })),
+    ).toBe('INVALID');
+  });
+});
