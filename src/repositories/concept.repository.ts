@@ -446,9 +446,11 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       // The members of an expansion: pinned versions, or the current version of what they
       // follow; only from repositories the caller may see (design §2).
       qb.where(
-        `cv.id IN (SELECT coalesce(x.concept_version_id, (SELECT h.id FROM concept_versions h
+        // As an array: the members are found first, then their rows by primary key (a join
+        // would read every version of the sources they come from).
+        `cv.id = ANY(ARRAY(SELECT coalesce(x.concept_version_id, (SELECT h.id FROM concept_versions h
            WHERE h.concept_id = x.concept_id AND h.valid_to_seq IS NULL))
-         FROM expansion_concepts x WHERE x.expansion_id = :expansionId)`,
+         FROM expansion_concepts x WHERE x.expansion_id = :expansionId))`,
         { expansionId: where.expansionId },
       ).andWhere('cv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],

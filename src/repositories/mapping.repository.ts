@@ -175,9 +175,11 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       // The members of an expansion: pinned versions, or the current version of what they
       // follow; only from repositories the caller may see (design §2).
       qb.where(
-        `mv.id IN (SELECT coalesce(x.mapping_version_id, (SELECT h.id FROM mapping_versions h
+        // As an array: the members are found first, then their rows by primary key (a join
+        // would read every version of the sources they come from).
+        `mv.id = ANY(ARRAY(SELECT coalesce(x.mapping_version_id, (SELECT h.id FROM mapping_versions h
            WHERE h.mapping_id = x.mapping_id AND h.valid_to_seq IS NULL))
-         FROM expansion_mappings x WHERE x.expansion_id = :expansionId)`,
+         FROM expansion_mappings x WHERE x.expansion_id = :expansionId))`,
         { expansionId: where.expansionId },
       ).andWhere('mv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],

@@ -359,3 +359,37 @@ describe('hierarchy filters (is-a, descendent-of, is-not-a, generalizes)', () =>
     expect(await members('generalizes', 'B')).toEqual(['A', 'B', 'D']);
   });
 });
+
+describe('when referenced content goes away', () => {
+  it('deleting a source leaves the collection readable, without its concepts', async () => {
+    const w = await world();
+    const other = `/orgs/${w.org}/sources/GONE/`;
+    await request(t.app)
+      .post(`/orgs/${w.org}/sources/`)
+      .set('Authorization', w.owner.auth)
+      .send({ id: 'GONE', name: 'Gone' })
+      .expect(201);
+    await request(t.app)
+      .post(`${other}concepts/`)
+      .set('Authorization', w.owner.auth)
+      .send({ id: 'G', concept_class: 'Misc', names: [{ name: 'Gone', locale: 'en' }] })
+      .expect(201);
+    await put(w, { expressions: [`${w.source}concepts/A/`, `${other}concepts/G/`] }).expect(200);
+    await request(t.app).delete(other).set('Authorization', w.owner.auth).expect(204);
+    const detail = await request(t.app).get(w.collection).set('Authorization', w.owner.auth);
+    expect(detail.body.active_concepts).toBe(1);
+    const listed = await request(t.app)
+      .get(`${w.collection}concepts/`)
+      .set('Authorization', w.owner.auth);
+    expect(ids(listed.body)).toEqual(['A']);
+    await request(t.app)
+      .post(`${w.collection}versions/`)
+      .set('Authorization', w.owner.auth)
+      .send({ id: 'v1' })
+      .expect(201);
+    const v1 = await request(t.app)
+      .get(`${w.collection}v1/concepts/`)
+      .set('Authorization', w.owner.auth);
+    expect(ids(v1.body)).toEqual(['A']);
+  });
+});

@@ -64,7 +64,9 @@ export class CollectionContent1764300000000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE expansion_reference_rows (
         expansion_id bigint NOT NULL REFERENCES expansions (id) ON DELETE CASCADE,
-        reference_id bigint NOT NULL REFERENCES collection_references (id) ON DELETE CASCADE,
+        -- No foreign key: references are never deleted once they selected rows (they end), and
+        -- a check per row would cost more than the evaluation itself at 10,000 references.
+        reference_id bigint NOT NULL,
         resource char(1) NOT NULL CHECK (resource IN ('c', 'm')),
         object_id bigint NOT NULL,
         version_id bigint,
@@ -76,16 +78,24 @@ export class CollectionContent1764300000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX expansion_reference_rows_reference ON expansion_reference_rows (reference_id)`,
     );
+    // Membership asks, for each included object, whether an exclusion names it: a lookup here
+    // rather than a pass over every row of the expansion (rows just written have no statistics,
+    // so the planner cannot be trusted to choose well without it).
+    await q.query(
+      `CREATE INDEX expansion_reference_rows_excludes ON expansion_reference_rows (expansion_id, resource, object_id) WHERE NOT include`,
+    );
 
-    for (const [table, object, version, objects, versions] of [
-      ['expansion_concepts', 'concept_id', 'concept_version_id', 'concepts', 'concept_versions'],
-      ['expansion_mappings', 'mapping_id', 'mapping_version_id', 'mappings', 'mapping_versions'],
+    for (const [table, object, version] of [
+      ['expansion_concepts', 'concept_id', 'concept_version_id'],
+      ['expansion_mappings', 'mapping_id', 'mapping_version_id'],
     ]) {
       await q.query(`
         CREATE TABLE ${table} (
           expansion_id bigint NOT NULL REFERENCES expansions (id) ON DELETE CASCADE,
-          ${object} bigint NOT NULL REFERENCES ${objects} (id) ON DELETE CASCADE,
-          ${version} bigint REFERENCES ${versions} (id) ON DELETE CASCADE,
+          -- Members of deleted content simply no longer join to a version: no key checks here,
+          -- they cost a lookup per member on every evaluation.
+          ${object} bigint NOT NULL,
+          ${version} bigint,
           PRIMARY KEY (expansion_id, ${object})
         )`);
       await q.query(`CREATE INDEX ${table}_${object} ON ${table} (${object})`);
