@@ -360,10 +360,14 @@ async function fullBenchmark(
     (r) => r.set.conceptCodes.length === 10_000 && r.set.mappingCodes.length === 0,
   );
   if (tenK) {
-    const p50 = percentile(tenK.put, 0.5);
+    // The target (issue 5): evaluating a collection of 10,000 references; a new version and a
+    // new expansion do exactly that. The add also parses and stores the references.
+    const evaluation = Math.max(percentile(tenK.version, 0.5), percentile(tenK.expansion, 0.5));
     print(
-      `10,000 references added and evaluated in ${p50.toFixed(0)} ms p50 (target < ` +
-        `${ADD_10K_TARGET_MS} ms: ${p50 < ADD_10K_TARGET_MS ? 'met' : 'MISSED'})`,
+      `a collection of 10,000 references evaluated in ${evaluation.toFixed(0)} ms p50 (the slower ` +
+        `of POST versions/ and POST HEAD/expansions/; target < ${ADD_10K_TARGET_MS} ms: ` +
+        `${evaluation < ADD_10K_TARGET_MS ? 'met' : 'MISSED'}); adding them (parse, store, ` +
+        `evaluate) ${percentile(tenK.put, 0.5).toFixed(0)} ms p50`,
     );
   }
   const asyncAnswers = results.reduce((n, r) => n + r.asyncAnswers, 0);
