@@ -23,7 +23,7 @@ import {
 import { pageOf, windowOf, type ListParams, type Page } from './list';
 import type { MappingService, MappingView } from './mapping.service';
 import type { ReferenceResolver, Resolution } from './reference-resolver';
-import { cascadeModeOf, referencesOfBody, removalOf } from './reference-input';
+import { cascadeModeOf, referencesOfBody, removalOf, type ReferenceItem } from './reference-input';
 import type { RepositoryService, RepoView } from './repository.service';
 import type { TaskService } from './task.service';
 import { ownerUrl, repoUrl, type OwnerRef, type RepoRef } from './urls';
@@ -115,10 +115,20 @@ export class CollectionService {
       progress?: (done: number, total: number | null, message?: string) => Promise<void>;
     } = {},
   ): Promise<AddedReference[]> {
-    const actor = requireUser(ctx);
     const collection = await this.writableCollection(ctx, ref);
     const items = referencesOfBody(body, options.cascade?.toLowerCase() ?? null);
-    const progress = options.progress ?? (async () => undefined);
+    return this.addItems(ctx, collection, items, options.progress);
+  }
+
+  /** The add itself, once the collection is found writable and the body taken apart. */
+  private async addItems(
+    ctx: ServiceContext,
+    collection: RepoView,
+    items: ReferenceItem[],
+    report?: (done: number, total: number | null, message?: string) => Promise<void>,
+  ): Promise<AddedReference[]> {
+    const actor = requireUser(ctx);
+    const progress = report ?? (async () => undefined);
     await progress(0, items.length, 'Checking the references');
     const results: AddedReference[] = new Array<AddedReference>(items.length);
     const candidates: Array<{ index: number; reference: NewReference }> = [];
@@ -229,9 +239,10 @@ export class CollectionService {
     options: { cascade?: string | null; background?: boolean },
   ): Promise<{ results: AddedReference[] } | { task: TaskView }> {
     const collection = await this.writableCollection(ctx, ref);
-    const count = referencesOfBody(body, options.cascade?.toLowerCase() ?? null).length;
+    const items = referencesOfBody(body, options.cascade?.toLowerCase() ?? null);
+    const count = items.length;
     if (!options.background && count <= BACKGROUND_THRESHOLD) {
-      return { results: await this.addReferences(ctx, ref, body, options) };
+      return { results: await this.addItems(ctx, collection, items) };
     }
     const payload: AddReferencesJob = {
       ref: { ...ref, owner: ownerRefOf(collection), version: undefined },
