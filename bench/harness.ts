@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -119,6 +119,9 @@ async function openBenchDatabase(): Promise<BenchDatabase> {
   };
 }
 
+/** The running benchmark server, asked for its CPU time around each measured run. */
+let serverChild: ChildProcess | null = null;
+
 function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
   const child = fork(path.join(__dirname, 'server.js'), [], {
     env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_PASSWORD },
@@ -130,7 +133,14 @@ function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promis
     child.once('exit', failed);
     child.once('message', (message) => {
       child.off('exit', failed);
-      resolve({ port: (message as { port: number }).port, stop: () => stopChild(child) });
+      serverChild = child;
+      resolve({
+        port: (message as { port: number }).port,
+        stop: async () => {
+          serverChild = null;
+          await stopChild(child);
+        },
+      });
     });
   });
 }
@@ -138,7 +148,7 @@ function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promis
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.send('stop');
+  child.send({ stop: true });
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
@@ -201,6 +211,95 @@ export interface LoadResult {
   errors: number;
   /** What went wrong, a few examples. */
   failures: string[];
+  /** CPU seconds spent during the measured run, where they could be read. */
+  cpu?: CpuUse;
+}
+
+/**
+ * CPU seconds over a measured run: this process (the HTTP load generator, or the raw-database
+ * client), the benchmark server and every Postgres process of this machine. On two shared cores
+ * a throughput ratio says little without them: they show what each operation costs each party.
+ */
+export interface CpuUse {
+  client: number;
+  server: number | null;
+  postgres: number | null;
+}
+
+/** Starts counting CPU time; the returned function stops and answers the use since. */
+async function cpuMeter(): Promise<() => Promise<CpuUse>> {
+  const own = process.cpuUsage();
+  const server = await serverCpu();
+  const postgres = postgresTicks();
+  return async () => {
+    const ownUsed = process.cpuUsage(own);
+    const serverNow = await serverCpu();
+    return {
+      client: (ownUsed.user + ownUsed.system) / 1e6,
+      server: server === null || serverNow === null ? null : serverNow - server,
+      postgres: postgres === null ? null : postgresSecondsSince(postgres),
+    };
+  };
+}
+
+/** The server's own `process.cpuUsage()` in seconds, asked over IPC; null without a server. */
+function serverCpu(): Promise<number | null> {
+  const child = serverChild;
+  if (!child?.connected) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('message', answer);
+      resolve(null);
+    }, 2000);
+    const answer = (message: unknown): void => {
+      const cpu = (message as { cpu?: number }).cpu;
+      if (typeof cpu !== 'number') return;
+      clearTimeout(timer);
+      child.off('message', answer);
+      resolve(cpu);
+    };
+    child.on('message', answer);
+    child.send({ cpu: true });
+  });
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU clock ticks of each process named `postgres` on this machine, by pid (Linux `/proc`); null
+ * elsewhere or when there is none.
+ */
+function postgresTicks(): Map<string, number> | null {
+  if (process.platform !== 'linux') return null;
+  const ticks = new Map<string, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const close = stat.lastIndexOf(')');
+    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+    const fields = stat.slice(close + 2).split(' ');
+    ticks.set(entry, Number(fields[11]) + Number(fields[12])); // utime, stime
+  }
+  return ticks.size > 0 ? ticks : null;
+}
+
+/**
+ * Postgres CPU seconds since `before`: what each process that still runs spent since, all of
+ * what a process started since spent. (A backend that ended meanwhile, e.g. an idle pooled
+ * connection of a party not under load, is left out rather than subtracted.)
+ */
+function postgresSecondsSince(before: Map<string, number>): number | null {
+  const now = postgresTicks();
+  if (now === null) return null;
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  let ticks = 0;
+  for (const [pid, used] of now) ticks += used - (before.get(pid) ?? 0);
+  return ticks / clockTicks;
 }
 
 export interface HttpTarget {
@@ -231,6 +330,7 @@ export async function measureHttp(
 
   const latencies: number[] = [];
   const failures: string[] = [];
+  const meter = await cpuMeter();
   const result = await cannon({ ...options, duration: params.seconds }, (instance) => {
     // autocannon's own histogram has 1 ms resolution; keep the exact times instead.
     instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
@@ -243,6 +343,7 @@ export async function measureHttp(
   for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
     if (status !== '200') failures.unshift(`HTTP ${status} × ${count}`);
   }
+  const cpu = await meter();
   // Every answer other than a 200 with the expected body is a mismatch.
   const errors = result.errors + result.mismatches;
   return {
@@ -252,6 +353,7 @@ export async function measureHttp(
     latencies,
     errors,
     failures,
+    cpu,
   };
 }
 
@@ -290,6 +392,7 @@ export async function measureHttpVaried(
       },
     ];
     const options = { url: server.url, connections: params.connections, duration: seconds };
+    const meter = await cpuMeter();
     const result = await cannon({ ...options, requests }, (instance) => {
       instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
       instance.on('reqError', (error: unknown) => note(failures, String(error)));
@@ -301,6 +404,7 @@ export async function measureHttpVaried(
       latencies,
       errors: result.errors + mismatches,
       failures,
+      cpu: await meter(),
     };
   };
   if (params.warmupSeconds > 0) await load(params.warmupSeconds);
@@ -359,7 +463,9 @@ export async function measureLoop(
   });
   if (params.warmupSeconds > 0) await loop(params.warmupSeconds, empty());
   const result = empty();
+  const meter = await cpuMeter();
   await loop(params.seconds, result);
+  result.cpu = await meter();
   return result;
 }
 
@@ -391,9 +497,17 @@ export function printMachine(server: BenchServer): void {
   );
 }
 
-/** The table: throughput, latency, errors, and each figure against the raw-database one. */
+/**
+ * The table: throughput, latency, errors, each figure against the raw-database one, and the CPU
+ * milliseconds one operation cost this process (load generator or raw client), the server and
+ * Postgres.
+ */
 export function printTable(results: LoadResult[], baseline: LoadResult): void {
   const rate = (r: LoadResult): number => r.completed / r.seconds;
+  const perOp = (r: LoadResult, seconds: number | null | undefined): string =>
+    seconds === null || seconds === undefined || r.completed === 0
+      ? '–'
+      : ((seconds * 1000) / r.completed).toFixed(3);
   const rows = results.map((r) => [
     r.label,
     rate(r).toFixed(0),
@@ -401,8 +515,24 @@ export function printTable(results: LoadResult[], baseline: LoadResult): void {
     percentile(r.latencies, 0.99).toFixed(2),
     String(r.errors),
     rate(baseline) > 0 ? `${(rate(r) / rate(baseline)).toFixed(3)}×` : '–',
+    perOp(r, r.cpu?.client),
+    perOp(r, r.cpu?.server),
+    perOp(r, r.cpu?.postgres),
   ]);
-  printColumns(['', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw DB'], rows);
+  printColumns(
+    [
+      '',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'errors',
+      'vs raw DB',
+      'CPU ms/op: client',
+      'server',
+      'Postgres',
+    ],
+    rows,
+  );
   for (const r of results) {
     for (const failure of r.failures) print(`  ! ${r.label}: ${failure}`);
   }
