@@ -108,6 +108,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   await services.jobs.start({
     workers: config.jobsWorkers,
     shutdownSeconds: config.jobsStopSeconds,
+    keepFinishedDays: config.tasksKeepDays,
     log,
   });
   return {

@@ -19,6 +19,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
   JOBS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
+  TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
 });
 
 export interface Config {
@@ -41,6 +42,8 @@ export interface Config {
   jobsWorkers: number;
   /** On shutdown, how long running tasks may take to finish before they are aborted. */
   jobsStopSeconds: number;
+  /** Finished tasks are deleted this many days after they finished; 0 keeps them. */
+  tasksKeepDays: number;
 }
 
 /** Reads the whole configuration from the environment once; a bad value stops the start. */
@@ -69,5 +72,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     jobsWorkers: e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
+    tasksKeepDays: e.TASKS_KEEP_DAYS,
   };
 }

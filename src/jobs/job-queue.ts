@@ -14,6 +14,8 @@ const PGBOSS_SCHEMA = 'pgboss';
 export const ABANDONED_AFTER_SECONDS = 60;
 /** How often an idle worker looks for work queued by other processes. */
 const POLL_MS = 2000;
+/** How often worker processes delete old finished tasks. */
+const PRUNE_INTERVAL_MS = 3600_000;
 /** Handlers that ignore the abort signal are given up on this long after it is sent. */
 const ABORT_WAIT_MS = 2000;
 /**
@@ -37,6 +39,8 @@ export interface JobQueueOptions {
   workers: number;
   /** On stop, how long running tasks may take to finish before they are aborted. */
   shutdownSeconds: number;
+  /** Finished tasks are deleted this many days after they finished (by worker processes); 0 keeps them. */
+  keepFinishedDays: number;
   log: Logger;
 }
 
@@ -74,6 +78,7 @@ export class JobQueue {
   private nudged = false;
   private stopping = false;
   private stopped: Promise<void> | undefined;
+  private pruning: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -119,6 +124,15 @@ export class JobQueue {
     for (const kind of this.handlers.keys()) this.createQueue(kind);
     await Promise.all(this.queues.values());
     if (options.workers > 0) this.loop = this.dispatch(options.workers);
+    if (options.workers > 0 && options.keepFinishedDays > 0) {
+      const prune = (): void => {
+        this.pruneFinished().catch((error: unknown) =>
+          options.log.warn({ err: error }, 'pruning finished tasks failed'),
+        );
+      };
+      prune();
+      this.pruning = setInterval(prune, PRUNE_INTERVAL_MS).unref();
+    }
     options.log.info(
       { workers: options.workers, kinds: [...this.handlers.keys()] },
       'job queue started',
@@ -132,6 +146,18 @@ export class JobQueue {
   stop(): Promise<void> {
     this.stopped ??= this.shutdown();
     return this.stopped;
+  }
+
+  /**
+   * Deletes the tasks that finished more than `keepFinishedDays` ago (worker processes do it at
+   * start and hourly); how many it deleted.
+   */
+  async pruneFinished(): Promise<number> {
+    const days = this.options?.keepFinishedDays ?? 0;
+    if (days <= 0) return 0;
+    const deleted = await this.repos.tasks.deleteFinished(days);
+    if (deleted > 0) this.options?.log.info({ tasks: deleted, days }, 'old finished tasks deleted');
+    return deleted;
   }
 
   /** Records a PENDING task and queues its job, in one transaction; returns at once. */
@@ -333,6 +359,7 @@ export class JobQueue {
     if (!boss) return;
     const log = (this.options as JobQueueOptions).log;
     this.stopping = true;
+    clearInterval(this.pruning);
     this.nudge();
     await this.loop;
     if (this.running.size > 0) {

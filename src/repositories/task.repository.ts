@@ -237,6 +237,18 @@ export class TaskRepository {
     return rows.length;
   }
 
+  /** Deletes the tasks that finished more than `days` days ago; how many it deleted. */
+  async deleteFinished(days: number): Promise<number> {
+    const rows = await this.em.query<Array<{ n: number }>>(
+      `WITH gone AS (DELETE FROM tasks
+         WHERE state IN ('SUCCESS', 'FAILURE') AND finished_at < now() - make_interval(days => $1)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [days],
+    );
+    return rows[0].n;
+  }
+
   /** The task's user as it is now: null when deactivated (a task never outlives its rights). */
   async findActiveRunner(userId: string): Promise<TaskRunner | null> {
     if (!/^\d{1,19}$/.test(userId)) return null;

@@ -325,9 +325,44 @@ test('results are whatever JSON the handler returns', async () => {
   expect(done.result).toEqual([1, 'two', { three: 3 }]);
 });
 
-test('JOBS_WORKERS defaults to 2 and JOBS_STOP_SECONDS to 5; bad values stop the start', () => {
-  expect(loadConfig({})).toMatchObject({ jobsWorkers: 2, jobsStopSeconds: 5 });
+test('JOBS_WORKERS defaults to 2, JOBS_STOP_SECONDS to 5, TASKS_KEEP_DAYS to 30; bad values stop the start', () => {
+  expect(loadConfig({})).toMatchObject({ jobsWorkers: 2, jobsStopSeconds: 5, tasksKeepDays: 30 });
   expect(loadConfig({ JOBS_WORKERS: '0' }).jobsWorkers).toBe(0);
+  expect(loadConfig({ TASKS_KEEP_DAYS: '0' }).tasksKeepDays).toBe(0);
   expect(() => loadConfig({ JOBS_WORKERS: '-1' })).toThrow(/JOBS_WORKERS/);
   expect(() => loadConfig({ JOBS_STOP_SECONDS: 'soon' })).toThrow(/JOBS_STOP_SECONDS/);
+  expect(() => loadConfig({ TASKS_KEEP_DAYS: '1.5' })).toThrow(/TASKS_KEEP_DAYS/);
+});
+
+test('finished tasks older than TASKS_KEEP_DAYS are deleted; recent and unfinished ones stay', async () => {
+  const kind = uniqueId('test.prune');
+  const release = gate();
+  t.services.jobs.register(kind, async (payload: { wait: boolean }) => {
+    if (payload.wait) await release.wait;
+    return null;
+  });
+  const old = await t.services.tasks.enqueue(ownerCtx, kind, { wait: false });
+  const recent = await t.services.tasks.enqueue(ownerCtx, kind, { wait: false });
+  await t.services.tasks.waitFor(ownerCtx, old.id, 10_000);
+  await t.services.tasks.waitFor(ownerCtx, recent.id, 10_000);
+  const running = await t.services.tasks.enqueue(ownerCtx, kind, { wait: true });
+  await until(async () => (await t.services.tasks.get(ownerCtx, running.id)).state === 'STARTED');
+  try {
+    // 31 days ago for one, 29 for the other (the default keeps 30 days).
+    await t.dataSource.query(
+      `UPDATE tasks SET finished_at = now() - make_interval(days => 31) WHERE id = $1`,
+      [old.id],
+    );
+    await t.dataSource.query(
+      `UPDATE tasks SET finished_at = now() - make_interval(days => 29) WHERE id = $1`,
+      [recent.id],
+    );
+    expect(await t.services.jobs.pruneFinished()).toBe(1);
+    expect((await rejection(t.services.tasks.get(ownerCtx, old.id))).code).toBe('NOT_FOUND');
+    expect((await t.services.tasks.get(ownerCtx, recent.id)).state).toBe('SUCCESS');
+    expect((await t.services.tasks.get(ownerCtx, running.id)).state).toBe('STARTED');
+  } finally {
+    release.open();
+    await t.services.tasks.waitFor(ownerCtx, running.id, 10_000);
+  }
 });
