@@ -1,12 +1,16 @@
 import request from 'supertest';
 import {
-  createOrg,
   createTestApp,
   createUser,
   uniqueId,
   type TestApp,
   type TestUser,
 } from '../factories';
+import {
+  collectionWorld,
+  type CollectionWorld,
+  type CollectionWorldOptions,
+} from '../factories/collection-world';
 
 /**
  * Collection expansions through REST (issue 5 parts 2 and 7; spec operations §2.1, §2.2, §4.1):
@@ -23,89 +27,21 @@ afterAll(async () => t.close());
 const as = (user?: TestUser) => (user ? { Authorization: user.auth } : {});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface World {
-  owner: TestUser;
-  org: string;
-  /** `/orgs/:org/sources/S/` */
-  source: string;
-  /** `/orgs/:org/sources/S2/`, holding X */
-  other: string;
-  /** `/orgs/:org/collections/C/` */
-  collection: string;
-}
+type World = CollectionWorld;
 
 /**
- * An org with source S: concepts A Malaria (Diagnosis), B Fever, C Cough (retired), E Headache
- * (Symptoms), D Aspirin (Drug, extra `dose`); mappings M1 A→B SAME-AS and M2 B→E NARROWER-THAN;
- * source S2 with concept X; and an empty collection C.
+ * The shared collection world (concepts A–E in S, C retired, X in S2, collection C) with D's extra
+ * `dose`, and mappings M1 A→B SAME-AS and M2 B→E NARROWER-THAN.
  */
-async function world(
-  options: {
-    sourceFields?: Record<string, unknown>;
-    collectionFields?: Record<string, unknown>;
-  } = {},
-): Promise<World> {
-  const owner = await createUser(t);
-  const org = (await createOrg(t, owner)).id;
-  const w: World = {
-    owner,
-    org,
-    source: `/orgs/${org}/sources/S/`,
-    other: `/orgs/${org}/sources/S2/`,
-    collection: `/orgs/${org}/collections/C/`,
-  };
-  for (const [id, fields] of [
-    ['S', options.sourceFields ?? {}],
-    ['S2', {}],
-  ] as const) {
-    await request(t.app)
-      .post(`/orgs/${org}/sources/`)
-      .set(as(owner))
-      .send({ name: id, ...fields, id })
-      .expect(201);
-  }
-  await request(t.app)
-    .post(`/orgs/${org}/collections/`)
-    .set(as(owner))
-    .send({ name: 'C', ...options.collectionFields, id: 'C' })
-    .expect(201);
-  for (const [source, id, name, cls, extras] of [
-    [w.source, 'A', 'Malaria', 'Diagnosis', undefined],
-    [w.source, 'B', 'Fever', 'Symptom', undefined],
-    [w.source, 'C', 'Cough', 'Symptom', undefined],
-    [w.source, 'D', 'Aspirin', 'Drug', { dose: '100' }],
-    [w.source, 'E', 'Headache', 'Symptom', undefined],
-    [w.other, 'X', 'Paludism', 'Diagnosis', undefined],
-  ] as const) {
-    await request(t.app)
-      .post(`${source}concepts/`)
-      .set(as(owner))
-      .send({
-        id,
-        concept_class: cls,
-        names: [{ name, locale: 'en', locale_preferred: true }],
-        ...(extras ? { extras } : {}),
-      })
-      .expect(201);
-  }
-  await request(t.app).delete(`${w.source}concepts/C/`).set(as(owner)).expect(204);
-  for (const [id, type, from, to] of [
-    ['M1', 'SAME-AS', 'A', 'B'],
-    ['M2', 'NARROWER-THAN', 'B', 'E'],
-  ]) {
-    await request(t.app)
-      .post(`${w.source}mappings/`)
-      .set(as(owner))
-      .send({
-        id,
-        map_type: type,
-        from_concept_url: `${w.source}concepts/${from}/`,
-        to_concept_url: `${w.source}concepts/${to}/`,
-      })
-      .expect(201);
-  }
-  return w;
-}
+const world = (options: Omit<CollectionWorldOptions, 'mappings' | 'conceptExtras'> = {}) =>
+  collectionWorld(t, {
+    ...options,
+    conceptExtras: { D: { dose: '100' } },
+    mappings: (w) => [
+      ['M1', 'SAME-AS', `${w.source}concepts/A/`, `${w.source}concepts/B/`],
+      ['M2', 'NARROWER-THAN', `${w.source}concepts/B/`, `${w.source}concepts/E/`],
+    ],
+  });
 
 async function rename(w: World, id: string, name: string) {
   const current = await request(t.app).get(`${w.source}concepts/${id}/`).set(as(w.owner));

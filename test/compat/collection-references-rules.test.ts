@@ -1,13 +1,17 @@
 import request from 'supertest';
 import {
   addMember,
-  createOrg,
   createTestApp,
   createUser,
   uniqueId,
   type TestApp,
   type TestUser,
 } from '../factories';
+import {
+  collectionWorld,
+  type CollectionWorld,
+  type CollectionWorldOptions,
+} from '../factories/collection-world';
 
 /**
  * Collection references through REST (issue 5 parts 1 and 7; spec operations §2.4, OCL's
@@ -23,77 +27,22 @@ afterAll(async () => t.close());
 
 const as = (user?: TestUser) => (user ? { Authorization: user.auth } : {});
 
-interface World {
-  owner: TestUser;
-  org: string;
-  /** `/orgs/:org/sources/S/` */
-  source: string;
-  /** `/orgs/:org/sources/S2/`, holding X */
-  other: string;
-  /** `/orgs/:org/collections/C/` */
-  collection: string;
-}
+type World = CollectionWorld;
 
 /**
- * An org with source S: concepts A–E (C retired), mappings M1 A→B, M2 B→E, M3 E→D (a chain
- * inside S) and M4 A→X where X is in source S2; and an empty collection C. Sources and the
- * collection take `sourceFields` / `collectionFields`.
+ * The shared collection world (concepts A–E in S, C retired, X in S2, collection C) with mappings
+ * M1 A→B, M2 B→E, M3 E→D (a chain inside S) and M4 A→X where X is in source S2.
  */
-async function world(
-  options: {
-    sourceFields?: Record<string, unknown>;
-    collectionFields?: Record<string, unknown>;
-  } = {},
-): Promise<World> {
-  const owner = await createUser(t);
-  const org = (await createOrg(t, owner)).id;
-  const w: World = {
-    owner,
-    org,
-    source: `/orgs/${org}/sources/S/`,
-    other: `/orgs/${org}/sources/S2/`,
-    collection: `/orgs/${org}/collections/C/`,
-  };
-  for (const [id, fields] of [
-    ['S', options.sourceFields ?? {}],
-    ['S2', {}],
-  ] as const) {
-    const res = await request(t.app)
-      .post(`/orgs/${org}/sources/`)
-      .set(as(owner))
-      .send({ name: id, ...fields, id });
-    expect(res.status).toBe(201);
-  }
-  const c = await request(t.app)
-    .post(`/orgs/${org}/collections/`)
-    .set(as(owner))
-    .send({ name: 'C', ...options.collectionFields, id: 'C' });
-  expect(c.status).toBe(201);
-  for (const [source, id, name, cls] of [
-    [w.source, 'A', 'Malaria', 'Diagnosis'],
-    [w.source, 'B', 'Fever', 'Symptom'],
-    [w.source, 'C', 'Cough', 'Symptom'],
-    [w.source, 'D', 'Aspirin', 'Drug'],
-    [w.source, 'E', 'Headache', 'Symptom'],
-    [w.other, 'X', 'Paludism', 'Diagnosis'],
-  ]) {
-    await createConcept(w, source, id, name, cls);
-  }
-  await request(t.app).delete(`${w.source}concepts/C/`).set(as(owner)).expect(204);
-  for (const [id, from, to] of [
-    ['M1', `${w.source}concepts/A/`, `${w.source}concepts/B/`],
-    ['M2', `${w.source}concepts/B/`, `${w.source}concepts/E/`],
-    ['M3', `${w.source}concepts/E/`, `${w.source}concepts/D/`],
-    ['M4', `${w.source}concepts/A/`, `${w.other}concepts/X/`],
-  ]) {
-    const m = await request(t.app)
-      .post(`${w.source}mappings/`)
-      .set(as(owner))
-      .send({ id, map_type: 'SAME-AS', from_concept_url: from, to_concept_url: to });
-    expect(m.status).toBe(201);
-  }
-  return w;
-}
+const world = (options: Omit<CollectionWorldOptions, 'mappings' | 'conceptExtras'> = {}) =>
+  collectionWorld(t, {
+    ...options,
+    mappings: (w) => [
+      ['M1', 'SAME-AS', `${w.source}concepts/A/`, `${w.source}concepts/B/`],
+      ['M2', 'SAME-AS', `${w.source}concepts/B/`, `${w.source}concepts/E/`],
+      ['M3', 'SAME-AS', `${w.source}concepts/E/`, `${w.source}concepts/D/`],
+      ['M4', 'SAME-AS', `${w.source}concepts/A/`, `${w.other}concepts/X/`],
+    ],
+  });
 
 async function createConcept(w: World, source: string, id: string, name: string, cls: string) {
   const res = await request(t.app)
