@@ -1,11 +1,5 @@
 import request from 'supertest';
-import {
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
 import {
   collectionWorld,
   type CollectionWorld,
