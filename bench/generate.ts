@@ -1769,7 +1769,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function migrateDatabase(url: string): Promise<void> {
-  const dataSource = createDataSource(url, { poolSize: 1 });
+  const dataSource = createDataSource(url, { poolSize: 1, statementTimeoutMs: 0 });
   await dataSource.initialize();
   try {
     await dataSource.runMigrations({ transaction: 'each' });

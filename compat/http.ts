@@ -2,7 +2,13 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from 'ex
 import { match } from 'path-to-regexp';
 import { STATUS_CODES } from 'node:http';
 import { ZipFile } from 'yazl';
-import { AppError, isAppError, type ErrorCode, type FieldErrors } from '../src/errors';
+import {
+  AppError,
+  fromDatabaseError,
+  isAppError,
+  type ErrorCode,
+  type FieldErrors,
+} from '../src/errors';
 import { baseUrlOf, requestContext } from '../src/context';
 import type { Logger } from '../src/logger';
 import {
@@ -273,11 +279,15 @@ export function errorHandler(
     next(error);
     return;
   }
-  if (isAppError(error)) {
-    const status = statusOf(error);
+  const typed = isAppError(error) ? error : fromDatabaseError(error);
+  if (typed) {
+    const status = statusOf(typed);
+    if (typed.retryAfterSeconds !== undefined) {
+      res.setHeader('Retry-After', String(typed.retryAfterSeconds));
+    }
     res
       .status(status)
-      .json(errorBody(status, error.message, restFieldNames(req, error.fieldErrors)));
+      .json(errorBody(status, typed.message, restFieldNames(req, typed.fieldErrors)));
     return;
   }
   const httpError = error as { status?: number; type?: string; message?: string };

@@ -20,6 +20,10 @@ const envSchema = z.object({
   JOBS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
 });
 
 export interface Config {
@@ -44,6 +48,13 @@ export interface Config {
   jobsStopSeconds: number;
   /** Finished tasks are deleted this many days after they finished; 0 keeps them. */
   tasksKeepDays: number;
+  /** The connection pool and the limits that keep one stuck request from holding the service. */
+  database: {
+    poolSize: number;
+    acquireTimeoutMs: number;
+    statementTimeoutMs: number;
+    idleInTransactionTimeoutMs: number;
+  };
 }
 
 /** Reads the whole configuration from the environment once; a bad value stops the start. */
@@ -73,5 +84,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsWorkers: e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
     tasksKeepDays: e.TASKS_KEEP_DAYS,
+    database: {
+      poolSize: e.DB_POOL_SIZE,
+      acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
   };
 }

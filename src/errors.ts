@@ -20,6 +20,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly fieldErrors?: FieldErrors,
+    /** For RATE_LIMITED and UNAVAILABLE: when the caller may try again (the Retry-After header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AppError';
@@ -41,3 +43,49 @@ export class AppError extends Error {
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+/** SQLSTATEs of a busy database: the work was refused or cancelled, nothing was changed. */
+const BUSY_STATES = new Set([
+  '57014', // query_canceled: statement_timeout
+  '25P03', // idle_in_transaction_session_timeout
+  '55P03', // lock_not_available: lock_timeout
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+  '53300', // too_many_connections
+  '57P01', // admin_shutdown
+]);
+
+/**
+ * A database failure as the typed error it means for the caller, or undefined for a bug. A busy
+ * database (no free connection in time, a statement or transaction over its time limit, a
+ * deadlock) is a 503 to retry; a value Postgres cannot take (SQLSTATE class 22) is bad input.
+ * Services refuse bad input before it reaches Postgres; this is the backstop every edge shares.
+ */
+export function fromDatabaseError(error: unknown): AppError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  // pg-pool's acquire timeout (`connectionTimeoutMillis`) carries no SQLSTATE.
+  if (/timeout exceeded when trying to connect/i.test(error.message)) return busy();
+  // TypeORM's QueryFailedError copies the driver's fields; keep reading the driver's own too.
+  const state =
+    (error as { code?: unknown }).code ??
+    (error as { driverError?: { code?: unknown } }).driverError?.code;
+  if (typeof state !== 'string') return undefined;
+  if (BUSY_STATES.has(state)) return busy();
+  // A unique index refused a row a parallel request wrote first; services name their own.
+  if (state === '23505') return new AppError('CONFLICT', 'It already exists.');
+  if (state.startsWith('22')) {
+    return AppError.invalid('The request holds a value the database cannot store.');
+  }
+  return undefined;
+}
+
+function busy(): AppError {
+  return new AppError(
+    'UNAVAILABLE',
+    'The service is busy; nothing was changed. Try again shortly.',
+    undefined,
+    RETRY_AFTER_BUSY_SECONDS,
+  );
+}
+
+const RETRY_AFTER_BUSY_SECONDS = 2;

@@ -1,25 +1,58 @@
 import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
 import { entities } from './entities';
 import { migrations } from './migrations';
+import { assertOutsideTransaction } from './transaction-scope';
 
 export interface DataSourceOptions {
   poolSize?: number;
+  /** How long a request waits for a free pool connection before it is refused (503). */
+  acquireTimeoutMs?: number;
+  /** Postgres cancels a statement running longer than this (0: never). */
+  statementTimeoutMs?: number;
+  /** Postgres ends a session left idle inside an open transaction this long (0: never). */
+  idleInTransactionTimeoutMs?: number;
   /** Called with every SQL statement sent (tests count them to prove batching). */
   onQuery?: (sql: string) => void;
 }
 
+/** The limits that keep a stuck request from holding the service (see the README). */
+export const DATABASE_DEFAULTS = {
+  acquireTimeoutMs: 10_000,
+  statementTimeoutMs: 60_000,
+  idleInTransactionTimeoutMs: 60_000,
+} as const;
+
 export function createDataSource(url: string, options: DataSourceOptions = {}): DataSource {
-  const { poolSize = 10, onQuery } = options;
-  return new DataSource({
+  const {
+    poolSize = 10,
+    acquireTimeoutMs = DATABASE_DEFAULTS.acquireTimeoutMs,
+    statementTimeoutMs = DATABASE_DEFAULTS.statementTimeoutMs,
+    idleInTransactionTimeoutMs = DATABASE_DEFAULTS.idleInTransactionTimeoutMs,
+    onQuery,
+  } = options;
+  const dataSource = new DataSource({
     type: 'postgres',
     url,
     entities,
     migrations,
     migrationsTableName: 'schema_migrations',
     synchronize: false,
-    extra: { max: poolSize },
+    // node-postgres passes the two timeouts to each new session as startup parameters.
+    extra: {
+      max: poolSize,
+      connectionTimeoutMillis: acquireTimeoutMs,
+      statement_timeout: statementTimeoutMs,
+      idle_in_transaction_session_timeout: idleInTransactionTimeoutMs,
+    },
     ...(onQuery ? { logging: ['query'] as const, logger: statementListener(onQuery) } : {}),
   });
+  // Every statement outside a transaction takes its connection here (see transaction-scope.ts).
+  const createQueryRunner = dataSource.createQueryRunner.bind(dataSource);
+  dataSource.createQueryRunner = (mode) => {
+    assertOutsideTransaction();
+    return createQueryRunner(mode);
+  };
+  return dataSource;
 }
 
 function statementListener(onQuery: (sql: string) => void): TypeOrmLogger {

@@ -26,12 +26,10 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
     url = pg.url;
     stopEmbedded = () => pg.stop();
   }
-  const dataSource = createDataSource(url);
+  const dataSource = createDataSource(url, config.database);
   try {
+    await migrate(url, log);
     await dataSource.initialize();
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
-    if (applied.length > 0)
-      log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await stopEmbedded?.();
@@ -45,4 +43,21 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
       await stopEmbedded?.();
     },
   };
+}
+
+/** Migrations on a connection of their own, free of the request time limits (an index build may take minutes). */
+async function migrate(url: string, log: Logger): Promise<void> {
+  const migrator = createDataSource(url, {
+    poolSize: 1,
+    statementTimeoutMs: 0,
+    idleInTransactionTimeoutMs: 0,
+  });
+  await migrator.initialize();
+  try {
+    const applied = await migrator.runMigrations({ transaction: 'each' });
+    if (applied.length > 0)
+      log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+  } finally {
+    await migrator.destroy();
+  }
 }

@@ -8,7 +8,7 @@ import { GraphQLError, type GraphQLFormattedError, type ValidationContext } from
 import path from 'node:path';
 import type { Config } from '../config';
 import { requestContext } from '../context';
-import { isAppError } from '../errors';
+import { fromDatabaseError, isAppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Services } from '../services';
 import type { GraphQLContext } from './context';
@@ -99,14 +99,18 @@ function formatError(
   log: Logger,
 ): GraphQLFormattedError {
   const original = unwrapResolverError(error);
-  if (isAppError(original)) {
+  const typed = isAppError(original) ? original : fromDatabaseError(original);
+  if (typed) {
     return {
-      message: original.message,
+      message: typed.message,
       locations: formatted.locations,
       path: formatted.path,
       extensions: {
-        code: original.code,
-        ...(original.fieldErrors ? { fieldErrors: original.fieldErrors } : {}),
+        code: typed.code,
+        ...(typed.fieldErrors ? { fieldErrors: typed.fieldErrors } : {}),
+        ...(typed.retryAfterSeconds !== undefined
+          ? { retryAfterSeconds: typed.retryAfterSeconds }
+          : {}),
       },
     };
   }

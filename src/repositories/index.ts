@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { insideTransaction } from '../db/transaction-scope';
 import { CollectionRepository } from './collection.repository';
 import { ConceptRepository } from './concept.repository';
 import { MappingRepository } from './mapping.repository';
@@ -88,7 +89,7 @@ export class Repositories {
   /** Runs `work` in one transaction: every write in it lands, or none does. */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     if (!this.dataSource) return work(this); // already inside a transaction
-    return this.dataSource.transaction((em) => work(new Repositories(em)));
+    return this.dataSource.transaction((em) => insideTransaction(() => work(new Repositories(em))));
   }
 
   /** Liveness of the database, for health checks. */

@@ -191,12 +191,15 @@ export class RepoRepository {
 
   /** The most recent version other than HEAD. */
   newestVersion(repositoryId: string): Promise<RepositoryVersionEntity | null> {
-    return this.versions
-      .createQueryBuilder('v')
-      .where('v.repository_id = :repositoryId AND v.seq IS NOT NULL', { repositoryId })
-      .orderBy('v.created_at', 'DESC')
-      .addOrderBy('v.id', 'DESC')
-      .getOne();
+    return (
+      this.versions
+        .createQueryBuilder('v')
+        .where('v.repository_id = :repositoryId AND v.seq IS NOT NULL', { repositoryId })
+        // Ids grow in the order versions are inserted, which `lockHead` serializes; created_at is
+        // the start of each transaction, so two creates racing for the lock could cross over.
+        .orderBy('v.id', 'DESC')
+        .getOne()
+    );
   }
 
   insertVersion(values: Partial<RepositoryVersionEntity>): Promise<RepositoryVersionEntity> {

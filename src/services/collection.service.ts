@@ -3,6 +3,7 @@ import { HEAD, type ConceptName } from '../db/entities';
 import { AppError } from '../errors';
 import {
   AUTO_EXPANSION,
+  isUniqueViolation,
   referenceKey,
   type ExpansionCounts,
   type ExpansionRow,
@@ -64,6 +65,8 @@ export interface AddReferencesJob {
 interface Evaluation {
   expansionId: string;
   parameters: ExpansionParameters;
+  /** The repositories its references name, resolved before its transaction opened. */
+  resolved: ResolvedRepositories;
   /**
    * Store the version of every member read (a frozen collection version, an expansion made
    * once); otherwise references without a version follow their target (the HEAD auto-expansion).
@@ -158,13 +161,14 @@ export class CollectionService {
       return false;
     });
 
-    const resolutions = await this.resolveAll(
+    const resolved = await this.resolveFor(
       ctx,
-      fresh.map((c) => c.reference),
       collection,
+      {},
+      fresh.map((c) => c.reference),
     );
-    const resolvable = fresh.filter(({ index, reference }, i) => {
-      if (resolutions[i].resolved) return true;
+    let resolvable = fresh.filter(({ index, reference }) => {
+      if (resolutionOf(resolved, reference).resolved) return true;
       results[index] = refused(
         reference,
         `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
@@ -176,6 +180,19 @@ export class CollectionService {
     if (resolvable.length > 0) {
       await this.repos.transaction(async (r) => {
         const seq = await r.repos.nextChange(collection.repo.id);
+        // Asked again under the collection's lock: a parallel add of the same reference that
+        // committed meanwhile makes this one a duplicate, as if the two had come in turn.
+        const added = await r.collections.currentByExpression(
+          collection.repo.id,
+          resolvable.map((c) => c.reference.expression),
+        );
+        resolvable = resolvable.filter(({ index, reference }) => {
+          const id = added.get(referenceKey(reference.expression, reference.include));
+          if (id === undefined) return true;
+          results[index] = refused(reference, `Already in the collection (reference ${id}).`);
+          return false;
+        });
+        if (resolvable.length === 0) return;
         const rows = await r.collections.insertReferences(
           collection.repo.id,
           seq,
@@ -184,13 +201,7 @@ export class CollectionService {
         );
         const byKey = new Map(rows.map((row) => [referenceKey(row.expression, row.include), row]));
         const expansionId = await this.headExpansionId(r, collection);
-        await this.evaluate(
-          r,
-          ctx,
-          collection,
-          { expansionId, parameters: {}, pinAll: false },
-          rows,
-        );
+        await this.evaluate(r, { expansionId, parameters: {}, resolved, pinAll: false }, rows);
         // A reference naming one concept or mapping that its repository lacks adds nothing.
         const counts = await r.collections.rowCounts(
           expansionId,
@@ -332,29 +343,37 @@ export class CollectionService {
     const data = parseInput(expansionCreateSchema, input);
     const { parsed, stored } = parseExpansionParameters(data.parameters);
     if (await this.repos.collections.mnemonicTaken(collection.version.id, data.mnemonic)) {
-      throw new AppError(
-        'CONFLICT',
-        `Version '${collection.version.mnemonic}' already has an expansion '${data.mnemonic}'.`,
-      );
+      throw expansionTaken(collection, data.mnemonic);
     }
-    const expansionId = await this.repos.transaction(async (r) => {
-      const id = await r.collections.insertExpansion({
-        collectionId: collection.repo.id,
-        versionId: collection.version.id,
-        mnemonic: data.mnemonic,
-        parameters: stored,
-        canonicalUrl: data.canonicalUrl ?? collection.repo.canonicalUrl,
-        createdBy: actor.username,
+    const references = await this.repos.collections.referencesAt(
+      collection.repo.id,
+      collection.version.seq,
+    );
+    const resolved = await this.resolveFor(ctx, collection, parsed, references);
+    const expansionId = await this.repos
+      .transaction(async (r) => {
+        const id = await r.collections.insertExpansion({
+          collectionId: collection.repo.id,
+          versionId: collection.version.id,
+          mnemonic: data.mnemonic,
+          parameters: stored,
+          canonicalUrl: data.canonicalUrl ?? collection.repo.canonicalUrl,
+          createdBy: actor.username,
+        });
+        await this.evaluateVersion(
+          r,
+          { expansionId: id, parameters: parsed, resolved, pinAll: true },
+          references,
+        );
+        if (collection.version.expansionId === null)
+          await r.collections.setDefaultExpansion(collection.version.id, id);
+        return id;
+      })
+      .catch((error: unknown) => {
+        // A parallel create of the same mnemonic committed first.
+        if (isUniqueViolation(error)) throw expansionTaken(collection, data.mnemonic);
+        throw error;
       });
-      await this.evaluateVersion(r, ctx, collection, {
-        expansionId: id,
-        parameters: parsed,
-        pinAll: true,
-      });
-      if (collection.version.expansionId === null)
-        await r.collections.setDefaultExpansion(collection.version.id, id);
-      return id;
-    });
     return {
       collection,
       expansion: (await this.repos.collections.findExpansionById(expansionId))!,
@@ -470,27 +489,46 @@ export class CollectionService {
   }
 
   /**
-   * Called when a collection version is made (inside its transaction): evaluates the version's
-   * references into its own expansion, its default, unless `autoexpand` is false.
+   * Called when a collection version is about to be made, before its transaction: resolves the
+   * repositories HEAD's references name, and answers the work to do inside the transaction once
+   * the version is made — evaluating its references into its own expansion, its default. Nothing
+   * to do when `autoexpand` is false.
    */
-  async expandNewVersion(
-    r: Repositories,
+  async prepareVersionExpansion(
     ctx: ServiceContext,
-    collection: RepoView,
+    head: Pick<RepoView, 'repo' | 'owner'>,
     autoexpand: boolean,
-  ): Promise<void> {
-    if (!autoexpand) return;
-    const expansionId = await r.collections.insertExpansion({
-      collectionId: collection.repo.id,
-      versionId: collection.version.id,
-      mnemonic: `autoexpand-${collection.version.mnemonic}`,
-      parameters: {},
-      canonicalUrl: collection.repo.canonicalUrl,
-      createdBy: collection.version.createdBy,
-    });
-    await this.evaluateVersion(r, ctx, collection, { expansionId, parameters: {}, pinAll: true });
-    await r.collections.setDefaultExpansion(collection.version.id, expansionId);
-    collection.version.expansionId = expansionId;
+  ): Promise<((r: Repositories, made: RepoView) => Promise<void>) | null> {
+    if (!autoexpand) return null;
+    const current = await this.repos.collections.referencesAt(head.repo.id, null);
+    const resolved = await this.resolveFor(ctx, head, {}, current);
+    return async (r, collection) => {
+      const references = await r.collections.referencesAt(
+        collection.repo.id,
+        collection.version.seq,
+      );
+      if (references.some((reference) => !resolved.has(resolutionKey(reference)))) {
+        throw new AppError(
+          'CONFLICT',
+          'The references of the collection changed while the version was being made; nothing was created. Try again.',
+        );
+      }
+      const expansionId = await r.collections.insertExpansion({
+        collectionId: collection.repo.id,
+        versionId: collection.version.id,
+        mnemonic: `autoexpand-${collection.version.mnemonic}`,
+        parameters: {},
+        canonicalUrl: collection.repo.canonicalUrl,
+        createdBy: collection.version.createdBy,
+      });
+      await this.evaluateVersion(
+        r,
+        { expansionId, parameters: {}, resolved, pinAll: true },
+        references,
+      );
+      await r.collections.setDefaultExpansion(collection.version.id, expansionId);
+      collection.version.expansionId = expansionId;
+    };
   }
 
   // ------------------------------------------------------------------------------------------
@@ -523,15 +561,13 @@ export class CollectionService {
     });
   }
 
-  /** Evaluates every reference of the collection version into an (empty) expansion. */
+  /** Evaluates every reference of a collection version into an (empty) expansion. */
   private async evaluateVersion(
     r: Repositories,
-    ctx: ServiceContext,
-    collection: RepoView,
     evaluation: Evaluation,
+    references: ReferenceRow[],
   ): Promise<void> {
-    const references = await r.collections.referencesAt(collection.repo.id, collection.version.seq);
-    const resolved = await this.evaluate(r, ctx, collection, evaluation, references);
+    const resolved = await this.evaluate(r, evaluation, references);
     await r.collections.recomputeMembers(evaluation.expansionId, 'c');
     await r.collections.recomputeMembers(evaluation.expansionId, 'm');
     await r.collections.finishExpansion(evaluation.expansionId, resolved);
@@ -545,51 +581,14 @@ export class CollectionService {
    */
   private async evaluate(
     r: Repositories,
-    ctx: ServiceContext,
-    collection: RepoView,
     evaluation: Evaluation,
     references: ReferenceRow[],
   ): Promise<ResolvedSystem[]> {
     const p = evaluation.parameters;
-    let targets = references
-      .map((reference) => ({ reference, system: systemOf(reference, p, [reference.system!]) }))
-      .filter((t): t is { reference: ReferenceRow; system: SystemVersion } => t.system !== null);
-    let resolutions = await this.resolveAll(
-      ctx,
-      targets.map((t) => ({ ...t.reference, ...t.system })),
-      collection,
+    // Only the transaction's connection is used here: every repository was resolved before.
+    const targets = await targetsOf(references, p, async (asked) =>
+      asked.map((reference) => resolutionOf(evaluation.resolved, reference)),
     );
-    if (p.excludeSystem || p.systemVersion || p.checkSystemVersion || p.forceSystemVersion) {
-      // A repository also answers to its canonical URL and its own relative URL, whichever
-      // form the reference used: the system parameters are applied again on all of them.
-      const again = targets.map(({ reference, system }, i) => {
-        const view = resolutions[i].repo;
-        if (!view) return { reference, system, changed: false };
-        const names = [
-          reference.system!,
-          repoUrl(view.owner, view.repo.kind, view.repo.mnemonic),
-          ...(view.repo.canonicalUrl ? [view.repo.canonicalUrl] : []),
-        ];
-        const named = systemOf(reference, p, names);
-        return {
-          reference,
-          system: named ? { system: system.system, version: named.version } : null,
-          changed: named === null || named.version !== system.version,
-        };
-      });
-      const changed = again.filter((t) => t.system !== null && t.changed);
-      const redone = await this.resolveAll(
-        ctx,
-        changed.map((t) => ({ ...t.reference, ...t.system! })),
-        collection,
-      );
-      const byReference = new Map(changed.map((t, i) => [t.reference.id, redone[i]]));
-      const kept = again
-        .map((t, i) => ({ ...t, resolution: byReference.get(t.reference.id) ?? resolutions[i] }))
-        .filter((t) => t.system !== null);
-      targets = kept.map((t) => ({ reference: t.reference, system: t.system! }));
-      resolutions = kept.map((t) => t.resolution);
-    }
     const systems = new Map<string, ResolvedSystem>();
     const groups = new Map<
       string,
@@ -599,8 +598,7 @@ export class CollectionService {
       }
     >();
     const changeAt = new Map<string, string>();
-    for (const [i, { reference, system }] of targets.entries()) {
-      const resolution = resolutions[i];
+    for (const { reference, system, resolution } of targets) {
       const label = `${system.system}${system.version ? `|${system.version}` : ''}`;
       systems.set(label, {
         system: system.system,
@@ -701,13 +699,32 @@ export class CollectionService {
   }
 
   /**
+   * Resolves, as the caller and before any transaction opens, every repository that evaluating
+   * `references` under the parameters `p` reads (see `targetsOf`).
+   */
+  private async resolveFor(
+    ctx: ServiceContext,
+    collection: Pick<RepoView, 'owner'>,
+    p: ExpansionParameters,
+    references: SystemReference[],
+  ): Promise<ResolvedRepositories> {
+    const resolved: ResolvedRepositories = new Map();
+    await targetsOf(references, p, async (asked) => {
+      const resolutions = await this.resolveAll(ctx, asked, collection);
+      asked.forEach((reference, i) => resolved.set(resolutionKey(reference), resolutions[i]));
+      return resolutions;
+    });
+    return resolved;
+  }
+
+  /**
    * Resolves each reference's repository (distinct ones once) as the caller, in the namespace
    * of the collection's owner unless the reference names another (spec operations §4.4).
    */
   private resolveAll(
     ctx: ServiceContext,
-    references: Array<Pick<NewReference, 'system' | 'version' | 'namespace'>>,
-    collection: RepoView,
+    references: SystemReference[],
+    collection: Pick<RepoView, 'owner'>,
   ): Promise<Resolution[]> {
     return this.resolver.resolveMany(
       ctx,
@@ -790,6 +807,73 @@ export class CollectionService {
   }
 }
 
+/** What resolving a reference's repository depends on. */
+type SystemReference = Pick<NewReference, 'system' | 'version' | 'namespace'>;
+
+/** Resolutions by `resolutionKey`, made before the transaction that evaluates with them. */
+type ResolvedRepositories = Map<string, Resolution>;
+
+function resolutionKey(reference: SystemReference): string {
+  return `${reference.system}\u0000${reference.version ?? ''}\u0000${reference.namespace ?? ''}`;
+}
+
+function resolutionOf(resolved: ResolvedRepositories, reference: SystemReference): Resolution {
+  const resolution = resolved.get(resolutionKey(reference));
+  if (!resolution) throw new Error(`'${reference.system}' was not resolved before the evaluation`);
+  return resolution;
+}
+
+/**
+ * The repository each reference is evaluated against under the parameters `p`, with its
+ * resolution from `resolve`: first as the reference names it, then — when a system parameter
+ * applies — again as the parameters name it. The same steps serve resolving before the
+ * transaction and reading those resolutions inside it, so the two cannot differ.
+ */
+async function targetsOf<R extends SystemReference>(
+  references: R[],
+  p: ExpansionParameters,
+  resolve: (asked: SystemReference[]) => Promise<Resolution[]>,
+): Promise<Array<{ reference: R; system: SystemVersion; resolution: Resolution }>> {
+  const named = references
+    .map((reference) => ({ reference, system: systemOf(reference, p, [reference.system!]) }))
+    .filter((t): t is { reference: R; system: SystemVersion } => t.system !== null);
+  const resolutions = await resolve(named.map((t) => ({ ...t.reference, ...t.system })));
+  const targets = named.map((t, i) => ({ ...t, resolution: resolutions[i] }));
+  if (!(p.excludeSystem || p.systemVersion || p.checkSystemVersion || p.forceSystemVersion)) {
+    return targets;
+  }
+  // A repository also answers to its canonical URL and its own relative URL, whichever form
+  // the reference used: the system parameters are applied again on all of them.
+  const again = targets.map((t) => {
+    const view = t.resolution.repo;
+    if (!view) return { ...t, changed: false };
+    const names = [
+      t.reference.system!,
+      repoUrl(view.owner, view.repo.kind, view.repo.mnemonic),
+      ...(view.repo.canonicalUrl ? [view.repo.canonicalUrl] : []),
+    ];
+    const renamed = systemOf(t.reference, p, names);
+    return {
+      ...t,
+      system: renamed ? { system: t.system.system, version: renamed.version } : null,
+      changed: renamed === null || renamed.version !== t.system.version,
+    };
+  });
+  const changed = again.filter((t) => t.system !== null && t.changed);
+  const redone = await resolve(changed.map((t) => ({ ...t.reference, ...t.system! })));
+  changed.forEach((t, i) => (t.resolution = redone[i]));
+  return again
+    .filter((t) => t.system !== null)
+    .map((t) => ({ reference: t.reference, system: t.system!, resolution: t.resolution }));
+}
+
+function expansionTaken(collection: RepoView, mnemonic: string): AppError {
+  return new AppError(
+    'CONFLICT',
+    `Version '${collection.version.mnemonic}' already has an expansion '${mnemonic}'.`,
+  );
+}
+
 function refused(reference: NewReference, message: string): AddedReference {
   return { added: false, expression: reference.expression, message };
 }
@@ -818,7 +902,7 @@ function versionUrlOf(view: RepoView): string {
  * `exclude-system` leaves it out.
  */
 function systemOf(
-  reference: ReferenceRow,
+  reference: Pick<NewReference, 'system' | 'version'>,
   p: ExpansionParameters,
   names: string[],
 ): SystemVersion | null {

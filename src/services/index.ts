@@ -95,8 +95,8 @@ export class Services {
         (done, total, message) => task.progress(done, total, message),
       ),
     );
-    this.repositories.onCollectionVersion((r, ctx, view, autoexpand) =>
-      this.collections.expandNewVersion(r, ctx, view, autoexpand),
+    this.repositories.onCollectionVersion((ctx, head, autoexpand) =>
+      this.collections.prepareVersionExpansion(ctx, head, autoexpand),
     );
   }
 

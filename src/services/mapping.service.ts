@@ -115,13 +115,14 @@ export class MappingService {
       extras: data.extras ?? null,
       retired: data.retired ?? false,
     };
-    await this.assertUnique(source, content);
     if (data.id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, data.id)))
       throw mappingTaken();
     const settings = source.repo.settings;
     try {
       return await this.repos.transaction(async (repos) => {
         const seq = await repos.repos.nextChange(source.repo.id);
+        // Under the source's lock (nextChange), so parallel creates of one mapping come in turn.
+        await assertUnique(repos, source, content);
         // Without an id, the source's scheme assigns one; sequential numbers by default.
         const id =
           data.id ??
@@ -206,7 +207,6 @@ export class MappingService {
       extras: data.extras !== undefined ? data.extras : v.extras,
       retired: data.retired ?? v.retired,
     };
-    if (!content.retired) await this.assertUnique(source, content, current.mapping.id);
     return this.change(ctx, source, id, data.updateComment ?? data.comment ?? null, () => content);
   }
 
@@ -460,7 +460,10 @@ export class MappingService {
       const seq = await repos.repos.nextChange(source.repo.id);
       const current = await repos.mappings.findVersionAt(mapping.id, null);
       if (!current) throw AppError.notFound(`Mapping '${id}'`);
-      const row = versionRow(source, mapping, next(current), seq, actor.username, comment);
+      const content = next(current);
+      // Under the source's lock (nextChange): an edit or a reactivation cannot make a duplicate.
+      if (!content.retired) await assertUnique(repos, source, content, mapping.id);
+      const row = versionRow(source, mapping, content, seq, actor.username, comment);
       if (row.checksumStandard === current.checksumStandard) {
         throw new AppError(
           'UNCHANGED',
@@ -478,29 +481,6 @@ export class MappingService {
     const source = await this.repositories.get(ctx, { ...sourceRef, version: undefined });
     await authorize(ctx, { action: 'repo.editContent', repo: source.repo });
     return source;
-  }
-
-  private async assertUnique(
-    source: RepoView,
-    content: MappingContent,
-    exceptMappingId?: string,
-  ): Promise<void> {
-    const duplicate = await this.repos.mappings.duplicateOf(
-      source.repo.id,
-      {
-        mapType: content.mapType,
-        fromCode: content.from.code,
-        fromSourceUrl: content.from.sourceUrl,
-        toCode: content.to.code,
-        toSourceUrl: content.to.sourceUrl,
-      },
-      exceptMappingId,
-    );
-    if (duplicate !== null) {
-      throw AppError.invalid(
-        `Mapping '${duplicate}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
-      );
-    }
   }
 
   /**
@@ -727,4 +707,29 @@ function assertHeadPath(sourceRef: RepoRef): void {
 
 function mappingTaken(): AppError {
   return AppError.field('id', 'Mapping ID must be unique within a source.');
+}
+
+/** The uniqueness rule of spec core §2.7: one mapping per map type, from concept and to concept. */
+async function assertUnique(
+  repos: Repositories,
+  source: RepoView,
+  content: MappingContent,
+  exceptMappingId?: string,
+): Promise<void> {
+  const duplicate = await repos.mappings.duplicateOf(
+    source.repo.id,
+    {
+      mapType: content.mapType,
+      fromCode: content.from.code,
+      fromSourceUrl: content.from.sourceUrl,
+      toCode: content.to.code,
+      toSourceUrl: content.to.sourceUrl,
+    },
+    exceptMappingId,
+  );
+  if (duplicate !== null) {
+    throw AppError.invalid(
+      `Mapping '${duplicate}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
+    );
+  }
 }

@@ -44,12 +44,16 @@ export interface Owner {
   user?: UserEntity;
 }
 
+/**
+ * What else happens when a collection version is made. It is called before the transaction (it
+ * may read through the pool, as the caller) and answers the work to do inside the transaction,
+ * on the transaction's repositories only, once the version is made.
+ */
 export type CollectionVersionHook = (
-  r: Repositories,
   ctx: ServiceContext,
-  collection: RepoView,
+  head: Pick<RepoView, 'repo' | 'owner'>,
   autoexpand: boolean,
-) => Promise<void>;
+) => Promise<((r: Repositories, made: RepoView) => Promise<void>) | null>;
 
 /** A repository at one of its versions (HEAD included): what every read answers. */
 export interface RepoView {
@@ -445,10 +449,15 @@ export class RepositoryService {
    */
   async createVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
     const actor = requireUser(ctx);
-    const { repo, owner } = await this.findRepo(ctx, atHead(ref));
+    const head = await this.findRepo(ctx, atHead(ref));
+    const { repo, owner } = head;
     await authorize(ctx, { action: 'repo.edit', repo });
     const data = parseInput(versionCreateSchema, input);
     if (await this.repos.repos.versionTaken(repo.id, data.id)) throw versionTaken(repo, data.id);
+    const alsoInside =
+      repo.kind === 'collection' && this.collectionVersionMade
+        ? await this.collectionVersionMade(ctx, head, data.autoexpand ?? true)
+        : null;
     try {
       const version = await this.repos.transaction(async (r) => {
         const head = await r.repos.lockHead(repo.id);
@@ -473,14 +482,7 @@ export class RepositoryService {
           createdBy: actor.username,
           updatedBy: actor.username,
         });
-        if (repo.kind === 'collection' && this.collectionVersionMade) {
-          await this.collectionVersionMade(
-            r,
-            ctx,
-            { repo, owner, version: made },
-            data.autoexpand ?? true,
-          );
-        }
+        await alsoInside?.(r, { repo, owner, version: made });
         return made;
       });
       return { repo, owner, version };

@@ -46,7 +46,12 @@ export async function createTestApp(
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, ...env });
   const log = options.log ?? createLogger(config.logLevel);
   const queries = { count: 0 };
-  const dataSource = createDataSource(url, { poolSize: 4, onQuery: () => (queries.count += 1) });
+  // A small pool unless a test sizes it: fewer connections make a connection-holding bug show.
+  const dataSource = createDataSource(url, {
+    ...config.database,
+    poolSize: env.DB_POOL_SIZE ? config.database.poolSize : 4,
+    onQuery: () => (queries.count += 1),
+  });
   await dataSource.initialize();
   const mailer = new RecordingMailer();
   const services = new Services(dataSource, options.mailer ?? mailer);

@@ -32,7 +32,7 @@ export default async function globalSetup(): Promise<void> {
     globalThis.registryTestPostgres = { server, dir };
     process.env.TEST_DATABASE_URL = url;
   }
-  const dataSource = createDataSource(url, { poolSize: 1 });
+  const dataSource = createDataSource(url, { poolSize: 1, statementTimeoutMs: 0 });
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.destroy();
