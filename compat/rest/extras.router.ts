@@ -1,22 +1,20 @@
 import { Router, type Request } from 'express';
-import {
-  extraOf,
-  withExtra,
-  withoutExtra,
-  type RepoRef,
-  type ServiceContext,
-  type Services,
-} from '../../src/services';
+import { extraOf, type RepoRef, type ServiceContext, type Services } from '../../src/services';
 import { noContent, ok, onlyMethods, param, route } from '../http';
 import { OWNER_PREFIXES } from './owners';
 
 type Extras = Record<string, unknown> | null;
 
-/** How one kind of resource reads and saves its extras (through its own service). */
+/**
+ * How one kind of resource reads its extras and sets or removes one of them, through its own
+ * service: the service changes the one attribute, so parallel writes of others are kept.
+ */
 interface ExtrasAccess {
   label: (req: Request) => string;
   read: (req: Request, ctx: ServiceContext) => Promise<Extras>;
-  write: (req: Request, ctx: ServiceContext, extras: Extras) => Promise<Extras>;
+  /** Answers the value stored. */
+  set: (req: Request, ctx: ServiceContext, name: string, body: unknown) => Promise<unknown>;
+  remove: (req: Request, ctx: ServiceContext, name: string) => Promise<void>;
 }
 
 /**
@@ -31,19 +29,20 @@ export function extrasRouter(services: Services): Router {
   mount(router, '/orgs/:org', {
     label: (req) => `organization '${param(req, 'org')}'`,
     read: async (req, ctx) => (await orgs.get(ctx, param(req, 'org'))).extras,
-    write: async (req, ctx, extras) =>
-      (await orgs.update(ctx, param(req, 'org'), { extras })).extras,
+    set: (req, ctx, name, body) => orgs.setExtra(ctx, param(req, 'org'), name, body),
+    remove: (req, ctx, name) => orgs.removeExtra(ctx, param(req, 'org'), name),
   });
   mount(router, '/users/:user', {
     label: (req) => `user '${param(req, 'user')}'`,
     read: async (req, ctx) => (await users.get(ctx, param(req, 'user'))).extras,
-    write: async (req, ctx, extras) =>
-      (await users.update(ctx, param(req, 'user'), { extras })).extras,
+    set: (req, ctx, name, body) => users.setExtra(ctx, param(req, 'user'), name, body),
+    remove: (req, ctx, name) => users.removeExtra(ctx, param(req, 'user'), name),
   });
   mount(router, '/user', {
     label: () => 'the signed-in user',
     read: async (_req, ctx) => (await users.me(ctx)).extras,
-    write: async (_req, ctx, extras) => (await users.update(ctx, undefined, { extras })).extras,
+    set: (_req, ctx, name, body) => users.setExtra(ctx, undefined, name, body),
+    remove: (_req, ctx, name) => users.removeExtra(ctx, undefined, name),
   });
 
   for (const owner of OWNER_PREFIXES) {
@@ -59,8 +58,8 @@ export function extrasRouter(services: Services): Router {
       mount(router, `${owner.prefix}/${segment}/:repo`, {
         label: (req) => `${kind} '${param(req, 'repo')}'`,
         read: async (req, ctx) => (await repositories.get(ctx, ref(req))).repo.extras,
-        write: async (req, ctx, extras) =>
-          (await repositories.update(ctx, ref(req), { extras })).repo.extras,
+        set: (req, ctx, name, body) => repositories.setExtra(ctx, ref(req), name, body),
+        remove: (req, ctx, name) => repositories.removeExtra(ctx, ref(req), name),
       });
     }
     const sourceRef = (req: Request): RepoRef => ({
@@ -72,9 +71,12 @@ export function extrasRouter(services: Services): Router {
       label: (req) => `mapping '${param(req, 'mapping')}'`,
       read: async (req, ctx) =>
         (await mappings.get(ctx, sourceRef(req), param(req, 'mapping'))).version.extras,
-      write: async (req, ctx, extras) =>
-        (await mappings.update(ctx, sourceRef(req), param(req, 'mapping'), { extras })).version
-          .extras,
+      set: async (req, ctx, name, body) =>
+        (await mappings.setExtra(ctx, sourceRef(req), param(req, 'mapping'), name, body)).version
+          .extras?.[name],
+      remove: async (req, ctx, name) => {
+        await mappings.removeExtra(ctx, sourceRef(req), param(req, 'mapping'), name);
+      },
     });
   }
   return router;
@@ -97,22 +99,12 @@ function mount(router: Router, base: string, access: ExtrasAccess): void {
       route(async (req, ctx) => {
         const name = param(req, 'name');
         // The raw body: `bodyOf` would rename a snake_case attribute.
-        const saved = await access.write(
-          req,
-          ctx,
-          withExtra(await access.read(req, ctx), name, req.body),
-        );
-        return ok({ [name]: saved?.[name] });
+        return ok({ [name]: await access.set(req, ctx, name, req.body) });
       }),
     )
     .delete(
       route(async (req, ctx) => {
-        const name = param(req, 'name');
-        await access.write(
-          req,
-          ctx,
-          withoutExtra(await access.read(req, ctx), name, access.label(req)),
-        );
+        await access.remove(req, ctx, param(req, 'name'));
         return noContent();
       }),
     )

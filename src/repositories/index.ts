@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { insideTransaction } from '../db/transaction-scope';
 import { CollectionRepository } from './collection.repository';
 import { ConceptRepository } from './concept.repository';
+import { ExtrasRepository } from './extras.repository';
 import { MappingRepository } from './mapping.repository';
 import { OrgRepository } from './org.repository';
 import { RepoRepository } from './repo.repository';
@@ -53,6 +54,7 @@ export type {
   TaskRunner,
   TaskState,
 } from './task.repository';
+export type { ExtrasTable } from './extras.repository';
 export type { RegistryKey, UrlRegistrySearch, UrlRegistrySortKey } from './url-registry.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
@@ -66,6 +68,7 @@ export class Repositories {
   readonly tasks: TaskRepository;
   readonly collections: CollectionRepository;
   readonly urlRegistry: UrlRegistryRepository;
+  readonly extras: ExtrasRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -80,6 +83,7 @@ export class Repositories {
     this.tasks = new TaskRepository(em);
     this.collections = new CollectionRepository(em);
     this.urlRegistry = new UrlRegistryRepository(em);
+    this.extras = new ExtrasRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import type { ExtrasTable, Repositories } from '../repositories';
 
 type Extras = Record<string, unknown> | null;
 
@@ -44,4 +45,31 @@ export function withoutExtra(extras: Extras, name: string, owner: string): Extra
 
 export function extraNotFound(name: string, owner: string): AppError {
   return AppError.notFound(`Extra '${name}' of ${owner}`);
+}
+
+/**
+ * `PUT …/extras/:name/` on an org, user or repository: one attribute set in place, in one
+ * statement (parallel writes of different attributes all land). Answers the value stored.
+ */
+export async function setRowExtra(
+  repos: Repositories,
+  row: { table: ExtrasTable; id: string },
+  name: string,
+  input: unknown,
+  by: string,
+): Promise<unknown> {
+  const extras = await repos.extras.set(row.table, row.id, name, extraValue(name, input), by);
+  return extras[name];
+}
+
+/** `DELETE …/extras/:name/` on an org, user or repository; 404 when it has none such. */
+export async function removeRowExtra(
+  repos: Repositories,
+  row: { table: ExtrasTable; id: string; label: string },
+  name: string,
+  by: string,
+): Promise<void> {
+  if (!(await repos.extras.remove(row.table, row.id, name, by))) {
+    throw extraNotFound(name, row.label);
+  }
 }

@@ -20,6 +20,7 @@ import type { ReferenceResolver } from './reference-resolver';
 import type { RepositoryService, RepoView } from './repository.service';
 import { ownerUrl, parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from './urls';
 import { extras, mnemonic, parseInput, requiredText } from './validation';
+import { withExtra, withoutExtra } from './extras';
 
 /** A mapping at one of its versions, in the source (at HEAD or a version) it was read through. */
 export interface MappingView {
@@ -208,6 +209,35 @@ export class MappingService {
       retired: data.retired ?? v.retired,
     };
     return this.change(ctx, source, id, data.updateComment ?? data.comment ?? null, () => content);
+  }
+
+  /** One custom attribute set in a new mapping version; 208 when it already has that value. */
+  async setExtra(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    name: string,
+    input: unknown,
+  ): Promise<MappingView> {
+    const source = await this.writableSource(ctx, sourceRef);
+    return this.change(ctx, source, id, `Updated extras: ${name}.`, (current) => ({
+      ...contentOf(current),
+      extras: withExtra(current.extras, name, input),
+    }));
+  }
+
+  /** One custom attribute removed in a new mapping version; 404 when it has none such. */
+  async removeExtra(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    name: string,
+  ): Promise<MappingView> {
+    const source = await this.writableSource(ctx, sourceRef);
+    return this.change(ctx, source, id, `Deleted extra ${name}.`, (current) => ({
+      ...contentOf(current),
+      extras: withoutExtra(current.extras, name, `mapping '${id}'`),
+    }));
   }
 
   async retire(

@@ -20,6 +20,7 @@ import {
   requiredText,
   website,
 } from './validation';
+import { removeRowExtra, setRowExtra } from './extras';
 
 const createSchema = z.object({
   id: mnemonic,
@@ -146,6 +147,22 @@ export class OrgService {
     Object.assign(org, stripUndefined(parseInput(updateSchema, input)));
     org.updatedBy = requireUser(ctx).username;
     return this.repos.orgs.save(org);
+  }
+
+  /** One custom attribute of the org set (spec operations §4.9); answers its stored value. */
+  async setExtra(ctx: ServiceContext, id: string, name: string, input: unknown): Promise<unknown> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.edit', org });
+    const row = { table: 'organizations', id: org.id } as const;
+    return setRowExtra(this.repos, row, name, input, requireUser(ctx).username);
+  }
+
+  /** One custom attribute of the org removed; 404 when it has none such. */
+  async removeExtra(ctx: ServiceContext, id: string, name: string): Promise<void> {
+    const org = await this.get(ctx, id);
+    await authorize(ctx, { action: 'org.edit', org });
+    const row = { table: 'organizations', id: org.id, label: `organization '${id}'` } as const;
+    await removeRowExtra(this.repos, row, name, requireUser(ctx).username);
   }
 
   /** spec core §4.2: superuser only; removes the org with its memberships and repositories. */

@@ -34,6 +34,7 @@ import {
   requiredText,
   website,
 } from './validation';
+import { removeRowExtra, setRowExtra } from './extras';
 
 /** The owner of a repository as the API names it. */
 export interface Owner {
@@ -387,6 +388,28 @@ export class RepositoryService {
   }
 
   /** Partial update of HEAD's metadata; `id`/`short_code` never change. Versions keep their snapshot. */
+  /** One custom attribute of a source or collection set in place; answers its stored value. */
+  async setExtra(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    name: string,
+    input: unknown,
+  ): Promise<unknown> {
+    const { repo } = await this.get(ctx, atHead(ref));
+    await authorize(ctx, { action: 'repo.edit', repo });
+    const row = { table: 'repositories', id: repo.id } as const;
+    return setRowExtra(this.repos, row, name, input, requireUser(ctx).username);
+  }
+
+  /** One custom attribute of a source or collection removed; 404 when it has none such. */
+  async removeExtra(ctx: ServiceContext, ref: RepoRef, name: string): Promise<void> {
+    const { repo } = await this.get(ctx, atHead(ref));
+    await authorize(ctx, { action: 'repo.edit', repo });
+    const label = `${repo.kind} '${repo.mnemonic}'`;
+    const row = { table: 'repositories', id: repo.id, label } as const;
+    await removeRowExtra(this.repos, row, name, requireUser(ctx).username);
+  }
+
   async update(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
     const view = await this.get(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });

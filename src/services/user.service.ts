@@ -25,6 +25,7 @@ import {
   requiredText,
   website,
 } from './validation';
+import { removeRowExtra, setRowExtra } from './extras';
 
 /** `/users/login/` and `/users/signup/` are endpoints, not users. */
 const username = mnemonic.refine(notReserved(['login', 'signup']), 'This username is reserved.');
@@ -236,6 +237,31 @@ export class UserService {
     if (plain !== undefined) user.passwordHash = await hashPassword(plain);
     user.updatedBy = requireUser(ctx).username;
     return this.repos.users.save(user);
+  }
+
+  /** One custom attribute of a user (the caller when `username` is undefined) set in place. */
+  async setExtra(
+    ctx: ServiceContext,
+    username: string | undefined,
+    name: string,
+    input: unknown,
+  ): Promise<unknown> {
+    const user = username === undefined ? await this.me(ctx) : await this.get(ctx, username);
+    await authorize(ctx, { action: 'user.manage', user });
+    const row = { table: 'users', id: user.id } as const;
+    return setRowExtra(this.repos, row, name, input, requireUser(ctx).username);
+  }
+
+  /** One custom attribute of a user removed; 404 when it has none such. */
+  async removeExtra(
+    ctx: ServiceContext,
+    username: string | undefined,
+    name: string,
+  ): Promise<void> {
+    const user = username === undefined ? await this.me(ctx) : await this.get(ctx, username);
+    await authorize(ctx, { action: 'user.manage', user });
+    const row = { table: 'users', id: user.id, label: `user '${user.username}'` } as const;
+    await removeRowExtra(this.repos, row, name, requireUser(ctx).username);
   }
 
   /** spec core §3: 204; 404 when missing or already deactivated. */

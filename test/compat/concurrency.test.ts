@@ -328,6 +328,63 @@ describe('no race duplicates data', () => {
     expect(v3.body.previous_version).toBe('v2');
   });
 
+  it('parallel writes of different extras of one resource all land (orgs, users, sources, mappings, concepts)', async () => {
+    const w = await world(2, 0);
+    const mapping = await request(t.app)
+      .post(`${w.source}mappings/`)
+      .set('Authorization', w.owner.auth)
+      .send({
+        map_type: 'SAME-AS',
+        from_concept_url: `${w.source}concepts/C0/`,
+        to_concept_url: `${w.source}concepts/C1/`,
+      })
+      .expect(201);
+    const bases = [
+      `/orgs/${w.org}/`,
+      `/user/`,
+      w.source,
+      `${w.source}mappings/${(mapping.body as { id: string }).id}/`,
+      `${w.source}concepts/C0/`,
+    ];
+    const names = Array.from({ length: 8 }, (_, i) => `k${i}`);
+    for (const base of bases) {
+      const answers = await Promise.all(
+        names.map((name, i) =>
+          request(t.app)
+            .put(`${base}extras/${name}/`)
+            .set('Authorization', w.owner.auth)
+            .send({ [name]: i })
+            .timeout(DEADLINE),
+        ),
+      );
+      expect(answers.map((res) => [res.status, res.body as unknown])).toEqual(
+        names.map((name, i) => [200, { [name]: i }]),
+      );
+      const extras = await request(t.app)
+        .get(`${base}extras/`)
+        .set('Authorization', w.owner.auth)
+        .expect(200);
+      expect(extras.body).toEqual(Object.fromEntries(names.map((name, i) => [name, i])));
+      // Parallel removals of different attributes keep the rest.
+      await Promise.all(
+        names
+          .slice(0, 4)
+          .map((name) =>
+            request(t.app)
+              .delete(`${base}extras/${name}/`)
+              .set('Authorization', w.owner.auth)
+              .timeout(DEADLINE)
+              .expect(204),
+          ),
+      );
+      const left = await request(t.app)
+        .get(`${base}extras/`)
+        .set('Authorization', w.owner.auth)
+        .expect(200);
+      expect(Object.keys(left.body as object).sort()).toEqual(names.slice(4));
+    }
+  });
+
   it('parallel creates of one expansion mnemonic make one; the others get the sequential 409', async () => {
     const w = await world(1, 1);
     const post = () =>
