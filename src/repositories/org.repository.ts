@@ -77,6 +77,14 @@ export class OrgRepository {
     return this.repo.save(this.repo.create(values));
   }
 
+  /**
+   * The row as committed, locked until the transaction ends (inside a transaction only):
+   * serializes edits and membership changes of one org.
+   */
+  lock(orgId: string): Promise<OrganizationEntity> {
+    return this.repo.findOneOrFail({ where: { id: orgId }, lock: { mode: 'pessimistic_write' } });
+  }
+
   save(org: OrganizationEntity): Promise<OrganizationEntity> {
     return this.repo.save(org);
   }
@@ -149,11 +157,6 @@ export class OrgRepository {
 
   async deleteMembership(orgId: string, userId: string): Promise<void> {
     await this.members.delete({ orgId, userId });
-  }
-
-  /** Serializes membership changes of one org inside the caller's transaction. */
-  async lock(orgId: string): Promise<void> {
-    await this.em.query('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
   }
 
   countAdmins(orgId: string): Promise<number> {

@@ -120,6 +120,14 @@ export class RepoRepository {
     return repo;
   }
 
+  /** The row as committed, locked until the transaction ends (inside a transaction only). */
+  lock(repositoryId: string): Promise<RepositoryEntity> {
+    return this.repos.findOneOrFail({
+      where: { id: repositoryId },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
   save(repo: RepositoryEntity): Promise<RepositoryEntity> {
     return this.repos.save(repo);
   }
@@ -204,6 +212,14 @@ export class RepoRepository {
 
   insertVersion(values: Partial<RepositoryVersionEntity>): Promise<RepositoryVersionEntity> {
     return this.versions.save(this.versions.create(values));
+  }
+
+  /** The row as committed, locked until the transaction ends (inside a transaction only). */
+  lockVersion(versionId: string): Promise<RepositoryVersionEntity> {
+    return this.versions.findOneOrFail({
+      where: { id: versionId },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   saveVersion(version: RepositoryVersionEntity): Promise<RepositoryVersionEntity> {

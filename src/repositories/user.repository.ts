@@ -76,6 +76,11 @@ export class UserRepository {
     return this.repo.save(this.repo.create(values));
   }
 
+  /** The row as committed, locked until the transaction ends (inside a transaction only). */
+  lock(userId: string): Promise<UserEntity> {
+    return this.repo.findOneOrFail({ where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+  }
+
   save(user: UserEntity): Promise<UserEntity> {
     return this.repo.save(user);
   }

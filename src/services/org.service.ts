@@ -144,9 +144,13 @@ export class OrgService {
     if (record.id !== undefined && record.id !== org.mnemonic) {
       throw AppError.field('id', 'The organization id cannot be changed.');
     }
-    Object.assign(org, stripUndefined(parseInput(updateSchema, input)));
-    org.updatedBy = requireUser(ctx).username;
-    return this.repos.orgs.save(org);
+    const changes = stripUndefined(parseInput(updateSchema, input));
+    const updatedBy = requireUser(ctx).username;
+    return this.repos.transaction(async (r) => {
+      // Applied to the row as committed, under its lock: parallel edits of other fields stay.
+      const current = await r.orgs.lock(org.id);
+      return r.orgs.save(Object.assign(current, changes, { updatedBy }));
+    });
   }
 
   /** One custom attribute of the org set (spec operations §4.9); answers its stored value. */

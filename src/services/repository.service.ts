@@ -420,16 +420,21 @@ export class RepositoryService {
       }
     }
     const data = this.parseFields(view.repo.kind, input);
-    const { repo } = view;
-    Object.assign(repo, stripUndefined(data.fields));
-    if (data.name !== undefined) repo.name = data.name;
-    // spec core §2.4: full_name defaults to name when blank.
-    if (!repo.fullName) repo.fullName = repo.name;
-    if (data.defaultLocale !== undefined) repo.defaultLocale = data.defaultLocale;
-    repo.supportedLocales = withDefault(repo.supportedLocales, repo.defaultLocale);
-    repo.settings = { ...repo.settings, ...data.settings };
-    repo.updatedBy = requireUser(ctx).username;
-    return { ...view, repo: await this.repos.repos.save(repo) };
+    const updatedBy = requireUser(ctx).username;
+    const saved = await this.repos.transaction(async (r) => {
+      // Applied to the row as committed, under its lock: parallel edits of other fields stay.
+      const repo = await r.repos.lock(view.repo.id);
+      Object.assign(repo, stripUndefined(data.fields));
+      if (data.name !== undefined) repo.name = data.name;
+      // spec core §2.4: full_name defaults to name when blank.
+      if (!repo.fullName) repo.fullName = repo.name;
+      if (data.defaultLocale !== undefined) repo.defaultLocale = data.defaultLocale;
+      repo.supportedLocales = withDefault(repo.supportedLocales, repo.defaultLocale);
+      repo.settings = { ...repo.settings, ...data.settings };
+      repo.updatedBy = updatedBy;
+      return r.repos.save(repo);
+    });
+    return { ...view, repo: saved };
   }
 
   /**
@@ -534,9 +539,14 @@ export class RepositoryService {
     if (record.id !== undefined && record.id !== view.version.mnemonic) {
       throw AppError.field('id', 'The id of a version cannot be changed.');
     }
-    Object.assign(view.version, stripUndefined(parseInput(versionUpdateSchema, input)));
-    view.version.updatedBy = requireUser(ctx).username;
-    return { ...view, version: await this.repos.repos.saveVersion(view.version) };
+    const changes = stripUndefined(parseInput(versionUpdateSchema, input));
+    const updatedBy = requireUser(ctx).username;
+    const version = await this.repos.transaction(async (r) => {
+      // Applied to the row as committed, under its lock: parallel edits of other fields stay.
+      const current = await r.repos.lockVersion(view.version.id);
+      return r.repos.saveVersion(Object.assign(current, changes, { updatedBy }));
+    });
+    return { ...view, version };
   }
 
   /** Deletes a version; never HEAD, never one another version is based on. */

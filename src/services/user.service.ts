@@ -233,10 +233,14 @@ export class UserService {
       throw AppError.field('username', 'The username cannot be changed.');
     }
     const { password: plain, ...changes } = parseInput(updateSchema, input);
-    Object.assign(user, stripUndefined(changes));
-    if (plain !== undefined) user.passwordHash = await hashPassword(plain);
-    user.updatedBy = requireUser(ctx).username;
-    return this.repos.users.save(user);
+    const passwordHash = plain !== undefined ? await hashPassword(plain) : undefined;
+    const updatedBy = requireUser(ctx).username;
+    return this.repos.transaction(async (r) => {
+      // Applied to the row as committed, under its lock: parallel edits of other fields stay.
+      const current = await r.users.lock(user.id);
+      Object.assign(current, stripUndefined({ ...changes, passwordHash }), { updatedBy });
+      return r.users.save(current);
+    });
   }
 
   /** One custom attribute of a user (the caller when `username` is undefined) set in place. */

@@ -385,6 +385,57 @@ describe('no race duplicates data', () => {
     }
   });
 
+  it('parallel edits of different fields of one org, user, source and version all land', async () => {
+    const w = await world(0, 0);
+    await request(t.app)
+      .post(`${w.source}versions/`)
+      .set('Authorization', w.owner.auth)
+      .send({ id: 'v1' })
+      .expect(201);
+    // [path, fields sent, the field each is read back as where the detail names it otherwise]
+    const cases: Array<[string, Record<string, string>, Record<string, string>?]> = [
+      [
+        `/orgs/${w.org}/`,
+        { name: 'New name', company: 'New company', website: 'https://x.org', location: 'Kigali' },
+      ],
+      [
+        `/user/`,
+        { name: 'New name', company: 'New company', location: 'Kigali', website: 'https://x.org' },
+      ],
+      [
+        w.source,
+        {
+          full_name: 'Full',
+          description: 'Described',
+          website: 'https://x.org',
+          custom_validation_schema: 'None',
+        },
+      ],
+      [
+        `${w.source}v1/`,
+        { description: 'Described', external_id: 'E1' },
+        { external_id: 'version_external_id' },
+      ],
+    ];
+    for (const [path, fields, readAs = {}] of cases) {
+      const answers = await Promise.all(
+        Object.entries(fields).map(([field, value]) =>
+          request(t.app)
+            .put(path)
+            .set('Authorization', w.owner.auth)
+            .send({ [field]: value })
+            .timeout(DEADLINE),
+        ),
+      );
+      expect(answers.map((res) => res.status)).toEqual(Object.keys(fields).map(() => 200));
+      const read = await request(t.app).get(path).set('Authorization', w.owner.auth).expect(200);
+      const body = read.body as Record<string, unknown>;
+      for (const [field, value] of Object.entries(fields)) {
+        expect([path, field, body[readAs[field] ?? field]]).toEqual([path, field, value]);
+      }
+    }
+  });
+
   it('parallel creates of one expansion mnemonic make one; the others get the sequential 409', async () => {
     const w = await world(1, 1);
     const post = () =>
