@@ -501,7 +501,11 @@ async function statementBenchmark(
       services.repositories.createVersion(sctx, ref, { id: 'v1' }),
     );
     const expansion = await inProcess.statementsOf((services, sctx) =>
-      services.collections.createExpansion(sctx, { ...ref, version: 'HEAD' }, { mnemonic: 'full' }),
+      services.collections.createExpansion(
+        sctx,
+        { ...ref, version: 'HEAD' },
+        { mnemonic: 'full', parameters: {} },
+      ),
     );
     if (set === tenK) {
       tenKAdd = add;

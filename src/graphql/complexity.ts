@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, getVariableValues } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 
 /** What `limit: 0` (everything) is assumed to fetch when costing a query. */
@@ -20,7 +20,17 @@ export function costLimit<T extends object>(maxCost: number): ApolloServerPlugin
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema }) {
+        async didResolveOperation({ request, document, schema, operation }) {
+          // Without its operation, or with variables of the wrong type, the request fails in
+          // execution with GraphQL's own error (HTTP 400); there is no cost to estimate.
+          if (!operation) return;
+          const coerced = getVariableValues(
+            schema,
+            operation.variableDefinitions ?? [],
+            request.variables ?? {},
+            { maxErrors: 1 },
+          );
+          if (coerced.errors) return;
           let cost: number;
           try {
             cost = getComplexity({
@@ -35,7 +45,10 @@ export function costLimit<T extends object>(maxCost: number): ApolloServerPlugin
             cost = Number.POSITIVE_INFINITY;
           }
           if (cost > maxCost) {
-            throw new GraphQLError(`Query cost limit of ${maxCost} exceeded, found ${cost}.`, {
+            const found = Number.isFinite(cost)
+              ? `found ${cost}`
+              : 'the operation is too large to cost';
+            throw new GraphQLError(`Query cost limit of ${maxCost} exceeded, ${found}.`, {
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
             });
           }

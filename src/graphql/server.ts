@@ -11,9 +11,11 @@ import { requestContext } from '../context';
 import { fromDatabaseError, isAppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Services } from '../services';
+import { capEchoes } from '../text';
 import type { GraphQLContext } from './context';
 import { withPermissions } from './permissions';
 import { costLimit } from './complexity';
+import { inputGuard } from './input-guard';
 import { buildGraphqlSchema } from './schema';
 
 export interface GraphqlEdge {
@@ -34,14 +36,19 @@ export async function createGraphqlEdge(
     // src/main.ts owns SIGTERM/SIGINT and stops Apollo in its orderly shutdown.
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
+    // No automatic persisted queries: a per-process cache any caller could fill, which no
+    // client of ours uses; a request that asks for one is told so (PERSISTED_QUERY_NOT_SUPPORTED).
+    persistedQueries: false,
     // Reported as a validation error (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as a crash.
     validationRules: [
       maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportRejection }),
     ],
-    formatError: (formatted, error) => formatError(formatted, error, log),
+    formatError: (formatted, error) => capEchoesOf(formatError(formatted, error, log)),
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       statusForUnauthenticated(),
+      // Before the cost limit: refused text is named as such, whatever the query costs.
+      inputGuard<GraphQLContext>(),
       costLimit<GraphQLContext>(config.graphqlMaxCost),
     ],
   });
@@ -77,8 +84,18 @@ export async function createGraphqlEdge(
           return { ...ctx, services };
         } catch (error) {
           if (!isAppError(error)) throw error;
+          // Refused credentials are a 401; Basic credentials of a throttled login a 429.
+          const retryAfter = error.retryAfterSeconds;
+          const http =
+            error.code === 'RATE_LIMITED'
+              ? { status: 429, headers: new Map([['retry-after', String(retryAfter ?? 60)]]) }
+              : { status: 401 };
           throw new GraphQLError(error.message, {
-            extensions: { code: error.code, http: { status: 401 } },
+            extensions: {
+              code: error.code,
+              http,
+              ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+            },
           });
         }
       },
@@ -122,6 +139,31 @@ function formatError(
     message: 'Internal server error.',
     path: formatted.path,
     extensions: { code: 'INTERNAL_SERVER_ERROR' },
+  };
+}
+
+/**
+ * Every error, whoever raised it (graphql-js quotes the values it refuses), repeats at most a
+ * short part of any value the request sent: a megabyte argument is not sent back.
+ */
+function capEchoesOf(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const fieldErrors = formatted.extensions?.fieldErrors as Record<string, string[]> | undefined;
+  return {
+    ...formatted,
+    message: capEchoes(formatted.message),
+    ...(fieldErrors
+      ? {
+          extensions: {
+            ...formatted.extensions,
+            fieldErrors: Object.fromEntries(
+              Object.entries(fieldErrors).map(([field, messages]) => [
+                capEchoes(field),
+                messages.map(capEchoes),
+              ]),
+            ),
+          },
+        }
+      : {}),
   };
 }
 

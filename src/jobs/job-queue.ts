@@ -79,6 +79,7 @@ export class JobQueue {
   private stopping = false;
   private stopped: Promise<void> | undefined;
   private pruning: NodeJS.Timeout | undefined;
+  private sweeping: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -124,6 +125,17 @@ export class JobQueue {
     for (const kind of this.handlers.keys()) this.createQueue(kind);
     await Promise.all(this.queues.values());
     if (options.workers > 0) this.loop = this.dispatch(options.workers);
+    if (options.workers > 0) {
+      // Killed processes' tasks are recorded FAILURE within a minute or two, read or not.
+      this.sweeping = setInterval(() => {
+        this.repos.tasks
+          .failAbandoned(ABANDONED_AFTER_SECONDS, ABANDONED)
+          .then((n) => n > 0 && options.log.warn({ tasks: n }, 'abandoned tasks marked FAILURE'))
+          .catch((error: unknown) =>
+            options.log.warn({ err: error }, 'could not record abandoned tasks'),
+          );
+      }, ABANDONED_AFTER_SECONDS * 1000).unref();
+    }
     if (options.workers > 0 && options.keepFinishedDays > 0) {
       const prune = (): void => {
         this.pruneFinished().catch((error: unknown) =>
@@ -193,13 +205,35 @@ export class JobQueue {
   }
 
   async find(id: string): Promise<TaskView | null> {
-    const record = await this.repos.tasks.findById(id, ABANDONED_AFTER_SECONDS);
+    const read = () => this.repos.tasks.findById(id, ABANDONED_AFTER_SECONDS);
+    const record = await read();
+    if (record?.abandoned && (await this.recordAbandoned([record.id]))) {
+      return viewOf((await read()) ?? record);
+    }
     return record ? viewOf(record) : null;
   }
 
   async findByCreator(username: string, window: Window): Promise<Slice<TaskView>> {
-    const slice = await this.repos.tasks.findByCreator(username, window, ABANDONED_AFTER_SECONDS);
+    const read = () => this.repos.tasks.findByCreator(username, window, ABANDONED_AFTER_SECONDS);
+    let slice = await read();
+    const abandoned = slice.rows.filter((r) => r.abandoned).map((r) => r.id);
+    if (abandoned.length > 0 && (await this.recordAbandoned(abandoned))) slice = await read();
     return { rows: slice.rows.map(viewOf), total: slice.total };
+  }
+
+  /**
+   * Records as FAILURE the abandoned tasks a read came across (their process was killed and
+   * cannot), so that they stay failed in every later read and in the database; false when
+   * that write failed (the read still shows them failed).
+   */
+  private async recordAbandoned(ids: string[]): Promise<boolean> {
+    try {
+      await this.repos.tasks.failAbandoned(ABANDONED_AFTER_SECONDS, ABANDONED, ids);
+      return true;
+    } catch (error) {
+      this.options?.log.warn({ err: error, tasks: ids }, 'could not record abandoned tasks');
+      return false;
+    }
   }
 
   /**
@@ -360,6 +394,7 @@ export class JobQueue {
     const log = (this.options as JobQueueOptions).log;
     this.stopping = true;
     clearInterval(this.pruning);
+    clearInterval(this.sweeping);
     this.nudge();
     await this.loop;
     if (this.running.size > 0) {

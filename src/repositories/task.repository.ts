@@ -225,14 +225,22 @@ export class TaskRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Fails every STARTED task whose heartbeat is older than the limit; how many it failed. */
-  async failAbandoned(abandonedAfterSeconds: number, error: string): Promise<number> {
+  /**
+   * Fails every STARTED task (of `ids`, when given) whose heartbeat is older than the limit, as
+   * finished at its last heartbeat; how many it failed.
+   */
+  async failAbandoned(
+    abandonedAfterSeconds: number,
+    error: string,
+    ids?: string[],
+  ): Promise<number> {
     const rows = await this.update<{ id: string }>(
       `UPDATE tasks SET state = 'FAILURE', error = $2, finished_at = heartbeat_at,
          heartbeat_at = NULL
        WHERE state = 'STARTED' AND heartbeat_at < now() - make_interval(secs => $1)
+         AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))
        RETURNING id::text AS id`,
-      [abandonedAfterSeconds, error],
+      [abandonedAfterSeconds, error, ids ?? null],
     );
     return rows.length;
   }

@@ -76,7 +76,13 @@ interface Evaluation {
 
 const expansionCreateSchema = z.object({
   mnemonic,
-  parameters: z.unknown().optional(),
+  // Required, as in the reference implementation; `{}` asks for the defaults (spec operations §4.1).
+  parameters: z.record(z.string(), z.unknown(), {
+    error: (issue) =>
+      issue.input === undefined || issue.input === null
+        ? 'This field is required; send {} for the default parameters.'
+        : 'Must be an object of expansion parameters.',
+  }),
   canonicalUrl: z
     .string({ error: 'Must be a string.' })
     .trim()
@@ -540,13 +546,15 @@ export class CollectionService {
   ): Promise<number> {
     const collection = await this.writableCollection(ctx, ref);
     return this.repos.transaction(async (r) => {
-      const seq = await r.repos.nextChange(collection.repo.id);
+      // Locked first, numbered only when something is removed: a removal of nothing writes nothing.
+      await r.repos.lockHead(collection.repo.id);
       const current = await r.collections.referencesAt(
         collection.repo.id,
         null,
         'all' in which ? undefined : which,
       );
       if (current.length === 0) return 0;
+      const seq = await r.repos.nextChange(collection.repo.id);
       const ids = await r.collections.endReferences(
         collection.repo.id,
         current.map((c) => c.id),

@@ -176,7 +176,9 @@ describe('creating an expansion (POST …/:version/expansions/)', () => {
     expect((await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} })).status).toBe(201);
     expect((await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} })).status).toBe(409);
     expect((await createExpansion(w, 'HEAD', { mnemonic: 'E1', parameters: {} })).status).toBe(409);
-    expect((await createExpansion(w, 'HEAD', { mnemonic: 'autoexpand-HEAD' })).status).toBe(409);
+    expect(
+      (await createExpansion(w, 'HEAD', { mnemonic: 'autoexpand-HEAD', parameters: {} })).status,
+    ).toBe(409);
     expect((await createExpansion(w, 'v1', { mnemonic: 'e1', parameters: {} })).status).toBe(201);
   });
 
@@ -185,10 +187,14 @@ describe('creating an expansion (POST …/:version/expansions/)', () => {
     ['an empty mnemonic', { mnemonic: '', parameters: {} }],
     ['parameters a list', { mnemonic: 'e1', parameters: [] }],
     ['parameters a string', { mnemonic: 'e1', parameters: 'activeOnly' }],
+    ['no parameters', { mnemonic: 'e1' }],
+    ['parameters null', { mnemonic: 'e1', parameters: null }],
   ])('%s is a 400 and creates nothing', async (_label, body) => {
     const w = await world();
     const res = await createExpansion(w, 'HEAD', body);
     expect(res.status).toBe(400);
+    const field = (body as { mnemonic?: unknown }).mnemonic ? 'parameters' : 'mnemonic';
+    expect(res.body.errors[field]).toBeDefined();
     expect((await expansionList(w, w.collection)).map((e) => e.mnemonic)).toEqual([
       'autoexpand-HEAD',
     ]);
@@ -197,9 +203,13 @@ describe('creating an expansion (POST …/:version/expansions/)', () => {
   it('anonymous callers get 401, users outside the org 403', async () => {
     const w = await world();
     const outsider = await createUser(t);
-    expect((await createExpansion(w, 'HEAD', { mnemonic: 'e1' }, null)).status).toBe(401);
-    expect((await createExpansion(w, 'HEAD', { mnemonic: 'e1' }, outsider)).status).toBe(403);
-    await createExpansion(w, 'HEAD', { mnemonic: 'e1' }).expect(201);
+    expect(
+      (await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} }, null)).status,
+    ).toBe(401);
+    expect(
+      (await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} }, outsider)).status,
+    ).toBe(403);
+    await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} }).expect(201);
     const del = await request(t.app).delete(`${w.collection}HEAD/expansions/e1/`).set(as(outsider));
     expect(del.status).toBe(403);
     await request(t.app).get(`${w.collection}HEAD/expansions/e1/`).set(as(w.owner)).expect(200);
@@ -207,7 +217,7 @@ describe('creating an expansion (POST …/:version/expansions/)', () => {
 
   it('an unknown version is a 404', async () => {
     const w = await world();
-    expect((await createExpansion(w, 'v9', { mnemonic: 'e1' })).status).toBe(404);
+    expect((await createExpansion(w, 'v9', { mnemonic: 'e1', parameters: {} })).status).toBe(404);
   });
 });
 
@@ -216,8 +226,8 @@ describe('listing, reading and deleting expansions', () => {
     const w = await world();
     await add(w, { expressions: [`${w.source}concepts/A/`] });
     await version(w, w.collection, { id: 'v1' });
-    await createExpansion(w, 'HEAD', { mnemonic: 'e-head' }).expect(201);
-    await createExpansion(w, 'v1', { mnemonic: 'e-v1' }).expect(201);
+    await createExpansion(w, 'HEAD', { mnemonic: 'e-head', parameters: {} }).expect(201);
+    await createExpansion(w, 'v1', { mnemonic: 'e-v1', parameters: {} }).expect(201);
     const mnemonics = (list: Array<{ mnemonic: string }>) => list.map((e) => e.mnemonic).sort();
     expect(mnemonics(await expansionList(w, w.collection))).toEqual([
       'autoexpand-HEAD',
@@ -266,7 +276,7 @@ describe('listing, reading and deleting expansions', () => {
     await add(w, {
       expressions: [`${w.source}v1/concepts/A/`, `${w.other}concepts/X/`],
     });
-    await createExpansion(w, 'HEAD', { mnemonic: 'e1' }).expect(201);
+    await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} }).expect(201);
     const plain = await request(t.app).get(`${w.collection}HEAD/expansions/e1/`).set(as(w.owner));
     expect(plain.body).not.toHaveProperty('resolved_repo_versions');
     const verbose = await request(t.app)
@@ -293,7 +303,7 @@ describe('listing, reading and deleting expansions', () => {
   it('deletes an expansion (204); HEAD’s auto-expansion cannot be deleted (405)', async () => {
     const w = await world();
     await add(w, { expressions: [`${w.source}concepts/A/`] });
-    await createExpansion(w, 'HEAD', { mnemonic: 'e1' }).expect(201);
+    await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} }).expect(201);
     await request(t.app).delete(`${w.collection}HEAD/expansions/e1/`).set(as(w.owner)).expect(204);
     await request(t.app).get(`${w.collection}HEAD/expansions/e1/`).set(as(w.owner)).expect(404);
     await request(t.app).delete(`${w.collection}HEAD/expansions/e1/`).set(as(w.owner)).expect(404);
@@ -329,7 +339,7 @@ describe('expansions of new collection versions', () => {
     expect(await expansionList(w, `${w.collection}v1/`)).toEqual([]);
     expect(await concepts(w, `${w.collection}v1/`)).toEqual([]);
     expect((await counts(w, `${w.collection}v1/`)).concepts).toBe(0);
-    await createExpansion(w, 'v1', { mnemonic: 'later' }).expect(201);
+    await createExpansion(w, 'v1', { mnemonic: 'later', parameters: {} }).expect(201);
     expect(ids(await concepts(w, `${w.collection}v1/`))).toEqual(['A', 'B']);
     expect((await counts(w, `${w.collection}v1/`)).concepts).toBe(2);
   });

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '../../src/logger';
@@ -53,7 +54,7 @@ describe('input the database cannot hold is a 400, never a 500', () => {
   ])('a NUL character in %s', async (_where, path) => {
     const res = await request(t.app).get(path);
     expect(res.status).toBe(400);
-    expect(res.body.message).toMatch(/NUL/);
+    expect(res.body.message).toMatch(/invalid character \(U\+0000\)/);
   });
 
   it('a NUL character in a body field or extras changes nothing', async () => {
@@ -319,5 +320,113 @@ describe('repository input and lists', () => {
     const res = await request(t.app).get('/repos/').query({ repoType: 'Foo' });
     expect(res.status).toBe(400);
     expect(res.body.errors.repoType).toBeDefined();
+  });
+});
+
+describe('a task whose worker was killed', () => {
+  it('reads as FAILURE on every path and is recorded so in the database at once', async () => {
+    const user = await createUser(t);
+    const ids = [crypto.randomUUID(), crypto.randomUUID()];
+    for (const id of ids) {
+      // STARTED, its heartbeat silent for longer than the 60 s threshold: its process was killed.
+      await t.dataSource.query(
+        `INSERT INTO tasks (id, kind, state, created_by, started_at, heartbeat_at)
+         VALUES ($1, 'test.killed', 'STARTED', $2, now() - interval '5 minutes',
+                 now() - interval '2 minutes')`,
+        [id, user.username],
+      );
+    }
+    const stored = async (id: string) =>
+      (
+        await t.dataSource.query<Array<{ state: string; finished_at: Date | null }>>(
+          `SELECT state, finished_at FROM tasks WHERE id = $1`,
+          [id],
+        )
+      )[0];
+
+    const one = await request(t.app).get(`/tasks/${ids[0]}/`).set('Authorization', user.auth);
+    expect(one.body).toMatchObject({ state: 'FAILURE', error: expect.stringMatching(/stopped/) });
+    expect(one.body.finished_at).not.toBeNull();
+    expect(await stored(ids[0])).toMatchObject({ state: 'FAILURE', finished_at: expect.any(Date) });
+
+    const gql = await request(t.app)
+      .post('/graphql')
+      .set('Authorization', user.auth)
+      .send({ query: '{ tasks { items { id state error } } }' });
+    const items = gql.body.data.tasks.items as Array<{ id: string; state: string }>;
+    expect(items.map((i) => i.state)).toEqual(['FAILURE', 'FAILURE']);
+    expect(await stored(ids[1])).toMatchObject({ state: 'FAILURE' });
+    const list = await request(t.app).get('/tasks/').set('Authorization', user.auth);
+    expect(list.body.map((task: { state: string }) => task.state)).toEqual(['FAILURE', 'FAILURE']);
+  });
+
+  it('a STARTED task with a fresh heartbeat still reads STARTED', async () => {
+    const user = await createUser(t);
+    const id = crypto.randomUUID();
+    await t.dataSource.query(
+      `INSERT INTO tasks (id, kind, state, created_by, started_at, heartbeat_at)
+       VALUES ($1, 'test.alive', 'STARTED', $2, now() - interval '5 minutes', now())`,
+      [id, user.username],
+    );
+    const res = await request(t.app)
+      .post('/graphql')
+      .set('Authorization', user.auth)
+      .send({ query: `{ task(id: "${id}") { state error } }` });
+    expect(res.body.data.task).toEqual({ state: 'STARTED', error: null });
+  });
+});
+
+describe('an expansion needs its mnemonic and its parameters (as the reference implementation)', () => {
+  async function collection(): Promise<{ auth: string; url: string }> {
+    const user = await createUser(t);
+    const org = await createOrg(t, user);
+    await request(t.app)
+      .post(`/orgs/${org.id}/collections/`)
+      .set('Authorization', user.auth)
+      .send({ id: 'C', name: 'C' })
+      .expect(201);
+    return { auth: user.auth, url: `/orgs/${org.id}/collections/C/` };
+  }
+
+  it('REST: no parameters is a 400 naming the field, and creates nothing', async () => {
+    const c = await collection();
+    const res = await request(t.app)
+      .post(`${c.url}HEAD/expansions/`)
+      .set('Authorization', c.auth)
+      .send({ mnemonic: 'e1' });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.errors)).toEqual(['parameters']);
+    expect(res.body.message).toMatch(/parameters: This field is required/);
+    const noMnemonic = await request(t.app)
+      .post(`${c.url}HEAD/expansions/`)
+      .set('Authorization', c.auth)
+      .send({ parameters: {} });
+    expect(Object.keys(noMnemonic.body.errors)).toEqual(['mnemonic']);
+    await request(t.app)
+      .get(`${c.url}HEAD/expansions/e1/`)
+      .set('Authorization', c.auth)
+      .expect(404);
+    await request(t.app)
+      .post(`${c.url}HEAD/expansions/`)
+      .set('Authorization', c.auth)
+      .send({ mnemonic: 'e1', parameters: {} })
+      .expect(201);
+  });
+
+  it('GraphQL: createExpansion without parameters is a 400 naming the argument', async () => {
+    const c = await collection();
+    const res = await request(t.app)
+      .post('/graphql')
+      .set('Authorization', c.auth)
+      .send({
+        query: `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1") { id } }`,
+        variables: { c: c.url },
+      });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toMatch(/argument "parameters" of type "JSONObject!"/);
+    await request(t.app)
+      .get(`${c.url}HEAD/expansions/e1/`)
+      .set('Authorization', c.auth)
+      .expect(404);
   });
 });

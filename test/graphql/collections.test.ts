@@ -259,7 +259,7 @@ describe('collection references through GraphQL', () => {
     expect(
       errorCode(await gql(t, w.owner.auth, remove, { c: w.collection, e: ['x'], all: true })),
     ).toBe('INVALID');
-    const create = `mutation($c: String!, $m: String!, $p: JSONObject) {
+    const create = `mutation($c: String!, $m: String!, $p: JSONObject!) {
       createExpansion(collection: $c, mnemonic: $m, parameters: $p) { mnemonic } }`;
     expect(
       errorCode(
@@ -284,7 +284,7 @@ describe('collection references through GraphQL', () => {
     expect(errorCode(await gql(t, undefined, ADD, { c: w.collection, r }))).toBe('UNAUTHENTICATED');
     const outsider = await createUser(t);
     expect(errorCode(await gql(t, outsider.auth, ADD, { c: w.collection, r }))).toBe('FORBIDDEN');
-    const create = `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1") { id } }`;
+    const create = `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1", parameters: {}) { id } }`;
     expect(errorCode(await gql(t, undefined, create, { c: w.collection }))).toBe('UNAUTHENTICATED');
     expect(errorCode(await gql(t, outsider.auth, create, { c: w.collection }))).toBe('FORBIDDEN');
     const data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
@@ -341,7 +341,7 @@ describe('collection references through GraphQL', () => {
           await gql(
             t,
             w.owner.auth,
-            `mutation($c: String!, $m: String!) { createExpansion(collection: $c, mnemonic: $m) { id } }`,
+            `mutation($c: String!, $m: String!) { createExpansion(collection: $c, mnemonic: $m, parameters: {}) { id } }`,
             { c: w.collection, m: `e${i}` },
           ),
         );

@@ -287,15 +287,17 @@ export class CollectionResolver {
   async createExpansion(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
     @Arg('mnemonic') mnemonic: string,
-    @Arg('parameters', () => GraphQLJSONObject, { nullable: true })
-    parameters: Record<string, unknown> | null,
+    @Arg('parameters', () => GraphQLJSONObject, {
+      description: 'The expansion parameters (spec operations §2.2); `{}` for the defaults.',
+    })
+    parameters: Record<string, unknown>,
     @Arg('canonicalUrl', () => String, { nullable: true }) canonicalUrl: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ExpansionObject> {
     return ExpansionObject.from(
       await ctx.services.collections.createExpansion(ctx, parseRepoUrl(collection, 'collection'), {
         mnemonic,
-        parameters: parameters ?? undefined,
+        parameters,
         canonicalUrl,
       }),
     );
