@@ -8,7 +8,9 @@ import {
   guardInput,
   methodNotAllowed,
   requireJsonBody,
+  verifyEncoding,
 } from '../compat/http';
+import { rateLimiting } from '../compat/rate-limit';
 import { API_VERSION, restRouter } from '../compat/rest';
 import type { Config } from './config';
 import { attachContext } from './context';
@@ -40,6 +42,9 @@ const EXPOSED_HEADERS = [
   'X-OCL-API-VERSION',
   'X-OCL-REQUEST-USER',
   'X-Request-Id',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
 ];
 
 export interface App {
@@ -88,10 +93,13 @@ export async function createApp(services: Services, config: Config, log: Logger)
       limit: config.maxBodySize,
       type: ['application/json', 'application/*+json'],
       strict: false,
+      verify: verifyEncoding,
     }),
   );
   app.use(guardInput);
   app.use(attachContext(services, config.publicUrl));
+  const rateLimits = rateLimiting(services, config.rateLimits, log);
+  if (rateLimits.handlers.length > 0) app.use(rateLimits.handlers);
 
   const graphql = await createGraphqlEdge(services, config, log);
   app.use(graphql.router);
@@ -114,6 +122,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   return {
     express: app,
     close: async () => {
+      rateLimits.stop();
       try {
         await graphql.stop();
       } finally {

@@ -12,7 +12,10 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   PUBLIC_URL: z.string().url().optional(),
   MAX_BODY_SIZE: z.string().default('5mb'),
-  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d{1,2})$/, "Use 'true', 'false' or a number of proxies.")
+    .default('false'),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Terminology Registry <no-reply@localhost>'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(12),
@@ -24,6 +27,14 @@ const envSchema = z.object({
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_ANON_PER_MINUTE: z.coerce.number().int().min(0).default(400),
+  RATE_LIMIT_ANON_PER_DAY: z.coerce.number().int().min(0).default(10_000),
+  RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(500),
+  RATE_LIMIT_USER_PER_DAY: z.coerce.number().int().min(0).default(20_000),
+  LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(0).default(10),
+  LOGIN_FAILURES_PER_IP: z.coerce.number().int().min(0).default(50),
+  LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
 });
 
 export interface Config {
@@ -37,7 +48,8 @@ export interface Config {
   /** Base of absolute links sent in mails (never taken from a Host header when set). */
   publicUrl?: string;
   maxBodySize: string;
-  trustProxy: boolean;
+  /** Whether X-Forwarded-* is believed: every hop (true), none, or the nearest n proxies. */
+  trustProxy: boolean | number;
   smtpUrl?: string;
   mailFrom: string;
   graphqlMaxDepth: number;
@@ -54,6 +66,14 @@ export interface Config {
     acquireTimeoutMs: number;
     statementTimeoutMs: number;
     idleInTransactionTimeoutMs: number;
+  };
+  /** spec core §8.2 request limits and the failed-login limits; a limit of 0 is off. */
+  rateLimits: {
+    /** False (`RATE_LIMITS=off`): nothing is counted, e.g. behind a gateway that limits. */
+    enabled: boolean;
+    anonymous: { perMinute: number; perDay: number };
+    user: { perMinute: number; perDay: number };
+    failedLogins: { perAccount: number; perIp: number; windowMinutes: number };
   };
 }
 
@@ -76,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     maxBodySize: e.MAX_BODY_SIZE,
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustProxy: /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY === 'true',
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
@@ -89,6 +109,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
       idleInTransactionTimeoutMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
+    rateLimits: {
+      enabled: e.RATE_LIMITS === 'on',
+      anonymous: { perMinute: e.RATE_LIMIT_ANON_PER_MINUTE, perDay: e.RATE_LIMIT_ANON_PER_DAY },
+      user: { perMinute: e.RATE_LIMIT_USER_PER_MINUTE, perDay: e.RATE_LIMIT_USER_PER_DAY },
+      failedLogins: {
+        perAccount: e.LOGIN_FAILURES_PER_ACCOUNT,
+        perIp: e.LOGIN_FAILURES_PER_IP,
+        windowMinutes: e.LOGIN_FAILURE_WINDOW_MINUTES,
+      },
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
 import { isAppError, type AppError } from './errors';
 import type { Logger } from './logger';
 import { ANONYMOUS, type Actor, type ServiceContext, type Services } from './services';
@@ -15,18 +16,32 @@ interface Locals {
 export function attachContext(services: Services, publicUrl?: string) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let actor: Actor = ANONYMOUS;
+    const client = clientOf(req);
     try {
-      actor = await services.auth.authenticate(req.get('authorization'));
+      actor = await services.auth.authenticate(req.get('authorization'), client);
     } catch (error) {
       if (!isAppError(error)) throw error;
       (res.locals as Locals).authError = error;
     }
     const log = (req as Request & { log: Logger }).log;
     // Mailed links use the configured public address; the Host header is the caller's to forge.
-    (res.locals as Locals).ctx = services.context(actor, log, publicUrl ?? baseUrlOf(req));
+    (res.locals as Locals).ctx = services.context(actor, log, publicUrl ?? baseUrlOf(req), client);
     if (actor.kind === 'user') res.setHeader('X-OCL-REQUEST-USER', actor.username);
     next();
   };
+}
+
+/**
+ * The caller's address as limits count it: the peer, or with TRUST_PROXY what the proxies say;
+ * an IPv6 address by its /56 network (one subscriber's usual allocation).
+ */
+function clientOf(req: Request): string | undefined {
+  return req.ip ? ipKeyGenerator(req.ip) : undefined;
+}
+
+/** The request's context whether or not its credentials were accepted (anonymous if not). */
+export function peekContext(res: Response): ServiceContext | undefined {
+  return (res.locals as Locals).ctx;
 }
 
 /** The request's context; throws the authentication failure it carried, if any. */

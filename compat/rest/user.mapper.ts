@@ -1,5 +1,5 @@
 import type { UserEntity } from '../../src/db/entities';
-import type { UserCounts } from '../../src/services';
+import type { UserCounts, UserRateLimits } from '../../src/services';
 
 export const userUrl = (username: string): string => `/users/${encodeURIComponent(username)}/`;
 
@@ -8,8 +8,15 @@ export function userSummary(user: UserEntity): object {
   return { username: user.username, name: user.name, url: userUrl(user.username) };
 }
 
-/** spec core §2.2 detail view. */
-export function userDetail(user: UserEntity, counts: UserCounts): object {
+/**
+ * spec core §2.2 detail view; with `rateLimits` (for the user themself and superusers) also the
+ * user's own request limits (null: the instance's).
+ */
+export function userDetail(
+  user: UserEntity,
+  counts: UserCounts,
+  rateLimits?: UserRateLimits,
+): object {
   const url = userUrl(user.username);
   return {
     type: 'User',
@@ -37,5 +44,11 @@ export function userDetail(user: UserEntity, counts: UserCounts): object {
     created_by: user.createdBy,
     updated_on: user.updatedAt.toISOString(),
     updated_by: user.updatedBy,
+    ...(rateLimits
+      ? {
+          rate_limit_per_minute: rateLimits.perMinute,
+          rate_limit_per_day: rateLimits.perDay,
+        }
+      : {}),
   };
 }

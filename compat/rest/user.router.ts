@@ -23,7 +23,7 @@ export function userRouter(services: Services): Router {
   const router = Router();
 
   const detail = async (ctx: ServiceContext, user: UserEntity): Promise<object> =>
-    userDetail(user, await users.counts(ctx, user));
+    userDetail(user, await users.counts(ctx, user), users.rateLimitsOf(ctx, user));
 
   router.get(
     '/users/',

@@ -10,6 +10,7 @@ import { TaskRepository } from './task.repository';
 import { TokenRepository } from './token.repository';
 import { UserRepository } from './user.repository';
 import { UrlRegistryRepository } from './url-registry.repository';
+import { RateLimitRepository } from './rate-limit.repository';
 
 export { isUniqueViolation } from './list';
 export { AUTO_EXPANSION } from './repo.repository';
@@ -56,6 +57,7 @@ export type {
 } from './task.repository';
 export type { ExtrasTable } from './extras.repository';
 export type { RegistryKey, UrlRegistrySearch, UrlRegistrySortKey } from './url-registry.repository';
+export type { CounterHit, CounterState } from './rate-limit.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
@@ -68,6 +70,7 @@ export class Repositories {
   readonly tasks: TaskRepository;
   readonly collections: CollectionRepository;
   readonly urlRegistry: UrlRegistryRepository;
+  readonly rateLimits: RateLimitRepository;
   readonly extras: ExtrasRepository;
 
   constructor(
@@ -83,6 +86,7 @@ export class Repositories {
     this.tasks = new TaskRepository(em);
     this.collections = new CollectionRepository(em);
     this.urlRegistry = new UrlRegistryRepository(em);
+    this.rateLimits = new RateLimitRepository(em);
     this.extras = new ExtrasRepository(em);
   }
 

@@ -5,6 +5,16 @@ export interface TokenHolder {
   id: string;
   username: string;
   isSuperuser: boolean;
+  /** The user's own rate limits (null: the instance's). */
+  rateLimits: { perMinute: number | null; perDay: number | null };
+}
+
+interface HolderRow {
+  id: string;
+  username: string;
+  is_superuser: boolean;
+  rate_limit_per_minute: number | null;
+  rate_limit_per_day: number | null;
 }
 
 export class TokenRepository {
@@ -20,16 +30,20 @@ export class TokenRepository {
 
   /** Who holds the token with this hash, if active: only what authentication needs. */
   async findActiveHolder(tokenHash: string): Promise<TokenHolder | null> {
-    const rows = await this.em.query<
-      Array<{ id: string; username: string; is_superuser: boolean }>
-    >(
-      `SELECT u.id::text AS id, u.username, u.is_superuser
+    const rows = await this.em.query<HolderRow[]>(
+      `SELECT u.id::text AS id, u.username, u.is_superuser,
+         u.rate_limit_per_minute, u.rate_limit_per_day
        FROM api_tokens t JOIN users u ON u.id = t.user_id
        WHERE t.token_hash = $1 AND u.is_active`,
       [tokenHash],
     );
-    return rows.length
-      ? { id: rows[0].id, username: rows[0].username, isSuperuser: rows[0].is_superuser }
-      : null;
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    return {
+      id: row.id,
+      username: row.username,
+      isSuperuser: row.is_superuser,
+      rateLimits: { perMinute: row.rate_limit_per_minute, perDay: row.rate_limit_per_day },
+    };
   }
 }

@@ -4,7 +4,8 @@ import type { UserEntity } from '../db/entities';
 import { AppError } from '../errors';
 import type { Repositories } from '../repositories';
 import { ANONYMOUS, type Actor, type ServiceContext } from './context';
-import { hashSecret, newSecret, verifyPassword } from './credentials';
+import { dummyHash, hashSecret, newSecret, verifyPassword } from './credentials';
+import type { RateLimitService } from './rate-limit.service';
 import type { UserService } from './user.service';
 import { parseInput, redirectUrl } from './validation';
 
@@ -24,13 +25,18 @@ export class AuthService {
   constructor(
     private readonly repos: Repositories,
     private readonly users: UserService,
-  ) {}
+    private readonly rateLimits: RateLimitService,
+  ) {
+    // Made now, so that the first login of an unknown user takes no longer than any other.
+    dummyHash().catch(() => undefined);
+  }
 
   /**
    * The actor behind an `Authorization` header (spec core §5): `Token <token>` (also `Bearer`),
    * or HTTP Basic. No header means anonymous; a wrong one is a 401, never silently anonymous.
+   * Basic credentials count as a login attempt from `client` (the caller's address).
    */
-  async authenticate(header: string | undefined): Promise<Actor> {
+  async authenticate(header: string | undefined, client?: string): Promise<Actor> {
     if (!header || header.trim() === '') return ANONYMOUS;
     const [scheme, ...rest] = header.trim().split(/\s+/);
     const value = rest.join(' ');
@@ -42,7 +48,7 @@ export class AuthService {
         return { kind: 'user', ...holder };
       }
       case 'basic': {
-        const user = await this.basicUser(value);
+        const user = await this.basicUser(value, client);
         if (!user) throw new AppError('UNAUTHENTICATED', 'Invalid username or password.');
         return actorOf(user);
       }
@@ -57,10 +63,14 @@ export class AuthService {
   /** `POST /users/login/`: a new API token for valid credentials of an active, verified user. */
   async login(ctx: ServiceContext, input: unknown): Promise<{ token: string; user: UserEntity }> {
     const data = parseInput(loginSchema, input);
+    const attempt = await this.rateLimits.admitLogin(data.username, ctx.client);
     const user = await this.repos.users.findByUsername(data.username);
-    if (!user || !(await verifyPassword(user.passwordHash, data.password))) {
+    // An unknown user's password is checked too (against a throwaway hash): same time taken.
+    if (!(await verifyPassword(user?.passwordHash, data.password)) || !user) {
+      await this.rateLimits.loginFailed(attempt);
       throw AppError.invalid('Unable to log in with provided credentials.');
     }
+    await this.rateLimits.loginSucceeded(attempt);
     if (!user.isActive) throw new AppError('UNAUTHENTICATED', 'This account is deactivated.');
     if (!user.verified) {
       await this.users.sendVerification(ctx, user, {
@@ -77,24 +87,42 @@ export class AuthService {
     return { token: secret, user };
   }
 
-  private async basicUser(encoded: string): Promise<UserEntity | null> {
+  private async basicUser(encoded: string, client: string | undefined): Promise<UserEntity | null> {
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon <= 0) return null;
-    const username = decoded.slice(0, colon);
+    // No stored username or password holds a NUL.
+    const username = colon > 0 && !decoded.includes('\u0000') ? decoded.slice(0, colon) : null;
+    const attempt = await this.rateLimits.admitLogin(username, client);
+    if (username === null) {
+      await this.rateLimits.loginFailed(attempt);
+      return null;
+    }
     const password = decoded.slice(colon + 1);
-    if (decoded.includes('\u0000')) return null; // no stored username or password holds one
     const user = await this.repos.users.findByUsername(username);
-    if (!user || !user.isActive || !user.verified) return null;
+    const usable = user?.isActive && user.verified ? user : null;
     // The stored hash is part of the key, so a password change invalidates what was remembered.
-    const key = hashSecret(`${user.id}\u0000${user.passwordHash ?? ''}\u0000${password}`);
-    if (this.basicCache.get(key) === user.id) return user;
-    if (!(await verifyPassword(user.passwordHash, password))) return null;
-    this.basicCache.set(key, user.id);
-    return user;
+    const key = usable
+      ? hashSecret(`${usable.id}\u0000${usable.passwordHash ?? ''}\u0000${password}`)
+      : '';
+    if (usable && this.basicCache.get(key) === usable.id) return usable;
+    // Checked whether or not the user exists or may log in: the time taken tells nothing.
+    const verified = await verifyPassword(user?.passwordHash, password);
+    if (!usable || !verified) {
+      await this.rateLimits.loginFailed(attempt);
+      return null;
+    }
+    this.basicCache.set(key, usable.id);
+    await this.rateLimits.loginSucceeded(attempt);
+    return usable;
   }
 }
 
 function actorOf(user: UserEntity): Actor {
-  return { kind: 'user', id: user.id, username: user.username, isSuperuser: user.isSuperuser };
+  return {
+    kind: 'user',
+    id: user.id,
+    username: user.username,
+    isSuperuser: user.isSuperuser,
+    rateLimits: { perMinute: user.rateLimitPerMinute, perDay: user.rateLimitPerDay },
+  };
 }

@@ -12,4 +12,6 @@ export interface ServiceContext {
   log: Logger;
   /** Absolute base (`https://host`) for links sent outside the API, e.g. in mails. */
   baseUrl: string;
+  /** The caller's address as limits count it (an IPv6 address by its /56); absent outside HTTP. */
+  client?: string;
 }

@@ -6,16 +6,32 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password);
 }
 
+/**
+ * Whether `password` matches `passwordHash`. Without a hash (an unknown user, an account without
+ * a password) the password is checked against a throwaway hash all the same and refused, so that
+ * the time taken does not tell which usernames exist.
+ */
 export async function verifyPassword(
-  passwordHash: string | null,
+  passwordHash: string | null | undefined,
   password: string,
 ): Promise<boolean> {
-  if (!passwordHash) return false;
   try {
+    if (!passwordHash) {
+      await verify(await dummyHash(), password);
+      return false;
+    }
     return await verify(passwordHash, password);
   } catch {
     return false;
   }
+}
+
+let dummy: Promise<string> | undefined;
+
+/** A hash of a random secret, made with the same parameters as real ones (once per process). */
+export function dummyHash(): Promise<string> {
+  dummy ??= hash(crypto.randomBytes(32).toString('hex'));
+  return dummy;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
+import { RateLimitService } from './rate-limit.service';
 import {
   ADD_REFERENCES_TASK,
   CollectionService,
@@ -26,6 +27,13 @@ export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
 export type { JobQueue, TaskHandle, TaskHandler, TaskState, TaskView } from '../jobs';
 export type { Actor, ServiceContext } from './context';
+export type { UserRateLimits } from './actor';
+export type {
+  FailedLoginLimits,
+  RateLimitService,
+  RateWindow,
+  WindowCount,
+} from './rate-limit.service';
 export { isAuthenticated, isSuperuser } from './access';
 export { ADMIN_USERNAME } from './bootstrap';
 export { createMailer } from './mailer';
@@ -61,6 +69,7 @@ export class Services {
   readonly users: UserService;
   readonly orgs: OrgService;
   readonly auth: AuthService;
+  readonly rateLimits: RateLimitService;
   readonly repositories: RepositoryService;
   readonly concepts: ConceptService;
   readonly mappings: MappingService;
@@ -74,7 +83,8 @@ export class Services {
     this.tasks = new TaskService(this.jobs);
     this.users = new UserService(this.repos, mailer);
     this.orgs = new OrgService(this.repos, this.users);
-    this.auth = new AuthService(this.repos, this.users);
+    this.rateLimits = new RateLimitService(this.repos);
+    this.auth = new AuthService(this.repos, this.users, this.rateLimits);
     this.repositories = new RepositoryService(this.repos, this.users, this.orgs);
     this.concepts = new ConceptService(this.repos, this.repositories);
     this.resolver = new ReferenceResolver(this.repos, this.repositories);
@@ -111,7 +121,7 @@ export class Services {
   }
 
   /** A fresh context for one request: the actor and new per-request loaders. */
-  context(actor: Actor, log: Logger, baseUrl: string): ServiceContext {
-    return { actor, loaders: createLoaders(this.repos, actor), log, baseUrl };
+  context(actor: Actor, log: Logger, baseUrl: string, client?: string): ServiceContext {
+    return { actor, loaders: createLoaders(this.repos, actor), log, baseUrl, client };
   }
 }

@@ -8,6 +8,7 @@ import {
   type UserSortKey,
 } from '../repositories';
 import { authorize, isSuperuser, requireUser } from './access';
+import type { UserRateLimits } from './actor';
 import type { ServiceContext } from './context';
 import { hashPassword, hashSecret, newSecret } from './credentials';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
@@ -26,6 +27,15 @@ import {
   website,
 } from './validation';
 import { removeRowExtra, setRowExtra } from './extras';
+
+/** A user's own request limit (spec core §8.2): null is the instance's, 0 is none. */
+const userRateLimit = z
+  .number({ error: 'A whole number of requests (0: no limit), or null for the default.' })
+  .int('A whole number of requests (0: no limit), or null for the default.')
+  .min(0, 'A whole number of requests (0: no limit), or null for the default.')
+  .max(1_000_000_000, 'At most 1000000000.')
+  .nullable()
+  .optional();
 
 /** `/users/login/` and `/users/signup/` are endpoints, not users. */
 const username = mnemonic.refine(notReserved(['login', 'signup']), 'This username is reserved.');
@@ -63,6 +73,8 @@ const updateSchema = z.object({
   website: website.optional(),
   extras: extras.optional(),
   password: password.optional(),
+  rateLimitPerMinute: userRateLimit,
+  rateLimitPerDay: userRateLimit,
 });
 
 export type CreateUserInput = z.input<typeof createSchema>;
@@ -233,6 +245,7 @@ export class UserService {
       throw AppError.field('username', 'The username cannot be changed.');
     }
     const { password: plain, ...changes } = parseInput(updateSchema, input);
+    assertMayChangeRateLimits(ctx, user, changes);
     const passwordHash = plain !== undefined ? await hashPassword(plain) : undefined;
     const updatedBy = requireUser(ctx).username;
     return this.repos.transaction(async (r) => {
@@ -266,6 +279,13 @@ export class UserService {
     await authorize(ctx, { action: 'user.manage', user });
     const row = { table: 'users', id: user.id, label: `user '${user.username}'` } as const;
     await removeRowExtra(this.repos, row, name, requireUser(ctx).username);
+  }
+
+  /** A user's own rate limits: shown to that user and to superusers only. */
+  rateLimitsOf(ctx: ServiceContext, user: UserEntity): UserRateLimits | undefined {
+    const { actor } = ctx;
+    if (!isSuperuser(actor) && !(actor.kind === 'user' && actor.id === user.id)) return undefined;
+    return { perMinute: user.rateLimitPerMinute, perDay: user.rateLimitPerDay };
   }
 
   /** spec core §3: 204; 404 when missing or already deactivated. */
@@ -306,6 +326,26 @@ export class UserService {
       if (isUniqueViolation(error)) throw usernameTaken(values.username);
       throw error;
     }
+  }
+}
+
+/**
+ * Only a superuser sets a user's rate limits; anyone else gets 403 for a change (sending back
+ * the values as they are, e.g. in a PUT of the whole record, changes nothing and passes).
+ */
+function assertMayChangeRateLimits(
+  ctx: ServiceContext,
+  user: UserEntity,
+  changes: { rateLimitPerMinute?: number | null; rateLimitPerDay?: number | null },
+): void {
+  if (isSuperuser(ctx.actor)) return;
+  const changed = (sent: number | null | undefined, current: number | null): boolean =>
+    sent !== undefined && sent !== current;
+  if (
+    changed(changes.rateLimitPerMinute, user.rateLimitPerMinute) ||
+    changed(changes.rateLimitPerDay, user.rateLimitPerDay)
+  ) {
+    throw new AppError('FORBIDDEN', "Only an administrator can change a user's rate limits.");
   }
 }
 

@@ -5,7 +5,7 @@ import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDataSource } from '../../src/db/data-source';
 import { createLogger, type Logger } from '../../src/logger';
-import { Services, type Mail, type Mailer } from '../../src/services';
+import { ANONYMOUS, Services, type Mail, type Mailer } from '../../src/services';
 import type { DataSource } from 'typeorm';
 
 export const ADMIN_PASSWORD = 'test-admin-password';
@@ -43,7 +43,9 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set; the global setup did not run');
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, ...env });
+  // Limits off unless a test turns them on: the suite makes thousands of requests from one
+  // address as a few users (test/compat/rate-limits.test.ts tests them).
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, RATE_LIMITS: 'off', ...env });
   const log = options.log ?? createLogger(config.logLevel);
   const queries = { count: 0 };
   // A small pool unless a test sizes it: fewer connections make a connection-holding bug show.
@@ -57,7 +59,12 @@ export async function createTestApp(
   const services = new Services(dataSource, options.mailer ?? mailer);
   await services.ensureAdmin(ADMIN_PASSWORD);
   const built = await createApp(services, config, log);
-  const admin = `Token ${await login(built.express, 'ocladmin', ADMIN_PASSWORD)}`;
+  // Issued by the service rather than over HTTP, so that limits a test turns on see no set-up.
+  const { token } = await services.auth.login(
+    services.context(ANONYMOUS, log, 'http://localhost'),
+    { username: 'ocladmin', password: ADMIN_PASSWORD },
+  );
+  const admin = `Token ${token}`;
   return {
     app: built.express,
     services,

@@ -25,3 +25,39 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
   });
 });
+
+describe('rate limits', () => {
+  it('are on with the spec core §8.2 figures by default', () => {
+    expect(loadConfig({}).rateLimits).toEqual({
+      enabled: true,
+      anonymous: { perMinute: 400, perDay: 10_000 },
+      user: { perMinute: 500, perDay: 20_000 },
+      failedLogins: { perAccount: 10, perIp: 50, windowMinutes: 15 },
+    });
+  });
+
+  it('are set per instance, and switched off by RATE_LIMITS=off', () => {
+    const config = loadConfig({
+      RATE_LIMITS: 'off',
+      RATE_LIMIT_ANON_PER_MINUTE: '10',
+      RATE_LIMIT_USER_PER_DAY: '0',
+      LOGIN_FAILURES_PER_ACCOUNT: '3',
+    });
+    expect(config.rateLimits).toMatchObject({
+      enabled: false,
+      anonymous: { perMinute: 10 },
+      user: { perDay: 0 },
+      failedLogins: { perAccount: 3 },
+    });
+    expect(() => loadConfig({ RATE_LIMITS: 'no' })).toThrow(/RATE_LIMITS/);
+    expect(() => loadConfig({ RATE_LIMIT_USER_PER_MINUTE: '-1' })).toThrow(
+      /RATE_LIMIT_USER_PER_MINUTE/,
+    );
+  });
+
+  it('take the client address from TRUST_PROXY hops', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
+  });
+});

@@ -57,6 +57,14 @@ export class UserEntity {
   @Column({ name: 'verify_failure_url', type: 'text', nullable: true })
   verifyFailureUrl: string | null;
 
+  /** Requests per minute allowed to this user, set by an administrator; null: the instance's. */
+  @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true })
+  rateLimitPerMinute: number | null;
+
+  /** Requests per day allowed to this user, set by an administrator; null: the instance's. */
+  @Column({ name: 'rate_limit_per_day', type: 'integer', nullable: true })
+  rateLimitPerDay: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

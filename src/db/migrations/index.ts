@@ -6,6 +6,7 @@ import { VersionLookups1764100000000 } from './1764100000000-version-lookups';
 import { UrlRegistry1764200000000 } from './1764200000000-url-registry';
 import { Tasks1764250000000 } from './1764250000000-tasks';
 import { CollectionContent1764300000000 } from './1764300000000-collection-content';
+import { RateLimits1764400000000 } from './1764400000000-rate-limits';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   UrlRegistry1764200000000,
   Tasks1764250000000,
   CollectionContent1764300000000,
+  RateLimits1764400000000,
 ];

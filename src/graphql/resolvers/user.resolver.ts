@@ -51,6 +51,24 @@ export class UserResolver {
     return (await ctx.services.users.counts(ctx, user.entity)).publicCollections;
   }
 
+  @FieldResolver(() => Int, {
+    nullable: true,
+    description:
+      "Requests per minute an administrator allowed this user (0: no limit); null: the instance's limit. Shown to the user themself and superusers, null for anyone else.",
+  })
+  rateLimitPerMinute(@Root() user: UserType, @Ctx() ctx: GraphQLContext): number | null {
+    return ctx.services.users.rateLimitsOf(ctx, user.entity)?.perMinute ?? null;
+  }
+
+  @FieldResolver(() => Int, {
+    nullable: true,
+    description:
+      "Requests per day an administrator allowed this user (0: no limit); null: the instance's limit. Shown to the user themself and superusers, null for anyone else.",
+  })
+  rateLimitPerDay(@Root() user: UserType, @Ctx() ctx: GraphQLContext): number | null {
+    return ctx.services.users.rateLimitsOf(ctx, user.entity)?.perDay ?? null;
+  }
+
   @FieldResolver(() => OrganizationPage, {
     description: 'Orgs of this user that the caller may see.',
   })

@@ -199,4 +199,18 @@ export class UpdateUserInput {
 
   @Field({ nullable: true })
   password?: string;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      "Superusers only: this user's requests per minute (0: no limit); null: the instance's limit.",
+  })
+  rateLimitPerMinute?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      "Superusers only: this user's requests per day (0: no limit); null: the instance's limit.",
+  })
+  rateLimitPerDay?: number | null;
 }

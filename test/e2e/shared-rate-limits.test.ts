@@ -1,0 +1,168 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import request, { type Response } from 'supertest';
+import { ADMIN_PASSWORD, createTestApp, createUser, type TestApp } from '../factories';
+
+/**
+ * Two real server processes (`src/main.ts`, built) on the test database, as behind a load
+ * balancer: rate-limit counters live in the database, so each process sees what the other
+ * counted (spec core §8.2, "shared by all clients").
+ */
+const root = path.resolve(__dirname, '..', '..');
+let buildDir: string;
+let setup: TestApp;
+
+beforeAll(async () => {
+  // Built apart from dist/ (the start test rebuilds that meanwhile), under the checkout so that
+  // the built code resolves node_modules.
+  const cache = path.join(root, 'node_modules', '.cache');
+  fs.mkdirSync(cache, { recursive: true });
+  buildDir = fs.mkdtempSync(path.join(cache, 'rate-limit-e2e-'));
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', buildDir],
+    { cwd: root },
+  );
+  setup = await createTestApp();
+}, 180_000);
+
+const children = new Set<ChildProcess>();
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  await setup?.close();
+  if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
+});
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+}
+
+function start(): Promise<Server> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set; the global setup did not run');
+  const child = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ADMIN_PASSWORD,
+      JOBS_WORKERS: '0',
+      DB_POOL_SIZE: '3',
+      RATE_LIMITS: 'on',
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_ANON_PER_MINUTE: '6',
+      RATE_LIMIT_ANON_PER_DAY: '1000',
+      RATE_LIMIT_USER_PER_MINUTE: '6',
+      RATE_LIMIT_USER_PER_DAY: '1000',
+      LOGIN_FAILURES_PER_ACCOUNT: '3',
+      LOGIN_FAILURES_PER_IP: '1000',
+    },
+  });
+  children.add(child);
+  let output = '';
+  let listening = false;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no 'listening' within 60 s:\n${output}`)),
+      60_000,
+    );
+    const onData = (chunk: Buffer): void => {
+      if (listening) return; // the request log goes on; nothing more to look for
+      output += chunk.toString();
+      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) {
+        listening = true;
+        clearTimeout(timer);
+        const { port } = JSON.parse(line) as { port: number };
+        resolve({ child, url: `http://127.0.0.1:${port}` });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+}
+
+async function stop(server: Server): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  return exited;
+}
+
+function newAddress(): string {
+  const hex = crypto.randomBytes(6).toString('hex');
+  return `fd${hex.slice(0, 2)}:${hex.slice(2, 6)}:${hex.slice(6, 10)}:${hex.slice(10)}00::1`;
+}
+
+function remaining(res: Response, window: string): number | undefined {
+  const match = new RegExp(`"${window}"; r=(\\d+);`).exec(String(res.headers.ratelimit ?? ''));
+  return match ? Number(match[1]) : undefined;
+}
+
+test('two processes on one database count every caller together', async () => {
+  const [a, b] = await Promise.all([start(), start()]);
+  const alternately = (i: number): Server => (i % 2 === 0 ? a : b);
+
+  // Anonymous callers, per address.
+  const from = newAddress();
+  const anonymous: Response[] = [];
+  for (let i = 0; i < 6; i += 1) {
+    anonymous.push(await request(alternately(i).url).get('/version/').set('X-Forwarded-For', from));
+  }
+  expect(anonymous.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+  expect(anonymous.map((r) => remaining(r, 'minute'))).toEqual([5, 4, 3, 2, 1, 0]);
+  for (const server of [a, b]) {
+    const refused = await request(server.url).get('/version/').set('X-Forwarded-For', from);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  }
+
+  // Signed-in callers, per user, from anywhere.
+  const user = await createUser(setup);
+  const signedIn: Response[] = [];
+  for (let i = 0; i < 7; i += 1) {
+    signedIn.push(
+      await request(alternately(i).url)
+        .get('/user/')
+        .set('X-Forwarded-For', newAddress())
+        .set('Authorization', user.auth),
+    );
+  }
+  expect(signedIn.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429]);
+
+  // Parallel requests through both processes: exactly the limit gets through.
+  const crowd = newAddress();
+  const burst = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      request(alternately(i).url).get('/version/').set('X-Forwarded-For', crowd),
+    ),
+  );
+  expect(burst.filter((r) => r.status === 200)).toHaveLength(6);
+  expect(burst.filter((r) => r.status === 429)).toHaveLength(14);
+
+  // Failed logins, per account.
+  const target = await createUser(setup);
+  for (let i = 0; i < 3; i += 1) {
+    const res = await request(alternately(i).url)
+      .post('/users/login/')
+      .set('X-Forwarded-For', newAddress())
+      .send({ username: target.username, password: 'wrong-password' });
+    expect(res.status).toBe(400);
+  }
+  const locked = await request(b.url)
+    .post('/users/login/')
+    .set('X-Forwarded-For', newAddress())
+    .send({ username: target.username, password: target.password });
+  expect(locked.status).toBe(429);
+
+  expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0]);
+}, 120_000);
