@@ -249,7 +249,7 @@ export class CollectionRepository {
       where += ` AND expression = ANY($${params.length}::text[])`;
     }
     return this.em.query<ReferenceRow[]>(
-      `SELECT ${REFERENCE_COLUMNS} FROM collection_references WHERE ${where} ORDER BY id`,
+      `SELECT ${REFERENCE_COLUMNS} FROM collection_references WHERE ${where} ORDER BY collection_references.id`,
       params,
     );
   }
@@ -280,7 +280,7 @@ export class CollectionRepository {
       params,
     );
     const rows = await this.em.query<ReferenceRow[]>(
-      `SELECT ${REFERENCE_COLUMNS} FROM collection_references WHERE ${where} ORDER BY id
+      `SELECT ${REFERENCE_COLUMNS} FROM collection_references WHERE ${where} ORDER BY collection_references.id
        ${window.limit > 0 ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}`,
       params,
     );
