@@ -17,7 +17,7 @@ import { addedJson, expansionJson, referenceJson } from './collection.mapper';
 import { conceptListReply } from './concept.router';
 import { mappingListReply } from './mapping.router';
 import { OWNER_PREFIXES } from './owners';
-import { SYNC_WAIT_MS, taskAccepted, waitOrAccept } from './task.mapper';
+import { taskAccepted } from './task.mapper';
 
 const CONCEPT_FILTERS = ['conceptClass', 'datatype', 'locale', 'includeRetired'];
 const MAPPING_FILTERS = ['mapType', 'includeRetired', 'fromConcept', 'toConcept'];
@@ -47,21 +47,14 @@ export function collectionRouter(services: Services): Router {
       .get(route(async (req, ctx) => referenceList(req, ctx, at(req))))
       .put(
         route(async (req, ctx) => {
-          // OCL: large adds run as a task; `async=true` answers 202 at once, otherwise the
-          // request waits for the task a while and answers its result if it is done.
-          const background = flag(req.query.async);
+          // OCL: large adds run as a task; `async=true` answers 202 at once.
           const outcome = await collections.addReferencesOrQueue(ctx, at(req), req.body, {
             cascade: queryString(req, 'cascade') ?? null,
-            background,
+            background: flag(req.query.async),
           });
-          if ('results' in outcome) return ok(outcome.results.map(addedJson));
-          return waitOrAccept(
-            services,
-            ctx,
-            outcome.task,
-            (task) => (task.state === 'SUCCESS' ? ok(task.result) : taskAccepted(task)),
-            background ? 0 : SYNC_WAIT_MS,
-          );
+          return 'results' in outcome
+            ? ok(outcome.results.map(addedJson))
+            : taskAccepted(outcome.task);
         }),
       )
       .delete(

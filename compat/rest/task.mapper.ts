@@ -1,8 +1,5 @@
-import type { ServiceContext, Services, TaskView } from '../../src/services';
+import type { TaskView } from '../../src/services';
 import type { Reply } from '../http';
-
-/** How long a REST call that queued a task waits for it before answering 202 (as OCL does). */
-export const SYNC_WAIT_MS = 25_000;
 
 export const taskUrl = (id: string): string => `/tasks/${encodeURIComponent(id)}/`;
 
@@ -34,19 +31,4 @@ export function taskJson(task: TaskView): object {
 export function taskAccepted(task: TaskView): Reply {
   const url = taskUrl(task.id);
   return { kind: 'json', status: 202, body: taskJson(task), headers: { Location: url } };
-}
-
-/**
- * Runs a queued task synchronously-with-timeout: waits up to `ms` for it; once finished the
- * reply is `done(task)` (which decides what SUCCESS and FAILURE answer), otherwise 202.
- */
-export async function waitOrAccept(
-  services: Services,
-  ctx: ServiceContext,
-  task: TaskView,
-  done: (task: TaskView) => Reply | Promise<Reply>,
-  ms: number = SYNC_WAIT_MS,
-): Promise<Reply> {
-  const now = await services.tasks.waitFor(ctx, task.id, ms);
-  return now.state === 'SUCCESS' || now.state === 'FAILURE' ? done(now) : taskAccepted(now);
 }

@@ -55,11 +55,29 @@ export const ADD_REFERENCES_TASK = 'collection.references.add';
 /** Adds of more references than this run as a background task. */
 export const BACKGROUND_THRESHOLD = 2_000;
 
+/** How long an add that runs as a task is waited for before the task itself is the answer. */
+export const ADD_WAIT_MS = 25_000;
+
+/** A background add: the references as parsed when it was asked for, and its collection. */
 export interface AddReferencesJob {
+  /** The collection by id: one deleted and made again under the same name is not this one. */
+  collectionId: string;
   ref: RepoRef;
-  body: unknown;
-  cascade: string | null;
+  items: ReferenceItem[];
 }
+
+/** One reference's answer as a background add records it in its task's result. */
+interface RecordedResult {
+  added: boolean;
+  expression: string;
+  message: string;
+  referenceId: string | null;
+}
+
+/** What an add answers: every reference's result, or the task still running (or failed). */
+export type AddOutcome = { collection: RepoView } & (
+  { results: AddedReference[] } | { task: TaskView }
+);
 
 /** How an expansion is evaluated. */
 interface Evaluation {
@@ -245,31 +263,36 @@ export class CollectionService {
   }
 
   /**
-   * An add as the caller asked for it: at once, or — when `background` is asked or the request
-   * holds more than `BACKGROUND_THRESHOLD` references — as a task whose result is the same
-   * answer (spec: large adds must not time out). The body is checked before it is queued.
+   * An add as every edge asks for it: at once, or — when `background` is asked or the request
+   * holds more than `BACKGROUND_THRESHOLD` references — as a task (spec: large adds must not
+   * time out). The body is taken apart before it is queued; the task carries what it became.
+   * Unless `background` is asked, the call waits up to `ADD_WAIT_MS` for the task and answers
+   * its results when it has finished, as OCL does; otherwise the task is the answer.
    */
   async addReferencesOrQueue(
     ctx: ServiceContext,
     ref: RepoRef,
     body: unknown,
     options: { cascade?: string | null; background?: boolean },
-  ): Promise<{ results: AddedReference[] } | { task: TaskView }> {
+  ): Promise<AddOutcome> {
     const collection = await this.writableCollection(ctx, ref);
     const items = referencesOfBody(body, options.cascade?.toLowerCase() ?? null);
     const count = items.length;
     if (!options.background && count <= BACKGROUND_THRESHOLD) {
-      return { results: await this.addItems(ctx, collection, items) };
+      return { collection, results: await this.addItems(ctx, collection, items) };
     }
     const payload: AddReferencesJob = {
+      collectionId: collection.repo.id,
       ref: { ...ref, owner: ownerRefOf(collection), version: undefined },
-      body,
-      cascade: options.cascade ?? null,
+      items,
     };
-    const task = await this.tasks.enqueue(ctx, ADD_REFERENCES_TASK, payload, {
+    const queued = await this.tasks.enqueue(ctx, ADD_REFERENCES_TASK, payload, {
       summary: `Add ${count} reference${count === 1 ? '' : 's'} to ${collection.repo.mnemonic}`,
     });
-    return { task };
+    if (options.background) return { collection, task: queued };
+    const task = await this.tasks.waitFor(ctx, queued.id, ADD_WAIT_MS);
+    if (task.state !== 'SUCCESS') return { collection, task };
+    return { collection, results: await this.recordedResults(collection, task.result) };
   }
 
   /** The background side of `addReferencesOrQueue`. */
@@ -277,12 +300,37 @@ export class CollectionService {
     ctx: ServiceContext,
     job: AddReferencesJob,
     progress: (done: number, total: number | null, message?: string) => Promise<void>,
-  ): Promise<object[]> {
-    const results = await this.addReferences(ctx, job.ref, job.body, {
-      cascade: job.cascade,
-      progress,
-    });
-    return results.map((r) => ({ added: r.added, expression: r.expression, message: r.message }));
+  ): Promise<RecordedResult[]> {
+    const collection = await this.writableCollection(ctx, job.ref);
+    if (collection.repo.id !== job.collectionId) {
+      throw AppError.notFound(
+        `Collection '${job.ref.id}' (it was deleted after the add was asked)`,
+      );
+    }
+    const results = await this.addItems(ctx, collection, job.items, progress);
+    return results.map((r) => ({
+      added: r.added,
+      expression: r.expression,
+      message: r.message,
+      referenceId: r.reference?.id ?? null,
+    }));
+  }
+
+  /** A finished background add's results, with the references it added as they are now. */
+  private async recordedResults(collection: RepoView, result: unknown): Promise<AddedReference[]> {
+    const recorded = (Array.isArray(result) ? result : []) as RecordedResult[];
+    const ids = recorded.flatMap((r) => (r.referenceId ? [r.referenceId] : []));
+    const rows =
+      ids.length > 0
+        ? await this.repos.collections.referencesAt(collection.repo.id, null, { ids })
+        : [];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return recorded.map((r) => ({
+      added: r.added,
+      expression: r.expression,
+      message: r.message,
+      reference: r.referenceId ? byId.get(r.referenceId) : undefined,
+    }));
   }
 
   /** References of a collection version (HEAD when none is named), `q` over the expressions. */

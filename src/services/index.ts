@@ -44,7 +44,12 @@ export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
 export type { ConceptInclude, ConceptView, EditMode } from './concept.service';
-export type { AddedReference, ExpansionView, ReferenceView } from './collection.service';
+export type {
+  AddedReference,
+  AddOutcome,
+  ExpansionView,
+  ReferenceView,
+} from './collection.service';
 export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
 export type { MappingView, ResolvedEnd } from './mapping.service';
 export type { ReferenceInput, Resolution } from './reference-resolver';

@@ -220,6 +220,30 @@ describe('large adds as a background task', () => {
     expect(ids(concepts.body)).toEqual(['A']);
   });
 
+  it('an add of more than 2,000 references runs as a task, and the request answers its results', async () => {
+    const w = await world();
+    const expressions = [
+      `${w.source}concepts/A/`,
+      ...Array.from({ length: 2_000 }, (_, i) => `${w.source}concepts/X${i}/`),
+    ];
+    const res = await put(w, { expressions });
+    expect(res.status).toBe(200);
+    const results = res.body as Array<{ added: boolean; id?: number; message: string }>;
+    expect(results).toHaveLength(2_001);
+    expect(results[0]).toMatchObject({ added: true, id: expect.any(Number) });
+    expect(results.slice(1).every((r) => !r.added)).toBe(true);
+    const tasks = await request(t.app).get('/tasks/').set('Authorization', w.owner.auth);
+    expect(tasks.body).toHaveLength(1);
+    expect(tasks.body[0]).toMatchObject({
+      state: 'SUCCESS',
+      summary: expect.stringMatching(/^Add 2001 references/),
+    });
+    const refs = await request(t.app)
+      .get(`${w.collection}references/`)
+      .set('Authorization', w.owner.auth);
+    expect(refs.body).toEqual([expect.objectContaining({ id: results[0].id })]);
+  });
+
   it('a malformed body is refused at once, before anything is queued', async () => {
     const w = await world();
     const res = await request(t.app)

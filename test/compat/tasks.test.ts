@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
-import { SYNC_WAIT_MS, taskAccepted, taskJson, waitOrAccept } from '../../compat/rest/task.mapper';
-import { ok } from '../../compat/http';
+import { taskAccepted, taskJson } from '../../compat/rest/task.mapper';
 import { createLogger } from '../../src/logger';
 import type { ServiceContext } from '../../src/services';
 import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
@@ -117,16 +116,5 @@ describe('the 202 reply for work queued by another endpoint', () => {
       headers: { Location: `/tasks/${queued.id}/` },
     });
     expect(taskJson(queued)).toMatchObject({ id: queued.id, state: 'PENDING' });
-  });
-
-  test('waitOrAccept answers a quick task itself and a slow one with 202', async () => {
-    expect(SYNC_WAIT_MS).toBe(25_000);
-    const quick = await t.services.tasks.enqueue(ownerCtx, kind, { n: 4 });
-    const answered = await waitOrAccept(t.services, ownerCtx, quick, (task) => ok(task.result));
-    expect(answered).toEqual(ok({ added: 4 }));
-
-    const queued = await t.services.tasks.enqueue(ownerCtx, slow, {});
-    const pending = await waitOrAccept(t.services, ownerCtx, queued, (task) => ok(task), 300);
-    expect(pending).toMatchObject({ status: 202, headers: { Location: `/tasks/${queued.id}/` } });
   });
 });

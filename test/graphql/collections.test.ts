@@ -56,7 +56,10 @@ async function world(sourceFields: Record<string, unknown> = {}): Promise<World>
 
 const ADD = `mutation($c: String!, $r: JSON!, $cascade: String) {
   addReferences(collection: $c, references: $r, cascade: $cascade) {
-    added expression message reference { id expression include resourceType system code static url }
+    results {
+      added expression message reference { id expression include resourceType system code static url }
+    }
+    task { id }
   }
 }`;
 
@@ -78,7 +81,11 @@ interface Added {
 
 async function add(w: World, references: unknown, cascade?: string): Promise<Added[]> {
   const res = await gql(t, w.owner.auth, ADD, { c: w.collection, r: references, cascade });
-  return (dataOf(res) as { addReferences: Added[] }).addReferences;
+  const { addReferences } = dataOf(res) as {
+    addReferences: { results: Added[]; task: { id: string } | null };
+  };
+  expect(addReferences.task).toBeNull();
+  return addReferences.results;
 }
 
 describe('collection references through GraphQL', () => {
@@ -276,6 +283,35 @@ describe('collection references through GraphQL', () => {
     ).toBe('INVALID');
 
     expect(dataOf(await gql(t, undefined, count, { u: w.collection }))).toEqual(before);
+  });
+
+  it('addReferences queues as REST does: background answers the task, whose result is the per-reference answer', async () => {
+    const w = await world();
+    const queue = `mutation($c: String!, $r: JSON!) {
+      addReferences(collection: $c, references: $r, background: true) {
+        results { added } task { id state }
+      }
+    }`;
+    const r = [`${w.source}concepts/A/`, `${w.source}concepts/NOPE/`];
+    const { addReferences } = dataOf(await gql(t, w.owner.auth, queue, { c: w.collection, r })) as {
+      addReferences: { results: null; task: { id: string; state: string } };
+    };
+    expect(addReferences.results).toBeNull();
+    expect(['PENDING', 'STARTED', 'SUCCESS']).toContain(addReferences.task.state);
+    const read = `query($id: ID!) { task(id: $id) { state result } }`;
+    let task = { state: 'PENDING', result: null as unknown };
+    for (let i = 0; i < 100 && !['SUCCESS', 'FAILURE'].includes(task.state); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      task = (
+        dataOf(await gql(t, w.owner.auth, read, { id: addReferences.task.id })) as {
+          task: typeof task;
+        }
+      ).task;
+    }
+    expect(task.state).toBe('SUCCESS');
+    expect((task.result as Array<{ added: boolean }>).map((x) => x.added)).toEqual([true, false]);
+    const data = dataOf(await gql(t, w.owner.auth, CONTENT, { u: w.collection }));
+    expect(data.collection.concepts.items.map((c: { id: string }) => c.id)).toEqual(['A']);
   });
 
   it('anonymous callers cannot add references; outsiders are FORBIDDEN', async () => {

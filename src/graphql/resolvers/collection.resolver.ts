@@ -26,7 +26,6 @@ import {
 } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
-  AddedReferenceObject,
   ExpansionListArgs,
   ExpansionObject,
   ExpansionPage,
@@ -34,6 +33,7 @@ import {
   ReferenceListArgs,
   ReferenceObject,
   ReferencePage,
+  ReferencesAddedObject,
 } from '../types/collection.type';
 import { ConceptObject, ConceptPage } from '../types/concept.type';
 import {
@@ -234,9 +234,9 @@ export class CollectionResolver {
     );
   }
 
-  @Mutation(() => [AddedReferenceObject], {
+  @Mutation(() => ReferencesAddedObject, {
     description:
-      'Adds references to HEAD: anything the REST `data` accepts (expressions, `{expressions}`, `{concepts, mappings, uri}`, expanded-form objects). Each answers on its own.',
+      'Adds references to HEAD: anything the REST `data` accepts (expressions, `{expressions}`, `{concepts, mappings, uri}`, expanded-form objects). Each answers on its own. An add of more than 2,000 references, or with `background: true`, runs as a task, exactly as `PUT …/references/` does.',
   })
   async addReferences(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
@@ -246,17 +246,21 @@ export class CollectionResolver {
       description: '`sourcemappings` or `sourcetoconcepts`, for the concept references.',
     })
     cascade: string | null,
+    @Arg('background', {
+      defaultValue: false,
+      description: 'Queue the add as a task and answer the task at once (REST `?async=true`).',
+    })
+    background: boolean,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<AddedReferenceObject[]> {
-    const ref = parseRepoUrl(collection, 'collection');
-    const results = await ctx.services.collections.addReferences(
-      ctx,
-      ref,
-      { data: references },
-      { cascade },
+  ): Promise<ReferencesAddedObject> {
+    return ReferencesAddedObject.from(
+      await ctx.services.collections.addReferencesOrQueue(
+        ctx,
+        parseRepoUrl(collection, 'collection'),
+        { data: references },
+        { cascade, background },
+      ),
     );
-    const head = await ctx.services.repositories.get(ctx, { ...ref, version: undefined });
-    return results.map((result) => AddedReferenceObject.from(result, head));
   }
 
   @Mutation(() => Int, {

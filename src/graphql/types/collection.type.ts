@@ -5,11 +5,13 @@ import {
   DEFAULT_LIMIT,
   repoUrl,
   type AddedReference,
+  type AddOutcome,
   type ExpansionView,
   type ReferenceView,
   type RepoView,
 } from '../../services';
 import { ListArgs } from './list.args';
+import { TaskType } from './task.type';
 
 /** The REST URL of a collection at one of its versions (HEAD: the version-less URL). */
 function collectionUrlAt(collection: RepoView, version: string): string {
@@ -139,6 +141,31 @@ export class AddedReferenceObject {
       reference: result.reference
         ? ReferenceObject.from({ collection, reference: result.reference })
         : null,
+    });
+  }
+}
+
+@ObjectType('ReferencesAdded', {
+  description:
+    'What an add answers: each reference’s result, or — for an add of more than 2,000 references still running after 25 s, or when `background` was asked — the task running it (read it with `task(id)`).',
+})
+export class ReferencesAddedObject {
+  @Field(() => [AddedReferenceObject], {
+    nullable: true,
+    description: 'One per reference given, in order; null while the task runs.',
+  })
+  results: AddedReferenceObject[] | null;
+
+  @Field(() => TaskType, { nullable: true, description: 'The task, when the add became one.' })
+  task: TaskType | null;
+
+  static from(outcome: AddOutcome): ReferencesAddedObject {
+    return Object.assign(new ReferencesAddedObject(), {
+      results:
+        'results' in outcome
+          ? outcome.results.map((result) => AddedReferenceObject.from(result, outcome.collection))
+          : null,
+      task: 'task' in outcome ? TaskType.from(outcome.task) : null,
     });
   }
 }
