@@ -1,5 +1,3 @@
-import crypto from 'node:crypto';
-import type { PoolClient, QueryResultRow } from 'pg';
 import {
   In,
   type EntityManager,
@@ -20,6 +18,7 @@ import {
   UserEntity,
   type MemberRole,
 } from '../db/entities';
+import { preparedQuery } from './prepared';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
@@ -261,7 +260,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
                 WHERE id IN (SELECT repository_id FROM ends) AND id <> (SELECT id FROM r))`
       : '';
     const head = sides.length ? p(HEAD) : '';
-    const rows = await this.prepared<ConceptReadRaw>(
+    const rows = await preparedQuery<ConceptReadRaw>(
+      this.em,
       `WITH ${owner},
          v AS (${version}),
          c AS (SELECT * FROM concepts
@@ -339,26 +339,6 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       head: of(RepositoryVersionEntity, raw.head),
       endNames: new Map(Object.entries(raw.end_names)),
     };
-  }
-
-  /**
-   * Rows of a statement sent as a named prepared statement: Postgres plans it once per connection
-   * rather than on every call (for `read`, planning cost twice what executing does).
-   */
-  private async prepared<T>(sql: string, params: unknown[]): Promise<T[]> {
-    let name = statementNames.get(sql);
-    if (name === undefined) {
-      name = `registry_${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-      statementNames.set(sql, name);
-    }
-    const runner = this.em.queryRunner ?? this.em.dataSource.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as PoolClient;
-      this.em.dataSource.logger.logQuery(sql, params, runner);
-      return (await client.query<T & QueryResultRow>({ name, text: sql, values: params })).rows;
-    } finally {
-      if (runner !== this.em.queryRunner) await runner.release();
-    }
   }
 
   /**
@@ -543,9 +523,6 @@ function unfiltered(filter: ConceptSearch): boolean {
     !filter.extras?.exists.length
   );
 }
-
-/** The name of each prepared statement, by its text. */
-const statementNames = new Map<string, string>();
 
 /** A table row as `to_json` writes it: column names, bigints as numbers, timestamps as text. */
 type Raw = Record<string, unknown> | null;
