@@ -1,7 +1,6 @@
 import {
   In,
   type EntityManager,
-  type EntityMetadata,
   type EntityTarget,
   type Repository,
   type SelectQueryBuilder,
@@ -16,8 +15,9 @@ import {
   RepositoryEntity,
   RepositoryVersionEntity,
   UserEntity,
-  type MemberRole,
 } from '../db/entities';
+import { hydrate, type Raw } from './hydrate';
+import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
@@ -78,13 +78,7 @@ export interface EndSourceRow {
 }
 
 /** Everything a concept read needs, found in one statement; null where the path names nothing. */
-export interface ConceptRead {
-  org: OrganizationEntity | null;
-  user: UserEntity | null;
-  /** The reader's role in the owning org. */
-  role: MemberRole | null;
-  repo: RepositoryEntity | null;
-  version: RepositoryVersionEntity | null;
+export interface ConceptRead extends PathRow {
   concept: ConceptEntity | null;
   conceptVersion: ConceptVersionEntity | null;
   /** How many versions the concept has. */
@@ -104,12 +98,7 @@ export interface ConceptRead {
   endNames: Map<string, string | null>;
 }
 
-interface ConceptReadRaw {
-  org: Raw;
-  user: Raw;
-  role: MemberRole | null;
-  repo: Raw;
-  version: Raw;
+interface ConceptReadRaw extends PathRaw {
   concept: Raw;
   concept_version: Raw;
   version_count: number;
@@ -207,26 +196,10 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   async read(key: ConceptReadKey): Promise<ConceptRead> {
     const params: unknown[] = [];
     const p = (value: unknown): string => `$${params.push(value)}`;
-    const owner =
-      'org' in key.owner
-        ? `o AS (SELECT * FROM organizations WHERE mnemonic = ${p(key.owner.org)}),
-           u AS (SELECT * FROM users WHERE false),
-           r AS (SELECT * FROM repositories
-                 WHERE owner_org_id = (SELECT id FROM o) AND mnemonic = ${p(key.source)})`
-        : `o AS (SELECT * FROM organizations WHERE false),
-           u AS (SELECT * FROM users WHERE ${
-             'username' in key.owner
-               ? `username = ${p(key.owner.username)}`
-               : `id = ${p(key.owner.userId)}`
-           }),
-           r AS (SELECT * FROM repositories
-                 WHERE owner_user_id = (SELECT id FROM u) AND mnemonic = ${p(key.source)})`;
-    const version =
-      key.version === 'latest'
-        ? `SELECT * FROM repository_versions WHERE repository_id = (SELECT id FROM r) AND released
-           ORDER BY created_at DESC, id DESC LIMIT 1`
-        : `SELECT * FROM repository_versions
-           WHERE repository_id = (SELECT id FROM r) AND mnemonic = ${p(key.version)}`;
+    const path = pathQuery(
+      { owner: key.owner, repo: key.source, version: key.version, viewerId: key.viewerId },
+      p,
+    );
     // At HEAD the current rows (their partial indexes answer); else the interval test (design §4).
     const at = (alias: string): string =>
       key.version === HEAD
@@ -262,23 +235,13 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     const head = sides.length ? p(HEAD) : '';
     const rows = await preparedQuery<ConceptReadRaw>(
       this.em,
-      `WITH ${owner},
-         v AS (${version}),
+      `WITH ${path.ctes},
          c AS (SELECT * FROM concepts
                WHERE repository_id = (SELECT id FROM r) AND mnemonic = ${p(key.concept)}),
          cv AS (SELECT * FROM concept_versions x
                 WHERE x.concept_id = (SELECT id FROM c) AND ${conceptVersion} LIMIT 1)
          ${mappings}
-       SELECT (SELECT to_json(o) FROM o) AS org,
-         (SELECT to_json(u) FROM u) AS "user",
-         ${
-           key.viewerId === null
-             ? 'NULL::text'
-             : `(SELECT role FROM org_memberships
-                WHERE org_id = (SELECT id FROM o) AND user_id = ${p(key.viewerId)})`
-         } AS role,
-         (SELECT to_json(r) FROM r) AS repo,
-         (SELECT to_json(v) FROM v) AS version,
+       SELECT ${path.columns},
          (SELECT to_json(c) FROM c) AS concept,
          (SELECT to_json(cv) FROM cv) AS concept_version,
          (SELECT count(*)::int FROM concept_versions WHERE concept_id = (SELECT id FROM c))
@@ -314,17 +277,13 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     );
     const raw = rows[0];
     const of = <T>(target: EntityTarget<T>, value: Raw): T | null =>
-      hydrate(this.em.dataSource.getMetadata(target), value);
+      hydrate(this.em, target, value);
     const mapping = (m: ConceptReadRaw['mappings'][number]): MappingRow => ({
       mapping: of(MappingEntity, m.mapping)!,
       version: of(MappingVersionEntity, m.version)!,
     });
     return {
-      org: of(OrganizationEntity, raw.org),
-      user: of(UserEntity, raw.user),
-      role: raw.role,
-      repo: of(RepositoryEntity, raw.repo),
-      version: of(RepositoryVersionEntity, raw.version),
+      ...pathRowOf(this.em, raw),
       concept: of(ConceptEntity, raw.concept),
       conceptVersion: of(ConceptVersionEntity, raw.concept_version),
       versionCount: raw.version_count,
@@ -522,45 +481,4 @@ function unfiltered(filter: ConceptSearch): boolean {
     !filter.extras?.conditions.length &&
     !filter.extras?.exists.length
   );
-}
-
-/** A table row as `to_json` writes it: column names, bigints as numbers, timestamps as text. */
-type Raw = Record<string, unknown> | null;
-
-type Conversion = 'text' | 'date' | 'same';
-const conversions = new WeakMap<EntityMetadata, Array<[string, string, Conversion]>>();
-
-/**
- * An entity from a `to_json` row, with the values the driver would give: bigints as text,
- * timestamps as dates (to the millisecond, as the driver parses them).
- */
-function hydrate<T>(metadata: EntityMetadata, raw: Raw): T | null {
-  if (raw === null) return null;
-  let columns = conversions.get(metadata);
-  if (!columns) {
-    columns = metadata.columns.map((column) => {
-      const type =
-        typeof column.type === 'string' ? column.type : column.type === Date ? 'date' : '';
-      const conversion: Conversion = /^(bigint|int8)$/.test(type)
-        ? 'text'
-        : /^(timestamp|date)/.test(type)
-          ? 'date'
-          : 'same';
-      return [column.databaseName, column.propertyName, conversion];
-    });
-    conversions.set(metadata, columns);
-  }
-  const entity = metadata.create() as Record<string, unknown>;
-  for (const [name, property, conversion] of columns) {
-    const value = raw[name];
-    entity[property] =
-      value === null || value === undefined
-        ? null
-        : conversion === 'text'
-          ? (value as number | string).toString()
-          : conversion === 'date'
-            ? new Date(value as string)
-            : value;
-  }
-  return entity as T;
 }

@@ -11,6 +11,7 @@ import { TokenRepository } from './token.repository';
 import { UserRepository } from './user.repository';
 import { UrlRegistryRepository } from './url-registry.repository';
 import { RateLimitRepository } from './rate-limit.repository';
+import { PathRepository } from './path.repository';
 
 export { isUniqueViolation } from './list';
 export { AUTO_EXPANSION } from './repo.repository';
@@ -58,6 +59,7 @@ export type {
 export type { ExtrasTable } from './extras.repository';
 export type { RegistryKey, UrlRegistrySearch, UrlRegistrySortKey } from './url-registry.repository';
 export type { CounterHit, CounterState } from './rate-limit.repository';
+export type { PathKey, PathRow } from './path.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
@@ -72,6 +74,7 @@ export class Repositories {
   readonly urlRegistry: UrlRegistryRepository;
   readonly rateLimits: RateLimitRepository;
   readonly extras: ExtrasRepository;
+  readonly paths: PathRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -88,6 +91,7 @@ export class Repositories {
     this.urlRegistry = new UrlRegistryRepository(em);
     this.rateLimits = new RateLimitRepository(em);
     this.extras = new ExtrasRepository(em);
+    this.paths = new PathRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -13,7 +13,8 @@ import {
   type ResolvedSystem,
   type Selection,
 } from '../repositories';
-import { authorize, can, requireUser, viewerOf } from './access';
+import { authorize, requireUser, viewerOf } from './access';
+import { mayViewRepo } from './paths';
 import type { ConceptService, ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
 import {
@@ -829,7 +830,7 @@ export class CollectionService {
     const visible = await Promise.all(
       ids.map(async (id) => {
         const repo = await ctx.loaders.repositoryById.load(id);
-        return repo !== null && repo.isActive && (await can(ctx, { action: 'repo.view', repo }));
+        return repo !== null && (await mayViewRepo(ctx, repo));
       }),
     );
     return { expansion, repositoryIds: ids.filter((_, i) => visible[i]) };

@@ -11,7 +11,6 @@ import { AppError } from '../errors';
 import {
   isUniqueViolation,
   type ConceptRead,
-  type ConceptReadKey,
   type ConceptScope,
   type ConceptSearch,
   type ConceptSortKey,
@@ -19,14 +18,15 @@ import {
   type SortSpec,
 } from '../repositories';
 import { foldedWords } from '../repositories/list';
-import { authorize, isSuperuser, requireUser } from './access';
+import { authorize, requireUser } from './access';
 import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
 import { conceptMappingsKey } from './loaders';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
 import type { RepositoryService, RepoView } from './repository.service';
-import { parseConceptUrl, repoUrl, type OwnerRef, type RepoRef } from './urls';
+import { checkRepo, pathKey } from './paths';
+import { parseConceptUrl, repoUrl, type RepoRef } from './urls';
 import { extras, mnemonic, parseInput, requiredText } from './validation';
 
 /** A concept at one of its versions, in the source (at HEAD or a version) it was read through. */
@@ -260,21 +260,20 @@ export class ConceptService {
     conceptVersion?: string,
     include: ConceptInclude = {},
   ): Promise<ConceptView> {
-    const { actor } = ctx;
-    if (sourceRef.owner.type === 'self') requireUser(ctx);
-    // One statement reads the path, the concept and what the detail shows; the checks below
-    // then run in the order RepositoryService.get resolves a path, with the same answers.
+    // One statement reads the path, the concept and what the detail shows; the path's access
+    // rules are then those of every other path (PathResolver).
+    const path = pathKey(ctx, sourceRef.owner, sourceRef);
     const read = await this.repos.concepts.read({
-      owner: ownerKeyOf(sourceRef.owner, actor),
+      owner: path.owner,
       source: sourceRef.id,
       version: sourceRef.version ?? HEAD,
       concept: id,
       conceptVersion,
       mappings: include.mappings ?? false,
       inverseMappings: include.inverseMappings ?? false,
-      viewerId: actor.kind === 'user' && !actor.isSuperuser ? actor.id : null,
+      viewerId: path.viewerId,
     });
-    const source = await sourceOf(ctx, sourceRef, read);
+    const source = await checkRepo(ctx, sourceRef, read);
     const { concept, conceptVersion: version } = read;
     if (!concept) throw AppError.notFound(`Concept '${id}'`);
     if (!version) {
@@ -757,58 +756,6 @@ export class ConceptService {
 }
 
 /** The owner a path names, as the one-statement read looks it up. */
-function ownerKeyOf(owner: OwnerRef, actor: ServiceContext['actor']): ConceptReadKey['owner'] {
-  switch (owner.type) {
-    case 'org':
-      return { org: owner.id };
-    case 'user':
-      return { username: owner.username };
-    case 'self':
-      return { userId: actor.kind === 'user' ? actor.id : '0' };
-  }
-}
-
-/**
- * The source a read found, checked as RepositoryService.get checks a path: the owner (an unknown
- * one is a 404, a private org 401/403), then the source (404 when missing, of another kind or
- * inactive; 401/403 when private), then the version (404).
- */
-async function sourceOf(ctx: ServiceContext, ref: RepoRef, read: ConceptRead): Promise<RepoView> {
-  const { org, user, repo, version } = read;
-  let owner: RepoView['owner'];
-  switch (ref.owner.type) {
-    case 'org':
-      if (!org) throw AppError.notFound(`Organization '${ref.owner.id}'`);
-      if (ctx.actor.kind === 'user' && !ctx.actor.isSuperuser)
-        ctx.loaders.actorRole.prime(org.id, read.role);
-      await authorize(ctx, { action: 'org.view', org });
-      owner = { type: 'Organization', id: org.mnemonic, org };
-      break;
-    case 'user':
-      if (!user || (!user.isActive && !isSuperuser(ctx.actor)))
-        throw AppError.notFound(`User '${ref.owner.username}'`);
-      owner = { type: 'User', id: user.username, user };
-      break;
-    case 'self':
-      if (!user) throw AppError.notFound('User');
-      owner = { type: 'User', id: user.username, user };
-      break;
-  }
-  const label = ref.kind === 'source' ? 'Source' : 'Collection';
-  if (!repo || repo.kind !== ref.kind || (!repo.isActive && !isSuperuser(ctx.actor))) {
-    throw AppError.notFound(`${label} '${ref.id}'`);
-  }
-  await authorize(ctx, { action: 'repo.view', repo });
-  if (!version) {
-    throw AppError.notFound(
-      ref.version === 'latest'
-        ? `A released version of '${repo.mnemonic}'`
-        : `Version '${ref.version}' of '${repo.mnemonic}'`,
-    );
-  }
-  return { repo, owner, version };
-}
-
 /**
  * Hands what a read found to the request's loaders, so that the version count, the mappings and
  * their ends (MappingService.ofConcept, resolveEnds) are answered without another statement.

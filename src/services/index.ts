@@ -15,6 +15,7 @@ import type { Actor, ServiceContext } from './context';
 import { createLoaders } from './loaders';
 import type { Mailer } from './mailer';
 import { OrgService } from './org.service';
+import { PathResolver } from './paths';
 import { RepositoryService } from './repository.service';
 export { refOf } from './repository.service';
 import { UserService } from './user.service';
@@ -90,7 +91,7 @@ export class Services {
     this.orgs = new OrgService(this.repos, this.users);
     this.rateLimits = new RateLimitService(this.repos);
     this.auth = new AuthService(this.repos, this.users, this.rateLimits);
-    this.repositories = new RepositoryService(this.repos, this.users, this.orgs);
+    this.repositories = new RepositoryService(this.repos, new PathResolver(this.repos));
     this.concepts = new ConceptService(this.repos, this.repositories);
     this.resolver = new ReferenceResolver(this.repos, this.repositories);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);

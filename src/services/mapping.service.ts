@@ -10,7 +10,8 @@ import {
   type Repositories,
 } from '../repositories';
 import { foldedWords } from '../repositories/list';
-import { authorize, can, requireUser } from './access';
+import { authorize, requireUser } from './access';
+import { mayViewRepo } from './paths';
 import { mappingChecksums } from './checksum';
 import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
@@ -424,7 +425,7 @@ export class MappingService {
 
   private async visibleSource(ctx: ServiceContext, repositoryId: string): Promise<RepoView | null> {
     const source = await this.repositories.headView(ctx, repositoryId);
-    return source && (await can(ctx, { action: 'repo.view', repo: source.repo })) ? source : null;
+    return source && (await mayViewRepo(ctx, source.repo)) ? source : null;
   }
 
   /** How many versions the mapping has, batched per request. */

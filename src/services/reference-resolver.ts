@@ -1,12 +1,7 @@
-import {
-  HEAD,
-  type RepositoryEntity,
-  type RepositoryVersionEntity,
-  type UrlRegistryEntryEntity,
-} from '../db/entities';
+import { HEAD, type RepositoryVersionEntity, type UrlRegistryEntryEntity } from '../db/entities';
 import { AppError, isAppError } from '../errors';
 import type { OwnerKey, Repositories } from '../repositories';
-import { can, isSuperuser } from './access';
+import { mayViewRepo } from './paths';
 import type { ServiceContext } from './context';
 import type { Owner, RepositoryService, RepoView } from './repository.service';
 import { ownerUrl, parseOwnerUrl, parseRepoUrl, type OwnerRef, type RepoRef } from './urls';
@@ -239,17 +234,12 @@ export class ReferenceResolver {
     url: string,
   ): Promise<RepoView | null> {
     for (const repo of await this.repos.urlRegistry.reposWithCanonicalUrl(ownerKeyOf(owner), url)) {
-      if (await this.mayView(ctx, repo)) {
+      if (await mayViewRepo(ctx, repo)) {
         const head = await ctx.loaders.headVersion.load(repo.id);
         if (head) return { repo, owner, version: head };
       }
     }
     return null;
-  }
-
-  private async mayView(ctx: ServiceContext, repo: RepositoryEntity): Promise<boolean> {
-    if (!repo.isActive && !isSuperuser(ctx.actor)) return false;
-    return can(ctx, { action: 'repo.view', repo });
   }
 
   /**

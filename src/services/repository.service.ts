@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import {
   HEAD,
-  type OrganizationEntity,
   type RepositoryEntity,
   type RepositoryKind,
   type RepositorySnapshot,
-  type RepositoryVersionEntity,
-  type UserEntity,
 } from '../db/entities';
 import { AppError } from '../errors';
 import {
@@ -18,12 +15,12 @@ import {
   type RepoSortKey,
   type SortSpec,
 } from '../repositories';
-import { authorize, isSuperuser, requireUser, viewerOf } from './access';
+import { authorize, requireUser, viewerOf } from './access';
 import type { ServiceContext } from './context';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
-import type { OrgService } from './org.service';
 import type { OwnerRef, RepoRef } from './urls';
-import { stripUndefined, type UserService } from './user.service';
+import { stripUndefined } from './user.service';
+import type { Owner, PathResolver, RepoView } from './paths';
 import {
   extras,
   mnemonic,
@@ -36,14 +33,7 @@ import {
 } from './validation';
 import { removeRowExtra, setRowExtra } from './extras';
 
-/** The owner of a repository as the API names it. */
-export interface Owner {
-  type: 'Organization' | 'User';
-  /** Org id or username. */
-  id: string;
-  org?: OrganizationEntity;
-  user?: UserEntity;
-}
+export type { Owner, RepoView } from './paths';
 
 /**
  * What else happens when a collection version is made. It is called before the transaction (it
@@ -55,13 +45,6 @@ export type CollectionVersionHook = (
   head: Pick<RepoView, 'repo' | 'owner'>,
   autoexpand: boolean,
 ) => Promise<((r: Repositories, made: RepoView) => Promise<void>) | null>;
-
-/** A repository at one of its versions (HEAD included): what every read answers. */
-export interface RepoView {
-  repo: RepositoryEntity;
-  version: RepositoryVersionEntity;
-  owner: Owner;
-}
 
 export interface RepoCounts extends ContentCounts {
   versions: number;
@@ -220,8 +203,7 @@ export class RepositoryService {
 
   constructor(
     private readonly repos: Repositories,
-    private readonly users: UserService,
-    private readonly orgs: OrgService,
+    private readonly paths: PathResolver,
   ) {}
 
   /** What else happens, in the same transaction, when a collection version is made. */
@@ -230,27 +212,13 @@ export class RepositoryService {
   }
 
   /** The owner named in a path; a private org answers 401/403, an unknown one 404. */
-  async resolveOwner(ctx: ServiceContext, ref: OwnerRef): Promise<Owner> {
-    switch (ref.type) {
-      case 'org': {
-        const org = await this.orgs.find(ctx, ref.id);
-        return { type: 'Organization', id: org.mnemonic, org };
-      }
-      case 'user': {
-        const user = await this.users.get(ctx, ref.username);
-        return { type: 'User', id: user.username, user };
-      }
-      case 'self': {
-        const user = await this.users.me(ctx);
-        return { type: 'User', id: user.username, user };
-      }
-    }
+  resolveOwner(ctx: ServiceContext, ref: OwnerRef): Promise<Owner> {
+    return this.paths.owner(ctx, ref);
   }
 
   /** A repository at HEAD, `latest` (newest released) or a version id. */
-  async get(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
-    const { repo, owner } = await this.findRepo(ctx, ref);
-    return { repo, owner, version: await this.findVersion(repo, ref.version) };
+  get(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
+    return this.paths.repository(ctx, ref);
   }
 
   async list(
@@ -380,7 +348,7 @@ export class RepositoryService {
     };
     try {
       const repo = await this.repos.transaction((r) => r.repos.insert(values, actor.username));
-      return { repo, owner, version: await this.findVersion(repo, undefined) };
+      return { repo, owner, version: (await this.repos.repos.findVersion(repo.id, HEAD))! };
     } catch (error) {
       if (isUniqueViolation(error)) throw repoTaken(owner, id);
       throw error;
@@ -458,7 +426,7 @@ export class RepositoryService {
     ref: RepoRef,
     params: ListParams,
   ): Promise<Page<RepoView>> {
-    const { repo, owner } = await this.findRepo(ctx, ref);
+    const { repo, owner } = await this.get(ctx, { ...ref, version: undefined });
     const slice = await this.repos.repos.listVersions(
       repo.id,
       windowOf(params),
@@ -477,7 +445,7 @@ export class RepositoryService {
    */
   async createVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
     const actor = requireUser(ctx);
-    const head = await this.findRepo(ctx, atHead(ref));
+    const head = await this.get(ctx, atHead(ref));
     const { repo, owner } = head;
     await authorize(ctx, { action: 'repo.edit', repo });
     const data = parseInput(versionCreateSchema, input);
@@ -567,38 +535,6 @@ export class RepositoryService {
       );
     }
     await this.repos.repos.deleteVersion(view.version.id);
-  }
-
-  private async findRepo(
-    ctx: ServiceContext,
-    ref: RepoRef,
-  ): Promise<{ repo: RepositoryEntity; owner: Owner }> {
-    const owner = await this.resolveOwner(ctx, ref.owner);
-    const repo = await this.repos.repos.findByOwner(keyOf(owner), ref.id);
-    const label = ref.kind === 'source' ? 'Source' : 'Collection';
-    if (!repo || repo.kind !== ref.kind || (!repo.isActive && !isSuperuser(ctx.actor))) {
-      throw AppError.notFound(`${label} '${ref.id}'`);
-    }
-    await authorize(ctx, { action: 'repo.view', repo });
-    return { repo, owner };
-  }
-
-  private async findVersion(
-    repo: RepositoryEntity,
-    version: string | undefined,
-  ): Promise<RepositoryVersionEntity> {
-    const found =
-      version === 'latest'
-        ? await this.repos.repos.latestReleased(repo.id)
-        : await this.repos.repos.findVersion(repo.id, version ?? HEAD);
-    if (!found) {
-      throw AppError.notFound(
-        version === 'latest'
-          ? `A released version of '${repo.mnemonic}'`
-          : `Version '${version}' of '${repo.mnemonic}'`,
-      );
-    }
-    return found;
   }
 
   private async ownerOf(ctx: ServiceContext, repo: RepositoryEntity): Promise<Owner> {
