@@ -271,15 +271,10 @@ async function readBenchmark(
       mappings: sample.mappings,
     },
   );
-  // What the route does (compat/rest/concept.router.ts): the concept read with its mappings,
-  // its version count, then the mappings and their ends (answered by the request's loaders).
+  // What the route does (compat/rest/concept.router.ts): one service call, the concept's detail
+  // with its version count and its mappings with their ends.
   const statements = await inProcess.statementsOf(async (services, ctx) => {
-    const view = await services.concepts.get(ctx, sourceRef(), sample.id, undefined, {
-      mappings: true,
-    });
-    await services.concepts.versionCount(ctx, view);
-    const mappings = await services.mappings.ofConcept(ctx, view, false);
-    await services.mappings.resolveEnds(ctx, mappings);
+    await services.concepts.detail(ctx, sourceRef(), sample.id, undefined, { mappings: true });
   });
 
   const httpDraw = new Random(dict.concepts.length);

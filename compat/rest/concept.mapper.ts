@@ -1,5 +1,6 @@
 import { HEAD, type ConceptDescription, type ConceptName } from '../../src/db/entities';
-import { ownerUrl, repoUrl, type ConceptView } from '../../src/services';
+import { ownerUrl, repoUrl, type ConceptDetail, type ConceptView } from '../../src/services';
+import { mappingSummary } from './mapping.mapper';
 
 function urlsOf(view: ConceptView) {
   const { source, concept, version } = view;
@@ -85,4 +86,20 @@ export function conceptItemUrl(
   uuid: string,
 ): string {
   return `${urlsOf(view).url}${part}/${encodeURIComponent(uuid)}/`;
+}
+
+/**
+ * A concept detail as read (spec core §4.3): the detail view with the mappings its source holds
+ * from the concept (`includeMappings`) and to it (`includeInverseMappings`) when they were read.
+ */
+export function conceptDetailOf(detail: ConceptDetail): object {
+  return {
+    ...conceptDetail(detail.view, detail.versionCount),
+    ...(detail.mappings && {
+      mappings: detail.mappings.map(({ view, ends }) => mappingSummary(view, ends)),
+    }),
+    ...(detail.inverseMappings && {
+      inverse_mappings: detail.inverseMappings.map(({ view, ends }) => mappingSummary(view, ends)),
+    }),
+  };
 }

@@ -1,13 +1,11 @@
 import { Router, type Request } from 'express';
 import {
-  type ConceptInclude,
   type ConceptView,
   type Page,
   type RepoRef,
   type ServiceContext,
   type Services,
 } from '../../src/services';
-import { mappingSummary } from './mapping.mapper';
 import {
   bodyOf,
   created,
@@ -21,7 +19,13 @@ import {
   route,
   type Reply,
 } from '../http';
-import { conceptDetail, conceptItem, conceptItemUrl, conceptSummary } from './concept.mapper';
+import {
+  conceptDetail,
+  conceptDetailOf,
+  conceptItem,
+  conceptItemUrl,
+  conceptSummary,
+} from './concept.mapper';
 import { OWNER_PREFIXES } from './owners';
 
 const FILTERS = ['conceptClass', 'datatype', 'locale', 'includeRetired'];
@@ -39,8 +43,6 @@ export function conceptRouter(services: Services): Router {
   // concept route (no other route here takes their paths).
   const reads = Router();
   const router = Router();
-  const detail = async (ctx: ServiceContext, view: ConceptView): Promise<object> =>
-    conceptDetail(view, await concepts.versionCount(ctx, view));
 
   router
     .route('/concepts/')
@@ -86,8 +88,11 @@ export function conceptRouter(services: Services): Router {
         )
         .post(
           route(async (req, ctx) => {
-            const view = await concepts.create(ctx, at(req), bodyOf(req));
-            return created(await detail(ctx, view), (conceptSummary(view) as { url: string }).url);
+            const made = await concepts.create(ctx, at(req), bodyOf(req));
+            return created(
+              conceptDetailOf(made),
+              (conceptSummary(made.view) as { url: string }).url,
+            );
           }),
         )
         .all(onlyMethods('GET', 'POST'));
@@ -252,8 +257,7 @@ export function conceptRouter(services: Services): Router {
       const edit = (mode: 'partial' | 'replace') =>
         route(async (req, ctx) =>
           ok(
-            await detail(
-              ctx,
+            conceptDetailOf(
               await concepts.update(ctx, at(req), param(req, 'concept'), bodyOf(req), mode),
             ),
           ),
@@ -266,17 +270,11 @@ export function conceptRouter(services: Services): Router {
               mappings: req.query.includeMappings === undefined || flag(req.query.includeMappings),
               inverseMappings: flag(req.query.includeInverseMappings),
             };
-            const view = await concepts.get(
-              ctx,
-              at(req),
-              param(req, 'concept'),
-              undefined,
-              include,
+            return ok(
+              conceptDetailOf(
+                await concepts.detail(ctx, at(req), param(req, 'concept'), undefined, include),
+              ),
             );
-            return ok({
-              ...(await detail(ctx, view)),
-              ...(await withMappings(services, ctx, view, include)),
-            });
           }),
         )
         .post(edit('partial'))
@@ -300,9 +298,8 @@ export function conceptRouter(services: Services): Router {
         .get(
           route(async (req, ctx) =>
             ok(
-              await detail(
-                ctx,
-                await concepts.get(
+              conceptDetailOf(
+                await concepts.detail(
                   ctx,
                   at(req),
                   param(req, 'concept'),
@@ -319,28 +316,6 @@ export function conceptRouter(services: Services): Router {
   return reads;
 }
 
-/**
- * spec core §4.3: a concept's detail carries the mappings its source holds from it
- * (`includeMappings`, default true) and, on request, those to it (`includeInverseMappings`).
- */
-async function withMappings(
-  services: Services,
-  ctx: ServiceContext,
-  view: ConceptView,
-  include: ConceptInclude,
-): Promise<Record<string, object[]>> {
-  const result: Record<string, object[]> = {};
-  // The read brought the mappings and their ends along: the request's loaders answer these.
-  const render = async (inverse: boolean): Promise<object[]> => {
-    const mappings = await services.mappings.ofConcept(ctx, view, inverse);
-    const ends = await services.mappings.resolveEnds(ctx, mappings);
-    return mappings.map((m) => mappingSummary(m, ends.get(m.version.id)!));
-  };
-  if (include.mappings) result.mappings = await render(false);
-  if (include.inverseMappings) result.inverse_mappings = await render(true);
-  return result;
-}
-
 /** Summaries, or details with `verbose=true`. */
 export async function conceptListReply(
   req: Request,
@@ -349,9 +324,7 @@ export async function conceptListReply(
   page: Page<ConceptView>,
 ): Promise<Reply> {
   if (!flag(req.query.verbose)) return list(page, conceptSummary, req);
-  const counts = await Promise.all(
-    page.items.map((view) => services.concepts.versionCount(ctx, view)),
-  );
+  const counts = await services.concepts.versionCounts(ctx, page.items);
   return list(
     page,
     (view: ConceptView) => conceptDetail(view, counts[page.items.indexOf(view)]),

@@ -1,10 +1,12 @@
 import { HEAD } from '../../src/db/entities';
-import { ownerUrl, repoUrl, type MappingView, type ResolvedEnd } from '../../src/services';
-
-export interface Ends {
-  from: ResolvedEnd;
-  to: ResolvedEnd;
-}
+import {
+  ownerUrl,
+  repoUrl,
+  type Ends,
+  type MappingDetail,
+  type MappingView,
+  type ResolvedEnd,
+} from '../../src/services';
 
 function urlOf(view: MappingView): string {
   const { source, mapping } = view;
@@ -85,4 +87,9 @@ export function mappingDetail(view: MappingView, ends: Ends, versions: number): 
     version_updated_on: version.createdAt.toISOString(),
     version_updated_by: version.createdBy,
   };
+}
+
+/** A mapping detail as read or written (spec core §2.7). */
+export function mappingDetailOf(detail: MappingDetail): object {
+  return mappingDetail(detail.view, detail.ends, detail.versionCount);
 }

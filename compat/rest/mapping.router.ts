@@ -13,7 +13,7 @@ import {
   route,
   type Reply,
 } from '../http';
-import { mappingDetail, mappingSummary } from './mapping.mapper';
+import { mappingDetail, mappingDetailOf, mappingSummary } from './mapping.mapper';
 import { OWNER_PREFIXES } from './owners';
 
 /** spec core §4.4 list filters. */
@@ -79,8 +79,7 @@ export function mappingRouter(services: Services): Router {
         )
         .post(
           route(async (req, ctx) => {
-            const view = await mappings.create(ctx, at(req), bodyOf(req));
-            const body = await detail(services, ctx, view);
+            const body = mappingDetailOf(await mappings.create(ctx, at(req), bodyOf(req)));
             return created(body, (body as { url: string }).url);
           }),
         )
@@ -142,20 +141,14 @@ export function mappingRouter(services: Services): Router {
 
       const edit = route(async (req, ctx) =>
         ok(
-          await detail(
-            services,
-            ctx,
-            await mappings.update(ctx, at(req), param(req, 'mapping'), bodyOf(req)),
-          ),
+          mappingDetailOf(await mappings.update(ctx, at(req), param(req, 'mapping'), bodyOf(req))),
         ),
       );
       router
         .route(mappingPath)
         .get(
           route(async (req, ctx) =>
-            ok(
-              await detail(services, ctx, await mappings.get(ctx, at(req), param(req, 'mapping'))),
-            ),
+            ok(mappingDetailOf(await mappings.detail(ctx, at(req), param(req, 'mapping')))),
           ),
         )
         .post(edit)
@@ -178,10 +171,8 @@ export function mappingRouter(services: Services): Router {
         .get(
           route(async (req, ctx) =>
             ok(
-              await detail(
-                services,
-                ctx,
-                await mappings.get(
+              mappingDetailOf(
+                await mappings.detail(
                   ctx,
                   at(req),
                   param(req, 'mapping'),
@@ -195,14 +186,6 @@ export function mappingRouter(services: Services): Router {
     }
   }
   return router;
-}
-
-async function detail(services: Services, ctx: ServiceContext, view: MappingView): Promise<object> {
-  const [ends, versions] = await Promise.all([
-    services.mappings.resolveEnds(ctx, [view]),
-    services.mappings.versionCount(ctx, view),
-  ]);
-  return mappingDetail(view, ends.get(view.version.id)!, versions);
 }
 
 /** Summaries (or details with `verbose=true`), with every end resolved in one batch per page. */

@@ -6,6 +6,7 @@ import {
   type Page,
   type RepoRef,
   type RepoScope,
+  type RepoDetail,
   type RepoView,
   type ServiceContext,
   type Services,
@@ -127,7 +128,7 @@ export function repoRouter(services: Services): Router {
       router.get(
         repoPath,
         route(async (req, ctx) =>
-          ok(await withChildren(services, req, ctx, await repositories.get(ctx, ref(req)))),
+          ok(await withChildren(services, req, ctx, await repositories.detail(ctx, ref(req)))),
         ),
       );
       const update = route(async (req, ctx) =>
@@ -151,7 +152,7 @@ export function repoRouter(services: Services): Router {
               services,
               req,
               ctx,
-              await repositories.get(ctx, ref(req, param(req, 'version'))),
+              await repositories.detail(ctx, ref(req, param(req, 'version'))),
             ),
           ),
         ),
@@ -219,12 +220,9 @@ async function withChildren(
   services: Services,
   req: Request,
   ctx: ServiceContext,
-  view: RepoView,
+  { view, counts }: RepoDetail,
 ): Promise<object> {
-  const body = repoDetail(view, await services.repositories.counts(ctx, view)) as Record<
-    string,
-    unknown
-  >;
+  const body = repoDetail(view, counts) as Record<string, unknown>;
   const at = { ...refOf(view), version: view.version.mnemonic };
   const params = listParams(req, ['includeRetired']);
   const collection = view.repo.kind === 'collection';

@@ -12,6 +12,7 @@ import {
   isUniqueViolation,
   type ConceptRead,
   type ConceptScope,
+  type MappingRow,
   type ConceptSearch,
   type ConceptSortKey,
   type Repositories,
@@ -22,10 +23,10 @@ import { authorize, requireUser } from './access';
 import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
-import { conceptMappingsKey } from './loaders';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
-import type { RepositoryService, RepoView } from './repository.service';
-import { checkRepo, pathKey } from './paths';
+import { endsOf, type MappingItem } from './mapping.service';
+import type { RepositoryService } from './repository.service';
+import { checkRepo, mayViewRepo, pathKey, type Owner, type RepoView } from './paths';
 import { parseConceptUrl, repoUrl, type RepoRef } from './urls';
 import { extras, mnemonic, parseInput, requiredText } from './validation';
 
@@ -44,6 +45,17 @@ export interface ConceptInclude {
   mappings?: boolean;
   /** Those it holds to the concept (`includeInverseMappings`). */
   inverseMappings?: boolean;
+}
+
+/** A concept as its detail shows it (spec core §4.3): what one service call answers. */
+export interface ConceptDetail {
+  view: ConceptView;
+  /** How many versions the concept has (all of them, not only up to this one). */
+  versionCount: number;
+  /** With `include.mappings`: the mappings its source holds from it, ends resolved. */
+  mappings: MappingItem[] | null;
+  /** With `include.inverseMappings`: those its source holds to it. */
+  inverseMappings: MappingItem[] | null;
 }
 
 /** How an edit treats what it does not send (spec core §4.3 and the reference clients). */
@@ -178,7 +190,7 @@ export class ConceptService {
   ) {}
 
   /** Creates a concept in HEAD with its first version; 400 when the id is taken. */
-  async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<ConceptView> {
+  async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<ConceptDetail> {
     const actor = requireUser(ctx);
     assertHeadPath(sourceRef);
     const source = await this.writableSource(ctx, sourceRef);
@@ -242,7 +254,12 @@ export class ConceptService {
             data.updateComment ?? data.comment ?? null,
           ),
         );
-        return { source, concept, version };
+        return {
+          view: { source, concept, version },
+          versionCount: 1,
+          mappings: null,
+          inverseMappings: null,
+        };
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw conceptTaken();
@@ -258,10 +275,55 @@ export class ConceptService {
     sourceRef: RepoRef,
     id: string,
     conceptVersion?: string,
-    include: ConceptInclude = {},
   ): Promise<ConceptView> {
-    // One statement reads the path, the concept and what the detail shows; the path's access
-    // rules are then those of every other path (PathResolver).
+    return (await this.read(ctx, sourceRef, id, conceptVersion, {})).view;
+  }
+
+  /**
+   * A concept's detail (spec core §4.3): the concept, its version count and, on request, the
+   * mappings its source holds from and to it with their ends resolved, all from one statement.
+   */
+  async detail(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    conceptVersion?: string,
+    include: ConceptInclude = {},
+  ): Promise<ConceptDetail> {
+    const { view, read } = await this.read(ctx, sourceRef, id, conceptVersion, include);
+    const sources = await this.endSources(ctx, view.source, read);
+    const items = (rows: MappingRow[]): MappingItem[] =>
+      rows.map(({ mapping, version }) => ({
+        view: { source: view.source, mapping, version },
+        ends: endsOf(version, sources, read.endNames),
+      }));
+    return {
+      view,
+      versionCount: read.versionCount,
+      mappings: include.mappings ? items(read.mappings) : null,
+      inverseMappings: include.inverseMappings ? items(read.inverseMappings) : null,
+    };
+  }
+
+  /** How many versions each concept has (a verbose page), batched. */
+  async versionCounts(ctx: ServiceContext, views: ConceptView[]): Promise<number[]> {
+    return Promise.all(views.map((view) => ctx.loaders.conceptVersionCounts.load(view.concept.id)));
+  }
+
+  /** The detail of a concept just written: no mappings, its version count. */
+  private async detailOf(ctx: ServiceContext, view: ConceptView): Promise<ConceptDetail> {
+    const versionCount = await ctx.loaders.conceptVersionCounts.load(view.concept.id);
+    return { view, versionCount, mappings: null, inverseMappings: null };
+  }
+
+  /** One statement reads the path, the concept and what its detail shows; then the path's rules. */
+  private async read(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    conceptVersion: string | undefined,
+    include: ConceptInclude,
+  ): Promise<{ view: ConceptView; read: ConceptRead }> {
     const path = pathKey(ctx, sourceRef.owner, sourceRef);
     const read = await this.repos.concepts.read({
       owner: path.owner,
@@ -283,8 +345,35 @@ export class ConceptService {
           : `Version '${conceptVersion}' of concept '${id}'`,
       );
     }
-    primeLoaders(ctx, source, concept, version, read, include);
-    return { source, concept, version };
+    return { view: { source, concept, version }, read };
+  }
+
+  /**
+   * The HEAD views of the sources a read's mapping ends lie in, by repository id, as the read
+   * found them; null for those the caller may not see.
+   */
+  private async endSources(
+    ctx: ServiceContext,
+    source: RepoView,
+    read: ConceptRead,
+  ): Promise<Map<string, RepoView | null>> {
+    const sources = new Map<string, RepoView | null>();
+    const head = source.version.seq === null ? source.version : read.head;
+    if (head) sources.set(source.repo.id, { ...source, version: head });
+    const orgs = new Map(read.endOrgs.map((org) => [org.id, org]));
+    const users = new Map(read.endUsers.map((user) => [user.id, user]));
+    if (source.owner.org) orgs.set(source.owner.org.id, source.owner.org);
+    if (source.owner.user) users.set(source.owner.user.id, source.owner.user);
+    for (const { repo, head: endHead } of read.endSources) {
+      const org = repo.ownerOrgId === null ? undefined : orgs.get(repo.ownerOrgId);
+      const user = repo.ownerUserId === null ? undefined : users.get(repo.ownerUserId);
+      const owner: Owner = org
+        ? { type: 'Organization', id: org.mnemonic, org }
+        : { type: 'User', id: user?.username ?? '', user };
+      const visible = endHead !== null && (await mayViewRepo(ctx, repo));
+      sources.set(repo.id, visible ? { repo, owner, version: endHead } : null);
+    }
+    return sources;
   }
 
   /**
@@ -297,7 +386,7 @@ export class ConceptService {
     id: string,
     input: unknown,
     mode: EditMode,
-  ): Promise<ConceptView> {
+  ): Promise<ConceptDetail> {
     assertHeadPath(sourceRef);
     const data = parseInput(editSchema, input);
     if (mode === 'replace' && data.names === undefined) {
@@ -311,7 +400,7 @@ export class ConceptService {
             data.parentConceptUrls,
             id,
           );
-    return this.change(
+    const view = await this.change(
       ctx,
       sourceRef,
       id,
@@ -327,6 +416,7 @@ export class ConceptService {
         parentCodes: parentCodes ?? current.parentCodes,
       }),
     );
+    return this.detailOf(ctx, view);
   }
 
   /** `DELETE`: a new, retired version; retiring twice is a 400. */
@@ -599,11 +689,6 @@ export class ConceptService {
     );
   }
 
-  /** How many versions the concept has (all of them, not only up to this one). */
-  async versionCount(ctx: ServiceContext, view: ConceptView): Promise<number> {
-    return ctx.loaders.conceptVersionCounts.load(view.concept.id);
-  }
-
   /**
    * The one path of every edit: lock, compare checksums, end the current version, add the new.
    * `next` may give the new version's comment when it depends on the current content.
@@ -756,48 +841,6 @@ export class ConceptService {
 }
 
 /** The owner a path names, as the one-statement read looks it up. */
-/**
- * Hands what a read found to the request's loaders, so that the version count, the mappings and
- * their ends (MappingService.ofConcept, resolveEnds) are answered without another statement.
- */
-function primeLoaders(
-  ctx: ServiceContext,
-  source: RepoView,
-  concept: ConceptEntity,
-  version: ConceptVersionEntity,
-  read: ConceptRead,
-  include: ConceptInclude,
-): void {
-  const { loaders } = ctx;
-  loaders.conceptById.prime(concept.id, concept);
-  loaders.conceptVersionCounts.prime(concept.id, read.versionCount);
-  if (version.validToSeq === null) loaders.currentConceptVersion.prime(concept.id, version);
-  loaders.repositoryById.prime(source.repo.id, source.repo);
-  if (source.version.seq === null) loaders.headVersion.prime(source.repo.id, source.version);
-  if (source.owner.org) loaders.orgById.prime(source.owner.org.id, source.owner.org);
-  if (source.owner.user) loaders.userById.prime(source.owner.user.id, source.owner.user);
-  for (const [inverse, rows] of [
-    [false, include.mappings ? read.mappings : null],
-    [true, include.inverseMappings ? read.inverseMappings : null],
-  ] as const) {
-    if (!rows) continue;
-    const key = conceptMappingsKey(source.repo.id, source.version.seq, concept.id, inverse);
-    loaders.conceptMappings.prime(
-      key,
-      rows.map((row) => row.version),
-    );
-    for (const row of rows) loaders.mappingById.prime(row.mapping.id, row.mapping);
-  }
-  if (read.head) loaders.headVersion.prime(source.repo.id, read.head);
-  for (const end of read.endSources) {
-    loaders.repositoryById.prime(end.repo.id, end.repo);
-    loaders.headVersion.prime(end.repo.id, end.head);
-  }
-  for (const org of read.endOrgs) loaders.orgById.prime(org.id, org);
-  for (const user of read.endUsers) loaders.userById.prime(user.id, user);
-  for (const [conceptId, name] of read.endNames) loaders.currentConceptName.prime(conceptId, name);
-}
-
 /** The display name: the preferred name in the source's default locale, else any preferred, else the first. */
 function displayNameOf(names: ConceptName[], defaultLocale: string): ConceptName | undefined {
   return (

@@ -43,8 +43,8 @@ export type { Mail, Mailer } from './mailer';
 export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
-export type { Owner, RepoCounts, RepoScope, RepoView } from './repository.service';
-export type { ConceptInclude, ConceptView, EditMode } from './concept.service';
+export type { Owner, RepoCounts, RepoDetail, RepoScope, RepoView } from './repository.service';
+export type { ConceptDetail, ConceptInclude, ConceptView, EditMode } from './concept.service';
 export type {
   AddedReference,
   AddOutcome,
@@ -52,7 +52,7 @@ export type {
   ReferenceView,
 } from './collection.service';
 export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
-export type { MappingView, ResolvedEnd } from './mapping.service';
+export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from './mapping.service';
 export type { ReferenceInput, Resolution } from './reference-resolver';
 export { registryEntryUrl } from './url-registry.service';
 export type { UrlRegistryEntryView } from './url-registry.service';

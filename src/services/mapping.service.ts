@@ -46,6 +46,42 @@ export interface ResolvedEnd {
   conceptName: string | null;
 }
 
+export interface Ends {
+  from: ResolvedEnd;
+  to: ResolvedEnd;
+}
+
+/** A mapping with what its ends resolved to: how summaries and details show it. */
+export interface MappingItem {
+  view: MappingView;
+  ends: Ends;
+}
+
+/** A mapping as its detail shows it: one service call answers a detail request. */
+export interface MappingDetail extends MappingItem {
+  /** How many versions the mapping has (all of them). */
+  versionCount: number;
+}
+
+/**
+ * The ends of a mapping version from what was found about them: the HEAD view of each source an
+ * end lies in that the caller may see (by repository id; absent or null otherwise) and the
+ * current display name of each concept an end points to.
+ */
+export function endsOf(
+  version: MappingVersionEntity,
+  sources: ReadonlyMap<string, RepoView | null>,
+  names: ReadonlyMap<string, string | null>,
+): Ends {
+  const end = (side: 'from' | 'to'): ResolvedEnd => {
+    const repositoryId = version[`${side}RepositoryId`];
+    const source = (repositoryId && sources.get(repositoryId)) || null;
+    const conceptId = version[`${side}ConceptId`];
+    return { source, conceptName: source && conceptId ? (names.get(conceptId) ?? null) : null };
+  };
+  return { from: end('from'), to: end('to') };
+}
+
 const text = z
   .string({ error: 'Must be a string.' })
   .trim()
@@ -104,7 +140,7 @@ export class MappingService {
     private readonly resolver: ReferenceResolver,
   ) {}
 
-  async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<MappingView> {
+  async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<MappingDetail> {
     const actor = requireUser(ctx);
     const source = await this.writableSource(ctx, sourceRef);
     const data = parseInput(createSchema, input);
@@ -121,7 +157,7 @@ export class MappingService {
       throw mappingTaken();
     const settings = source.repo.settings;
     try {
-      return await this.repos.transaction(async (repos) => {
+      const made = await this.repos.transaction(async (repos) => {
         const seq = await repos.repos.nextChange(source.repo.id);
         // Under the source's lock (nextChange), so parallel creates of one mapping come in turn.
         await assertUnique(repos, source, content);
@@ -162,6 +198,7 @@ export class MappingService {
         );
         return { source, mapping, version };
       });
+      return await this.detailOf(ctx, made);
     } catch (error) {
       if (isUniqueViolation(error)) throw mappingTaken();
       throw error;
@@ -194,7 +231,7 @@ export class MappingService {
     sourceRef: RepoRef,
     id: string,
     input: unknown,
-  ): Promise<MappingView> {
+  ): Promise<MappingDetail> {
     assertHeadPath(sourceRef);
     const data = parseInput(editSchema, input);
     const source = await this.writableSource(ctx, sourceRef);
@@ -209,7 +246,8 @@ export class MappingService {
       extras: data.extras !== undefined ? data.extras : v.extras,
       retired: data.retired ?? v.retired,
     };
-    return this.change(ctx, source, id, data.updateComment ?? data.comment ?? null, () => content);
+    const comment = data.updateComment ?? data.comment ?? null;
+    return this.detailOf(ctx, await this.change(ctx, source, id, comment, () => content));
   }
 
   /** One custom attribute set in a new mapping version; 208 when it already has that value. */
@@ -358,20 +396,55 @@ export class MappingService {
   }
 
   /** What each end of these mappings resolved to: its source (if the caller may see it) and concept name. */
-  async resolveEnds(
+  async resolveEnds(ctx: ServiceContext, views: MappingView[]): Promise<Map<string, Ends>> {
+    const repositoryIds = new Set<string>();
+    const conceptIds = new Set<string>();
+    for (const { version } of views) {
+      for (const side of ['from', 'to'] as const) {
+        const repositoryId = version[`${side}RepositoryId`];
+        const conceptId = version[`${side}ConceptId`];
+        if (repositoryId) repositoryIds.add(repositoryId);
+        if (repositoryId && conceptId) conceptIds.add(conceptId);
+      }
+    }
+    const [sources, names] = await Promise.all([
+      Promise.all(
+        [...repositoryIds].map(async (id) => [id, await this.visibleSource(ctx, id)] as const),
+      ),
+      Promise.all(
+        [...conceptIds].map(
+          async (id) => [id, await ctx.loaders.currentConceptName.load(id)] as const,
+        ),
+      ),
+    ]);
+    const found = new Map(sources);
+    const named = new Map(names);
+    return new Map(views.map((view) => [view.version.id, endsOf(view.version, found, named)]));
+  }
+
+  /** Mappings with their ends resolved (a page of summaries). */
+  async withEnds(ctx: ServiceContext, views: MappingView[]): Promise<MappingItem[]> {
+    const ends = await this.resolveEnds(ctx, views);
+    return views.map((view) => ({ view, ends: ends.get(view.version.id)! }));
+  }
+
+  /** A mapping's detail (spec core §2.7): the mapping, its resolved ends and its version count. */
+  async detail(
     ctx: ServiceContext,
-    views: MappingView[],
-  ): Promise<Map<string, { from: ResolvedEnd; to: ResolvedEnd }>> {
-    const resolved = await Promise.all(
-      views.map(async (view) => {
-        const [from, to] = await Promise.all([
-          this.resolveEnd(ctx, view.version, 'from'),
-          this.resolveEnd(ctx, view.version, 'to'),
-        ]);
-        return [view.version.id, { from, to }] as const;
-      }),
-    );
-    return new Map(resolved);
+    sourceRef: RepoRef,
+    id: string,
+    mappingVersion?: string,
+  ): Promise<MappingDetail> {
+    return this.detailOf(ctx, await this.get(ctx, sourceRef, id, mappingVersion));
+  }
+
+  /** The detail of a mapping just read or written. */
+  async detailOf(ctx: ServiceContext, view: MappingView): Promise<MappingDetail> {
+    const [ends, versionCount] = await Promise.all([
+      this.resolveEnds(ctx, [view]),
+      ctx.loaders.mappingVersionCounts.load(view.mapping.id),
+    ]);
+    return { view, ends: ends.get(view.version.id)!, versionCount };
   }
 
   /**
@@ -408,19 +481,6 @@ export class MappingService {
       rows.map((row) => ctx.loaders.mappingById.load(row.mappingId)),
     );
     return rows.map((version, i) => ({ source, mapping: mappings[i]!, version }));
-  }
-
-  private async resolveEnd(
-    ctx: ServiceContext,
-    version: MappingVersionEntity,
-    side: 'from' | 'to',
-  ): Promise<ResolvedEnd> {
-    const repositoryId = version[`${side}RepositoryId`];
-    const source = repositoryId ? await this.visibleSource(ctx, repositoryId) : null;
-    const conceptId = version[`${side}ConceptId`];
-    const conceptName =
-      source && conceptId ? await ctx.loaders.currentConceptName.load(conceptId) : null;
-    return { source, conceptName };
   }
 
   private async visibleSource(ctx: ServiceContext, repositoryId: string): Promise<RepoView | null> {

@@ -50,6 +50,12 @@ export interface RepoCounts extends ContentCounts {
   versions: number;
 }
 
+/** A repository as its detail shows it: what one service call answers. */
+export interface RepoDetail {
+  view: RepoView;
+  counts: RepoCounts;
+}
+
 const locale = z
   .string({ error: 'Must be a string.' })
   .trim()
@@ -293,6 +299,12 @@ export class RepositoryService {
     return new Map(
       views.filter((v): v is RepoView => v !== null).map((view) => [view.repo.id, view]),
     );
+  }
+
+  /** A repository's detail: the view with its version and content counts. */
+  async detail(ctx: ServiceContext, ref: RepoRef): Promise<RepoDetail> {
+    const view = await this.get(ctx, ref);
+    return { view, counts: await this.counts(ctx, view) };
   }
 
   async counts(ctx: ServiceContext, view: RepoView): Promise<RepoCounts> {

@@ -1,10 +1,31 @@
-import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Kind, type GraphQLResolveInfo } from 'graphql';
+import {
+  Arg,
+  Args,
+  Ctx,
+  FieldResolver,
+  Info,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { HEAD } from '../../db/entities';
 import { parseConceptUrl, parseRepoUrl, refOf, type ConceptView, type Page } from '../../services';
 import type { GraphQLContext } from '../context';
 import { ConceptInput, ConceptObject, ConceptPage } from '../types/concept.type';
 import { ConceptListArgs, conceptListParamsOf, ListArgs, listParamsOf } from '../types/list.args';
 import { repositoryObject, SourceObject, type RepositoryObject } from '../types/repository.type';
+
+/** Whether the query selects this field directly on the resolved object (fragments aside). */
+function selects(info: GraphQLResolveInfo, field: string): boolean {
+  return info.fieldNodes.some((node) =>
+    node.selectionSet?.selections.some(
+      (selection) => selection.kind === Kind.FIELD && selection.name.value === field,
+    ),
+  );
+}
 
 function pageOf(page: Page<ConceptView>): ConceptPage {
   return { totalCount: page.total, items: page.items.map((view) => ConceptObject.from(view)) };
@@ -16,10 +37,19 @@ export class ConceptResolver {
     description:
       'A concept by its REST URL: at HEAD, as of a source version (`…/v1/concepts/C/`), or a concept version (`…/concepts/C/123/`).',
   })
-  async concept(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<ConceptObject> {
+  async concept(
+    @Arg('url') url: string,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ConceptObject> {
     const ref = parseConceptUrl(url);
-    return ConceptObject.from(
-      await ctx.services.concepts.get(ctx, ref.source, ref.id, ref.conceptVersion),
+    // The mappings the query selects come with the concept's one read (its detail).
+    const include = {
+      mappings: selects(info, 'mappings'),
+      inverseMappings: selects(info, 'inverseMappings'),
+    };
+    return ConceptObject.of(
+      await ctx.services.concepts.detail(ctx, ref.source, ref.id, ref.conceptVersion, include),
     );
   }
 
@@ -42,7 +72,8 @@ export class ConceptResolver {
 
   @FieldResolver(() => Int, { description: 'Versions of this concept.' })
   async versionsCount(@Root() concept: ConceptObject, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return ctx.services.concepts.versionCount(ctx, concept.view);
+    if (concept.detail) return concept.detail.versionCount;
+    return (await ctx.services.concepts.versionCounts(ctx, [concept.view]))[0];
   }
 
   @FieldResolver(() => ConceptPage, { description: 'Versions of this concept, newest first.' })
@@ -72,7 +103,7 @@ export class ConceptResolver {
     @Arg('input') input: ConceptInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptObject> {
-    return ConceptObject.from(
+    return ConceptObject.of(
       await ctx.services.concepts.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
     );
   }
@@ -88,14 +119,15 @@ export class ConceptResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptObject> {
     const ref = parseConceptUrl(url);
-    const view = await ctx.services.concepts.update(
-      ctx,
-      ref.source,
-      ref.id,
-      { ...input },
-      replace ? 'replace' : 'partial',
+    return ConceptObject.of(
+      await ctx.services.concepts.update(
+        ctx,
+        ref.source,
+        ref.id,
+        { ...input },
+        replace ? 'replace' : 'partial',
+      ),
     );
-    return ConceptObject.from(view);
   }
 
   @Mutation(() => ConceptObject, { description: 'Retires the concept: a new, retired version.' })

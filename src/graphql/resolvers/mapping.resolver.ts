@@ -1,10 +1,24 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { parseMappingUrl, parseRepoUrl, refOf, type MappingView, type Page } from '../../services';
+import {
+  parseMappingUrl,
+  parseRepoUrl,
+  refOf,
+  type Ends,
+  type MappingView,
+  type Page,
+} from '../../services';
 import type { GraphQLContext } from '../context';
 import { ConceptObject } from '../types/concept.type';
 import { ListArgs, listParamsOf, MappingListArgs, mappingListParamsOf } from '../types/list.args';
 import { MappingEndObject, MappingInput, MappingObject, MappingPage } from '../types/mapping.type';
 import { SourceObject } from '../types/repository.type';
+
+/** A mapping's ends: as read with it, else resolved (batched across the request). */
+async function endsOf(ctx: GraphQLContext, mapping: MappingObject): Promise<Ends> {
+  if (mapping.ends) return mapping.ends;
+  const ends = await ctx.services.mappings.resolveEnds(ctx, [mapping.view]);
+  return ends.get(mapping.view.version.id)!;
+}
 
 function pageOf(page: Page<MappingView>): MappingPage {
   return { totalCount: page.total, items: page.items.map((view) => MappingObject.from(view)) };
@@ -45,14 +59,12 @@ export class MappingResolver {
     @Root() mapping: MappingObject,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingEndObject> {
-    const ends = await ctx.services.mappings.resolveEnds(ctx, [mapping.view]);
-    return MappingEndObject.from(mapping.view, 'from', ends.get(mapping.view.version.id)!.from);
+    return MappingEndObject.from(mapping.view, 'from', (await endsOf(ctx, mapping)).from);
   }
 
   @FieldResolver(() => MappingEndObject)
   async to(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<MappingEndObject> {
-    const ends = await ctx.services.mappings.resolveEnds(ctx, [mapping.view]);
-    return MappingEndObject.from(mapping.view, 'to', ends.get(mapping.view.version.id)!.to);
+    return MappingEndObject.from(mapping.view, 'to', (await endsOf(ctx, mapping)).to);
   }
 
   @FieldResolver(() => ConceptObject, {
@@ -81,7 +93,7 @@ export class MappingResolver {
 
   @FieldResolver(() => Int)
   async versionsCount(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return ctx.services.mappings.versionCount(ctx, mapping.view);
+    return mapping.versionCount ?? ctx.services.mappings.versionCount(ctx, mapping.view);
   }
 
   @FieldResolver(() => MappingPage, { description: 'Versions of this mapping, newest first.' })
@@ -108,7 +120,7 @@ export class MappingResolver {
     @Arg('input') input: MappingInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject> {
-    return MappingObject.from(
+    return MappingObject.of(
       await ctx.services.mappings.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
     );
   }
@@ -122,7 +134,7 @@ export class MappingResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject> {
     const ref = parseMappingUrl(url);
-    return MappingObject.from(
+    return MappingObject.of(
       await ctx.services.mappings.update(ctx, ref.source, ref.id, { ...input }),
     );
   }
@@ -159,6 +171,7 @@ export class ConceptMappingsResolver {
     @Root() concept: ConceptObject,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject[]> {
+    if (concept.detail?.mappings) return concept.detail.mappings.map((m) => MappingObject.of(m));
     return (await ctx.services.mappings.ofConcept(ctx, concept.view, false)).map((view) =>
       MappingObject.from(view),
     );
@@ -171,6 +184,8 @@ export class ConceptMappingsResolver {
     @Root() concept: ConceptObject,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject[]> {
+    if (concept.detail?.inverseMappings)
+      return concept.detail.inverseMappings.map((m) => MappingObject.of(m));
     return (await ctx.services.mappings.ofConcept(ctx, concept.view, true)).map((view) =>
       MappingObject.from(view),
     );

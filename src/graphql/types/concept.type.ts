@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { repoUrl, type ConceptView } from '../../services';
+import { repoUrl, type ConceptDetail, type ConceptView } from '../../services';
 
 @ObjectType('ConceptName')
 export class ConceptNameObject {
@@ -58,6 +58,8 @@ export class ChecksumsObject {
 @ObjectType('Concept', { description: 'A concept at one of its versions (spec core §2.6).' })
 export class ConceptObject {
   view: ConceptView;
+  /** What a detail read brought along (version count, mappings), when the query asked for it. */
+  detail?: ConceptDetail;
 
   @Field(() => ID, { description: 'The id of this concept version.' })
   uuid: string;
@@ -124,6 +126,11 @@ export class ConceptObject {
 
   @Field(() => String, { nullable: true })
   updatedBy: string | null;
+
+  /** A concept with what its detail read brought along. */
+  static of(detail: ConceptDetail): ConceptObject {
+    return Object.assign(ConceptObject.from(detail.view), { detail });
+  }
 
   static from(view: ConceptView): ConceptObject {
     const { source, concept, version } = view;

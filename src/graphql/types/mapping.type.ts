@@ -1,6 +1,12 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { repoUrl, type MappingView, type ResolvedEnd } from '../../services';
+import {
+  repoUrl,
+  type Ends,
+  type MappingItem,
+  type MappingView,
+  type ResolvedEnd,
+} from '../../services';
 import { ChecksumsObject } from './concept.type';
 
 @ObjectType('MappingEnd', {
@@ -66,6 +72,10 @@ export class MappingEndObject {
 @ObjectType('Mapping', { description: 'A mapping at one of its versions (spec core §2.7).' })
 export class MappingObject {
   view: MappingView;
+  /** Its ends, when the read that found it resolved them. */
+  ends?: Ends;
+  /** Its version count, when the read that found it counted them. */
+  versionCount?: number;
 
   @Field(() => ID, { description: 'The id of this mapping version.' })
   uuid: string;
@@ -117,6 +127,12 @@ export class MappingObject {
 
   @Field(() => String, { nullable: true })
   updatedBy: string | null;
+
+  /** A mapping with its ends already resolved. */
+  static of(item: MappingItem & { versionCount?: number }): MappingObject {
+    const { ends, versionCount } = item;
+    return Object.assign(MappingObject.from(item.view), { ends, versionCount });
+  }
 
   static from(view: MappingView): MappingObject {
     const { source, mapping, version } = view;
