@@ -174,6 +174,7 @@ export function listParams(req: Request, filterNames: string[] = []): ListParams
     includeFacets: flag(req.get('includeFacets')) || flag(req.query.facetsOnly),
     extras: extrasFilter(req),
     allVersions: flag(req.query.allVersions),
+    verbose: flag(req.query.verbose),
   };
 }
 

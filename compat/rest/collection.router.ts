@@ -135,8 +135,6 @@ export function collectionRouter(services: Services): Router {
           route(async (req, ctx) =>
             conceptListReply(
               req,
-              ctx,
-              services,
               await collections.listConcepts(
                 ctx,
                 at(req),
@@ -152,9 +150,7 @@ export function collectionRouter(services: Services): Router {
         .get(
           route(async (req, ctx) =>
             mappingListReply(
-              services,
               req,
-              ctx,
               await collections.listMappings(
                 ctx,
                 at(req),

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import type { MappingView, Page, RepoRef, ServiceContext, Services } from '../../src/services';
+import type { MappingItem, Page, RepoRef, Services } from '../../src/services';
 import {
   bodyOf,
   created,
@@ -42,9 +42,7 @@ export function mappingRouter(services: Services): Router {
     .get(
       route(async (req, ctx) =>
         mappingListReply(
-          services,
           req,
-          ctx,
           await mappings.listPublic(ctx, listParams(req, [...FILTERS, 'owner', 'ownerType'])),
         ),
       ),
@@ -69,12 +67,7 @@ export function mappingRouter(services: Services): Router {
         .route(listPath)
         .get(
           route(async (req, ctx) =>
-            mappingListReply(
-              services,
-              req,
-              ctx,
-              await mappings.list(ctx, at(req), listParams(req, FILTERS)),
-            ),
+            mappingListReply(req, await mappings.list(ctx, at(req), listParams(req, FILTERS))),
           ),
         )
         .post(
@@ -89,29 +82,16 @@ export function mappingRouter(services: Services): Router {
         .route(`${base}/concepts/:concept/mappings/`)
         .get(
           route(async (req, ctx) => {
-            const params = listParams(req, FILTERS);
-            const direct = await mappings.listForConcept(
-              ctx,
-              at(req),
-              param(req, 'concept'),
-              false,
-              params,
+            return mappingListReply(
+              req,
+              await mappings.listForConcept(
+                ctx,
+                at(req),
+                param(req, 'concept'),
+                flag(req.query.includeInverseMappings),
+                listParams(req, FILTERS),
+              ),
             );
-            if (!flag(req.query.includeInverseMappings))
-              return mappingListReply(services, req, ctx, direct);
-            const inverse = await mappings.listForConcept(
-              ctx,
-              at(req),
-              param(req, 'concept'),
-              true,
-              params,
-            );
-            const both: Page<MappingView> = {
-              ...direct,
-              items: [...direct.items, ...inverse.items],
-              total: direct.total + inverse.total,
-            };
-            return mappingListReply(services, req, ctx, both);
           }),
         )
         .all(onlyMethods('GET'));
@@ -121,9 +101,7 @@ export function mappingRouter(services: Services): Router {
         .get(
           route(async (req, ctx) =>
             mappingListReply(
-              services,
               req,
-              ctx,
               await mappings.listVersions(ctx, at(req), param(req, 'mapping'), listParams(req)),
             ),
           ),
@@ -188,24 +166,14 @@ export function mappingRouter(services: Services): Router {
   return router;
 }
 
-/** Summaries (or details with `verbose=true`), with every end resolved in one batch per page. */
-export async function mappingListReply(
-  services: Services,
-  req: Request,
-  ctx: ServiceContext,
-  page: Page<MappingView>,
-): Promise<Reply> {
-  const ends = await services.mappings.resolveEnds(ctx, page.items);
+/** Summaries, or details with `verbose=true` (the list resolved ends and counted versions). */
+export function mappingListReply(req: Request, page: Page<MappingItem>): Reply {
   if (!flag(req.query.verbose)) {
-    return list(page, (view: MappingView) => mappingSummary(view, ends.get(view.version.id)!), req);
+    return list(page, ({ view, ends }: MappingItem) => mappingSummary(view, ends), req);
   }
-  const counts = await Promise.all(
-    page.items.map((view) => services.mappings.versionCount(ctx, view)),
-  );
   return list(
     page,
-    (view: MappingView) =>
-      mappingDetail(view, ends.get(view.version.id)!, counts[page.items.indexOf(view)]),
+    ({ view, ends, versionCount }: MappingItem) => mappingDetail(view, ends, versionCount ?? 0),
     req,
   );
 }

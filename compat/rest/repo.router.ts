@@ -54,9 +54,7 @@ export function repoRouter(services: Services): Router {
   const router = Router();
 
   const listReply = async (req: Request, ctx: ServiceContext, scope: RepoScope): Promise<Reply> =>
-    repoListReply(services, req, ctx, await repositories.list(ctx, repoListParams(req), scope));
-  const detail = async (ctx: ServiceContext, view: RepoView): Promise<object> =>
-    repoDetail(view, await repositories.counts(ctx, view));
+    repoListReply(req, await repositories.list(ctx, repoListParams(req), scope));
 
   router.get(
     '/repos/',
@@ -103,8 +101,8 @@ export function repoRouter(services: Services): Router {
       router.post(
         collectionPath,
         route(async (req, ctx) => {
-          const view = await repositories.create(ctx, owner.ref(req), kind, bodyOf(req));
-          return created(await detail(ctx, view), urlOf(view));
+          const made = await repositories.create(ctx, owner.ref(req), kind, bodyOf(req));
+          return created(repoDetailOf(made), urlOf(made.view));
         }),
       );
 
@@ -114,13 +112,13 @@ export function repoRouter(services: Services): Router {
           route(async (req, ctx) => {
             const page = await repositories.listVersions(ctx, ref(req), repoListParams(req));
             if (!flag(req.query.verbose)) return list(page, versionSummary, req);
-            return detailList(services, req, ctx, page);
+            return detailList(req, page);
           }),
         )
         .post(
           route(async (req, ctx) => {
-            const view = await repositories.createVersion(ctx, ref(req), bodyOf(req));
-            return created(await detail(ctx, view), urlOf(view));
+            const made = await repositories.createVersion(ctx, ref(req), bodyOf(req));
+            return created(repoDetailOf(made), urlOf(made.view));
           }),
         )
         .all(onlyMethods('GET', 'POST'));
@@ -132,7 +130,7 @@ export function repoRouter(services: Services): Router {
         ),
       );
       const update = route(async (req, ctx) =>
-        ok(await detail(ctx, await repositories.update(ctx, ref(req), bodyOf(req)))),
+        ok(repoDetailOf(await repositories.update(ctx, ref(req), bodyOf(req)))),
       );
       router.route(repoPath).post(update).put(update).patch(update);
       router.delete(
@@ -159,8 +157,7 @@ export function repoRouter(services: Services): Router {
       );
       const updateVersion = route(async (req, ctx) =>
         ok(
-          await detail(
-            ctx,
+          repoDetailOf(
             await repositories.updateVersion(ctx, ref(req, param(req, 'version')), bodyOf(req)),
           ),
         ),
@@ -189,27 +186,18 @@ function urlOf(view: RepoView): string {
   return (repoSummary(view) as { url: string }).url;
 }
 
-/** Summaries, or details with `verbose=true` (counts batched for the page). */
-async function repoListReply(
-  services: Services,
-  req: Request,
-  ctx: ServiceContext,
-  page: Page<RepoView>,
-): Promise<Reply> {
+/** Summaries, or details with `verbose=true` (the list read their counts). */
+function repoListReply(req: Request, page: Page<RepoView>): Reply {
   if (!flag(req.query.verbose)) return list(page, repoSummary, req);
-  return detailList(services, req, ctx, page);
+  return detailList(req, page);
 }
 
-async function detailList(
-  services: Services,
-  req: Request,
-  ctx: ServiceContext,
-  page: Page<RepoView>,
-): Promise<Reply> {
-  const counts = await Promise.all(
-    page.items.map((view) => services.repositories.counts(ctx, view)),
-  );
-  return list(page, (view: RepoView) => repoDetail(view, counts[page.items.indexOf(view)]), req);
+function detailList(req: Request, page: Page<RepoView>): Reply {
+  return list(page, (view: RepoView) => repoDetail(view, view.counts!), req);
+}
+
+function repoDetailOf({ view, counts }: RepoDetail): object {
+  return repoDetail(view, counts);
 }
 
 /**
@@ -222,7 +210,7 @@ async function withChildren(
   ctx: ServiceContext,
   { view, counts }: RepoDetail,
 ): Promise<object> {
-  const body = repoDetail(view, counts) as Record<string, unknown>;
+  const body = repoDetailOf({ view, counts }) as Record<string, unknown>;
   const at = { ...refOf(view), version: view.version.mnemonic };
   const params = listParams(req, ['includeRetired']);
   const collection = view.repo.kind === 'collection';
@@ -236,8 +224,7 @@ async function withChildren(
     const page = collection
       ? await services.collections.listMappings(ctx, at, params)
       : await services.mappings.list(ctx, at, params);
-    const ends = await services.mappings.resolveEnds(ctx, page.items);
-    body.mappings = page.items.map((m) => mappingSummary(m, ends.get(m.version.id)!));
+    body.mappings = page.items.map(({ view, ends }) => mappingSummary(view, ends));
   }
   if (collection && flag(req.query.includeReferences)) {
     const page = await services.collections.listReferences(ctx, at, params);

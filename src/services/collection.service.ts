@@ -23,7 +23,7 @@ import {
   type SystemVersion,
 } from './expansion-parameters';
 import { pageOf, windowOf, type ListParams, type Page } from './list';
-import type { MappingService, MappingView } from './mapping.service';
+import type { MappingItem, MappingService } from './mapping.service';
 import type { ReferenceResolver, Resolution } from './reference-resolver';
 import { cascadeModeOf, referencesOfBody, removalOf, type ReferenceItem } from './reference-input';
 import type { RepositoryService, RepoView } from './repository.service';
@@ -534,7 +534,7 @@ export class CollectionService {
     ref: RepoRef,
     params: ListParams,
     expansionMnemonic?: string,
-  ): Promise<Page<MappingView>> {
+  ): Promise<Page<MappingItem>> {
     const { expansion, repositoryIds } = await this.readableExpansion(ctx, ref, expansionMnemonic);
     if (!expansion) return pageOf([], 0, params);
     const p = parseExpansionParameters(expansion.parameters).parsed;

@@ -37,6 +37,8 @@ export interface ConceptView {
   version: ConceptVersionEntity;
   /** Read through an expansion asking for designations (names) or definitions (spec ops §2.2). */
   expansion?: { designations: boolean; definition: boolean };
+  /** How many versions the concept has: on the items of a list read with `verbose`. */
+  versionCount?: number;
 }
 
 /** What a read brings along for the detail view (spec core §4.3). */
@@ -305,9 +307,9 @@ export class ConceptService {
     };
   }
 
-  /** How many versions each concept has (a verbose page), batched. */
-  async versionCounts(ctx: ServiceContext, views: ConceptView[]): Promise<number[]> {
-    return Promise.all(views.map((view) => ctx.loaders.conceptVersionCounts.load(view.concept.id)));
+  /** How many versions the concept has (a nested GraphQL field), batched per request. */
+  async versionCount(ctx: ServiceContext, view: ConceptView): Promise<number> {
+    return view.versionCount ?? ctx.loaders.conceptVersionCounts.load(view.concept.id);
   }
 
   /** The detail of a concept just written: no mappings, its version count. */
@@ -591,7 +593,7 @@ export class ConceptService {
       seq: source.version.seq,
     };
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    return this.page(scope, params, sort, async () => new Map([[source.repo.id, source]]));
+    return this.page(ctx, scope, params, sort, async () => new Map([[source.repo.id, source]]));
   }
 
   /**
@@ -605,7 +607,7 @@ export class ConceptService {
     params: ListParams,
   ): Promise<Page<ConceptView>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    return this.page({ scope: 'expansion', expansionId, repositoryIds }, params, sort, (ids) =>
+    return this.page(ctx, { scope: 'expansion', expansionId, repositoryIds }, params, sort, (ids) =>
       this.repositories.headViews(ctx, ids),
     );
   }
@@ -643,10 +645,11 @@ export class ConceptService {
       ? { key: 'bestMatch', desc: false }
       : { key: 'lastUpdate', desc: true };
     const sort = resolveSort(params, SORTS, fallback);
-    return this.page(scope, params, sort, (ids) => this.repositories.headViews(ctx, ids));
+    return this.page(ctx, scope, params, sort, (ids) => this.repositories.headViews(ctx, ids));
   }
 
   private async page(
+    ctx: ServiceContext,
     scope: ConceptScope,
     params: ListParams,
     sort: SortSpec<ConceptSortKey>,
@@ -677,11 +680,17 @@ export class ConceptService {
       sourcesOf([...new Set(slice.rows.map((v) => v.repositoryId))]),
     ]);
     const byId = new Map(concepts.map((c) => [c.id, c]));
+    const counts = params.verbose
+      ? await Promise.all(
+          slice.rows.map((version) => ctx.loaders.conceptVersionCounts.load(version.conceptId)),
+        )
+      : undefined;
     return pageOf(
-      slice.rows.map((version) => ({
+      slice.rows.map((version, i) => ({
         source: sources.get(version.repositoryId)!,
         concept: byId.get(version.conceptId)!,
         version,
+        versionCount: counts?.[i],
       })),
       slice.total,
       params,

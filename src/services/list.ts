@@ -18,6 +18,8 @@ export interface ListParams {
   extras?: ExtrasFilter;
   /** Repository lists: every version, not only HEAD. */
   allVersions?: boolean;
+  /** Items as their details show them (`verbose=true`): with their version counts. */
+  verbose?: boolean;
 }
 
 export interface Page<T> {

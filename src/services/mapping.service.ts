@@ -55,6 +55,8 @@ export interface Ends {
 export interface MappingItem {
   view: MappingView;
   ends: Ends;
+  /** How many versions the mapping has: on the items of a list read with `verbose`. */
+  versionCount?: number;
 }
 
 /** A mapping as its detail shows it: one service call answers a detail request. */
@@ -311,21 +313,18 @@ export class MappingService {
     sourceRef: RepoRef,
     id: string,
     params: ListParams,
-  ): Promise<Page<MappingView>> {
+  ): Promise<Page<MappingItem>> {
     const { source, mapping } = await this.get(ctx, { ...sourceRef, version: undefined }, id);
     const slice = await this.repos.mappings.listVersions(mapping.id, windowOf(params));
-    return pageOf(
-      slice.rows.map((version) => ({ source, mapping, version })),
-      slice.total,
-      params,
-    );
+    const views = slice.rows.map((version) => ({ source, mapping, version }));
+    return pageOf(await this.items(ctx, views, params), slice.total, params);
   }
 
   /**
    * `/mappings/`: current mappings of every public source (spec core §4.4), with `owner` and
    * `ownerType` narrowing the source that holds them.
    */
-  async listPublic(ctx: ServiceContext, params: ListParams): Promise<Page<MappingView>> {
+  async listPublic(ctx: ServiceContext, params: ListParams): Promise<Page<MappingItem>> {
     const ownerType = params.filters.ownerType?.[0]?.toLowerCase();
     if (ownerType !== undefined && ownerType !== 'organization' && ownerType !== 'user') {
       throw AppError.field('ownerType', 'Must be Organization or User.');
@@ -336,7 +335,7 @@ export class MappingService {
       ownerType:
         ownerType === undefined ? undefined : ownerType === 'user' ? 'User' : 'Organization',
     };
-    return this.page(null, scope, params, (ids) => this.repositories.headViews(ctx, ids));
+    return this.page(ctx, null, scope, params, (ids) => this.repositories.headViews(ctx, ids));
   }
 
   /**
@@ -348,8 +347,8 @@ export class MappingService {
     expansionId: string,
     repositoryIds: string[],
     params: ListParams,
-  ): Promise<Page<MappingView>> {
-    return this.page(null, { scope: 'expansion', expansionId, repositoryIds }, params, (ids) =>
+  ): Promise<Page<MappingItem>> {
+    return this.page(ctx, null, { scope: 'expansion', expansionId, repositoryIds }, params, (ids) =>
       this.repositories.headViews(ctx, ids),
     );
   }
@@ -359,9 +358,10 @@ export class MappingService {
     ctx: ServiceContext,
     sourceRef: RepoRef,
     params: ListParams,
-  ): Promise<Page<MappingView>> {
+  ): Promise<Page<MappingItem>> {
     const source = await this.repositories.get(ctx, sourceRef);
     return this.page(
+      ctx,
       source,
       { scope: 'source', repositoryId: source.repo.id, seq: source.version.seq },
       params,
@@ -370,7 +370,8 @@ export class MappingService {
 
   /**
    * The mappings held in the concept's source (at HEAD or a version) that start at the concept,
-   * or with `inverse` that end at it (spec core §4.4).
+   * followed, with `inverse`, by a page of those that end at it (spec core §4.4,
+   * `includeInverseMappings`).
    */
   async listForConcept(
     ctx: ServiceContext,
@@ -378,21 +379,31 @@ export class MappingService {
     conceptId: string,
     inverse: boolean,
     params: ListParams,
-  ): Promise<Page<MappingView>> {
+  ): Promise<Page<MappingItem>> {
     const source = await this.repositories.get(ctx, sourceRef);
     const concept = await this.repos.concepts.findConcept(source.repo.id, conceptId);
     if (!concept) throw AppError.notFound(`Concept '${conceptId}'`);
-    return this.page(
-      source,
-      {
-        scope: 'concept',
-        repositoryId: source.repo.id,
-        conceptId: concept.id,
-        inverse,
-        seq: source.version.seq,
-      },
-      params,
-    );
+    const side = (to: boolean): Promise<Page<MappingItem>> =>
+      this.page(
+        ctx,
+        source,
+        {
+          scope: 'concept',
+          repositoryId: source.repo.id,
+          conceptId: concept.id,
+          inverse: to,
+          seq: source.version.seq,
+        },
+        params,
+      );
+    const direct = await side(false);
+    if (!inverse) return direct;
+    const reverse = await side(true);
+    return {
+      ...direct,
+      items: [...direct.items, ...reverse.items],
+      total: direct.total + reverse.total,
+    };
   }
 
   /** What each end of these mappings resolved to: its source (if the caller may see it) and concept name. */
@@ -420,12 +431,6 @@ export class MappingService {
     const found = new Map(sources);
     const named = new Map(names);
     return new Map(views.map((view) => [view.version.id, endsOf(view.version, found, named)]));
-  }
-
-  /** Mappings with their ends resolved (a page of summaries). */
-  async withEnds(ctx: ServiceContext, views: MappingView[]): Promise<MappingItem[]> {
-    const ends = await this.resolveEnds(ctx, views);
-    return views.map((view) => ({ view, ends: ends.get(view.version.id)! }));
   }
 
   /** A mapping's detail (spec core §2.7): the mapping, its resolved ends and its version count. */
@@ -495,11 +500,12 @@ export class MappingService {
 
   /** One page of mappings; `source` holds them all, or `sourcesOf` finds each one's source. */
   private async page(
+    ctx: ServiceContext,
     source: RepoView | null,
     scope: MappingScope,
     params: ListParams,
     sourcesOf?: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
-  ): Promise<Page<MappingView>> {
+  ): Promise<Page<MappingItem>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
     const filter: MappingSearch = {
       q: params.q,
@@ -526,15 +532,31 @@ export class MappingService {
     const sources = sourcesOf
       ? await sourcesOf([...new Set(slice.rows.map((v) => v.repositoryId))])
       : new Map<string, RepoView>();
-    return pageOf(
-      slice.rows.map((version) => ({
-        source: source ?? sources.get(version.repositoryId)!,
-        mapping: mappings.get(version.mappingId)!,
-        version,
-      })),
-      slice.total,
-      params,
-    );
+    const views = slice.rows.map((version) => ({
+      source: source ?? sources.get(version.repositoryId)!,
+      mapping: mappings.get(version.mappingId)!,
+      version,
+    }));
+    return pageOf(await this.items(ctx, views, params), slice.total, params);
+  }
+
+  /** A page's mappings as lists show them: ends resolved, version counts when verbose. */
+  private async items(
+    ctx: ServiceContext,
+    views: MappingView[],
+    params: ListParams,
+  ): Promise<MappingItem[]> {
+    const [ends, counts] = await Promise.all([
+      this.resolveEnds(ctx, views),
+      params.verbose
+        ? Promise.all(views.map((v) => ctx.loaders.mappingVersionCounts.load(v.mapping.id)))
+        : undefined,
+    ]);
+    return views.map((view, i) => ({
+      view,
+      ends: ends.get(view.version.id)!,
+      versionCount: counts?.[i],
+    }));
   }
 
   private async change(

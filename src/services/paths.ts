@@ -5,7 +5,7 @@ import type {
   UserEntity,
 } from '../db/entities';
 import { AppError } from '../errors';
-import type { PathKey, PathRow, Repositories } from '../repositories';
+import type { ContentCounts, PathKey, PathRow, Repositories } from '../repositories';
 import { authorize, can, isSuperuser, requireUser } from './access';
 import type { ServiceContext } from './context';
 import type { OwnerRef, RepoRef } from './urls';
@@ -24,6 +24,13 @@ export interface RepoView {
   repo: RepositoryEntity;
   version: RepositoryVersionEntity;
   owner: Owner;
+  /** Its counts: on the items of a list read with `verbose`. */
+  counts?: RepoCounts;
+}
+
+/** What a repository detail counts: versions, and the active content of the version read. */
+export interface RepoCounts extends ContentCounts {
+  versions: number;
 }
 
 /**

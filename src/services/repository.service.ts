@@ -8,7 +8,6 @@ import {
 import { AppError } from '../errors';
 import {
   isUniqueViolation,
-  type ContentCounts,
   type OwnerKey,
   type Repositories,
   type RepoSearch,
@@ -20,7 +19,7 @@ import type { ServiceContext } from './context';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
 import type { OwnerRef, RepoRef } from './urls';
 import { stripUndefined } from './user.service';
-import type { Owner, PathResolver, RepoView } from './paths';
+import type { Owner, PathResolver, RepoCounts, RepoView } from './paths';
 import {
   extras,
   mnemonic,
@@ -33,7 +32,7 @@ import {
 } from './validation';
 import { removeRowExtra, setRowExtra } from './extras';
 
-export type { Owner, RepoView } from './paths';
+export type { Owner, RepoCounts, RepoView } from './paths';
 
 /**
  * What else happens when a collection version is made. It is called before the transaction (it
@@ -45,10 +44,6 @@ export type CollectionVersionHook = (
   head: Pick<RepoView, 'repo' | 'owner'>,
   autoexpand: boolean,
 ) => Promise<((r: Repositories, made: RepoView) => Promise<void>) | null>;
-
-export interface RepoCounts extends ContentCounts {
-  versions: number;
-}
 
 /** A repository as its detail shows it: what one service call answers. */
 export interface RepoDetail {
@@ -277,7 +272,7 @@ export class RepositoryService {
         owner: await this.ownerOf(ctx, repo),
       })),
     );
-    return pageOf(items, slice.total, params, facets);
+    return pageOf(await this.withCounts(ctx, items, params), slice.total, params, facets);
   }
 
   /**
@@ -303,8 +298,23 @@ export class RepositoryService {
 
   /** A repository's detail: the view with its version and content counts. */
   async detail(ctx: ServiceContext, ref: RepoRef): Promise<RepoDetail> {
-    const view = await this.get(ctx, ref);
+    return this.detailOf(ctx, await this.get(ctx, ref));
+  }
+
+  private async detailOf(ctx: ServiceContext, view: RepoView): Promise<RepoDetail> {
     return { view, counts: await this.counts(ctx, view) };
+  }
+
+  /** A page's repositories, with their counts when the list is verbose. */
+  private async withCounts(
+    ctx: ServiceContext,
+    views: RepoView[],
+    params: ListParams,
+  ): Promise<RepoView[]> {
+    if (!params.verbose) return views;
+    return Promise.all(
+      views.map(async (view) => ({ ...view, counts: await this.counts(ctx, view) })),
+    );
   }
 
   async counts(ctx: ServiceContext, view: RepoView): Promise<RepoCounts> {
@@ -321,7 +331,7 @@ export class RepositoryService {
     ownerRef: OwnerRef,
     kind: RepositoryKind,
     input: unknown,
-  ): Promise<RepoView> {
+  ): Promise<RepoDetail> {
     const actor = requireUser(ctx);
     const owner = await this.resolveOwner(ctx, ownerRef);
     await authorize(ctx, {
@@ -360,7 +370,8 @@ export class RepositoryService {
     };
     try {
       const repo = await this.repos.transaction((r) => r.repos.insert(values, actor.username));
-      return { repo, owner, version: (await this.repos.repos.findVersion(repo.id, HEAD))! };
+      const head = (await this.repos.repos.findVersion(repo.id, HEAD))!;
+      return await this.detailOf(ctx, { repo, owner, version: head });
     } catch (error) {
       if (isUniqueViolation(error)) throw repoTaken(owner, id);
       throw error;
@@ -390,7 +401,7 @@ export class RepositoryService {
     await removeRowExtra(this.repos, row, name, requireUser(ctx).username);
   }
 
-  async update(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
+  async update(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoDetail> {
     const view = await this.get(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
     const record = (input ?? {}) as Record<string, unknown>;
@@ -414,7 +425,7 @@ export class RepositoryService {
       repo.updatedBy = updatedBy;
       return r.repos.save(repo);
     });
-    return { ...view, repo: saved };
+    return this.detailOf(ctx, { ...view, repo: saved });
   }
 
   /**
@@ -444,18 +455,15 @@ export class RepositoryService {
       windowOf(params),
       params.updatedSince,
     );
-    return pageOf(
-      slice.rows.map((version) => ({ repo, owner, version })),
-      slice.total,
-      params,
-    );
+    const views = slice.rows.map((version) => ({ repo, owner, version }));
+    return pageOf(await this.withCounts(ctx, views, params), slice.total, params);
   }
 
   /**
    * Freezes HEAD as a new version: one row holding the current change number and a metadata
    * snapshot, whatever the size of the repository (design §4).
    */
-  async createVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
+  async createVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoDetail> {
     const actor = requireUser(ctx);
     const head = await this.get(ctx, atHead(ref));
     const { repo, owner } = head;
@@ -493,7 +501,7 @@ export class RepositoryService {
         await alsoInside?.(r, { repo, owner, version: made });
         return made;
       });
-      return { repo, owner, version };
+      return await this.detailOf(ctx, { repo, owner, version });
     } catch (error) {
       if (isUniqueViolation(error)) throw versionTaken(repo, data.id);
       throw error;
@@ -501,7 +509,7 @@ export class RepositoryService {
   }
 
   /** Edits a version's description, release and retirement; what it contains never changes. */
-  async updateVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoView> {
+  async updateVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoDetail> {
     if (ref.version === undefined) throw AppError.field('url', 'Name the version to edit.');
     const view = await this.get(ctx, ref);
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
@@ -526,7 +534,7 @@ export class RepositoryService {
       const current = await r.repos.lockVersion(view.version.id);
       return r.repos.saveVersion(Object.assign(current, changes, { updatedBy }));
     });
-    return { ...view, version };
+    return this.detailOf(ctx, { ...view, version });
   }
 
   /** Deletes a version; never HEAD, never one another version is based on. */

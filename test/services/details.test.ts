@@ -142,7 +142,7 @@ describe('mapping and repository details', () => {
       offset: 0,
       filters: {},
     });
-    const id = page.items.find((m) => m.version.toConceptCode === 'X')!.mapping.mnemonic;
+    const id = page.items.find((m) => m.view.version.toConceptCode === 'X')!.view.mapping.mnemonic;
     const detail = await t.services.mappings.detail(await as(owner), ref(main), id);
     expect(detail.versionCount).toBe(1);
     expect(detail.ends.from.conceptName).toBe('Anemia');

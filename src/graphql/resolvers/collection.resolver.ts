@@ -19,7 +19,7 @@ import {
   type ConceptView,
   type ExpansionCounts,
   type ExpansionView,
-  type MappingView,
+  type MappingItem,
   type Page,
   type RepoRef,
   type RepoView,
@@ -58,8 +58,8 @@ function conceptPageOf(page: Page<ConceptView>): ConceptPage {
   return { totalCount: page.total, items: page.items.map((view) => ConceptObject.from(view)) };
 }
 
-function mappingPageOf(page: Page<MappingView>): MappingPage {
-  return { totalCount: page.total, items: page.items.map((view) => MappingObject.from(view)) };
+function mappingPageOf(page: Page<MappingItem>): MappingPage {
+  return { totalCount: page.total, items: page.items.map((item) => MappingObject.of(item)) };
 }
 
 /** Per request (keyed by its loaders): every `Expansion.summary` asked is one service call. */

@@ -73,7 +73,7 @@ export class ConceptResolver {
   @FieldResolver(() => Int, { description: 'Versions of this concept.' })
   async versionsCount(@Root() concept: ConceptObject, @Ctx() ctx: GraphQLContext): Promise<number> {
     if (concept.detail) return concept.detail.versionCount;
-    return (await ctx.services.concepts.versionCounts(ctx, [concept.view]))[0];
+    return ctx.services.concepts.versionCount(ctx, concept.view);
   }
 
   @FieldResolver(() => ConceptPage, { description: 'Versions of this concept, newest first.' })

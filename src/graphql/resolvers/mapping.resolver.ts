@@ -4,7 +4,7 @@ import {
   parseRepoUrl,
   refOf,
   type Ends,
-  type MappingView,
+  type MappingItem,
   type Page,
 } from '../../services';
 import type { GraphQLContext } from '../context';
@@ -20,8 +20,8 @@ async function endsOf(ctx: GraphQLContext, mapping: MappingObject): Promise<Ends
   return ends.get(mapping.view.version.id)!;
 }
 
-function pageOf(page: Page<MappingView>): MappingPage {
-  return { totalCount: page.total, items: page.items.map((view) => MappingObject.from(view)) };
+function pageOf(page: Page<MappingItem>): MappingPage {
+  return { totalCount: page.total, items: page.items.map((item) => MappingObject.of(item)) };
 }
 
 @Resolver(() => MappingObject)

@@ -6,6 +6,7 @@ import {
   refOf,
   type Page,
   type RepoScope,
+  type RepoDetail,
   type RepoView,
 } from '../../services';
 import type { GraphQLContext } from '../context';
@@ -24,6 +25,11 @@ import {
 } from '../types/repository.type';
 import { UserType } from '../types/user.type';
 
+/** A repository as a write answered it, its counts included. */
+function detailObject({ view, counts }: RepoDetail): RepositoryObject {
+  return repositoryObject({ ...view, counts });
+}
+
 function pageOf(page: Page<RepoView>): RepositoryPage {
   return { totalCount: page.total, items: page.items.map((view) => repositoryObject(view)) };
 }
@@ -33,17 +39,17 @@ function pageOf(page: Page<RepoView>): RepositoryPage {
 export class RepositoryFieldsResolver {
   @FieldResolver(() => Int, { description: 'Version records, HEAD included.' })
   async versionsCount(@Root() r: RepositoryObject, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.repositories.counts(ctx, r.view)).versions;
+    return (r.view.counts ?? (await ctx.services.repositories.counts(ctx, r.view))).versions;
   }
 
   @FieldResolver(() => Int, { description: 'Concepts not retired, as this version sees them.' })
   async activeConcepts(@Root() r: RepositoryObject, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.repositories.counts(ctx, r.view)).activeConcepts;
+    return (r.view.counts ?? (await ctx.services.repositories.counts(ctx, r.view))).activeConcepts;
   }
 
   @FieldResolver(() => Int, { description: 'Mappings not retired, as this version sees them.' })
   async activeMappings(@Root() r: RepositoryObject, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.repositories.counts(ctx, r.view)).activeMappings;
+    return (r.view.counts ?? (await ctx.services.repositories.counts(ctx, r.view))).activeMappings;
   }
 
   @FieldResolver(() => RepositoryPage, {
@@ -138,7 +144,7 @@ export class RepositoryResolver {
     @Arg('input') input: SourceInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
-    return repositoryObject(
+    return detailObject(
       await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'source', { ...input }),
     );
   }
@@ -149,7 +155,7 @@ export class RepositoryResolver {
     @Arg('input') input: SourceInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
-    return repositoryObject(
+    return detailObject(
       await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'source'), { ...input }),
     );
   }
@@ -166,8 +172,10 @@ export class RepositoryResolver {
     @Arg('input') input: CollectionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
-    return repositoryObject(
-      await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'collection', { ...input }),
+    return detailObject(
+      await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'collection', {
+        ...input,
+      }),
     );
   }
 
@@ -177,7 +185,7 @@ export class RepositoryResolver {
     @Arg('input') input: CollectionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
-    return repositoryObject(
+    return detailObject(
       await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'collection'), { ...input }),
     );
   }
@@ -209,8 +217,10 @@ export class RepositoryResolver {
     @Arg('input') input: VersionUpdateInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
-    return repositoryObject(
-      await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'source'), { ...input }),
+    return detailObject(
+      await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'source'), {
+        ...input,
+      }),
     );
   }
 
@@ -237,7 +247,7 @@ export class RepositoryResolver {
     @Arg('input') input: VersionUpdateInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
-    return repositoryObject(
+    return detailObject(
       await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'collection'), {
         ...input,
       }),
@@ -259,7 +269,7 @@ export class RepositoryResolver {
     kind: RepositoryKind,
     input: VersionInput,
   ): Promise<RepositoryObject> {
-    return repositoryObject(
+    return detailObject(
       await ctx.services.repositories.createVersion(ctx, parseRepoUrl(url, kind), { ...input }),
     );
   }
