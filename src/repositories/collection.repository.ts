@@ -412,23 +412,16 @@ export class CollectionRepository {
       expansionIds.map((id) => [id, { activeConcepts: 0, activeMappings: 0 }]),
     );
     if (expansionIds.length === 0) return counts;
-    for (const resource of ['c', 'm'] as const) {
-      const t = TABLES[resource];
-      const params: unknown[] = [expansionIds];
-      const visible = visibleRepository('r', viewer, params);
-      const rows = await this.em.query<Array<{ id: string; n: number }>>(
-        `SELECT x.expansion_id::text AS id, count(*)::int AS n
-         FROM ${t.members} x JOIN ${t.versions} v ON v.id = ${memberVersion(resource, 'x')}
-         JOIN repositories r ON r.id = v.repository_id
-         WHERE x.expansion_id = ANY($1::bigint[]) AND NOT v.retired AND ${visible}
-         GROUP BY x.expansion_id`,
-        params,
-      );
-      for (const row of rows) {
-        const entry = counts.get(row.id)!;
-        if (resource === 'c') entry.activeConcepts = row.n;
-        else entry.activeMappings = row.n;
-      }
+    const params: unknown[] = [expansionIds];
+    const visible = (alias: string): string => visibleRepository(alias, viewer, params);
+    const rows = await this.em.query<Array<{ id: string; concepts: number; mappings: number }>>(
+      `SELECT e.id::text AS id, ${activeMembersSql('c', 'e.id', visible)} AS concepts,
+         ${activeMembersSql('m', 'e.id', visible)} AS mappings
+       FROM unnest($1::bigint[]) AS e(id)`,
+      params,
+    );
+    for (const row of rows) {
+      counts.set(row.id, { activeConcepts: row.concepts, activeMappings: row.mappings });
     }
     return counts;
   }
@@ -585,9 +578,9 @@ export class CollectionRepository {
       await this.em.query(`DELETE FROM ${t.members} WHERE expansion_id = $1`, params);
     }
     await this.em.query(
-      `INSERT INTO ${t.members} (expansion_id, ${t.key}, ${t.memberVersion})
-       SELECT DISTINCT ON (r.object_id) $1, r.object_id, r.version_id
-       FROM expansion_reference_rows r
+      `INSERT INTO ${t.members} (expansion_id, ${t.key}, ${t.memberVersion}, repository_id, mnemonic)
+       SELECT DISTINCT ON (r.object_id) $1, r.object_id, r.version_id, o.repository_id, o.mnemonic
+       FROM expansion_reference_rows r JOIN ${t.objects} o ON o.id = r.object_id
        WHERE r.expansion_id = $1 AND r.resource = '${resource}' AND r.include ${only}
          AND NOT EXISTS (
            SELECT 1 FROM expansion_reference_rows x
@@ -662,11 +655,7 @@ export class CollectionRepository {
   /** The repositories an expansion's members come from. */
   async memberRepositoryIds(expansionId: string): Promise<string[]> {
     const rows = await this.em.query<Array<{ id: string }>>(
-      `SELECT DISTINCT o.repository_id::text AS id
-       FROM expansion_concepts x JOIN concepts o ON o.id = x.concept_id WHERE x.expansion_id = $1
-       UNION
-       SELECT DISTINCT o.repository_id::text
-       FROM expansion_mappings x JOIN mappings o ON o.id = x.mapping_id WHERE x.expansion_id = $1`,
+      `${memberRepositoriesSql('c', '$1')} UNION ${memberRepositoriesSql('m', '$1')}`,
       [expansionId],
     );
     return rows.map((r) => r.id);
@@ -713,6 +702,52 @@ function versionAt(seq: string | null, params: unknown[], alias = 'v'): string {
 }
 
 /** A member's version: the pinned one, or the current version of the object it follows. */
+/**
+ * The repositories an expansion's members of one resource come from, skipping through
+ * `(expansion_id, repository_id)`: one index probe per repository, whatever the member count.
+ */
+function memberRepositoriesSql(resource: 'c' | 'm', expansion: string): string {
+  const { members } = TABLES[resource];
+  return `(WITH RECURSIVE repos AS (
+      (SELECT repository_id FROM ${members} WHERE expansion_id = ${expansion}
+       ORDER BY repository_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT n.repository_id FROM ${members} n
+              WHERE n.expansion_id = ${expansion} AND n.repository_id > repos.repository_id
+              ORDER BY n.repository_id LIMIT 1)
+      FROM repos WHERE repos.repository_id IS NOT NULL)
+    SELECT repository_id::text AS id FROM repos WHERE repository_id IS NOT NULL)`;
+}
+
+/**
+ * How many members of an expansion are active (not retired, followed ones read at HEAD), among
+ * those in the repositories `visible` admits (a condition on a `repositories` alias), as a
+ * scalar SQL expression: every member, counted per repository, less the retired ones — followed
+ * members whose current version is retired (found from the few retired current versions of
+ * those repositories) and pinned members at a retired version. No pass over every member's
+ * version.
+ */
+export function activeMembersSql(
+  resource: 'c' | 'm',
+  expansion: string,
+  visible: (alias: string) => string,
+): string {
+  const t = TABLES[resource];
+  return `((SELECT coalesce(sum(g.n), 0) FROM (
+        SELECT repository_id, count(*) AS n FROM ${t.members}
+        WHERE expansion_id = ${expansion} GROUP BY repository_id) g
+      JOIN repositories ar ON ar.id = g.repository_id WHERE ${visible('ar')})
+    - (SELECT count(*) FROM ${t.versions} h JOIN repositories hr ON hr.id = h.repository_id
+       WHERE h.repository_id IN (SELECT id::bigint FROM ${memberRepositoriesSql(resource, expansion)} mr)
+         AND h.valid_to_seq IS NULL AND h.retired AND ${visible('hr')}
+         AND EXISTS (SELECT 1 FROM ${t.members} fx WHERE fx.expansion_id = ${expansion}
+           AND fx.${t.key} = h.${t.key} AND fx.${t.memberVersion} IS NULL))
+    - (SELECT count(*) FROM ${t.members} px JOIN ${t.versions} pv ON pv.id = px.${t.memberVersion}
+       JOIN repositories pr ON pr.id = px.repository_id
+       WHERE px.expansion_id = ${expansion} AND px.${t.memberVersion} IS NOT NULL AND pv.retired
+         AND ${visible('pr')}))::int`;
+}
+
 function memberVersion(resource: 'c' | 'm', alias: string): string {
   const t = TABLES[resource];
   return `coalesce(${alias}.${t.memberVersion}, (SELECT h.id FROM ${t.versions} h

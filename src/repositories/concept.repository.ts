@@ -16,6 +16,7 @@ import {
   RepositoryVersionEntity,
   UserEntity,
 } from '../db/entities';
+import { activeMembersSql } from './collection.repository';
 import { hydrate, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
@@ -323,9 +324,54 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         }
       : undefined;
     orderBy(qb, sort, ORDER, rank);
-    if (where.scope === 'source' && where.seq === null && words.length === 0 && unfiltered(filter))
+    const plain = words.length === 0 && unfiltered({ ...filter, includeRetired: false });
+    if (where.scope === 'source' && where.seq === null && plain && !filter.includeRetired)
       return this.activeSlice(qb, where.repositoryId, window);
+    if (where.scope === 'expansion' && plain && (sort.key === 'id' || sort.key === 'bestMatch'))
+      return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
     return sliceOf(qb, window);
+  }
+
+  /**
+   * A page of an expansion's concepts in id order: the members' own `(expansion_id, mnemonic)`
+   * order is walked until the page is full (each member's version read as it comes), and the
+   * total is counted without reading every member's version (`activeMembersSql`). One statement.
+   */
+  private async memberSlice(
+    where: Extract<ConceptScope, { scope: 'expansion' }>,
+    includeRetired: boolean,
+    desc: boolean,
+    window: Window,
+  ): Promise<Slice<ConceptVersionEntity>> {
+    const direction = desc ? 'DESC' : 'ASC';
+    const visible = (alias: string): string => `${alias}.id = ANY($2::bigint[])`;
+    const total = includeRetired
+      ? `(SELECT count(*)::int FROM expansion_concepts x
+          WHERE x.expansion_id = $1 AND x.repository_id = ANY($2::bigint[]))`
+      : activeMembersSql('c', '$1', visible);
+    const rows = await preparedQuery<{ total: number; rows: Raw[] | null }>(
+      this.em,
+      `SELECT ${total} AS total, (
+         SELECT json_agg(p.row ORDER BY p.key ${direction}, p.id ${direction}) FROM (
+           SELECT x.mnemonic AS key, x.concept_id AS id, to_json(cv) AS row
+           FROM expansion_concepts x
+           CROSS JOIN LATERAL (
+             SELECT * FROM concept_versions h WHERE h.id = x.concept_version_id
+             UNION ALL
+             SELECT * FROM concept_versions h WHERE x.concept_version_id IS NULL
+               AND h.concept_id = x.concept_id AND h.valid_to_seq IS NULL) cv
+           WHERE x.expansion_id = $1 AND x.repository_id = ANY($2::bigint[])
+             ${includeRetired ? '' : 'AND NOT cv.retired'}
+           ORDER BY x.mnemonic ${direction}, x.concept_id ${direction}
+           ${window.limit > 0 ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}) p
+       ) AS rows`,
+      [where.expansionId, where.repositoryIds.length ? where.repositoryIds : ['0']],
+    );
+    const { total: count, rows: page } = rows[0];
+    return {
+      total: count,
+      rows: (page ?? []).map((raw) => hydrate(this.em, ConceptVersionEntity, raw)!),
+    };
   }
 
   /**

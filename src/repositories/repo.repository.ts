@@ -1,3 +1,4 @@
+import { activeMembersSql } from './collection.repository';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import {
   HEAD,
@@ -381,24 +382,17 @@ export class RepoRepository {
     viewer: Viewer,
   ): Promise<Map<string, ContentCounts>> {
     const params: unknown[] = [versionIds];
-    const conceptsVisible = visibleRepository('cr', viewer, params);
-    const mappingsVisible = visibleRepository('mr', viewer, params);
+    const visible = (alias: string): string => visibleRepository(alias, viewer, params);
     const rows = await this.em.query<Array<{ id: string; concepts: number; mappings: number }>>(
       // A collection version holds what its expansion holds (dynamic members read at HEAD).
       `SELECT v.id::text AS id,
-         CASE WHEN r.kind = 'collection' THEN (
-           SELECT count(*)::int FROM expansion_concepts x JOIN concept_versions cv
-             ON cv.id = coalesce(x.concept_version_id, (SELECT h.id FROM concept_versions h
-                  WHERE h.concept_id = x.concept_id AND h.valid_to_seq IS NULL))
-             JOIN repositories cr ON cr.id = cv.repository_id
-           WHERE x.expansion_id = v.expansion_id AND NOT cv.retired AND ${conceptsVisible})
+         CASE WHEN r.kind = 'collection' THEN
+           CASE WHEN v.expansion_id IS NULL THEN 0
+             ELSE ${activeMembersSql('c', 'v.expansion_id', visible)} END
          WHEN v.seq IS NULL THEN r.active_concepts ELSE coalesce(v.active_concepts, 0) END AS concepts,
-         CASE WHEN r.kind = 'collection' THEN (
-           SELECT count(*)::int FROM expansion_mappings x JOIN mapping_versions mv
-             ON mv.id = coalesce(x.mapping_version_id, (SELECT h.id FROM mapping_versions h
-                  WHERE h.mapping_id = x.mapping_id AND h.valid_to_seq IS NULL))
-             JOIN repositories mr ON mr.id = mv.repository_id
-           WHERE x.expansion_id = v.expansion_id AND NOT mv.retired AND ${mappingsVisible})
+         CASE WHEN r.kind = 'collection' THEN
+           CASE WHEN v.expansion_id IS NULL THEN 0
+             ELSE ${activeMembersSql('m', 'v.expansion_id', visible)} END
          WHEN v.seq IS NULL THEN r.active_mappings ELSE coalesce(v.active_mappings, 0) END AS mappings
        FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
        WHERE v.id = ANY($1::bigint[])`,

@@ -7,6 +7,7 @@ import { UrlRegistry1764200000000 } from './1764200000000-url-registry';
 import { Tasks1764250000000 } from './1764250000000-tasks';
 import { CollectionContent1764300000000 } from './1764300000000-collection-content';
 import { RateLimits1764400000000 } from './1764400000000-rate-limits';
+import { MemberLookups1764500000000 } from './1764500000000-member-lookups';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   Tasks1764250000000,
   CollectionContent1764300000000,
   RateLimits1764400000000,
+  MemberLookups1764500000000,
 ];
