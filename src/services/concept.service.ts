@@ -24,7 +24,7 @@ import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
-import { endsOf, type MappingItem } from './mapping.service';
+import { endsOf, type MappingItem } from './mapping-views';
 import type { RepositoryService } from './repository.service';
 import { checkRepo, mayViewRepo, pathKey, type Owner, type RepoView } from './paths';
 import { parseConceptUrl, repoUrl, type RepoRef } from './urls';

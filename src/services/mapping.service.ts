@@ -12,6 +12,15 @@ import {
 import { foldedWords } from '../repositories/list';
 import { authorize, requireUser } from './access';
 import { mayViewRepo } from './paths';
+import {
+  endsOf,
+  type Ends,
+  type MappingDetail,
+  type MappingItem,
+  type MappingView,
+} from './mapping-views';
+
+export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from './mapping-views';
 import { mappingChecksums } from './checksum';
 import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
@@ -23,13 +32,6 @@ import { ownerUrl, parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from '
 import { extras, mnemonic, parseInput, requiredText } from './validation';
 import { withExtra, withoutExtra } from './extras';
 
-/** A mapping at one of its versions, in the source (at HEAD or a version) it was read through. */
-export interface MappingView {
-  source: RepoView;
-  mapping: MappingEntity;
-  version: MappingVersionEntity;
-}
-
 /** One end of a mapping as stored: as given, plus what it resolved to inside the service. */
 interface End {
   sourceUrl: string | null;
@@ -38,50 +40,6 @@ interface End {
   name: string | null;
   repositoryId: string | null;
   conceptId: string | null;
-}
-
-/** What an end resolved to, for rendering (spec core §2.7 `*_source_owner`, `*_name_resolved`…). */
-export interface ResolvedEnd {
-  source: RepoView | null;
-  conceptName: string | null;
-}
-
-export interface Ends {
-  from: ResolvedEnd;
-  to: ResolvedEnd;
-}
-
-/** A mapping with what its ends resolved to: how summaries and details show it. */
-export interface MappingItem {
-  view: MappingView;
-  ends: Ends;
-  /** How many versions the mapping has: on the items of a list read with `verbose`. */
-  versionCount?: number;
-}
-
-/** A mapping as its detail shows it: one service call answers a detail request. */
-export interface MappingDetail extends MappingItem {
-  /** How many versions the mapping has (all of them). */
-  versionCount: number;
-}
-
-/**
- * The ends of a mapping version from what was found about them: the HEAD view of each source an
- * end lies in that the caller may see (by repository id; absent or null otherwise) and the
- * current display name of each concept an end points to.
- */
-export function endsOf(
-  version: MappingVersionEntity,
-  sources: ReadonlyMap<string, RepoView | null>,
-  names: ReadonlyMap<string, string | null>,
-): Ends {
-  const end = (side: 'from' | 'to'): ResolvedEnd => {
-    const repositoryId = version[`${side}RepositoryId`];
-    const source = (repositoryId && sources.get(repositoryId)) || null;
-    const conceptId = version[`${side}ConceptId`];
-    return { source, conceptName: source && conceptId ? (names.get(conceptId) ?? null) : null };
-  };
-  return { from: end('from'), to: end('to') };
 }
 
 const text = z
