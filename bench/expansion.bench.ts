@@ -90,7 +90,7 @@ interface Context {
 export async function run(): Promise<void> {
   const sizes = {
     concepts: envInt('BENCH_CONCEPTS', 60_000, 1),
-    otherConcepts: envInt('BENCH_OTHER_CONCEPTS', 1_000, 0),
+    otherConcepts: envInt('BENCH_OTHER_CONCEPTS', 20_000, 0),
     mappings: envInt('BENCH_MAPPINGS', 500_000, 0),
     seed: envInt('BENCH_SEED', 20_251_121, 0),
   };
@@ -111,8 +111,8 @@ export async function run(): Promise<void> {
     print(`database:   ${server.database}`);
     print(
       `dataset:    org ${ORG}, ${sizes.concepts.toLocaleString('en-US')} concepts in ${SOURCE} ` +
-        `(BENCH_CONCEPTS), ${sizes.otherConcepts.toLocaleString('en-US')} in each of 4 other ` +
-        `sources, ${sizes.mappings.toLocaleString('en-US')} mappings (BENCH_MAPPINGS), seed ` +
+        `(BENCH_CONCEPTS), 4 other sources of ${sizes.otherConcepts.toLocaleString('en-US')} ` +
+        `(BENCH_OTHER_CONCEPTS) down to a fifth of it, ${sizes.mappings.toLocaleString('en-US')} mappings (BENCH_MAPPINGS), seed ` +
         `${sizes.seed}; loading (bench/generate.ts):`,
     );
     const dict = await generateDictionary(server.databaseUrl, {

@@ -28,9 +28,15 @@ export interface GenerateOptions {
   org?: string;
   /** Concepts of the main source (`CIEL`); 60,000. */
   concepts?: number;
-  /** Concepts of each other source (English only, their own id styles); 1,000. */
+  /**
+   * Concepts of the largest other source (English only, their own id styles); the others hold
+   * 3/5, 3/10 and 1/5 of it, as SNOMED CT, ICD-10, LOINC and RxNorm subsets differ; 20,000.
+   */
   otherConcepts?: number;
-  /** Mappings over all sources, 60% in the main one, the rest split evenly; 500,000. */
+  /**
+   * Mappings over all sources, 60% in the main one, the rest split evenly; 500,000. Per concept
+   * they are heavy-tailed (`mappingsPerConcept`), their targets skewed to popular codes.
+   */
   mappings?: number;
   /** Sources, the main one included (1–5); 5. */
   sources?: number;
@@ -121,12 +127,14 @@ interface SourceProfile {
   locales: readonly Locale[];
   /** The concept ids, in order, from a counter and the generator. */
   conceptId: (n: number, random: Random) => string;
+  /** Concepts of an other source, as a share of `otherConcepts` (the main source: 1). */
+  share: number;
 }
 
 const DEFAULTS = {
   org: 'CIEL-BENCH',
   concepts: 60_000,
-  otherConcepts: 1_000,
+  otherConcepts: 20_000,
   mappings: 500_000,
   sources: 5,
   retiredPercent: 3,
@@ -144,6 +152,7 @@ const SOURCES: SourceProfile[] = [
     sourceType: 'Dictionary',
     locales: LOCALES,
     // CIEL ids are integers with gaps (retired and never-used numbers).
+    share: 1,
     conceptId: (n, random) => String(n * 2 + random.int(0, 1)),
   },
   {
@@ -152,6 +161,7 @@ const SOURCES: SourceProfile[] = [
     description: 'Reference terminology mapped to from CIEL',
     sourceType: 'External',
     locales: ['en'],
+    share: 1,
     conceptId: (n, random) => `${100_000 + n * 7 + random.int(0, 6)}00${random.int(1, 9)}`,
   },
   {
@@ -160,6 +170,7 @@ const SOURCES: SourceProfile[] = [
     description: 'Classification mapped to from CIEL',
     sourceType: 'External',
     locales: ['en'],
+    share: 0.6,
     conceptId: (n) =>
       `${String.fromCharCode(65 + (Math.floor(n / 1000) % 26))}${String(Math.floor(n / 10) % 100).padStart(2, '0')}.${n % 10}${n >= 26_000 ? `.${Math.floor(n / 26_000)}` : ''}`,
   },
@@ -169,6 +180,7 @@ const SOURCES: SourceProfile[] = [
     description: 'Laboratory observations mapped to from CIEL',
     sourceType: 'External',
     locales: ['en'],
+    share: 0.3,
     conceptId: (n) => `${10_000 + n}-${(n * 7) % 10}`,
   },
   {
@@ -177,6 +189,7 @@ const SOURCES: SourceProfile[] = [
     description: 'Clinical drugs mapped to from CIEL',
     sourceType: 'External',
     locales: ['en'],
+    share: 0.2,
     conceptId: (n, random) => String(200_000 + n * 3 + random.int(0, 2)),
   },
 ];
@@ -1153,7 +1166,8 @@ export async function generateDictionary(
       const random = targets.map((_, index) => new Random(o.seed + index * 7919));
       const loadedConcepts: Array<{ retired: number; headSeq: number }> = [];
       for (const [index, target] of targets.entries()) {
-        const conceptCount = index === 0 ? o.concepts : o.otherConcepts;
+        const conceptCount =
+          index === 0 ? o.concepts : Math.round(o.otherConcepts * target.profile.share);
         const conceptStarted = performance.now();
         const loaded = await loadConcepts(client, {
           repositoryId: target.repositoryId,
@@ -1226,6 +1240,7 @@ export async function generateDictionary(
         );
       }
       for (const concept of concepts) concept.mappings = perConcept.get(concept.id) ?? 0;
+      log(`  ${profiles[0].id.padEnd(10)} ${mappingSpread(concepts.map((c) => c.mappings))}`);
       await client.query('COMMIT');
       loadSeconds = (performance.now() - loadStarted) / 1000;
     } catch (error) {
@@ -1529,6 +1544,13 @@ async function loadMappings(
     random.chance(load.retiredPercent / 100),
   );
   const retiredCount = retired.filter(Boolean).length;
+  // Who maps from where: each concept starts its heavy-tailed share, in a shuffled order.
+  const plan = shuffled(
+    mappingsPerConcept(source.ids.length, load.count, random).flatMap((n, i) =>
+      Array<string>(n).fill(source.ids[i]),
+    ),
+    random,
+  );
   const seen = new Set<string>();
   const pipeline = new Pipeline(client);
   let rows = 0;
@@ -1553,7 +1575,7 @@ async function loadMappings(
               : source;
         const toCode =
           target === source || target === main || random.chance(RESOLVED_SHARE)
-            ? random.pick(target.ids)
+            ? popular(target, random)
             : target.profile.conceptId(
                 target.ids.length + random.int(1, 10 * target.ids.length),
                 random,
@@ -1561,7 +1583,7 @@ async function loadMappings(
         content = {
           id: String(n + 1),
           mapType,
-          from: { sourceUrl: source.url, code: random.pick(source.ids) },
+          from: { sourceUrl: source.url, code: plan[n] },
           to: { sourceUrl: target.url, code: toCode },
           sortWeight: internal ? random.int(1, 20) : null,
           externalId: isMain && random.chance(0.5) ? random.uuid() : null,
@@ -1603,6 +1625,74 @@ async function loadMappings(
     headSeq: load.firstSeq - 1 + load.count + retiredCount,
     waitSeconds: pipeline.waitMs / 1000,
   };
+}
+
+/**
+ * How many mappings each of `concepts` concepts starts, adding up to `total`, heavy-tailed as in
+ * real dictionaries: about a third start none, most a few, a few dozens and a handful hundreds.
+ * A Pareto draw (alpha 1.1, at most 400) for the others, scaled to the total with random rounding.
+ */
+export function mappingsPerConcept(concepts: number, total: number, random: Random): number[] {
+  if (concepts === 0) return [];
+  const raw = Array.from({ length: concepts }, () =>
+    random.chance(0.35) ? 0 : Math.min(400, Math.floor(1 / Math.pow(1 - random.next(), 1 / 1.1))),
+  );
+  const sum = raw.reduce((a, b) => a + b, 0) || 1;
+  const counts = raw.map((n) => Math.floor((n * total) / sum + random.next()));
+  // Rounding leaves the sum a little off: settle the difference on concepts that map already.
+  let diff = total - counts.reduce((a, b) => a + b, 0);
+  while (diff !== 0) {
+    const i = random.int(0, concepts - 1);
+    if (raw[i] === 0 && total > 0) continue;
+    if (diff > 0) {
+      counts[i] += 1;
+      diff -= 1;
+    } else if (counts[i] > 0) {
+      counts[i] -= 1;
+      diff += 1;
+    }
+  }
+  return counts;
+}
+
+/** How mapping counts per concept spread: the share of concepts in each band, and the most. */
+export function mappingSpread(counts: number[]): string {
+  const bands: Array<[string, (n: number) => boolean]> = [
+    ['0', (n) => n === 0],
+    ['1–5', (n) => n >= 1 && n <= 5],
+    ['6–19', (n) => n >= 6 && n <= 19],
+    ['20–49', (n) => n >= 20 && n <= 49],
+    ['50+', (n) => n >= 50],
+  ];
+  const share = (test: (n: number) => boolean): string =>
+    `${((100 * counts.filter(test).length) / Math.max(1, counts.length)).toFixed(1)}%`;
+  const most = counts.reduce((a, b) => Math.max(a, b), 0);
+  return `active mappings per concept: ${bands.map(([name, test]) => `${name}: ${share(test)}`).join(', ')}; most ${most}`;
+}
+
+/** The items in a random order (Fisher–Yates), from the generator. */
+function shuffled<T>(items: T[], random: Random): T[] {
+  for (let i = items.length - 1; i > 0; i -= 1) {
+    const j = random.int(0, i);
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
+/** Popularity ranks of each source's codes: a fixed random order per source. */
+const popularity = new WeakMap<MappingTarget, string[]>();
+
+/**
+ * A code of the target, skewed to popular ones as mapping targets are: the code at rank r is
+ * drawn about r^-0.75 as often, so a few codes are targets of many mappings and most of few or none.
+ */
+function popular(target: MappingTarget, random: Random): string {
+  let ranked = popularity.get(target);
+  if (!ranked) {
+    ranked = shuffled([...target.ids], new Random(target.ids.length * 31 + 7));
+    popularity.set(target, ranked);
+  }
+  return ranked[Math.floor(ranked.length * Math.pow(random.next(), 4))];
 }
 
 function unique(seen: Set<string>, m: MappingContent): boolean {
