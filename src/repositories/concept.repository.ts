@@ -32,6 +32,7 @@ import {
   type FacetCounts,
   type Slice,
   type SortSpec,
+  type Tolerance,
   type Window,
 } from './list';
 
@@ -47,8 +48,8 @@ export interface ConceptSearch {
   includeRetired?: boolean;
   updatedSince?: Date;
   extras?: ExtrasFilter;
-  /** Let `q` words match by trigram similarity too (typos), not only as substrings. */
-  fuzzy?: boolean;
+  /** How far `q` words may be from what they match (typos); substrings only by default. */
+  tolerance?: Tolerance;
 }
 
 /** What one concept read names: the path's owner, source and source version, and the concept. */
@@ -484,7 +485,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     }
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
-    if (words.length) whereWordsMatch(qb, 'cv.search_text', words, filter.fuzzy ?? false);
+    if (words.length) whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact');
     whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
     whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
     if (filter.locale?.length) {

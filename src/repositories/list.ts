@@ -42,22 +42,45 @@ export function likeLiteral(text: string): string {
 }
 
 /**
- * Every word must occur in the haystack, as a substring or (for longer words) fuzzily by trigram
- * word similarity, so typos still find their target.
+ * How far a search word may be from what it matches: a substring only; or also with two
+ * neighbouring letters swapped back (the commonest typo, which costs a word 3–4 of its trigrams,
+ * often too many for similarity; a few more substring lookups); or also by trigram word
+ * similarity (any typo, but a slower scan).
  */
+export type Tolerance = 'exact' | 'swaps' | 'similar';
+
+/** Every word must occur in the haystack, within the tolerance (typos for longer words only). */
 export function whereWordsMatch<T extends object>(
   qb: SelectQueryBuilder<T>,
   haystack: string,
   words: string[],
-  allowFuzzy = true,
+  tolerance: Tolerance = 'similar',
 ): void {
   words.forEach((word, i) => {
-    const fuzzy = allowFuzzy && word.length >= 4 ? ` OR :w${i} <% ${haystack}` : '';
-    qb.andWhere(`(${haystack} LIKE :l${i}${fuzzy})`, {
+    // Swaps of words under 6 letters are too unselective to look up.
+    const swaps = tolerance !== 'exact' && word.length >= 6 ? transpositions(word) : [];
+    const similar = tolerance === 'similar' && word.length >= 4;
+    const alternatives = [
+      `${haystack} LIKE :l${i}`,
+      ...swaps.map((_, j) => `${haystack} LIKE :l${i}_${j}`),
+      ...(similar ? [`:w${i} <% ${haystack}`] : []),
+    ];
+    qb.andWhere(`(${alternatives.join(' OR ')})`, {
       [`l${i}`]: `%${likeLiteral(word)}%`,
       [`w${i}`]: word,
+      ...Object.fromEntries(swaps.map((swap, j) => [`l${i}_${j}`, `%${likeLiteral(swap)}%`])),
     });
   });
+}
+
+/** The word with each pair of neighbouring letters swapped (different words only). */
+export function transpositions(word: string): string[] {
+  const found = new Set<string>();
+  for (let at = 0; at + 1 < word.length; at += 1) {
+    if (word[at] === word[at + 1]) continue;
+    found.add(word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2));
+  }
+  return [...found];
 }
 
 /** Case-insensitive exact match against any of the values (comma = OR). */

@@ -76,7 +76,7 @@ export class UrlRegistryRepository {
   ): Promise<Slice<UrlRegistryEntryEntity>> {
     const qb = this.scoped(registry);
     const words = filter.q ? searchWords(filter.q) : [];
-    if (words.length) whereWordsMatch(qb, HAYSTACK, words, false);
+    if (words.length) whereWordsMatch(qb, HAYSTACK, words, 'exact');
     if (filter.url?.length) qb.andWhere('e.url IN (:...urls)', { urls: filter.url });
     if (filter.namespace?.length) {
       qb.andWhere('e.namespace IN (:...namespaces)', { namespaces: filter.namespace });

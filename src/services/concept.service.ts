@@ -666,10 +666,12 @@ export class ConceptService {
       extras: params.extras,
     };
     // Search by substring first (the trigram index answers it quickly); only when nothing
-    // matches does it try again by similarity, which finds typos but scans far more.
+    // matches, with swapped letters undone (a few more lookups), and only then by similarity,
+    // which finds any typo but scans far more.
     let slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
-    if (filter.q && slice.total === 0) {
-      filter.fuzzy = true;
+    for (const tolerance of ['swaps', 'similar'] as const) {
+      if (!filter.q || slice.total > 0) break;
+      filter.tolerance = tolerance;
       slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
     }
     const facets = params.includeFacets

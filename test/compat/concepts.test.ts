@@ -395,6 +395,20 @@ describe('typos', () => {
     const nothing = await request(t.app).get(`${src.url}concepts/`).query({ q: 'zzzzqqqq' });
     expect(nothing.body).toEqual([]);
   });
+
+  it('finds a word typed with two neighbouring letters swapped, where similarity alone does not', async () => {
+    const src = await source();
+    await createConcept(src.url, src.owner, {
+      ...MALARIA,
+      id: 'PNEU',
+      names: [{ name: 'Pneumonia', locale: 'en', locale_preferred: true }],
+    });
+    // "pnuemonia" and "pneumonai" share too few trigrams with "pneumonia" for word similarity.
+    for (const q of ['pnuemonia', 'pneumonai', 'Pneumonia pnuemonia']) {
+      const res = await request(t.app).get(`${src.url}concepts/`).query({ q });
+      expect([q, res.body.map((c: { id: string }) => c.id)]).toEqual([q, ['PNEU']]);
+    }
+  });
 });
 
 describe('a concept detail read (spec core §4.3, issue 4 read target)', () => {

@@ -9,7 +9,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   from are found by skipping through `(expansion_id, repository_id)`.
  * - Counting active members subtracts the retired ones, found from the few retired current
  *   versions (`…_retired_head`) and pinned members (`…_pinned`), rather than reading every member.
- * - A source's HEAD concepts narrowed by class or datatype are counted from an index of their own.
+ * - A source's HEAD concepts narrowed by class or datatype have an index of their own, in id
+ *   order: the first page stops after its rows, the count reads only the index.
  */
 export class MemberLookups1764500000000 implements MigrationInterface {
   name = 'MemberLookups1764500000000';
@@ -45,7 +46,7 @@ export class MemberLookups1764500000000 implements MigrationInterface {
     for (const column of ['concept_class', 'datatype']) {
       await q.query(
         `CREATE INDEX concept_versions_head_${column} ON concept_versions
-         (repository_id, lower(${column})) WHERE valid_to_seq IS NULL AND NOT retired`,
+         (repository_id, lower(${column}), mnemonic, id) WHERE valid_to_seq IS NULL AND NOT retired`,
       );
     }
   }

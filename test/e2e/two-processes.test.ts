@@ -3,12 +3,20 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import request, { type Response } from 'supertest';
-import { ADMIN_PASSWORD, createTestApp, createUser, type TestApp } from '../factories';
+import {
+  ADMIN_PASSWORD,
+  addMember,
+  createOrg,
+  createTestApp,
+  createUser,
+  type TestApp,
+} from '../factories';
 
 /**
  * Two real server processes (`src/main.ts`, built) on the test database, as behind a load
  * balancer: rate-limit counters live in the database, so each process sees what the other
- * counted (spec core §8.2, "shared by all clients").
+ * counted (spec core §8.2, "shared by all clients"); and nothing either process keeps can make
+ * the other answer from before a change (no cache outlives a request).
  */
 const root = path.resolve(__dirname, '..', '..');
 let buildDir: string;
@@ -165,4 +173,77 @@ test('two processes on one database count every caller together', async () => {
   expect(locked.status).toBe(429);
 
   expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0]);
+}, 120_000);
+
+test('a change made through one process is seen by the very next request to the other', async () => {
+  const [a, b] = await Promise.all([start(), start()]);
+  const [owner, member, outsider, leaving] = [
+    await createUser(setup),
+    await createUser(setup),
+    await createUser(setup),
+    await createUser(setup),
+  ];
+  const org = (await createOrg(setup, owner)).id;
+  await addMember(setup, org, owner, member);
+  const source = `/orgs/${org}/sources/S/`;
+  await request(setup.app)
+    .post(`/orgs/${org}/sources/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'S', name: 'S' })
+    .expect(201);
+  await request(setup.app)
+    .post(`${source}concepts/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'C', concept_class: 'Misc', names: [{ name: 'Before', locale: 'en' }] })
+    .expect(201);
+  const read = (server: Server, path: string, auth?: string) => {
+    const req = request(server.url).get(path).set('X-Forwarded-For', newAddress());
+    return auth ? req.set('Authorization', auth) : req;
+  };
+  // Each process has answered once before the changes (anything it might keep, it has).
+  for (const server of [a, b]) {
+    expect((await read(server, `${source}concepts/C/`)).body.display_name).toBe('Before');
+  }
+
+  // An edit.
+  await request(a.url)
+    .patch(`${source}concepts/C/`)
+    .set('X-Forwarded-For', newAddress())
+    .set('Authorization', owner.auth)
+    .send({ names: [{ name: 'After', locale: 'en', locale_preferred: true }] })
+    .expect(200);
+  for (const server of [b, a]) {
+    expect((await read(server, `${source}concepts/C/`)).body.display_name).toBe('After');
+  }
+
+  // A permission change: the source becomes private.
+  await request(a.url)
+    .patch(source)
+    .set('X-Forwarded-For', newAddress())
+    .set('Authorization', owner.auth)
+    .send({ public_access: 'None' })
+    .expect(200);
+  expect((await read(b, `${source}concepts/C/`)).status).toBe(401);
+  expect((await read(b, `${source}concepts/C/`, outsider.auth)).status).toBe(403);
+  expect((await read(b, `${source}concepts/C/`, member.auth)).status).toBe(200);
+
+  // A membership removal.
+  await request(a.url)
+    .delete(`/orgs/${org}/members/${member.username}/`)
+    .set('X-Forwarded-For', newAddress())
+    .set('Authorization', owner.auth)
+    .expect(204);
+  expect((await read(b, `${source}concepts/C/`, member.auth)).status).toBe(403);
+
+  // A revoked token: its user deactivated.
+  expect((await read(b, '/user/', leaving.auth)).status).toBe(200);
+  await request(a.url)
+    .delete(`/users/${leaving.username}/`)
+    .set('X-Forwarded-For', newAddress())
+    .set('Authorization', setup.admin)
+    .expect(204);
+  for (const server of [b, a]) {
+    expect((await read(server, '/user/', leaving.auth)).status).toBe(401);
+  }
+  await Promise.all([stop(a), stop(b)]);
 }, 120_000);
