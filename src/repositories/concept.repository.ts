@@ -13,11 +13,10 @@ import {
   MappingVersionEntity,
   OrganizationEntity,
   RepositoryEntity,
-  RepositoryVersionEntity,
   UserEntity,
 } from '../db/entities';
 import { activeMembersSql } from './collection.repository';
-import { hydrate, type Raw } from './hydrate';
+import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
 import { atChange, VersionedRepository } from './versioned.repository';
@@ -73,11 +72,11 @@ export interface MappingRow {
   version: MappingVersionEntity;
 }
 
-/** A source a mapping end lies in, with its HEAD. */
-export interface EndSourceRow {
-  repo: RepositoryEntity;
-  head: RepositoryVersionEntity | null;
-}
+/** Of a source a mapping end lies in: what the end shows, and what deciding access needs. */
+export type EndRepository = Pick<
+  RepositoryEntity,
+  'id' | 'mnemonic' | 'ownerOrgId' | 'ownerUserId' | 'publicAccess' | 'isActive'
+>;
 
 /** Everything a concept read needs, found in one statement; null where the path names nothing. */
 export interface ConceptRead extends PathRow {
@@ -90,12 +89,11 @@ export interface ConceptRead extends PathRow {
   inverseMappings: MappingRow[];
   /**
    * The sources the mappings' ends lie in, other than the one read (found above), with their
-   * owners other than its owner; and its HEAD when the read was of another version.
+   * owners other than its owner.
    */
-  endSources: EndSourceRow[];
-  endOrgs: OrganizationEntity[];
-  endUsers: UserEntity[];
-  head: RepositoryVersionEntity | null;
+  endSources: EndRepository[];
+  endOrgs: Array<Pick<OrganizationEntity, 'id' | 'mnemonic'>>;
+  endUsers: Array<Pick<UserEntity, 'id' | 'username'>>;
   /** The current display name of each concept a mapping end points to, by concept id. */
   endNames: Map<string, string | null>;
 }
@@ -105,10 +103,9 @@ interface ConceptReadRaw extends PathRaw {
   concept_version: Raw;
   version_count: number;
   mappings: Array<{ inverse: boolean; mapping: Raw; version: Raw }>;
-  end_sources: Array<{ repo: Raw; head: Raw }>;
+  end_sources: Raw[];
   end_orgs: Raw[];
   end_users: Raw[];
-  head: Raw;
   end_names: Record<string, string | null>;
 }
 
@@ -234,7 +231,6 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
          er AS (SELECT * FROM repositories
                 WHERE id IN (SELECT repository_id FROM ends) AND id <> (SELECT id FROM r))`
       : '';
-    const head = sides.length ? p(HEAD) : '';
     const rows = await preparedQuery<ConceptReadRaw>(
       this.em,
       `WITH ${path.ctes},
@@ -244,36 +240,33 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
                 WHERE x.concept_id = (SELECT id FROM c) AND ${conceptVersion} LIMIT 1)
          ${mappings}
        SELECT ${path.columns},
-         (SELECT to_json(c) FROM c) AS concept,
-         (SELECT to_json(cv) FROM cv) AS concept_version,
+         (SELECT ${jsonColumns(this.em, ConceptEntity, 'c')} FROM c) AS concept,
+         (SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} FROM cv) AS concept_version,
          (SELECT count(*)::int FROM concept_versions WHERE concept_id = (SELECT id FROM c))
            AS version_count,
          ${
            sides.length
-             ? `(SELECT coalesce(json_agg(json_build_object('inverse', m.inverse, 'version', m.mv,
-                    'mapping', mp) ORDER BY (m.mv).map_type, (m.mv).sort_weight, (m.mv).id), '[]')
+             ? `(SELECT coalesce(json_agg(json_build_object('inverse', m.inverse,
+                    'version', ${jsonColumns(this.em, MappingVersionEntity, '(m.mv)')},
+                    'mapping', ${jsonColumns(this.em, MappingEntity, 'mp')})
+                    ORDER BY (m.mv).map_type, (m.mv).sort_weight, (m.mv).id), '[]')
                  FROM m JOIN mappings mp ON mp.id = (m.mv).mapping_id) AS mappings,
-               (SELECT coalesce(json_agg(json_build_object('repo', er, 'head', eh)), '[]')
-                 FROM er LEFT JOIN repository_versions eh
-                   ON eh.repository_id = er.id AND eh.mnemonic = ${head}) AS end_sources,
-               (SELECT coalesce(json_agg(eo), '[]') FROM organizations eo
-                 WHERE eo.id IN (SELECT owner_org_id FROM er)
-                   AND eo.id IS DISTINCT FROM (SELECT id FROM o)) AS end_orgs,
-               (SELECT coalesce(json_agg(eu), '[]') FROM users eu
-                 WHERE eu.id IN (SELECT owner_user_id FROM er)
-                   AND eu.id IS DISTINCT FROM (SELECT id FROM u)) AS end_users,
-               ${
-                 key.version === HEAD
-                   ? 'NULL::json'
-                   : `(SELECT to_json(h) FROM repository_versions h
-                       WHERE h.repository_id = (SELECT id FROM r) AND h.mnemonic = ${head})`
-               } AS head,
+               (SELECT coalesce(json_agg(json_build_object('id', er.id, 'mnemonic', er.mnemonic,
+                    'owner_org_id', er.owner_org_id, 'owner_user_id', er.owner_user_id,
+                    'public_access', er.public_access, 'is_active', er.is_active)), '[]')
+                 FROM er) AS end_sources,
+               (SELECT coalesce(json_agg(json_build_object('id', eo.id, 'mnemonic', eo.mnemonic)),
+                    '[]')
+                 FROM organizations eo WHERE eo.id IN (SELECT owner_org_id FROM er)) AS end_orgs,
+               (SELECT coalesce(json_agg(json_build_object('id', eu.id, 'username', eu.username)),
+                    '[]')
+                 FROM users eu WHERE eu.id IN (SELECT owner_user_id FROM er)) AS end_users,
                (SELECT coalesce(json_object_agg(ev.concept_id, ev.display_name), '{}')
                  FROM concept_versions ev
                  WHERE ev.concept_id IN (SELECT concept_id FROM ends) AND ev.valid_to_seq IS NULL)
                  AS end_names`
              : `'[]'::json AS mappings, '[]'::json AS end_sources, '[]'::json AS end_orgs,
-                '[]'::json AS end_users, NULL::json AS head, '{}'::json AS end_names`
+                '[]'::json AS end_users, '{}'::json AS end_names`
          }`,
       params,
     );
@@ -291,13 +284,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       versionCount: raw.version_count,
       mappings: raw.mappings.filter((m) => !m.inverse).map(mapping),
       inverseMappings: raw.mappings.filter((m) => m.inverse).map(mapping),
-      endSources: raw.end_sources.map((e) => ({
-        repo: of(RepositoryEntity, e.repo)!,
-        head: of(RepositoryVersionEntity, e.head),
-      })),
+      endSources: raw.end_sources.map((e) => of(RepositoryEntity, e)!),
       endOrgs: raw.end_orgs.map((e) => of(OrganizationEntity, e)!),
       endUsers: raw.end_users.map((e) => of(UserEntity, e)!),
-      head: of(RepositoryVersionEntity, raw.head),
       endNames: new Map(Object.entries(raw.end_names)),
     };
   }

@@ -42,3 +42,28 @@ export function hydrate<T>(em: EntityManager, target: EntityTarget<T>, raw: Raw)
   }
   return entity as T;
 }
+
+const objectSql = new WeakMap<EntityMetadata, Map<string, string>>();
+
+/**
+ * The SQL of a JSON object holding the selected columns of an entity's row `alias` (a table
+ * alias, or a composite value such as `(m.mv)`), as `hydrate` reads it: what a statement answers
+ * instead of `to_json(row)`, which would also carry columns never read (search text).
+ */
+export function jsonColumns<T>(em: EntityManager, target: EntityTarget<T>, alias: string): string {
+  const metadata = em.dataSource.getMetadata(target);
+  let byAlias = objectSql.get(metadata);
+  if (!byAlias) {
+    byAlias = new Map();
+    objectSql.set(metadata, byAlias);
+  }
+  let sql = byAlias.get(alias);
+  if (sql === undefined) {
+    const pairs = metadata.columns
+      .filter((column) => column.isSelect)
+      .map((column) => `'${column.databaseName}', ${alias}.${column.databaseName}`);
+    sql = `json_build_object(${pairs.join(', ')})`;
+    byAlias.set(alias, sql);
+  }
+  return sql;
+}

@@ -41,6 +41,7 @@ export { FILTER_PROPERTIES, referenceKey } from './collection.repository';
 export type {
   ConceptRead,
   ConceptReadKey,
+  EndRepository,
   MappingRow,
   ConceptScope,
   ConceptSearch,

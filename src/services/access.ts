@@ -18,11 +18,17 @@ export type Action =
   | { action: 'org.checkMember'; org: OrganizationEntity }
   | { action: 'org.manageMembers'; org: OrganizationEntity }
   | { action: 'repo.create'; owner: { org: OrganizationEntity } | { user: UserEntity } }
-  | { action: 'repo.view'; repo: RepositoryEntity }
+  | { action: 'repo.view'; repo: RepoAccess }
   | { action: 'repo.edit'; repo: RepositoryEntity }
   | { action: 'repo.editContent'; repo: RepositoryEntity }
   /** A canonical URL registry: an org's or a user's, or (null) the global one. */
   | { action: 'registry.edit'; owner: { org: OrganizationEntity } | { user: UserEntity } | null };
+
+/** What deciding whether a repository may be seen reads of it. */
+export type RepoAccess = Pick<
+  RepositoryEntity,
+  'publicAccess' | 'ownerOrgId' | 'ownerUserId' | 'isActive'
+>;
 
 export function isAuthenticated(actor: Actor): actor is Extract<Actor, { kind: 'user' }> {
   return actor.kind === 'user';

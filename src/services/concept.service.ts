@@ -24,9 +24,9 @@ import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
-import { endsOf, type MappingItem } from './mapping-views';
+import { endsOf, type EndSource, type MappingItem } from './mapping-views';
 import type { RepositoryService } from './repository.service';
-import { checkRepo, mayViewRepo, pathKey, type Owner, type RepoView } from './paths';
+import { checkRepo, mayViewRepo, pathKey, type RepoView } from './paths';
 import { parseConceptUrl, repoUrl, type RepoRef } from './urls';
 import { extras, mnemonic, parseInput, requiredText } from './validation';
 
@@ -351,29 +351,23 @@ export class ConceptService {
   }
 
   /**
-   * The HEAD views of the sources a read's mapping ends lie in, by repository id, as the read
-   * found them; null for those the caller may not see.
+   * The sources a read's mapping ends lie in, by repository id, as the read found them; null for
+   * those the caller may not see.
    */
   private async endSources(
     ctx: ServiceContext,
     source: RepoView,
     read: ConceptRead,
-  ): Promise<Map<string, RepoView | null>> {
-    const sources = new Map<string, RepoView | null>();
-    const head = source.version.seq === null ? source.version : read.head;
-    if (head) sources.set(source.repo.id, { ...source, version: head });
-    const orgs = new Map(read.endOrgs.map((org) => [org.id, org]));
-    const users = new Map(read.endUsers.map((user) => [user.id, user]));
-    if (source.owner.org) orgs.set(source.owner.org.id, source.owner.org);
-    if (source.owner.user) users.set(source.owner.user.id, source.owner.user);
-    for (const { repo, head: endHead } of read.endSources) {
-      const org = repo.ownerOrgId === null ? undefined : orgs.get(repo.ownerOrgId);
-      const user = repo.ownerUserId === null ? undefined : users.get(repo.ownerUserId);
-      const owner: Owner = org
-        ? { type: 'Organization', id: org.mnemonic, org }
-        : { type: 'User', id: user?.username ?? '', user };
-      const visible = endHead !== null && (await mayViewRepo(ctx, repo));
-      sources.set(repo.id, visible ? { repo, owner, version: endHead } : null);
+  ): Promise<Map<string, EndSource | null>> {
+    const sources = new Map<string, EndSource | null>([[source.repo.id, source]]);
+    const orgs = new Map(read.endOrgs.map((org) => [org.id, org.mnemonic]));
+    const users = new Map(read.endUsers.map((user) => [user.id, user.username]));
+    for (const repo of read.endSources) {
+      const owner: EndSource['owner'] =
+        repo.ownerOrgId !== null
+          ? { type: 'Organization', id: orgs.get(repo.ownerOrgId) ?? '' }
+          : { type: 'User', id: users.get(repo.ownerUserId ?? '') ?? '' };
+      sources.set(repo.id, (await mayViewRepo(ctx, repo)) ? { repo, owner } : null);
     }
     return sources;
   }

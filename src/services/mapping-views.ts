@@ -1,5 +1,5 @@
-import type { MappingEntity, MappingVersionEntity } from '../db/entities';
-import type { RepoView } from './paths';
+import type { MappingEntity, MappingVersionEntity, RepositoryEntity } from '../db/entities';
+import type { Owner, RepoView } from './paths';
 
 /** A mapping at one of its versions, in the source (at HEAD or a version) it was read through. */
 export interface MappingView {
@@ -8,9 +8,15 @@ export interface MappingView {
   version: MappingVersionEntity;
 }
 
+/** The source an end lies in, as an end shows it: its id and its owner. */
+export interface EndSource {
+  repo: Pick<RepositoryEntity, 'id' | 'mnemonic'>;
+  owner: Pick<Owner, 'type' | 'id'>;
+}
+
 /** What an end resolved to, for rendering (spec core §2.7 `*_source_owner`, `*_name_resolved`…). */
 export interface ResolvedEnd {
-  source: RepoView | null;
+  source: EndSource | null;
   conceptName: string | null;
 }
 
@@ -40,7 +46,7 @@ export interface MappingDetail extends MappingItem {
  */
 export function endsOf(
   version: MappingVersionEntity,
-  sources: ReadonlyMap<string, RepoView | null>,
+  sources: ReadonlyMap<string, EndSource | null>,
   names: ReadonlyMap<string, string | null>,
 ): Ends {
   const end = (side: 'from' | 'to'): ResolvedEnd => {

@@ -6,7 +6,7 @@ import type {
 } from '../db/entities';
 import { AppError } from '../errors';
 import type { ContentCounts, PathKey, PathRow, Repositories } from '../repositories';
-import { authorize, can, isSuperuser, requireUser } from './access';
+import { authorize, can, isSuperuser, requireUser, type RepoAccess } from './access';
 import type { ServiceContext } from './context';
 import type { OwnerRef, RepoRef } from './urls';
 
@@ -130,7 +130,7 @@ export async function checkRepo(
  * Whether the caller may see a repository reached other than by its path (by id, through a
  * registry or a mapping end): the rules of `checkRepo`, answered rather than thrown.
  */
-export async function mayViewRepo(ctx: ServiceContext, repo: RepositoryEntity): Promise<boolean> {
+export async function mayViewRepo(ctx: ServiceContext, repo: RepoAccess): Promise<boolean> {
   if (!repo.isActive && !isSuperuser(ctx.actor)) return false;
   return can(ctx, { action: 'repo.view', repo });
 }

@@ -103,7 +103,8 @@ export class ConceptVersionEntity {
   @Column({ name: 'update_comment', type: 'text', nullable: true })
   updateComment: string | null;
 
-  @Column({ name: 'search_text', type: 'text', default: '' })
+  /** Folded words for search; written with each version, never read back (not selected). */
+  @Column({ name: 'search_text', type: 'text', default: '', select: false })
   searchText: string;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
