@@ -295,6 +295,27 @@ async function readBenchmark(
     },
     params,
   );
+  // Its GraphQL twin: the same concept's fields, names, descriptions and mappings with their ends.
+  const graphqlDraw = new Random(dict.concepts.length);
+  const graphql = await measureHttpVaried(
+    server,
+    {
+      label: 'GraphQL concept(url) { … names mappings { from to } }, random ids',
+      // A GET, as Apollo serves queries (the header passes its CSRF check).
+      headers: { 'apollo-require-preflight': 'true', accept: 'application/json' },
+      next: () => {
+        const id = ids[Math.floor(graphqlDraw.next() * ids.length)];
+        return {
+          path: `/graphql?query=${encodeURIComponent(graphqlConcept(`${SOURCE_PATH}concepts/${id}/`))}`,
+          check: (status, body) =>
+            status !== 200
+              ? `HTTP ${status} for ${id}: ${body.slice(0, 200)}`
+              : graphqlMismatch(byId.get(id)!, body),
+        };
+      },
+    },
+    params,
+  );
   const pool = new Pool({ connectionString: server.databaseUrl, max: APP_POOL_SIZE });
   try {
     // The raw rows of the sample hold what its detail shows, no more and no less.
@@ -365,8 +386,18 @@ async function readBenchmark(
         `(the detail lists the concept's mappings: ${percentile(mappingCounts, 0.5)} median, ` +
         `${Math.max(...mappingCounts)} max)`,
     );
-    printTable([http, raw, rawUnprepared, rawConcept], raw);
+    printTable([http, graphql, raw, rawUnprepared, rawConcept], raw);
     const rate = (r: typeof http): number => r.completed / r.seconds;
+    const serverMs = (r: typeof http): number | null =>
+      r.cpu?.server == null ? null : (1000 * r.cpu.server) / r.completed;
+    const [restCpu, graphqlCpu] = [serverMs(http), serverMs(graphql)];
+    if (restCpu !== null && graphqlCpu !== null) {
+      const times = graphqlCpu / restCpu;
+      print(
+        `GraphQL/REST server CPU per request ${graphqlCpu.toFixed(3)} / ${restCpu.toFixed(3)} ms = ` +
+          `${times.toFixed(2)}× (target ≤ 2: ${times <= 2 ? 'met' : 'MISSED'})`,
+      );
+    }
     const ratio = rate(http) / rate(raw);
     const timed = await timeStatements(server.databaseUrl, statements, 20);
     print(
@@ -1188,4 +1219,29 @@ function detailMismatch(concept: GeneratedConcept, body: string): string | null 
   if (wrong.length === 0) return null;
   const what = wrong.map((k) => `${k} ${String(got[k])} (expected ${String(expected[k])})`);
   return `concept ${concept.id}: ${what.join(', ')}`;
+}
+
+/** The GraphQL query that reads what a REST concept detail shows. */
+function graphqlConcept(url: string): string {
+  const end =
+    '{ sourceUrl conceptCode conceptName conceptUrl conceptNameResolved sourceOwner sourceName }';
+  return `{ concept(url: "${url}") { id uuid url versionUrl displayName displayLocale conceptClass
+    datatype retired externalId versionsCount names { name locale nameType localePreferred }
+    descriptions { description locale } mappings { id uuid url mapType retired from ${end}
+    to ${end} } } }`;
+}
+
+/** What is wrong with a GraphQL concept answered under load, or null. */
+function graphqlMismatch(concept: GeneratedConcept, body: string): string | null {
+  const answer = JSON.parse(body) as {
+    data?: { concept: { id: string; displayName: string; mappings: unknown[] } };
+    errors?: unknown[];
+  };
+  const found = answer.data?.concept;
+  if (!found) return `concept ${concept.id}: ${JSON.stringify(answer.errors).slice(0, 200)}`;
+  if (found.id !== concept.id || found.displayName !== concept.displayName)
+    return `concept ${concept.id}: id ${found.id}, display name ${found.displayName}`;
+  if (found.mappings.length !== concept.mappings)
+    return `concept ${concept.id}: ${found.mappings.length} mappings (expected ${concept.mappings})`;
+  return null;
 }

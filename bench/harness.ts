@@ -371,6 +371,8 @@ export async function measureHttp(
 /** A GET whose path changes from request to request, each answer checked on its own. */
 export interface VariedHttpTarget {
   label: string;
+  /** Headers every request sends. */
+  headers?: Record<string, string>;
   /** The next request's path, and the check of its answer: a problem, or null when right. */
   next(): { path: string; check: (status: number, body: string) => string | null };
 }
@@ -389,6 +391,7 @@ export async function measureHttpVaried(
     const requests: autocannon.Request[] = [
       {
         method: 'GET',
+        headers: target.headers,
         setupRequest: (req, context) => {
           const next = target.next();
           (context as Context).check = next.check;
