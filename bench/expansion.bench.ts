@@ -425,8 +425,8 @@ function rawMemberStatements(
   sourceIds: Map<string, string>,
 ): Array<[string, unknown[]]> {
   const byCode = (kind: 'concept' | 'mapping'): string =>
-    `INSERT INTO expansion_${kind}s (expansion_id, ${kind}_id, ${kind}_version_id)
-     SELECT $1, o.id, NULL FROM unnest($3::text[]) AS t (code)
+    `INSERT INTO expansion_${kind}s (expansion_id, ${kind}_id, ${kind}_version_id, repository_id, mnemonic)
+     SELECT $1, o.id, NULL, o.repository_id, o.mnemonic FROM unnest($3::text[]) AS t (code)
      JOIN ${kind}s o ON o.repository_id = $2 AND o.mnemonic = t.code
      JOIN ${kind}_versions v ON v.${kind}_id = o.id AND v.valid_to_seq IS NULL
      ON CONFLICT DO NOTHING`;
@@ -434,16 +434,16 @@ function rawMemberStatements(
   if (set.mappingCodes.length > 0) statements.push([byCode('mapping'), [mainId, set.mappingCodes]]);
   if (set.wholeSources.length > 0)
     statements.push([
-      `INSERT INTO expansion_concepts (expansion_id, concept_id, concept_version_id)
-       SELECT $1, v.concept_id, NULL FROM concept_versions v
+      `INSERT INTO expansion_concepts (expansion_id, concept_id, concept_version_id, repository_id, mnemonic)
+       SELECT $1, v.concept_id, NULL, v.repository_id, v.mnemonic FROM concept_versions v
        WHERE v.repository_id = ANY($2::bigint[]) AND v.valid_to_seq IS NULL
        ON CONFLICT DO NOTHING`,
       [set.wholeSources.map((s) => sourceIds.get(s)!)],
     ]);
   if (set.conceptClass !== null)
     statements.push([
-      `INSERT INTO expansion_concepts (expansion_id, concept_id, concept_version_id)
-       SELECT $1, v.concept_id, NULL FROM concept_versions v
+      `INSERT INTO expansion_concepts (expansion_id, concept_id, concept_version_id, repository_id, mnemonic)
+       SELECT $1, v.concept_id, NULL, v.repository_id, v.mnemonic FROM concept_versions v
        WHERE v.repository_id = $2 AND v.valid_to_seq IS NULL AND v.concept_class = $3
        ON CONFLICT DO NOTHING`,
       [mainId, set.conceptClass],
@@ -688,8 +688,8 @@ async function singleBenchmark(
         [ctx.raw.collectionId, ADMIN_USERNAME, expression, SOURCE_PATH, code],
       );
       const inserted = await ctx.client.query(
-        `INSERT INTO expansion_concepts (expansion_id, concept_id, concept_version_id)
-         SELECT $1, o.id, NULL FROM concepts o
+        `INSERT INTO expansion_concepts (expansion_id, concept_id, concept_version_id, repository_id, mnemonic)
+         SELECT $1, o.id, NULL, o.repository_id, o.mnemonic FROM concepts o
          JOIN concept_versions v ON v.concept_id = o.id AND v.valid_to_seq IS NULL
          WHERE o.repository_id = $2 AND o.mnemonic = $3`,
         [ctx.raw.expansionId, main, code],

@@ -135,7 +135,14 @@ let serverChild: ChildProcess | null = null;
 
 function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
   const child = fork(path.join(__dirname, 'server.js'), [], {
-    env: { ...BENCH_RATE_LIMITS, ...process.env, DATABASE_URL: databaseUrl, ADMIN_PASSWORD },
+    // Production mode, as the Docker image runs (graphql-js skips its development checks).
+    env: {
+      ...BENCH_RATE_LIMITS,
+      NODE_ENV: 'production',
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ADMIN_PASSWORD,
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {

@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import { AppError } from '../../src/errors';
-import type { OrganizationEntity } from '../../src/db/entities';
-import type { ServiceContext, Services } from '../../src/services';
+import type { OrgDetail, Services } from '../../src/services';
 import { bodyOf, created, listParams, noContent, ok, param, route } from '../http';
 import { orgListReply, userListReply } from './list-replies';
 import { orgDetail, orgUrl } from './org.mapper';
@@ -13,8 +12,7 @@ export function orgRouter(services: Services): Router {
   const { orgs } = services;
   const router = Router();
 
-  const detail = async (ctx: ServiceContext, org: OrganizationEntity): Promise<object> =>
-    orgDetail(org, await orgs.counts(ctx, org));
+  const detail = ({ org, counts }: OrgDetail): object => orgDetail(org, counts);
 
   router.get(
     '/orgs/',
@@ -25,16 +23,16 @@ export function orgRouter(services: Services): Router {
   router.post(
     '/orgs/',
     route(async (req, ctx) => {
-      const org = await orgs.create(ctx, bodyOf(req));
-      return created(await detail(ctx, org), orgUrl(org.mnemonic));
+      const made = await orgs.create(ctx, bodyOf(req));
+      return created(detail(made), orgUrl(made.org.mnemonic));
     }),
   );
   router.get(
     '/orgs/:org/',
-    route(async (req, ctx) => ok(await detail(ctx, await orgs.get(ctx, param(req, 'org'))))),
+    route(async (req, ctx) => ok(detail(await orgs.detail(ctx, param(req, 'org'))))),
   );
   const update = route(async (req, ctx) =>
-    ok(await detail(ctx, await orgs.update(ctx, param(req, 'org'), bodyOf(req)))),
+    ok(detail(await orgs.update(ctx, param(req, 'org'), bodyOf(req)))),
   );
   router.route('/orgs/:org/').post(update).put(update).patch(update);
   router.delete(

@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import type { UserEntity } from '../../src/db/entities';
-import type { ServiceContext, Services } from '../../src/services';
+
+import type { Services, UserDetail } from '../../src/services';
 import {
   bodyOf,
   created,
@@ -22,8 +22,8 @@ export function userRouter(services: Services): Router {
   const { users, orgs, auth } = services;
   const router = Router();
 
-  const detail = async (ctx: ServiceContext, user: UserEntity): Promise<object> =>
-    userDetail(user, await users.counts(ctx, user), users.rateLimitsOf(ctx, user));
+  const detail = ({ user, counts, rateLimits }: UserDetail): object =>
+    userDetail(user, counts, rateLimits);
 
   router.get(
     '/users/',
@@ -34,16 +34,16 @@ export function userRouter(services: Services): Router {
   router.post(
     '/users/',
     route(async (req, ctx) => {
-      const user = await users.create(ctx, bodyOf(req));
-      return created(await detail(ctx, user), userUrl(user.username));
+      const made = await users.create(ctx, bodyOf(req));
+      return created(detail(made), userUrl(made.user.username));
     }),
   );
   router
     .route('/users/signup/')
     .post(
       route(async (req, ctx) => {
-        const user = await users.signup(ctx, bodyOf(req));
-        return created(await detail(ctx, user), userUrl(user.username));
+        const made = await users.signup(ctx, bodyOf(req));
+        return created(detail(made), userUrl(made.user.username));
       }),
     )
     .all(onlyMethods('POST'));
@@ -54,10 +54,10 @@ export function userRouter(services: Services): Router {
 
   router.get(
     '/user/',
-    route(async (_req, ctx) => ok(await detail(ctx, await users.me(ctx)))),
+    route(async (_req, ctx) => ok(detail(await users.detail(ctx, undefined)))),
   );
   const updateSelf = route(async (req, ctx) =>
-    ok(await detail(ctx, await users.update(ctx, undefined, bodyOf(req)))),
+    ok(detail(await users.update(ctx, undefined, bodyOf(req)))),
   );
   router.route('/user/').post(updateSelf).put(updateSelf).patch(updateSelf);
   router.get(
@@ -69,10 +69,10 @@ export function userRouter(services: Services): Router {
 
   router.get(
     '/users/:user/',
-    route(async (req, ctx) => ok(await detail(ctx, await users.get(ctx, param(req, 'user'))))),
+    route(async (req, ctx) => ok(detail(await users.detail(ctx, param(req, 'user'))))),
   );
   const updateUser = route(async (req, ctx) =>
-    ok(await detail(ctx, await users.update(ctx, param(req, 'user'), bodyOf(req)))),
+    ok(detail(await users.update(ctx, param(req, 'user'), bodyOf(req)))),
   );
   router.route('/users/:user/').post(updateUser).put(updateUser).patch(updateUser);
   router.delete(

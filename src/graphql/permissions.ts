@@ -1,4 +1,4 @@
-import { GraphQLError, isObjectType, type GraphQLSchema } from 'graphql';
+import { GraphQLError, isObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { applyMiddleware } from 'graphql-middleware';
 import { allow, deny, rule, shield } from 'graphql-shield';
 import { AppError } from '../errors';
@@ -105,5 +105,24 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         new GraphQLError('Not authorized.', { extensions: { code: 'FORBIDDEN' } }),
     },
   );
-  return applyMiddleware(schema, permissions);
+  // The rules of record types are all `allow`: kept out of their fields' resolution, where the
+  // middleware would make every field of every record (a concept's hundreds of mapping ends) a
+  // promise through the shield. Root fields stay gated, deny by default.
+  const resolvers = new Map(
+    objectTypes.map((type) => [
+      type.name,
+      new Map(
+        Object.entries((type as GraphQLObjectType).getFields()).map(([name, field]) => [
+          name,
+          field.resolve,
+        ]),
+      ),
+    ]),
+  );
+  const gated = applyMiddleware(schema, permissions);
+  for (const [typeName, fields] of resolvers) {
+    const type = gated.getType(typeName) as GraphQLObjectType;
+    for (const [name, field] of Object.entries(type.getFields())) field.resolve = fields.get(name);
+  }
+  return gated;
 }

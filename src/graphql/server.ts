@@ -1,5 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
@@ -46,6 +49,8 @@ export async function createGraphqlEdge(
     formatError: (formatted, error) => capEchoesOf(formatError(formatted, error, log)),
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      // No cache hints are used; left on, the plugin wraps every field's resolution.
+      ApolloServerPluginCacheControlDisabled(),
       statusForUnauthenticated(),
       // Before the cost limit: refused text is named as such, whatever the query costs.
       inputGuard<GraphQLContext>(),

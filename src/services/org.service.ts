@@ -58,24 +58,28 @@ const SORTS: Record<string, OrgSortKey> = {
   datecreated: 'dateCreated',
 };
 
+/** An org as its detail shows it: what one service call answers. */
+export interface OrgDetail {
+  org: OrganizationEntity;
+  counts: OrgCounts;
+}
+
 export class OrgService {
   constructor(
     private readonly repos: Repositories,
     private readonly users: UserService,
   ) {}
 
-  /** An org; a private one answers 401/403 to those outside it (spec core §7). */
-  async get(ctx: ServiceContext, id: string): Promise<OrganizationEntity> {
+  /** An org's detail: the org and its counts, in one statement; private ones as `get`. */
+  async detail(ctx: ServiceContext, id: string): Promise<OrgDetail> {
     const found = await this.repos.orgs.findWithCounts(id);
     if (!found) throw AppError.notFound(`Organization '${id}'`);
     await authorize(ctx, { action: 'org.view', org: found.org });
-    // The counts came in the same round trip; a detail view then needs no second query.
-    ctx.loaders.orgCounts.prime(found.org.id, found.counts);
-    return found.org;
+    return found;
   }
 
-  /** An org as an owner in a path: the same access rule as `get`, without the counts it shows. */
-  async find(ctx: ServiceContext, id: string): Promise<OrganizationEntity> {
+  /** An org; a private one answers 401/403 to those outside it (spec core §7). */
+  async get(ctx: ServiceContext, id: string): Promise<OrganizationEntity> {
     const org = await this.repos.orgs.findByMnemonic(id);
     if (!org) throw AppError.notFound(`Organization '${id}'`);
     await authorize(ctx, { action: 'org.view', org });
@@ -107,19 +111,24 @@ export class OrgService {
     return ctx.loaders.orgCounts.load(org.id);
   }
 
+  /** The detail of an org just written. */
+  private async detailOf(ctx: ServiceContext, org: OrganizationEntity): Promise<OrgDetail> {
+    return { org, counts: await this.counts(ctx, org) };
+  }
+
   /** The caller's role in the org, or null. */
   roleOf(ctx: ServiceContext, org: OrganizationEntity): Promise<MemberRole | null> {
     return ctx.loaders.actorRole.load(org.id);
   }
 
   /** `POST /orgs/`: any authenticated user; the creator becomes its first administrator. */
-  async create(ctx: ServiceContext, input: unknown): Promise<OrganizationEntity> {
+  async create(ctx: ServiceContext, input: unknown): Promise<OrgDetail> {
     await authorize(ctx, { action: 'org.create' });
     const actor = requireUser(ctx);
     const { id, ...data } = parseInput(createSchema, input);
     if (await this.repos.orgs.mnemonicTaken(id)) throw orgTaken(id);
     try {
-      return await this.repos.transaction(async (repos) => {
+      const made = await this.repos.transaction(async (repos) => {
         const org = await repos.orgs.insert({
           ...data,
           mnemonic: id,
@@ -130,6 +139,7 @@ export class OrgService {
         await repos.orgs.upsertMembership(org.id, actor.id, 'admin');
         return org;
       });
+      return await this.detailOf(ctx, made);
     } catch (error) {
       if (isUniqueViolation(error)) throw orgTaken(id);
       throw error;
@@ -137,7 +147,7 @@ export class OrgService {
   }
 
   /** Partial update by a member (spec core §4.2); `id` never changes. */
-  async update(ctx: ServiceContext, id: string, input: unknown): Promise<OrganizationEntity> {
+  async update(ctx: ServiceContext, id: string, input: unknown): Promise<OrgDetail> {
     const org = await this.get(ctx, id);
     await authorize(ctx, { action: 'org.edit', org });
     const record = (input ?? {}) as Record<string, unknown>;
@@ -146,11 +156,12 @@ export class OrgService {
     }
     const changes = stripUndefined(parseInput(updateSchema, input));
     const updatedBy = requireUser(ctx).username;
-    return this.repos.transaction(async (r) => {
+    const saved = await this.repos.transaction(async (r) => {
       // Applied to the row as committed, under its lock: parallel edits of other fields stay.
       const current = await r.orgs.lock(org.id);
       return r.orgs.save(Object.assign(current, changes, { updatedBy }));
     });
+    return this.detailOf(ctx, saved);
   }
 
   /** One custom attribute of the org set (spec operations §4.9); answers its stored value. */

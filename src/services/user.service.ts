@@ -97,6 +97,14 @@ export interface VerificationOutcome {
   redirectTo: string | null;
 }
 
+/** A user as a detail shows it: what one service call answers. */
+export interface UserDetail {
+  user: UserEntity;
+  counts: UserCounts;
+  /** Its own request limits, to itself and superusers only. */
+  rateLimits: UserRateLimits | undefined;
+}
+
 export class UserService {
   constructor(
     private readonly repos: Repositories,
@@ -147,13 +155,26 @@ export class UserService {
     return ctx.loaders.userCounts.load(user.id);
   }
 
+  /** A user's detail (the caller's when `username` is undefined): one service call. */
+  async detail(ctx: ServiceContext, username: string | undefined): Promise<UserDetail> {
+    return this.detailOf(
+      ctx,
+      username === undefined ? await this.me(ctx) : await this.get(ctx, username),
+    );
+  }
+
+  /** The detail of a user read or written: its counts, and its limits to those who may see them. */
+  async detailOf(ctx: ServiceContext, user: UserEntity): Promise<UserDetail> {
+    return { user, counts: await this.counts(ctx, user), rateLimits: this.rateLimitsOf(ctx, user) };
+  }
+
   /** `POST /users/` by an administrator; the account can log in at once. */
-  async create(ctx: ServiceContext, input: unknown): Promise<UserEntity> {
+  async create(ctx: ServiceContext, input: unknown): Promise<UserDetail> {
     await authorize(ctx, { action: 'user.create' });
     const data = parseInput(createSchema, input);
     await this.assertUsernameFree(data.username);
     const { password: plain, ...profile } = data;
-    return this.insertUser(this.repos, {
+    const user = await this.insertUser(this.repos, {
       ...profile,
       preferredLocale: profile.preferredLocale ?? 'en',
       passwordHash: plain ? await hashPassword(plain) : null,
@@ -161,17 +182,18 @@ export class UserService {
       createdBy: ctx.actor.kind === 'user' ? ctx.actor.username : null,
       updatedBy: ctx.actor.kind === 'user' ? ctx.actor.username : null,
     });
+    return this.detailOf(ctx, user);
   }
 
   /** `POST /users/signup/`: open to anyone; login is refused until the emailed link is followed. */
-  async signup(ctx: ServiceContext, input: unknown): Promise<UserEntity> {
+  async signup(ctx: ServiceContext, input: unknown): Promise<UserDetail> {
     const data = parseInput(signupSchema, input);
     await this.assertUsernameFree(data.username);
     const { password: plain, emailVerifySuccessUrl, emailVerifyFailureUrl, ...profile } = data;
     const passwordHash = await hashPassword(plain);
     const urls = { successUrl: emailVerifySuccessUrl, failureUrl: emailVerifyFailureUrl };
     // The account exists only if its verification mail could be sent: one transaction.
-    return this.repos.transaction(async (repos) => {
+    const user = await this.repos.transaction(async (repos) => {
       const user = await this.insertUser(repos, {
         ...profile,
         preferredLocale: profile.preferredLocale ?? 'en',
@@ -183,6 +205,7 @@ export class UserService {
       await this.sendVerification(ctx, user, urls, repos);
       return user;
     });
+    return this.detailOf(ctx, user);
   }
 
   /**
@@ -237,7 +260,7 @@ export class UserService {
     ctx: ServiceContext,
     username: string | undefined,
     input: unknown,
-  ): Promise<UserEntity> {
+  ): Promise<UserDetail> {
     const user = username === undefined ? await this.me(ctx) : await this.get(ctx, username);
     await authorize(ctx, { action: 'user.manage', user });
     const record = (input ?? {}) as Record<string, unknown>;
@@ -248,12 +271,13 @@ export class UserService {
     assertMayChangeRateLimits(ctx, user, changes);
     const passwordHash = plain !== undefined ? await hashPassword(plain) : undefined;
     const updatedBy = requireUser(ctx).username;
-    return this.repos.transaction(async (r) => {
+    const saved = await this.repos.transaction(async (r) => {
       // Applied to the row as committed, under its lock: parallel edits of other fields stay.
       const current = await r.users.lock(user.id);
       Object.assign(current, stripUndefined({ ...changes, passwordHash }), { updatedBy });
       return r.users.save(current);
     });
+    return this.detailOf(ctx, saved);
   }
 
   /** One custom attribute of a user (the caller when `username` is undefined) set in place. */

@@ -14,7 +14,7 @@ import { UserPage, UserType } from '../types/user.type';
 export class OrgResolver {
   @Query(() => OrganizationType)
   async org(@Arg('id') id: string, @Ctx() ctx: GraphQLContext): Promise<OrganizationType> {
-    return OrganizationType.from(await ctx.services.orgs.get(ctx, id));
+    return OrganizationType.of(await ctx.services.orgs.detail(ctx, id));
   }
 
   @Query(() => OrganizationPage, { description: 'Orgs the caller may see.' })
@@ -60,12 +60,12 @@ export class OrgResolver {
 
   @FieldResolver(() => Int)
   async membersCount(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.orgs.counts(ctx, org.entity)).members;
+    return (org.counts ?? (await ctx.services.orgs.counts(ctx, org.entity))).members;
   }
 
   @FieldResolver(() => Int)
   async publicSources(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.orgs.counts(ctx, org.entity)).publicSources;
+    return (org.counts ?? (await ctx.services.orgs.counts(ctx, org.entity))).publicSources;
   }
 
   @FieldResolver(() => Int)
@@ -73,7 +73,7 @@ export class OrgResolver {
     @Root() org: OrganizationType,
     @Ctx() ctx: GraphQLContext,
   ): Promise<number> {
-    return (await ctx.services.orgs.counts(ctx, org.entity)).publicCollections;
+    return (org.counts ?? (await ctx.services.orgs.counts(ctx, org.entity))).publicCollections;
   }
 
   @Mutation(() => OrganizationType, {
@@ -83,7 +83,7 @@ export class OrgResolver {
     @Arg('input') input: CreateOrganizationInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationType> {
-    return OrganizationType.from(await ctx.services.orgs.create(ctx, { ...input }));
+    return OrganizationType.of(await ctx.services.orgs.create(ctx, { ...input }));
   }
 
   @Mutation(() => OrganizationType, { description: 'Updates an org; members may.' })
@@ -92,7 +92,7 @@ export class OrgResolver {
     @Arg('input') input: UpdateOrganizationInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationType> {
-    return OrganizationType.from(await ctx.services.orgs.update(ctx, id, { ...input }));
+    return OrganizationType.of(await ctx.services.orgs.update(ctx, id, { ...input }));
   }
 
   @Mutation(() => Boolean, { description: 'Deletes an org (superusers only).' })

@@ -38,17 +38,17 @@ export class UserResolver {
 
   @FieldResolver(() => Int, { description: 'Orgs of this user that the caller may see.' })
   async orgsCount(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.users.counts(ctx, user.entity)).orgs;
+    return (user.counts ?? (await ctx.services.users.counts(ctx, user.entity))).orgs;
   }
 
   @FieldResolver(() => Int)
   async publicSources(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.users.counts(ctx, user.entity)).publicSources;
+    return (user.counts ?? (await ctx.services.users.counts(ctx, user.entity))).publicSources;
   }
 
   @FieldResolver(() => Int)
   async publicCollections(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.services.users.counts(ctx, user.entity)).publicCollections;
+    return (user.counts ?? (await ctx.services.users.counts(ctx, user.entity))).publicCollections;
   }
 
   @FieldResolver(() => Int, {
@@ -100,14 +100,14 @@ export class UserResolver {
     @Arg('input') input: CreateUserInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserType> {
-    return UserType.from(await ctx.services.users.create(ctx, { ...input }));
+    return UserType.of(await ctx.services.users.create(ctx, { ...input }));
   }
 
   @Mutation(() => UserType, {
     description: 'Open signup; login is refused until the emailed link is followed.',
   })
   async signup(@Arg('input') input: SignupInput, @Ctx() ctx: GraphQLContext): Promise<UserType> {
-    return UserType.from(await ctx.services.users.signup(ctx, { ...input }));
+    return UserType.of(await ctx.services.users.signup(ctx, { ...input }));
   }
 
   @Mutation(() => UserType, { description: 'Updates a user; without `username`, the caller.' })
@@ -116,7 +116,7 @@ export class UserResolver {
     @Arg('username', () => String, { nullable: true }) username: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserType> {
-    return UserType.from(await ctx.services.users.update(ctx, username ?? undefined, { ...input }));
+    return UserType.of(await ctx.services.users.update(ctx, username ?? undefined, { ...input }));
   }
 
   @Mutation(() => Boolean, { description: 'Deactivates a user (administrators only).' })

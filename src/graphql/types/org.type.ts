@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { OrganizationEntity } from '../../db/entities';
+import type { OrgCounts, OrgDetail } from '../../services';
 
 export enum PublicAccess {
   View = 'View',
@@ -22,6 +23,8 @@ registerEnumType(MemberRole, { name: 'MemberRole' });
 @ObjectType('Organization', { description: 'An organization (spec core §2.3).' })
 export class OrganizationType {
   entity: OrganizationEntity;
+  /** Its counts, when the read that found it counted them. */
+  counts?: OrgCounts;
 
   @Field(() => ID)
   uuid: string;
@@ -61,6 +64,11 @@ export class OrganizationType {
 
   @Field(() => String, { nullable: true })
   updatedBy: string | null;
+
+  /** An org with the counts its detail read brought along. */
+  static of({ org, counts }: OrgDetail): OrganizationType {
+    return Object.assign(OrganizationType.from(org), { counts });
+  }
 
   static from(org: OrganizationEntity): OrganizationType {
     return Object.assign(new OrganizationType(), {

@@ -1,11 +1,14 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { UserEntity } from '../../db/entities';
+import type { UserCounts, UserDetail } from '../../services';
 
 @ObjectType('User', { description: 'A user account (spec core §2.2); profiles are public.' })
 export class UserType {
   /** The record behind this object, for field resolvers. */
   entity: UserEntity;
+  /** Its counts, when the read that found it counted them. */
+  counts?: UserCounts;
 
   @Field(() => ID)
   uuid: string;
@@ -57,6 +60,11 @@ export class UserType {
 
   @Field(() => String, { nullable: true })
   updatedBy: string | null;
+
+  /** A user with the counts its detail read brought along. */
+  static of({ user, counts }: UserDetail): UserType {
+    return Object.assign(UserType.from(user), { counts });
+  }
 
   static from(user: UserEntity): UserType {
     return Object.assign(new UserType(), {
