@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createConcept } from '../factories/content';
 
 /**
  * A collection's concept pages in id order walk the members' own sort keys and count without
@@ -15,12 +16,7 @@ let collection: string;
 const auth = (user: TestUser) => ({ Authorization: user.auth });
 
 async function concept(source: string, id: string): Promise<string> {
-  const res = await request(t.app)
-    .post(`${source}concepts/`)
-    .set(auth(owner))
-    .send({ id, concept_class: 'Misc', names: [{ name: `Name ${id}`, locale: 'en' }] })
-    .expect(201);
-  return (res.body as { version_url: string }).version_url;
+  return (await createConcept(t, source, owner, { id })).version_url as string;
 }
 
 async function page(

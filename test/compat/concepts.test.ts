@@ -7,6 +7,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,19 +22,7 @@ const MALARIA = {
   names: [{ name: 'Malaria', locale: 'en', locale_preferred: true, name_type: 'FULLY_SPECIFIED' }],
 };
 
-/** A fresh source owned by a fresh org; answers its URL and its administrator. */
-async function source(
-  fields: Record<string, unknown> = {},
-): Promise<{ url: string; owner: TestUser; org: string }> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner);
-  const res = await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S', ...fields });
-  expect(res.status).toBe(201);
-  return { url: `/orgs/${org.id}/sources/S/`, owner, org: org.id };
-}
+const source = (fields: Record<string, unknown> = {}) => createSource(t, fields);
 
 async function createConcept(url: string, user: TestUser, body: object = MALARIA) {
   return request(t.app).post(`${url}concepts/`).set('Authorization', user.auth).send(body);
@@ -107,12 +96,14 @@ describe('creating a concept (spec core §4.3)', () => {
     expect((await request(t.app).get(src.url)).body.active_concepts).toBe(1);
   });
 
-  it('answers 404 for an unknown source and 403 for a reader who may not edit', async () => {
+  it('answers 404 for an unknown source and 403 for a reader who may not edit, adding nothing', async () => {
     const src = await source();
     const reader = await createUser(t);
     expect((await createConcept(`/orgs/${src.org}/sources/Nope/`, src.owner)).status).toBe(404);
     expect((await createConcept(src.url, reader)).status).toBe(403);
     expect((await request(t.app).post(`${src.url}concepts/`).send(MALARIA)).status).toBe(401);
+    const after = await request(t.app).get(`${src.url}concepts/`);
+    expect([after.body, (await request(t.app).get(src.url)).body.active_concepts]).toEqual([[], 0]);
   });
 
   it('lets org members and, with public_access Edit, any signed-in user add content', async () => {
@@ -193,7 +184,7 @@ describe('editing makes versions (spec core §3, §9.4)', () => {
     expect(byVersion.body.datatype).toBe('N/A');
   });
 
-  it('edits through a frozen version path answer 405', async () => {
+  it('edits through a frozen version path answer 405 and change nothing', async () => {
     const src = await source();
     await createConcept(src.url, src.owner);
     await request(t.app)
@@ -204,9 +195,11 @@ describe('editing makes versions (spec core §3, §9.4)', () => {
       const agent = request(t.app);
       const res = await agent[method](`${src.url}v1/concepts/116128/`)
         .set('Authorization', src.owner.auth)
-        .send({});
+        .send({ datatype: 'Text' });
       expect(res.status).toBe(405);
     }
+    const head = await request(t.app).get(`${src.url}concepts/116128/`);
+    expect([head.body.datatype, head.body.retired, head.body.versions]).toEqual(['N/A', false, 1]);
   });
 
   it('versions are listed newest first', async () => {

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createConcept, createSource, type TestSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -7,31 +8,20 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** An org with a source holding two concepts; answers the source URL and its administrator. */
-async function source(
-  fields: Record<string, unknown> = {},
-): Promise<{ url: string; owner: TestUser; org: string }> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner);
-  await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S', ...fields });
-  const url = `/orgs/${org.id}/sources/S/`;
+/** An org with a source holding two concepts, A Malaria and B Fever. */
+async function source(fields: Record<string, unknown> = {}): Promise<TestSource> {
+  const made = await createSource(t, fields);
   for (const [id, name] of [
     ['A', 'Malaria'],
     ['B', 'Fever'],
   ]) {
-    await request(t.app)
-      .post(`${url}concepts/`)
-      .set('Authorization', owner.auth)
-      .send({
-        id,
-        concept_class: 'Diagnosis',
-        names: [{ name, locale: 'en', locale_preferred: true }],
-      });
+    await createConcept(t, made.url, made.owner, {
+      id,
+      concept_class: 'Diagnosis',
+      names: [{ name, locale: 'en', locale_preferred: true }],
+    });
   }
-  return { url, owner, org: org.id };
+  return made;
 }
 
 const post = (url: string, user: TestUser, body: object) =>
@@ -160,6 +150,7 @@ describe('creating mappings (spec core §2.7)', () => {
     };
     expect((await post(src.url, reader, body)).status).toBe(403);
     expect((await request(t.app).post(`${src.url}mappings/`).send(body)).status).toBe(401);
+    expect((await request(t.app).get(`${src.url}mappings/`)).body).toEqual([]);
   });
 });
 

@@ -1,12 +1,6 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { addMember, createOrg, createTestApp, createUser, type TestApp } from '../factories';
+import { createSource } from '../factories/content';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -19,16 +13,7 @@ const CONCEPT_FIELDS = `id version url versionUrl conceptClass datatype retired 
   names { uuid name locale localePreferred nameType } descriptions { description locale }
   extras checksums { standard smart } isLatestVersion versionsCount`;
 
-/** A fresh source; answers its URL and its administrator. */
-async function source(): Promise<{ url: string; owner: TestUser }> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner);
-  await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' });
-  return { url: `/orgs/${org.id}/sources/S/`, owner };
-}
+const source = () => createSource(t);
 
 const CREATE = `mutation($s: String!, $i: ConceptInput!) { createConcept(source: $s, input: $i) { ${CONCEPT_FIELDS} } }`;
 const MALARIA = {

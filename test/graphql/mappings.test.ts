@@ -1,5 +1,5 @@
-import request from 'supertest';
-import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createTestApp, type TestApp } from '../factories';
+import { createConcept, createSource, type TestSource } from '../factories/content';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -9,25 +9,15 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 /** A source with `size` concepts C0…; answers its URL and administrator. */
-async function source(size: number): Promise<{ url: string; owner: TestUser }> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner);
-  await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' });
-  const url = `/orgs/${org.id}/sources/S/`;
+async function source(size: number): Promise<TestSource> {
+  const made = await createSource(t);
   for (let i = 0; i < size; i += 1) {
-    await request(t.app)
-      .post(`${url}concepts/`)
-      .set('Authorization', owner.auth)
-      .send({
-        id: `C${i}`,
-        concept_class: 'Misc',
-        names: [{ name: `Concept ${i}`, locale: 'en', locale_preferred: true }],
-      });
+    await createConcept(t, made.url, made.owner, {
+      id: `C${i}`,
+      names: [{ name: `Concept ${i}`, locale: 'en', locale_preferred: true }],
+    });
   }
-  return { url, owner };
+  return made;
 }
 
 const CREATE = `mutation($s: String!, $i: MappingInput!) { createMapping(source: $s, input: $i) {

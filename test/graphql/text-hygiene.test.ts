@@ -1,12 +1,6 @@
 import request from 'supertest';
-import {
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp } from '../factories';
+import { createSource } from '../factories/content';
 import { dataOf, gql, type GqlResponse } from './gql';
 
 let t: TestApp;
@@ -15,17 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** A fresh source; answers its URL and its administrator. */
-async function source(): Promise<{ url: string; owner: TestUser; org: string }> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner);
-  await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' })
-    .expect(201);
-  return { url: `/orgs/${org.id}/sources/S/`, owner, org: org.id };
-}
+const source = () => createSource(t);
 
 const CREATE = `mutation($s: String!, $i: ConceptInput!) {
   createConcept(source: $s, input: $i) { id names { name } } }`;

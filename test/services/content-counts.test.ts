@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createOrg, createTestApp, createUser, uniqueId, type TestApp } from '../factories';
+import { createTestApp, uniqueId, type TestApp } from '../factories';
+import { createSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,18 +10,12 @@ afterAll(async () => t.close());
 
 /** A fresh source and its repository id. */
 async function source(): Promise<{ url: string; id: string; auth: string }> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner);
-  const code = uniqueId('src');
-  await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: code, name: code });
+  const made = await createSource(t, { id: uniqueId('src') });
   const rows = await t.dataSource.query<Array<{ id: string }>>(
     'SELECT r.id::text AS id FROM repositories r JOIN organizations o ON o.id = r.owner_org_id WHERE o.mnemonic = $1 AND r.mnemonic = $2',
-    [org.id, code],
+    [made.org, made.id],
   );
-  return { url: `/orgs/${org.id}/sources/${code}/`, id: rows[0].id, auth: owner.auth };
+  return { url: made.url, id: rows[0].id, auth: made.owner.auth };
 }
 
 /** What the counts must be: a recount of the current, not retired rows. */

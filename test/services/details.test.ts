@@ -10,6 +10,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createConcept } from '../factories/content';
 
 /** Detail read-models: what one service call answers for a detail request. */
 let t: TestApp;
@@ -34,7 +35,7 @@ async function post(url: string, body: object): Promise<void> {
 }
 
 async function concept(source: string, id: string, name: string): Promise<void> {
-  await post(`/orgs/${org}/sources/${source}/concepts/`, {
+  await createConcept(t, `/orgs/${org}/sources/${source}/`, owner, {
     id,
     concept_class: 'Diagnosis',
     names: [{ name, locale: 'en', locale_preferred: true, name_type: 'FULLY_SPECIFIED' }],
