@@ -5,6 +5,7 @@ import {
   type CollectionWorld,
   type CollectionWorldOptions,
 } from '../factories/collection-world';
+import { createVersion } from '../factories/content';
 
 /**
  * Collection expansions through REST (issue 5 parts 2 and 7; spec operations §2.1, §2.2, §4.1):
@@ -47,10 +48,6 @@ async function rename(w: World, id: string, name: string) {
       names: [{ name, locale: 'en', locale_preferred: true }],
     })
     .expect(200);
-}
-
-async function version(w: World, repo: string, fields: Record<string, unknown>) {
-  await request(t.app).post(`${repo}versions/`).set(as(w.owner)).send(fields).expect(201);
 }
 
 /** The newest version id of a concept. */
@@ -159,7 +156,7 @@ describe('creating an expansion (POST …/:version/expansions/)', () => {
     const canonical = `http://example.org/ValueSet/${uniqueId('vs')}`;
     const w = await world({ collectionFields: { canonical_url: canonical } });
     await add(w, { expressions: [`${w.source}concepts/A/`] });
-    await version(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
     await add(w, { expressions: [`${w.source}concepts/B/`] });
     const res = await createExpansion(w, 'v1', { mnemonic: 'e1', parameters: {} });
     expect(res.status).toBe(201);
@@ -172,7 +169,7 @@ describe('creating an expansion (POST …/:version/expansions/)', () => {
 
   it('a mnemonic already used by the version is a 409, whatever its case; another version may use it', async () => {
     const w = await world();
-    await version(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
     expect((await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} })).status).toBe(201);
     expect((await createExpansion(w, 'HEAD', { mnemonic: 'e1', parameters: {} })).status).toBe(409);
     expect((await createExpansion(w, 'HEAD', { mnemonic: 'E1', parameters: {} })).status).toBe(409);
@@ -225,7 +222,7 @@ describe('listing, reading and deleting expansions', () => {
   it('lists expansions across versions and per version', async () => {
     const w = await world();
     await add(w, { expressions: [`${w.source}concepts/A/`] });
-    await version(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
     await createExpansion(w, 'HEAD', { mnemonic: 'e-head', parameters: {} }).expect(201);
     await createExpansion(w, 'v1', { mnemonic: 'e-v1', parameters: {} }).expect(201);
     const mnemonics = (list: Array<{ mnemonic: string }>) => list.map((e) => e.mnemonic).sort();
@@ -272,7 +269,7 @@ describe('listing, reading and deleting expansions', () => {
 
   it('verbose adds the repository versions the evaluation resolved', async () => {
     const w = await world();
-    await version(w, w.source, { id: 'v1' });
+    await createVersion(t, w.source, w.owner, 'v1');
     await add(w, {
       expressions: [`${w.source}v1/concepts/A/`, `${w.other}concepts/X/`],
     });
@@ -323,7 +320,7 @@ describe('expansions of new collection versions', () => {
   it('a new version evaluates its references into its own default expansion, autoexpand-<version>', async () => {
     const w = await world();
     await add(w, { expressions: [`${w.source}concepts/A/`, `${w.source}mappings/M1/`] });
-    await version(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
     const list = await expansionList(w, `${w.collection}v1/`, '?includeSummary=true');
     expect(list.map((e) => [e.mnemonic, e.summary])).toEqual([
       ['autoexpand-v1', { active_concepts: 1, active_mappings: 1 }],
@@ -335,7 +332,7 @@ describe('expansions of new collection versions', () => {
   it('with autoexpand: false a version has no expansion and lists no concepts until one is made', async () => {
     const w = await world();
     await add(w, { expressions: [`${w.source}concepts/A/`, `${w.source}concepts/B/`] });
-    await version(w, w.collection, { id: 'v1', autoexpand: false });
+    await createVersion(t, w.collection, w.owner, 'v1', { autoexpand: false });
     expect(await expansionList(w, `${w.collection}v1/`)).toEqual([]);
     expect(await concepts(w, `${w.collection}v1/`)).toEqual([]);
     expect((await counts(w, `${w.collection}v1/`)).concepts).toBe(0);
@@ -391,7 +388,7 @@ describe('expansion parameters (spec operations §2.2)', () => {
 
   it('exclude-system leaves out the references to that system, or only to that version of it', async () => {
     const w = await world();
-    await version(w, w.source, { id: 'v1' });
+    await createVersion(t, w.source, w.owner, 'v1');
     await add(w, {
       expressions: [`${w.source}v1/concepts/A/`, `${w.source}concepts/B/`, `${w.other}concepts/X/`],
     });
@@ -412,10 +409,10 @@ describe('expansion parameters (spec operations §2.2)', () => {
     /** Source versions v1 (original names) and v2 (A and B renamed); refs: A without a version, B at v2. */
     async function versioned() {
       const w = await world();
-      await version(w, w.source, { id: 'v1' });
+      await createVersion(t, w.source, w.owner, 'v1');
       await rename(w, 'A', 'Malaria (2)');
       await rename(w, 'B', 'Fever (2)');
-      await version(w, w.source, { id: 'v2' });
+      await createVersion(t, w.source, w.owner, 'v2');
       await rename(w, 'A', 'Malaria (HEAD)');
       await add(w, { expressions: [`${w.source}concepts/A/`, `${w.source}v2/concepts/B/`] });
       return w;
@@ -607,7 +604,7 @@ describe('exclusions', () => {
     await add(w2, { expressions: [`${w2.source}concepts/`, `${w2.source}concepts/B/`] });
     expect(ids(await concepts(w2))).toEqual(['A', 'C', 'D', 'E']);
     // A new version evaluates all its references the same way.
-    await version(w2, w2.collection, { id: 'v1' });
+    await createVersion(t, w2.collection, w2.owner, 'v1');
     expect(ids(await concepts(w2, `${w2.collection}v1/`))).toEqual(['A', 'C', 'D', 'E']);
     // Removing the exclusion brings B back.
     await request(t.app)
@@ -644,7 +641,7 @@ describe('exclusions', () => {
 describe('dynamic and static references after a source edit', () => {
   it('a reference without versions follows the concept; one naming a concept or source version stays; a version keeps the old one', async () => {
     const w = await world();
-    await version(w, w.source, { id: 'v1' });
+    await createVersion(t, w.source, w.owner, 'v1');
     const b1 = await currentVersion(w, 'B');
     await add(w, {
       expressions: [
@@ -653,7 +650,7 @@ describe('dynamic and static references after a source edit', () => {
         `${w.source}v1/concepts/D/`,
       ],
     });
-    await version(w, w.collection, { id: 'before' });
+    await createVersion(t, w.collection, w.owner, 'before');
     await rename(w, 'A', 'Malaria (new)');
     await rename(w, 'B', 'Fever (new)');
     await rename(w, 'D', 'Aspirin (new)');
@@ -684,7 +681,7 @@ describe('collection detail with children', () => {
   it('includeConcepts, includeMappings and includeReferences read the version’s expansion and references', async () => {
     const w = await world();
     await add(w, { expressions: [`${w.source}concepts/A/`, `${w.source}mappings/M1/`] });
-    await version(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
     await add(w, { expressions: [`${w.source}concepts/B/`] });
     const query = '?includeConcepts=true&includeMappings=true&includeReferences=true';
     const head = await request(t.app).get(`${w.collection}${query}`).set(as(w.owner));
@@ -708,7 +705,7 @@ describe('active_concepts and active_mappings', () => {
         .map((c) => `${w.source}concepts/${c}/`)
         .concat(`${w.source}mappings/M1/`, `${w.source}mappings/M2/`),
     });
-    await version(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
 
     const check = async (
       path: string,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
-import { createConcept } from '../factories/content';
+import { createCollection, createConcept, createSource } from '../factories/content';
 
 /**
  * A collection's concept pages in id order walk the members' own sort keys and count without
@@ -37,24 +37,11 @@ beforeAll(async () => {
   t = await createTestApp();
   [owner, outsider] = await Promise.all([createUser(t), createUser(t)]);
   org = (await createOrg(t, owner)).id;
-  const open = `/orgs/${org}/sources/OPEN/`;
-  const closed = `/orgs/${org}/sources/CLOSED/`;
-  await request(t.app)
-    .post(`/orgs/${org}/sources/`)
-    .set(auth(owner))
-    .send({ id: 'OPEN', name: 'Open' })
-    .expect(201);
-  await request(t.app)
-    .post(`/orgs/${org}/sources/`)
-    .set(auth(owner))
-    .send({ id: 'CLOSED', name: 'Closed', public_access: 'None' })
-    .expect(201);
-  await request(t.app)
-    .post(`/orgs/${org}/collections/`)
-    .set(auth(owner))
-    .send({ id: 'C', name: 'C' })
-    .expect(201);
-  collection = `/orgs/${org}/collections/C/`;
+  const open = (await createSource(t, { id: 'OPEN', name: 'Open' }, { owner, org })).url;
+  const closed = (
+    await createSource(t, { id: 'CLOSED', name: 'Closed', public_access: 'None' }, { owner, org })
+  ).url;
+  collection = (await createCollection(t, {}, { owner, org })).url;
   // Followed: A, B (retired later), D; pinned: P1 at its first version (retired later at HEAD:
   // the pinned version is not retired), R at a retired version; hidden: H1, H2 in CLOSED.
   for (const id of ['A', 'B', 'D', 'F', 'G']) await concept(open, id);

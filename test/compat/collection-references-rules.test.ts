@@ -12,6 +12,7 @@ import {
   type CollectionWorld,
   type CollectionWorldOptions,
 } from '../factories/collection-world';
+import { createConcepts, createVersion } from '../factories/content';
 
 /**
  * Collection references through REST (issue 5 parts 1 and 7; spec operations §2.4, OCL's
@@ -44,25 +45,12 @@ const world = (options: Omit<CollectionWorldOptions, 'mappings' | 'conceptExtras
     ],
   });
 
-async function createConcept(w: World, source: string, id: string, name: string, cls: string) {
-  const res = await request(t.app)
-    .post(`${source}concepts/`)
-    .set(as(w.owner))
-    .send({ id, concept_class: cls, names: [{ name, locale: 'en', locale_preferred: true }] });
-  expect(res.status).toBe(201);
-}
-
 async function renameConcept(w: World, id: string, name: string, cls: string) {
   await request(t.app)
     .put(`${w.source}concepts/${id}/`)
     .set(as(w.owner))
     .send({ concept_class: cls, names: [{ name, locale: 'en', locale_preferred: true }] })
     .expect(200);
-}
-
-async function createVersion(w: World, repo: string, fields: Record<string, unknown>) {
-  const res = await request(t.app).post(`${repo}versions/`).set(as(w.owner)).send(fields);
-  expect(res.status).toBe(201);
 }
 
 interface Added {
@@ -196,7 +184,7 @@ describe('reference input forms', () => {
 
   it('expanded form: url + code, url + version + code, resourceType Mapping + id, and id alone', async () => {
     const w = await world();
-    await createVersion(w, w.source, { id: 'v1' });
+    await createVersion(t, w.source, w.owner, 'v1');
     await renameConcept(w, 'B', 'Fever (renamed)', 'Symptom');
     const results = await add(w, [
       { url: w.source, code: 'A' },
@@ -221,7 +209,7 @@ describe('reference input forms', () => {
 
   it('expanded form: display and namespace are kept on the reference; static says whether a version is named', async () => {
     const w = await world();
-    await createVersion(w, w.source, { id: 'v1' });
+    await createVersion(t, w.source, w.owner, 'v1');
     const [a, b] = await add(w, [
       { url: w.source, code: 'A', display: 'Paludism', namespace: `/orgs/${w.org}/` },
       { url: w.source, version: 'v1', code: 'B' },
@@ -294,7 +282,7 @@ describe('reference input forms', () => {
   it('a canonical URL with |version resolves through the namespace to that source version', async () => {
     const canonical = `http://example.org/CodeSystem/${uniqueId('cs')}`;
     const w = await world({ sourceFields: { canonical_url: canonical } });
-    await createVersion(w, w.source, { id: 'v1', released: true });
+    await createVersion(t, w.source, w.owner, 'v1', { released: true });
     await renameConcept(w, 'A', 'Malaria (renamed)', 'Diagnosis');
     const results = await add(w, [
       { url: `${canonical}|v1`, code: 'A', namespace: `/orgs/${w.org}/` },
@@ -397,8 +385,8 @@ describe('unresolvable and malformed references', () => {
   it('answers added: false with a message for what does not exist, and stores none of it', async () => {
     const w = await world();
     // v0 is made before F exists.
-    await createVersion(w, w.source, { id: 'v0' });
-    await createConcept(w, w.source, 'F', 'Rash', 'Symptom');
+    await createVersion(t, w.source, w.owner, 'v0');
+    await createConcepts(t, w.source, w.owner, [['F', 'Rash', 'Symptom']]);
     const [a1] = await conceptVersionIds(w, 'A');
     const results = await add(w, {
       expressions: [
@@ -564,7 +552,7 @@ describe('listing, reading and removing references', () => {
   it('references are read-only through a version path', async () => {
     const w = await world();
     const [a] = await add(w, { expressions: [`${w.source}concepts/A/`] });
-    await createVersion(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
     const put = await request(t.app)
       .put(`${w.collection}v1/references/`)
       .set(as(w.owner))
@@ -588,7 +576,7 @@ describe('listing, reading and removing references', () => {
     const [a, b] = await add(w, {
       expressions: [`${w.source}concepts/A/`, `${w.source}concepts/B/`],
     });
-    await createVersion(w, w.collection, { id: 'v1' });
+    await createVersion(t, w.collection, w.owner, 'v1');
     await request(t.app).delete(`${w.collection}references/${b.id}/`).set(as(w.owner)).expect(204);
     await add(w, { expressions: [`${w.source}concepts/D/`] });
 

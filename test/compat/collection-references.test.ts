@@ -1,5 +1,11 @@
 import request from 'supertest';
-import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  createCollection,
+  createConcepts,
+  createMappingBetween,
+  createSource,
+} from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,41 +22,21 @@ interface World {
 
 /** An org with a source of concepts A–D (C retired), mapping A→B, and an empty collection. */
 async function world(): Promise<World> {
-  const owner = await createUser(t);
-  const org = (await createOrg(t, owner)).id;
-  const source = `/orgs/${org}/sources/S/`;
-  const collection = `/orgs/${org}/collections/C/`;
-  await request(t.app)
-    .post(`/orgs/${org}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' });
-  await request(t.app)
-    .post(`/orgs/${org}/collections/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'C', name: 'C' });
-  for (const [id, name, cls] of [
+  const { owner, org, url: source } = await createSource(t);
+  const collection = (await createCollection(t, {}, { owner, org })).url;
+  await createConcepts(t, source, owner, [
     ['A', 'Malaria', 'Diagnosis'],
     ['B', 'Fever', 'Symptom'],
     ['C', 'Cough', 'Symptom'],
     ['D', 'Aspirin', 'Drug'],
-  ]) {
-    const res = await request(t.app)
-      .post(`${source}concepts/`)
-      .set('Authorization', owner.auth)
-      .send({ id, concept_class: cls, names: [{ name, locale: 'en', locale_preferred: true }] });
-    expect(res.status).toBe(201);
-  }
+  ]);
   await request(t.app).delete(`${source}concepts/C/`).set('Authorization', owner.auth).expect(204);
-  const m = await request(t.app)
-    .post(`${source}mappings/`)
-    .set('Authorization', owner.auth)
-    .send({
-      id: 'M1',
-      map_type: 'SAME-AS',
-      from_concept_url: `${source}concepts/A/`,
-      to_concept_url: `${source}concepts/B/`,
-    });
-  expect(m.status).toBe(201);
+  await createMappingBetween(t, source, owner, [
+    'M1',
+    'SAME-AS',
+    `${source}concepts/A/`,
+    `${source}concepts/B/`,
+  ]);
   return { owner, org, source, collection };
 }
 

@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createRepo, createVersion, type Caller } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -27,31 +28,8 @@ async function orgWithPeople() {
   return { org, admin, member, outsider };
 }
 
-async function createCollection(
-  owner: string,
-  by: TestUser | string,
-  fields: Record<string, unknown> = {},
-): Promise<{ id: string; url: string; body: Record<string, unknown> }> {
-  const id = (fields.short_code as string | undefined) ?? uniqueId('col');
-  const res = await request(t.app)
-    .post(`${owner}/collections/`)
-    .set(as(by))
-    .send({ name: `Collection ${id}`, ...fields, short_code: id });
-  if (res.status !== 201)
-    throw new Error(`collection create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { id, url: res.body.url as string, body: res.body as Record<string, unknown> };
-}
-
-async function createVersion(
-  url: string,
-  by: TestUser | string,
-  fields: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const res = await request(t.app).post(`${url}versions/`).set(as(by)).send(fields);
-  if (res.status !== 201)
-    throw new Error(`version create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as Record<string, unknown>;
-}
+const createCollection = (owner: string, by: Caller, fields: Record<string, unknown> = {}) =>
+  createRepo(t, owner, by, fields, 'collections');
 
 const ids = (body: Array<{ id: string }>) => body.map((r) => r.id);
 
@@ -246,8 +224,8 @@ describe('GET {owner}/collections/:collection/[:version/]', () => {
     expect(head.status).toBe(200);
     expect(head.body).toEqual((await request(t.app).get(collection.url)).body);
     expect((await request(t.app).get(`${collection.url}latest/`)).status).toBe(404);
-    await createVersion(collection.url, admin, { id: 'v1', released: true });
-    await createVersion(collection.url, admin, { id: 'v2' });
+    await createVersion(t, collection.url, admin, 'v1', { released: true });
+    await createVersion(t, collection.url, admin, 'v2');
     const latest = await request(t.app).get(`${collection.url}latest/`);
     expect(latest.body).toMatchObject({ type: 'Collection Version', id: 'v1', released: true });
   });
@@ -334,7 +312,7 @@ describe('editing a collection', () => {
       name: 'Before',
       collection_type: 'Subset',
     });
-    await createVersion(collection.url, admin, { id: 'v1' });
+    await createVersion(t, collection.url, admin, 'v1');
     await request(t.app)
       .patch(collection.url)
       .set(as(admin))
@@ -368,7 +346,7 @@ describe('collection versions', () => {
       versions: 2,
       references_url: `${collection.url}v1/references/`,
     });
-    await createVersion(collection.url, admin, { id: 'v2' });
+    await createVersion(t, collection.url, admin, 'v2');
     const list = await request(t.app).get(`${collection.url}versions/`);
     expect(
       list.body.map((v: { id: string; type: string; previous_version: string | null }) => [
@@ -386,7 +364,7 @@ describe('collection versions', () => {
   it('answers 400 for reserved or missing ids and unknown previous versions, 409 for duplicates', async () => {
     const { org, admin } = await orgWithPeople();
     const collection = await createCollection(`/orgs/${org.id}`, admin);
-    await createVersion(collection.url, admin, { id: 'v1' });
+    await createVersion(t, collection.url, admin, 'v1');
     const post = (body: object) =>
       request(t.app).post(`${collection.url}versions/`).set(as(admin)).send(body);
     for (const body of [{}, { id: 'HEAD' }, { id: 'Latest' }]) {
@@ -404,7 +382,7 @@ describe('collection versions', () => {
   it('edits released, retired and description of a version; its id stays', async () => {
     const { org, admin } = await orgWithPeople();
     const collection = await createCollection(`/orgs/${org.id}`, admin);
-    await createVersion(collection.url, admin, { id: 'v1' });
+    await createVersion(t, collection.url, admin, 'v1');
     const res = await request(t.app)
       .patch(`${collection.url}v1/`)
       .set(as(admin))
@@ -422,8 +400,8 @@ describe('collection versions', () => {
   it('deletes a version (204), never HEAD (405), never one another is based on (409)', async () => {
     const { org, admin } = await orgWithPeople();
     const collection = await createCollection(`/orgs/${org.id}`, admin);
-    await createVersion(collection.url, admin, { id: 'v1' });
-    await createVersion(collection.url, admin, { id: 'v2' });
+    await createVersion(t, collection.url, admin, 'v1');
+    await createVersion(t, collection.url, admin, 'v2');
     expect((await request(t.app).delete(`${collection.url}HEAD/`).set(as(admin))).status).toBe(405);
     expect((await request(t.app).delete(`${collection.url}v1/`).set(as(admin))).status).toBe(409);
     expect((await request(t.app).delete(`${collection.url}v2/`).set(as(admin))).status).toBe(204);
@@ -449,7 +427,7 @@ describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', 
   it('204, then 404 to everyone but a superuser, who sees is_active false', async () => {
     const { org, admin, member } = await orgWithPeople();
     const collection = await createCollection(`/orgs/${org.id}`, admin);
-    await createVersion(collection.url, admin, { id: 'v1' });
+    await createVersion(t, collection.url, admin, 'v1');
     const res = await request(t.app).delete(collection.url).set(as(admin));
     expect(res.status).toBe(204);
     for (const caller of [undefined, member, admin]) {

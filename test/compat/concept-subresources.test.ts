@@ -1,12 +1,6 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { addMember, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createConcept, createSource, createVersion } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,28 +28,21 @@ interface Fixture {
 }
 
 /** A fresh org source holding one concept, created by the org's administrator. */
-async function concept(body: object = MALARIA): Promise<Fixture> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner);
-  const sourceUrl = `/orgs/${org.id}/sources/S/`;
-  const src = await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' });
-  expect(src.status).toBe(201);
-  const res = await request(t.app)
-    .post(`${sourceUrl}concepts/`)
-    .set('Authorization', owner.auth)
-    .send(body);
-  expect(res.status).toBe(201);
+async function concept(body: Record<string, unknown> = MALARIA): Promise<Fixture> {
+  const { url: sourceUrl, owner, org } = await createSource(t);
+  const created = (await createConcept(t, sourceUrl, owner, body)) as {
+    version: string;
+    names: Array<{ uuid: string }>;
+    descriptions: Array<{ uuid: string }>;
+  };
   return {
     url: `${sourceUrl}concepts/C1/`,
     sourceUrl,
     owner,
-    org: org.id,
-    first: res.body.version,
-    nameUuid: res.body.names[0].uuid,
-    descriptionUuid: res.body.descriptions[0]?.uuid,
+    org,
+    first: created.version,
+    nameUuid: created.names[0].uuid,
+    descriptionUuid: created.descriptions[0]?.uuid,
   };
 }
 
@@ -74,8 +61,7 @@ function call(method: Method, path: string, user?: TestUser, body?: unknown) {
 }
 
 async function freezeVersion(f: Fixture, id = 'v1'): Promise<void> {
-  const res = await call('post', `${f.sourceUrl}versions/`, f.owner, { id });
-  expect(res.status).toBe(201);
+  await createVersion(t, f.sourceUrl, f.owner, id);
 }
 
 describe('names (spec core §2.6)', () => {

@@ -1,12 +1,6 @@
 import request from 'supertest';
-import {
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, uniqueId, type TestApp } from '../factories';
+import { createConcept, createSource, type TestSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,27 +13,20 @@ async function sourceWith(
   tag: string,
   concepts: Array<{ id: string; cls: string; name: string; locale?: string }>,
   fields: { sourceAccess?: string; orgAccess?: string } = {},
-): Promise<{ org: string; owner: TestUser; url: string }> {
-  const owner = await createUser(t);
-  const org = await createOrg(t, owner, { public_access: fields.orgAccess ?? 'View' });
-  const code = uniqueId('src');
-  await request(t.app)
-    .post(`/orgs/${org.id}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: code, name: code, public_access: fields.sourceAccess ?? 'View' });
-  const url = `/orgs/${org.id}/sources/${code}/`;
+): Promise<TestSource> {
+  const made = await createSource(
+    t,
+    { id: uniqueId('src'), public_access: fields.sourceAccess ?? 'View' },
+    { orgFields: { public_access: fields.orgAccess ?? 'View' } },
+  );
   for (const c of concepts) {
-    const res = await request(t.app)
-      .post(`${url}concepts/`)
-      .set('Authorization', owner.auth)
-      .send({
-        id: c.id,
-        concept_class: c.cls,
-        names: [{ name: `${c.name} ${tag}`, locale: c.locale ?? 'en' }],
-      });
-    expect(res.status).toBe(201);
+    await createConcept(t, made.url, made.owner, {
+      id: c.id,
+      concept_class: c.cls,
+      names: [{ name: `${c.name} ${tag}`, locale: c.locale ?? 'en' }],
+    });
   }
-  return { org: org.id, owner, url };
+  return made;
 }
 
 describe('GET /concepts/ (spec core §4.3)', () => {

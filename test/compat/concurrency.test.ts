@@ -1,12 +1,6 @@
 import request from 'supertest';
-import {
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
+import { createCollection, createConcept, createSource } from '../factories/content';
 
 /**
  * Parallel callers (issue 9): no request may hang the service, no race may duplicate data. The
@@ -30,27 +24,15 @@ interface World {
 
 /** An org with a source of concepts C0…C(n-1) and `collections` empty collections K0, K1, … */
 async function world(concepts: number, collections: number): Promise<World> {
-  const owner = await createUser(t);
-  const org = (await createOrg(t, owner)).id;
-  const source = `/orgs/${org}/sources/S/`;
-  await request(t.app)
-    .post(`/orgs/${org}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' })
-    .expect(201);
+  const { owner, org, url: source } = await createSource(t);
   for (let i = 0; i < concepts; i++) {
-    await request(t.app)
-      .post(`${source}concepts/`)
-      .set('Authorization', owner.auth)
-      .send({ id: `C${i}`, concept_class: 'Misc', names: [{ name: `Concept ${i}`, locale: 'en' }] })
-      .expect(201);
+    await createConcept(t, source, owner, {
+      id: `C${i}`,
+      names: [{ name: `Concept ${i}`, locale: 'en' }],
+    });
   }
   for (let i = 0; i < collections; i++) {
-    await request(t.app)
-      .post(`/orgs/${org}/collections/`)
-      .set('Authorization', owner.auth)
-      .send({ id: `K${i}`, name: `K${i}` })
-      .expect(201);
+    await createCollection(t, { id: `K${i}` }, { owner, org });
   }
   return { owner, org, source };
 }

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
-import { createConcept, createSource, type TestSource } from '../factories/content';
+import { createConcepts, createSource, type TestSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,16 +11,10 @@ afterAll(async () => t.close());
 /** An org with a source holding two concepts, A Malaria and B Fever. */
 async function source(fields: Record<string, unknown> = {}): Promise<TestSource> {
   const made = await createSource(t, fields);
-  for (const [id, name] of [
-    ['A', 'Malaria'],
-    ['B', 'Fever'],
-  ]) {
-    await createConcept(t, made.url, made.owner, {
-      id,
-      concept_class: 'Diagnosis',
-      names: [{ name, locale: 'en', locale_preferred: true }],
-    });
-  }
+  await createConcepts(t, made.url, made.owner, [
+    ['A', 'Malaria', 'Diagnosis'],
+    ['B', 'Fever', 'Diagnosis'],
+  ]);
   return made;
 }
 

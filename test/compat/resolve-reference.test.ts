@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createRepo, createVersion } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,28 +29,6 @@ async function orgWithPeople() {
   const org = await createOrg(t, admin);
   await addMember(t, org.id, admin, member);
   return { org: org.id, admin, member, outsider };
-}
-
-async function createRepo(
-  owner: string,
-  by: TestUser,
-  fields: Record<string, unknown> = {},
-  kind: 'sources' | 'collections' = 'sources',
-) {
-  const id = (fields.id as string | undefined) ?? uniqueId('repo');
-  const res = await request(t.app)
-    .post(`${owner}/${kind}/`)
-    .set(as(by))
-    .send({ name: `Repo ${id}`, ...fields, id });
-  if (res.status !== 201)
-    throw new Error(`repo create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { id, url: res.body.url as string };
-}
-
-async function createVersion(url: string, by: TestUser, id: string, released: boolean) {
-  const res = await request(t.app).post(`${url}versions/`).set(as(by)).send({ id, released });
-  if (res.status !== 201)
-    throw new Error(`version create failed: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 async function createEntry(registry: string, by: TestUser | string, body: Record<string, unknown>) {
@@ -91,7 +70,7 @@ const resolveAll = async (refs: unknown[], options: { namespace?: string; user?:
 describe('relative references (spec operations §4.4)', () => {
   it('a repository URL resolves to its HEAD, shaped as spec operations §2.5', async () => {
     const { org, admin } = await orgWithPeople();
-    const source = await createRepo(`/orgs/${org}`, admin);
+    const source = await createRepo(t, `/orgs/${org}`, admin);
     const result = await resolve(source.url);
     expect(result).toEqual({
       reference_type: 'relative',
@@ -104,7 +83,7 @@ describe('relative references (spec operations §4.4)', () => {
         type: 'Source Version',
         id: 'HEAD',
         short_code: source.id,
-        name: `Repo ${source.id}`,
+        name: `Source ${source.id}`,
         url: `${source.url}HEAD/`,
         version: 'HEAD',
         released: false,
@@ -120,10 +99,10 @@ describe('relative references (spec operations §4.4)', () => {
 
   it('strips concept paths and parameters; a version in the path or the object selects it', async () => {
     const { org, admin } = await orgWithPeople();
-    const source = await createRepo(`/orgs/${org}`, admin);
-    await createVersion(source.url, admin, 'v1', true);
-    await createVersion(source.url, admin, 'v2', false);
-    const collection = await createRepo(`/orgs/${org}`, admin, {}, 'collections');
+    const source = await createRepo(t, `/orgs/${org}`, admin);
+    await createVersion(t, source.url, admin, 'v1', { released: true });
+    await createVersion(t, source.url, admin, 'v2', { released: false });
+    const collection = await createRepo(t, `/orgs/${org}`, admin, {}, 'collections');
     const res = await request(t.app)
       .post('/$resolveReference')
       .send([
@@ -170,7 +149,7 @@ describe('relative references (spec operations §4.4)', () => {
 
   it('a private repository is unresolved for outsiders and anonymous callers, resolved for members', async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
-    const source = await createRepo(`/orgs/${org}`, admin, { public_access: 'None' });
+    const source = await createRepo(t, `/orgs/${org}`, admin, { public_access: 'None' });
     expect((await resolveAll([source.url]))[0]).toMatchObject({
       resolved: false,
       result: null,
@@ -187,9 +166,9 @@ describe('canonical references: the resolution order of spec operations §4.4', 
     const b = await orgWithPeople();
     const c = await orgWithPeople();
     const url = canonical();
-    const inA = await createRepo(`/orgs/${a.org}`, a.admin, { canonical_url: url });
-    const inB = await createRepo(`/orgs/${b.org}`, b.admin, { canonical_url: url });
-    const inC = await createRepo(`/orgs/${c.org}`, c.admin, { canonical_url: url });
+    const inA = await createRepo(t, `/orgs/${a.org}`, a.admin, { canonical_url: url });
+    const inB = await createRepo(t, `/orgs/${b.org}`, b.admin, { canonical_url: url });
+    const inC = await createRepo(t, `/orgs/${c.org}`, c.admin, { canonical_url: url });
     return { a, b, c, url, inA, inB, inC };
   }
 
@@ -268,11 +247,11 @@ describe('canonical references: the resolution order of spec operations §4.4', 
   it('|version and version select a version; without one the newest released, else HEAD', async () => {
     const { org, admin } = await orgWithPeople();
     const url = canonical();
-    const source = await createRepo(`/orgs/${org}`, admin, { canonical_url: url });
+    const source = await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url });
     const ns = `/orgs/${org}/`;
     expect((await resolve(url, { namespace: ns })).result?.version).toBe('HEAD');
-    await createVersion(source.url, admin, '1.0', true);
-    await createVersion(source.url, admin, '2.0', false);
+    await createVersion(t, source.url, admin, '1.0', { released: true });
+    await createVersion(t, source.url, admin, '2.0', { released: false });
     const results = await resolveAll(
       [
         url,
@@ -301,7 +280,7 @@ describe('canonical references: the resolution order of spec operations §4.4', 
   it('what the caller may not see is unresolved, never an error', async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
     const url = canonical();
-    await createRepo(`/orgs/${org}`, admin, { canonical_url: url, public_access: 'None' });
+    await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url, public_access: 'None' });
     await createEntry('/', t.admin, { url, namespace: `/orgs/${org}/` });
     expect((await resolve(url)).resolved).toBe(false);
     expect((await resolve(url, { user: outsider })).resolved).toBe(false);
@@ -310,7 +289,7 @@ describe('canonical references: the resolution order of spec operations §4.4', 
     const hidden = await createUser(t);
     const privateOrg = await createOrg(t, hidden, { public_access: 'None' });
     const other = canonical();
-    await createRepo(`/orgs/${privateOrg.id}`, hidden, { canonical_url: other });
+    await createRepo(t, `/orgs/${privateOrg.id}`, hidden, { canonical_url: other });
     expect(
       (await resolve(other, { namespace: `/orgs/${privateOrg.id}/`, user: outsider })).resolved,
     ).toBe(false);
@@ -359,7 +338,7 @@ describe('mapping ends resolve through the registry', () => {
   it('a canonical to_source_url that a registry entry points at resolves its end', async () => {
     const target = await orgWithPeople();
     const url = canonical();
-    const source = await createRepo(`/orgs/${target.org}`, target.admin, { canonical_url: url });
+    const source = await createRepo(t, `/orgs/${target.org}`, target.admin, { canonical_url: url });
     await request(t.app)
       .post(`${source.url}concepts/`)
       .set(as(target.admin))
@@ -371,10 +350,10 @@ describe('mapping ends resolve through the registry', () => {
       .expect(201);
     // A decoy elsewhere under the same URL: the registry decides.
     const decoy = await orgWithPeople();
-    await createRepo(`/orgs/${decoy.org}`, decoy.admin, { canonical_url: url });
+    await createRepo(t, `/orgs/${decoy.org}`, decoy.admin, { canonical_url: url });
     await createEntry('/', t.admin, { url, namespace: `/orgs/${target.org}/` });
     const mine = await orgWithPeople();
-    const from = await createRepo(`/orgs/${mine.org}`, mine.admin);
+    const from = await createRepo(t, `/orgs/${mine.org}`, mine.admin);
     const res = await request(t.app).post(`${from.url}mappings/`).set(as(mine.admin)).send({
       map_type: 'SAME-AS',
       from_concept_url: '/orgs/CIEL/sources/CIEL/concepts/116128/',
@@ -393,10 +372,10 @@ describe('mapping ends resolve through the registry', () => {
   it('a registry entry pointing nowhere leaves the end external, even if a source elsewhere has the URL', async () => {
     const elsewhere = await orgWithPeople();
     const url = canonical();
-    await createRepo(`/orgs/${elsewhere.org}`, elsewhere.admin, { canonical_url: url });
+    await createRepo(t, `/orgs/${elsewhere.org}`, elsewhere.admin, { canonical_url: url });
     await createEntry('/', t.admin, { url });
     const mine = await orgWithPeople();
-    const from = await createRepo(`/orgs/${mine.org}`, mine.admin);
+    const from = await createRepo(t, `/orgs/${mine.org}`, mine.admin);
     const res = await request(t.app).post(`${from.url}mappings/`).set(as(mine.admin)).send({
       map_type: 'SAME-AS',
       from_concept_url: '/orgs/CIEL/sources/CIEL/concepts/116128/',

@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createRepo, createVersion, type Caller } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,31 +30,8 @@ async function orgWithPeople() {
 }
 
 /** A source created through the API; `owner` is the path prefix (`/orgs/x`, `/users/u`, `/user`). */
-async function createSource(
-  owner: string,
-  by: TestUser | string,
-  fields: Record<string, unknown> = {},
-): Promise<{ id: string; url: string; body: Record<string, unknown> }> {
-  const id = (fields.id as string | undefined) ?? uniqueId('src');
-  const res = await request(t.app)
-    .post(`${owner}/sources/`)
-    .set(as(by))
-    .send({ name: `Source ${id}`, ...fields, id });
-  if (res.status !== 201)
-    throw new Error(`source create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { id, url: res.body.url as string, body: res.body as Record<string, unknown> };
-}
-
-async function createVersion(
-  url: string,
-  by: TestUser | string,
-  fields: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const res = await request(t.app).post(`${url}versions/`).set(as(by)).send(fields);
-  if (res.status !== 201)
-    throw new Error(`version create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as Record<string, unknown>;
-}
+const createSource = (owner: string, by: Caller, fields: Record<string, unknown> = {}) =>
+  createRepo(t, owner, by, fields);
 
 const AUTO_ID_FIELDS = [
   'autoid_concept_mnemonic',
@@ -371,9 +349,8 @@ describe('GET {owner}/sources/:source/[:version/] (spec core §4.6, §9.2)', () 
   it('a version URL shows the version, with its fields and the repository’s', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1' });
-    const created = await createVersion(source.url, admin, {
-      id: 'v2',
+    await createVersion(t, source.url, admin, 'v1');
+    const created = await createVersion(t, source.url, admin, 'v2', {
       description: 'Second release',
       external_id: 'ext-v2',
       extras: { batch: 7 },
@@ -411,9 +388,9 @@ describe('GET {owner}/sources/:source/[:version/] (spec core §4.6, §9.2)', () 
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
     expect((await request(t.app).get(`${source.url}latest/`)).status).toBe(404);
-    await createVersion(source.url, admin, { id: 'v1', released: true });
-    await createVersion(source.url, admin, { id: 'v2', released: true });
-    await createVersion(source.url, admin, { id: 'v3' });
+    await createVersion(t, source.url, admin, 'v1', { released: true });
+    await createVersion(t, source.url, admin, 'v2', { released: true });
+    await createVersion(t, source.url, admin, 'v3');
     const latest = await request(t.app).get(`${source.url}latest/`);
     expect(latest.status).toBe(200);
     expect(latest.body).toMatchObject({ id: 'v2', released: true });
@@ -596,7 +573,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
       extras: { edition: 1 },
       supported_locales: 'en',
     });
-    await createVersion(source.url, admin, { id: 'v1' });
+    await createVersion(t, source.url, admin, 'v1');
     await request(t.app)
       .patch(source.url)
       .set(as(admin))
@@ -617,7 +594,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
     });
     const head = await request(t.app).get(source.url);
     expect(head.body).toMatchObject({ name: 'Renamed', supported_locales: 'en,fr' });
-    const v2 = await createVersion(source.url, admin, { id: 'v2' });
+    const v2 = await createVersion(t, source.url, admin, 'v2');
     expect(v2).toMatchObject({ name: 'Renamed', extras: { edition: 2 } });
     const list = await request(t.app).get(`${source.url}versions/`);
     expect(list.body.map((v: { id: string; name: string }) => [v.id, v.name])).toEqual([
@@ -632,7 +609,7 @@ describe('DELETE {owner}/sources/:source/', () => {
   it('204, then 404 for the source and its versions; the id is free again', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1' });
+    await createVersion(t, source.url, admin, 'v1');
     const res = await request(t.app).delete(source.url).set(as(admin));
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
@@ -709,9 +686,9 @@ describe('source versions (spec core §4.6, §9)', () => {
       description: 'First',
       versions: 2,
     });
-    const second = await createVersion(source.url, admin, { id: 'v2' });
+    const second = await createVersion(t, source.url, admin, 'v2');
     expect(second).toMatchObject({ previous_version: 'v1', versions: 3 });
-    const third = await createVersion(source.url, admin, { id: '2024-01.a' });
+    const third = await createVersion(t, source.url, admin, '2024-01.a');
     expect(third.previous_version).toBe('v2');
     const list = await request(t.app).get(`${source.url}versions/`);
     expect(list.body.map((v: { id: string }) => v.id)).toEqual(['2024-01.a', 'v2', 'v1', 'HEAD']);
@@ -727,10 +704,9 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('keeps a previous_version that is given, and released true when asked', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1' });
-    await createVersion(source.url, admin, { id: 'v2' });
-    const branch = await createVersion(source.url, admin, {
-      id: 'v1.1',
+    await createVersion(t, source.url, admin, 'v1');
+    await createVersion(t, source.url, admin, 'v2');
+    const branch = await createVersion(t, source.url, admin, 'v1.1', {
       previous_version: 'v1',
       released: true,
     });
@@ -781,7 +757,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('answers 409 for a version id already used, in any letter case', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1', description: 'Original' });
+    await createVersion(t, source.url, admin, 'v1', { description: 'Original' });
     for (const id of ['v1', 'V1']) {
       const res = await request(t.app)
         .post(`${source.url}versions/`)
@@ -798,7 +774,7 @@ describe('source versions (spec core §4.6, §9)', () => {
     const { org, admin } = await orgWithPeople();
     const a = await createSource(`/orgs/${org.id}`, admin);
     const b = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(a.url, admin, { id: 'v1' });
+    await createVersion(t, a.url, admin, 'v1');
     expect(
       (await request(t.app).post(`${b.url}versions/`).set(as(admin)).send({ id: 'v1' })).status,
     ).toBe(201);
@@ -807,7 +783,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('edits a version’s released, retired and description; its content and id stay', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin, { name: 'Frozen name' });
-    await createVersion(source.url, admin, { id: 'v1', description: 'Draft' });
+    await createVersion(t, source.url, admin, 'v1', { description: 'Draft' });
     const res = await request(t.app)
       .post(`${source.url}v1/`)
       .set(as(admin))
@@ -839,7 +815,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('a version’s id never changes (400)', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1' });
+    await createVersion(t, source.url, admin, 'v1');
     const res = await request(t.app)
       .patch(`${source.url}v1/`)
       .set(as(admin))
@@ -869,7 +845,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('DELETE of a version: 204 then 404, and its id may be reused', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1' });
+    await createVersion(t, source.url, admin, 'v1');
     const res = await request(t.app).delete(`${source.url}v1/`).set(as(admin));
     expect(res.status).toBe(204);
     expect((await request(t.app).get(`${source.url}v1/`)).status).toBe(404);
@@ -894,8 +870,8 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('refuses with 409 to delete a version another is based on, until that one goes', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1' });
-    await createVersion(source.url, admin, { id: 'v2' });
+    await createVersion(t, source.url, admin, 'v1');
+    await createVersion(t, source.url, admin, 'v2');
     const refused = await request(t.app).delete(`${source.url}v1/`).set(as(admin));
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/v2/);
@@ -907,7 +883,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('version edits and deletes are refused to plain members (403) and anonymous callers (401)', async () => {
     const { org, admin, member } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    await createVersion(source.url, admin, { id: 'v1' });
+    await createVersion(t, source.url, admin, 'v1');
     expect(
       (await request(t.app).post(`${source.url}v1/`).set(as(member)).send({ released: true }))
         .status,
@@ -923,7 +899,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   it('lists versions page by page, newest first, with verbose details', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    for (const id of ['v1', 'v2', 'v3', 'v4']) await createVersion(source.url, admin, { id });
+    for (const id of ['v1', 'v2', 'v3', 'v4']) await createVersion(t, source.url, admin, id);
     const page1 = await request(t.app).get(`${source.url}versions/`).query({ limit: 2 });
     expect(page1.body.map((v: { id: string }) => v.id)).toEqual(['v4', 'v3']);
     expect(page1.headers).toMatchObject({
@@ -999,7 +975,7 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
     const repoId = source.body.uuid as string;
-    await createVersion(source.url, admin, { id: 'empty' });
+    await createVersion(t, source.url, admin, 'empty');
 
     const seq1 = await bump(repoId);
     const c1 = await addConcept(repoId, seq1, 'C1');
@@ -1007,7 +983,7 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
     const m1 = await addMapping(repoId, seq1, 'M1');
     await addMapping(repoId, seq1, 'M2');
     expect(await counts(source.url)).toEqual([2, 2]);
-    await createVersion(source.url, admin, { id: 'v1' });
+    await createVersion(t, source.url, admin, 'v1');
     expect(await counts(`${source.url}v1/`)).toEqual([2, 2]);
 
     // Second change: C1 retired (a new retired version), C3 added, M1 removed.
@@ -1030,7 +1006,7 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
     expect(await counts(`${source.url}HEAD/`)).toEqual([2, 1]);
     expect(await counts(`${source.url}v1/`)).toEqual([2, 2]);
     expect(await counts(`${source.url}empty/`)).toEqual([0, 0]);
-    await createVersion(source.url, admin, { id: 'v2' });
+    await createVersion(t, source.url, admin, 'v2');
     expect(await counts(`${source.url}v2/`)).toEqual([2, 1]);
 
     // Third change: C4 added; only HEAD sees it, v2 keeps its count.

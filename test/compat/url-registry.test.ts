@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createRepo } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,17 +30,6 @@ async function orgWithPeople(fields: Record<string, unknown> = {}) {
   const org = await createOrg(t, admin, fields);
   await addMember(t, org.id, admin, member);
   return { org, admin, member, outsider };
-}
-
-async function createSource(owner: string, by: TestUser, fields: Record<string, unknown>) {
-  const id = (fields.id as string | undefined) ?? uniqueId('src');
-  const res = await request(t.app)
-    .post(`${owner}/sources/`)
-    .set(as(by))
-    .send({ name: `Source ${id}`, ...fields, id });
-  if (res.status !== 201)
-    throw new Error(`source create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { id, url: res.body.url as string };
 }
 
 async function createEntry(registry: string, by: TestUser | string, body: Record<string, unknown>) {
@@ -282,7 +272,7 @@ describe('$lookup', () => {
   it('answers the repository an entry registers, through its namespace; 404 otherwise', async () => {
     const { org, admin } = await orgWithPeople();
     const url = canonical();
-    const source = await createSource(`/orgs/${org.id}`, admin, { canonical_url: url });
+    const source = await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url });
     await createEntry('/', t.admin, { url, namespace: `/orgs/${org.id}/` });
     const found = await request(t.app).post('/url-registry/$lookup/').query({ url });
     expect(found.status).toBe(200);
@@ -310,10 +300,10 @@ describe('$lookup', () => {
     const { org, admin, member } = await orgWithPeople();
     const other = await orgWithPeople();
     const url = canonical();
-    const globalTarget = await createSource(`/orgs/${other.org.id}`, other.admin, {
+    const globalTarget = await createRepo(t, `/orgs/${other.org.id}`, other.admin, {
       canonical_url: url,
     });
-    const ownTarget = await createSource(`/orgs/${org.id}`, admin, { canonical_url: url });
+    const ownTarget = await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url });
     await createEntry('/', t.admin, { url, namespace: `/orgs/${other.org.id}/` });
     const lookup = (registry: string) =>
       request(t.app).post(`${registry}url-registry/$lookup/`).query({ url });
@@ -331,7 +321,7 @@ describe('$lookup', () => {
   it('a private repository is found only by those who may see it', async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
     const url = canonical();
-    await createSource(`/orgs/${org.id}`, admin, { canonical_url: url, public_access: 'None' });
+    await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url, public_access: 'None' });
     await createEntry('/', t.admin, { url, namespace: `/orgs/${org.id}/` });
     const lookup = (user?: TestUser) =>
       request(t.app).post('/url-registry/$lookup/').query({ url }).set(as(user));

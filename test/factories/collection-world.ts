@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createOrg, createUser, type TestApp, type TestUser } from './index';
+import { createCollection, createConcept, createMappingBetween, createSource } from './content';
+import type { TestApp, TestUser } from './index';
 
 /** The small world the collection REST tests share. */
 export interface CollectionWorld {
@@ -31,31 +32,15 @@ export async function collectionWorld(
   t: TestApp,
   options: CollectionWorldOptions,
 ): Promise<CollectionWorld> {
-  const owner = await createUser(t);
-  const org = (await createOrg(t, owner)).id;
-  const auth = { Authorization: owner.auth };
+  const s = await createSource(t, options.sourceFields);
+  const { owner, org } = s;
   const w: CollectionWorld = {
     owner,
     org,
-    source: `/orgs/${org}/sources/S/`,
-    other: `/orgs/${org}/sources/S2/`,
-    collection: `/orgs/${org}/collections/C/`,
+    source: s.url,
+    other: (await createSource(t, { id: 'S2' }, { owner, org })).url,
+    collection: (await createCollection(t, options.collectionFields, { owner, org })).url,
   };
-  for (const [id, fields] of [
-    ['S', options.sourceFields ?? {}],
-    ['S2', {}],
-  ] as const) {
-    await request(t.app)
-      .post(`/orgs/${org}/sources/`)
-      .set(auth)
-      .send({ name: id, ...fields, id })
-      .expect(201);
-  }
-  await request(t.app)
-    .post(`/orgs/${org}/collections/`)
-    .set(auth)
-    .send({ name: 'C', ...options.collectionFields, id: 'C' })
-    .expect(201);
   for (const [source, id, name, cls] of [
     [w.source, 'A', 'Malaria', 'Diagnosis'],
     [w.source, 'B', 'Fever', 'Symptom'],
@@ -65,24 +50,18 @@ export async function collectionWorld(
     [w.other, 'X', 'Paludism', 'Diagnosis'],
   ]) {
     const extras = options.conceptExtras?.[id];
-    await request(t.app)
-      .post(`${source}concepts/`)
-      .set(auth)
-      .send({
-        id,
-        concept_class: cls,
-        names: [{ name, locale: 'en', locale_preferred: true }],
-        ...(extras ? { extras } : {}),
-      })
-      .expect(201);
+    await createConcept(t, source, owner, {
+      id,
+      concept_class: cls,
+      names: [{ name, locale: 'en', locale_preferred: true }],
+      ...(extras ? { extras } : {}),
+    });
   }
-  await request(t.app).delete(`${w.source}concepts/C/`).set(auth).expect(204);
-  for (const [id, mapType, from, to] of options.mappings(w)) {
-    await request(t.app)
-      .post(`${w.source}mappings/`)
-      .set(auth)
-      .send({ id, map_type: mapType, from_concept_url: from, to_concept_url: to })
-      .expect(201);
-  }
+  await request(t.app)
+    .delete(`${w.source}concepts/C/`)
+    .set('Authorization', owner.auth)
+    .expect(204);
+  for (const mapping of options.mappings(w))
+    await createMappingBetween(t, w.source, owner, mapping);
   return w;
 }

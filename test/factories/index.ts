@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createDataSource } from '../../src/db/data-source';
 import { createLogger, type Logger } from '../../src/logger';
 import { ANONYMOUS, Services, type Mail, type Mailer } from '../../src/services';
+import type { ServiceContext } from '../../src/services/context';
 import type { DataSource } from 'typeorm';
 
 export const ADMIN_PASSWORD = 'test-admin-password';
@@ -145,4 +146,17 @@ export async function addMember(
     .send({ role });
   if (res.status !== 204)
     throw new Error(`add member failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/**
+ * A service context for calling services directly, as `caller` would through an edge: a test
+ * user, `'admin'` (the bootstrap superuser) or `'anonymous'`.
+ */
+export async function contextOf(
+  t: TestApp,
+  caller: TestUser | 'admin' | 'anonymous',
+): Promise<ServiceContext> {
+  const header = caller === 'anonymous' ? undefined : caller === 'admin' ? t.admin : caller.auth;
+  const actor = header ? await t.services.auth.authenticate(header) : ANONYMOUS;
+  return t.services.context(actor, createLogger('silent'), 'http://localhost');
 }

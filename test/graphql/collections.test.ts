@@ -1,5 +1,11 @@
 import request from 'supertest';
-import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  createCollection,
+  createConcepts,
+  createMappingBetween,
+  createSource,
+} from '../factories/content';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -16,41 +22,19 @@ interface World {
 
 /** An org with a source of concepts A–C, mapping A→B, and an empty public collection. */
 async function world(sourceFields: Record<string, unknown> = {}): Promise<World> {
-  const owner = await createUser(t);
-  const org = (await createOrg(t, owner)).id;
-  const source = `/orgs/${org}/sources/S/`;
-  const collection = `/orgs/${org}/collections/C/`;
-  await request(t.app)
-    .post(`/orgs/${org}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S', ...sourceFields })
-    .expect(201);
-  await request(t.app)
-    .post(`/orgs/${org}/collections/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'C', name: 'C' })
-    .expect(201);
-  for (const [id, name, cls] of [
+  const { owner, org, url: source } = await createSource(t, sourceFields);
+  const collection = (await createCollection(t, {}, { owner, org })).url;
+  await createConcepts(t, source, owner, [
     ['A', 'Malaria', 'Diagnosis'],
     ['B', 'Fever', 'Symptom'],
     ['C', 'Cough', 'Symptom'],
-  ]) {
-    await request(t.app)
-      .post(`${source}concepts/`)
-      .set('Authorization', owner.auth)
-      .send({ id, concept_class: cls, names: [{ name, locale: 'en', locale_preferred: true }] })
-      .expect(201);
-  }
-  await request(t.app)
-    .post(`${source}mappings/`)
-    .set('Authorization', owner.auth)
-    .send({
-      id: 'M1',
-      map_type: 'SAME-AS',
-      from_concept_url: `${source}concepts/A/`,
-      to_concept_url: `${source}concepts/B/`,
-    })
-    .expect(201);
+  ]);
+  await createMappingBetween(t, source, owner, [
+    'M1',
+    'SAME-AS',
+    `${source}concepts/A/`,
+    `${source}concepts/B/`,
+  ]);
   return { owner, source, collection };
 }
 

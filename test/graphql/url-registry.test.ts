@@ -1,4 +1,3 @@
-import request from 'supertest';
 import {
   addMember,
   createOrg,
@@ -6,8 +5,8 @@ import {
   createUser,
   uniqueId,
   type TestApp,
-  type TestUser,
 } from '../factories';
+import { createRepo } from '../factories/content';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -50,16 +49,6 @@ async function orgWithPeople(fields: Record<string, unknown> = {}) {
   const org = await createOrg(t, admin, fields);
   await addMember(t, org.id, admin, member);
   return { org: org.id, admin, member, outsider };
-}
-
-async function createSource(owner: string, by: TestUser, fields: Record<string, unknown>) {
-  const id = uniqueId('src');
-  const res = await request(t.app)
-    .post(`${owner}/sources/`)
-    .set('Authorization', by.auth)
-    .send({ name: id, ...fields, id });
-  if (res.status !== 201) throw new Error(`source create failed: ${res.status}`);
-  return { id, url: res.body.url as string };
 }
 
 describe('URL registry through GraphQL', () => {
@@ -129,7 +118,7 @@ describe('URL registry through GraphQL', () => {
   it('lookupUrl answers the registered repository, or null', async () => {
     const { org, admin } = await orgWithPeople();
     const url = canonical();
-    const source = await createSource(`/orgs/${org}`, admin, { canonical_url: url });
+    const source = await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url });
     expect(dataOf(await gql(t, undefined, LOOKUP, { url })).lookupUrl).toBeNull();
     dataOf(await gql(t, t.admin, CREATE, { input: { url, namespace: `/orgs/${org}/` } }));
     expect(dataOf(await gql(t, undefined, LOOKUP, { url })).lookupUrl).toEqual({
@@ -147,8 +136,8 @@ describe('URL registry through GraphQL', () => {
   it('resolveReference resolves lists of strings and objects, private ones only for members', async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
     const url = canonical();
-    const open = await createSource(`/orgs/${org}`, admin, { canonical_url: url });
-    const closed = await createSource(`/orgs/${org}`, admin, { public_access: 'None' });
+    const open = await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url });
+    const closed = await createRepo(t, `/orgs/${org}`, admin, { public_access: 'None' });
     const references = [
       `${open.url}concepts/X/`,
       { url, namespace: `/orgs/${org}/` },

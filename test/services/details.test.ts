@@ -1,8 +1,7 @@
 import request from 'supertest';
-import { createLogger } from '../../src/logger';
-import { ANONYMOUS, type RepoRef } from '../../src/services';
-import type { ServiceContext } from '../../src/services/context';
+import type { RepoRef } from '../../src/services';
 import {
+  contextOf,
   createOrg,
   createTestApp,
   createUser,
@@ -21,13 +20,7 @@ let main: string;
 let other: string;
 let hidden: string;
 
-const log = createLogger('silent');
-
-async function as(caller: TestUser | 'anonymous'): Promise<ServiceContext> {
-  const actor =
-    caller === 'anonymous' ? ANONYMOUS : await t.services.auth.authenticate(caller.auth);
-  return t.services.context(actor, log, 'http://localhost');
-}
+const as = (caller: TestUser | 'anonymous' | 'admin') => contextOf(t, caller);
 
 async function post(url: string, body: object): Promise<void> {
   const res = await request(t.app).post(url).set('Authorization', owner.auth).send(body);

@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { createLogger } from '../../src/logger';
-import { ANONYMOUS, type RepoRef } from '../../src/services';
+import type { RepoRef } from '../../src/services';
 import type { ServiceContext } from '../../src/services/context';
 import {
   addMember,
+  contextOf,
   createOrg,
   createTestApp,
   createUser,
@@ -33,13 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const log = createLogger('silent');
-
-async function as(caller: TestUser | 'anonymous' | 'admin'): Promise<ServiceContext> {
-  const header = caller === 'anonymous' ? undefined : caller === 'admin' ? t.admin : caller.auth;
-  const actor = header ? await t.services.auth.authenticate(header) : ANONYMOUS;
-  return t.services.context(actor, log, 'http://localhost');
-}
+const as = (caller: TestUser | 'anonymous' | 'admin') => contextOf(t, caller);
 
 async function repo(
   ownerPath: string,
