@@ -12,7 +12,7 @@ import {
   type CollectionWorld,
   type CollectionWorldOptions,
 } from '../factories/collection-world';
-import { createConcepts, createVersion } from '../factories/content';
+import { createConcepts, createRepo, createVersion } from '../factories/content';
 
 /**
  * Collection references through REST (issue 5 parts 1 and 7; spec operations §2.4, OCL's
@@ -661,11 +661,13 @@ describe('who may change references', () => {
     const w = await world({ sourceFields: { public_access: 'None' } });
     const outsider = await createUser(t);
     const mine = `/users/${outsider.username}/collections/Mine/`;
-    await request(t.app)
-      .post(`/users/${outsider.username}/collections/`)
-      .set(as(outsider))
-      .send({ id: 'Mine', name: 'Mine' })
-      .expect(201);
+    await createRepo(
+      t,
+      `/users/${outsider.username}`,
+      outsider,
+      { id: 'Mine', name: 'Mine' },
+      'collections',
+    );
     const res = await request(t.app)
       .put(`${mine}references/`)
       .set(as(outsider))

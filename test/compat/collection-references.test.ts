@@ -2,9 +2,11 @@ import request from 'supertest';
 import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
 import {
   createCollection,
+  createConcept,
   createConcepts,
   createMappingBetween,
   createSource,
+  createVersion,
 } from '../factories/content';
 
 let t: TestApp;
@@ -38,6 +40,17 @@ async function world(): Promise<World> {
     `${source}concepts/B/`,
   ]);
   return { owner, org, source, collection };
+}
+
+/** Another source of the world's org, holding one concept of class Misc; answers its URL. */
+async function otherSource(
+  w: World,
+  fields: Record<string, unknown>,
+  [id, name]: [string, string],
+): Promise<string> {
+  const { url } = await createSource(t, fields, { owner: w.owner, org: w.org });
+  await createConcept(t, url, w.owner, { id, names: [{ name, locale: 'en' }] });
+  return url;
 }
 
 const put = (w: World, data: unknown, query = '') =>
@@ -146,11 +159,7 @@ describe('adding references (PUT …/references/)', () => {
         `${w.source}concepts/B/${(await request(t.app).get(`${w.source}concepts/B/versions/`).set('Authorization', w.owner.auth)).body[0].version}/`,
       ],
     }).expect(200);
-    await request(t.app)
-      .post(`${w.collection}versions/`)
-      .set('Authorization', w.owner.auth)
-      .send({ id: 'v1' })
-      .expect(201);
+    await createVersion(t, w.collection, w.owner, 'v1');
     await request(t.app)
       .put(`${w.source}concepts/A/`)
       .set('Authorization', w.owner.auth)
@@ -293,17 +302,7 @@ describe('how an expansion shows its concepts (spec operations §2.2, §2.4)', (
 
   it('counts never include members from a source the caller cannot see', async () => {
     const w = await world();
-    const hidden = `/orgs/${w.org}/sources/P/`;
-    await request(t.app)
-      .post(`/orgs/${w.org}/sources/`)
-      .set('Authorization', w.owner.auth)
-      .send({ id: 'P', name: 'P', public_access: 'None' })
-      .expect(201);
-    await request(t.app)
-      .post(`${hidden}concepts/`)
-      .set('Authorization', w.owner.auth)
-      .send({ id: 'X', concept_class: 'Misc', names: [{ name: 'Secret', locale: 'en' }] })
-      .expect(201);
+    const hidden = await otherSource(w, { id: 'P', public_access: 'None' }, ['X', 'Secret']);
     await put(w, { expressions: [`${w.source}concepts/A/`, `${hidden}concepts/X/`] }).expect(200);
     const member = await request(t.app).get(w.collection).set('Authorization', w.owner.auth);
     expect(member.body.active_concepts).toBe(2);
@@ -373,17 +372,7 @@ describe('hierarchy filters (is-a, descendent-of, is-not-a, generalizes)', () =>
 describe('when referenced content goes away', () => {
   it('deleting a source leaves the collection readable, without its concepts', async () => {
     const w = await world();
-    const other = `/orgs/${w.org}/sources/GONE/`;
-    await request(t.app)
-      .post(`/orgs/${w.org}/sources/`)
-      .set('Authorization', w.owner.auth)
-      .send({ id: 'GONE', name: 'Gone' })
-      .expect(201);
-    await request(t.app)
-      .post(`${other}concepts/`)
-      .set('Authorization', w.owner.auth)
-      .send({ id: 'G', concept_class: 'Misc', names: [{ name: 'Gone', locale: 'en' }] })
-      .expect(201);
+    const other = await otherSource(w, { id: 'GONE', name: 'Gone' }, ['G', 'Gone']);
     await put(w, { expressions: [`${w.source}concepts/A/`, `${other}concepts/G/`] }).expect(200);
     await request(t.app).delete(other).set('Authorization', w.owner.auth).expect(204);
     const detail = await request(t.app).get(w.collection).set('Authorization', w.owner.auth);
@@ -392,11 +381,7 @@ describe('when referenced content goes away', () => {
       .get(`${w.collection}concepts/`)
       .set('Authorization', w.owner.auth);
     expect(ids(listed.body)).toEqual(['A']);
-    await request(t.app)
-      .post(`${w.collection}versions/`)
-      .set('Authorization', w.owner.auth)
-      .send({ id: 'v1' })
-      .expect(201);
+    await createVersion(t, w.collection, w.owner, 'v1');
     const v1 = await request(t.app)
       .get(`${w.collection}v1/concepts/`)
       .set('Authorization', w.owner.auth);

@@ -139,10 +139,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
     expect(dup.status).toBe(400);
     expect(dup.body.errors.id).toBeDefined();
     const sourceId = uniqueId('src');
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set(as(admin))
-      .send({ id: sourceId, name: 'Source' });
+    await createRepo(t, `/orgs/${org.id}`, admin, { id: sourceId, name: 'Source' });
     const clash = await request(t.app)
       .post(`/orgs/${org.id}/collections/`)
       .set(as(admin))
@@ -234,10 +231,7 @@ describe('GET {owner}/collections/:collection/[:version/]', () => {
     const { org, admin } = await orgWithPeople();
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     const sourceId = uniqueId('src');
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set(as(admin))
-      .send({ id: sourceId, name: 'S' });
+    await createRepo(t, `/orgs/${org.id}`, admin, { id: sourceId, name: 'S' });
     for (const url of [
       `/orgs/${org.id}/collections/${uniqueId('none')}/`,
       `${collection.url}v404/`,
@@ -304,6 +298,7 @@ describe('editing a collection', () => {
       (await request(t.app).post(collection.url).set(as(member)).send({ name: 'M' })).status,
     ).toBe(403);
     expect((await request(t.app).post(collection.url).send({ name: 'A' })).status).toBe(401);
+    expect((await request(t.app).get(collection.url).set(as(admin))).body).toEqual(collection.body);
   });
 
   it('versions keep the metadata they froze', async () => {
@@ -395,6 +390,14 @@ describe('collection versions', () => {
       .send({ id: 'v2' });
     expect(renamed.status).toBe(400);
     expect(renamed.body.errors.id).toBeDefined();
+    const read = await request(t.app).get(`${collection.url}v1/`).set(as(admin));
+    expect(read.body).toMatchObject({
+      id: 'v1',
+      released: true,
+      retired: true,
+      description: 'Done',
+    });
+    expect((await request(t.app).get(`${collection.url}v2/`).set(as(admin))).status).toBe(404);
   });
 
   it('deletes a version (204), never HEAD (405), never one another is based on (409)', async () => {
@@ -490,6 +493,9 @@ describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', 
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     expect((await request(t.app).delete(collection.url).set(as(admin))).status).toBe(204);
     expect((await request(t.app).delete(collection.url).set(as(admin))).status).toBe(404);
+    expect((await request(t.app).get(collection.url).set(as(admin))).status).toBe(404);
+    const seen = await request(t.app).get(collection.url).set('Authorization', t.admin);
+    expect(seen.body.is_active).toBe(false);
   });
 
   it('is refused to plain members (403) and anonymous callers (401)', async () => {

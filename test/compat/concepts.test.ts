@@ -7,7 +7,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
-import { createSource } from '../factories/content';
+import { createRepo, createSource, createVersion } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -169,10 +169,7 @@ describe('editing makes versions (spec core §3, §9.4)', () => {
   it('a source version shows the concept as it was when the version was made', async () => {
     const src = await source();
     await createConcept(src.url, src.owner);
-    await request(t.app)
-      .post(`${src.url}versions/`)
-      .set('Authorization', src.owner.auth)
-      .send({ id: 'v1' });
+    await createVersion(t, src.url, src.owner, 'v1');
     await request(t.app)
       .patch(`${src.url}concepts/116128/`)
       .set('Authorization', src.owner.auth)
@@ -187,10 +184,7 @@ describe('editing makes versions (spec core §3, §9.4)', () => {
   it('edits through a frozen version path answer 405 and change nothing', async () => {
     const src = await source();
     await createConcept(src.url, src.owner);
-    await request(t.app)
-      .post(`${src.url}versions/`)
-      .set('Authorization', src.owner.auth)
-      .send({ id: 'v1' });
+    await createVersion(t, src.url, src.owner, 'v1');
     for (const method of ['put', 'post', 'patch', 'delete'] as const) {
       const agent = request(t.app);
       const res = await agent[method](`${src.url}v1/concepts/116128/`)
@@ -282,10 +276,7 @@ describe('listing concepts of a source', () => {
   it('a source version lists the concepts it froze', async () => {
     const src = await source();
     await createConcept(src.url, src.owner);
-    await request(t.app)
-      .post(`${src.url}versions/`)
-      .set('Authorization', src.owner.auth)
-      .send({ id: 'v1' });
+    await createVersion(t, src.url, src.owner, 'v1');
     await createConcept(src.url, src.owner, { ...MALARIA, id: 'later' });
     const v1 = await request(t.app).get(`${src.url}v1/concepts/`);
     expect(v1.body.map((c: { id: string }) => c.id)).toEqual(['116128']);
@@ -517,10 +508,7 @@ describe('a concept detail read (spec core §4.3, issue 4 read target)', () => {
     expect((await same(`/orgs/${src.org}/sources/NOPE/`)).status).toBe(404);
     expect((await same(`${src.url}v9/`)).status).toBe(404);
     expect((await same(`${src.url}latest/`)).status).toBe(404);
-    await request(t.app)
-      .post(`${src.url}versions/`)
-      .set('Authorization', src.owner.auth)
-      .send({ id: 'v1', released: true });
+    await createVersion(t, src.url, src.owner, 'v1', { released: true });
     await request(t.app)
       .patch(`${src.url}concepts/116128/`)
       .set('Authorization', src.owner.auth)
@@ -539,10 +527,7 @@ describe('a concept detail read (spec core §4.3, issue 4 read target)', () => {
     const member = await createUser(t);
     await addMember(t, org.id, admin, member);
     const privateUrl = `/orgs/${org.id}/sources/P/`;
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set('Authorization', admin.auth)
-      .send({ id: 'P', name: 'P', public_access: 'None' });
+    await createRepo(t, `/orgs/${org.id}`, admin, { id: 'P', name: 'P', public_access: 'None' });
     await createConcept(privateUrl, admin);
     expect((await same(privateUrl)).status).toBe(401);
     expect((await same(privateUrl, (await createUser(t)).auth)).status).toBe(403);
@@ -550,19 +535,13 @@ describe('a concept detail read (spec core §4.3, issue 4 read target)', () => {
 
     // A user's own source, by /users/:user/ and by /user/; a collection is not a source.
     const user = await createUser(t);
-    await request(t.app)
-      .post(`/users/${user.username}/sources/`)
-      .set('Authorization', user.auth)
-      .send({ id: 'U', name: 'U' });
+    await createRepo(t, `/users/${user.username}`, user, { id: 'U', name: 'U' });
     await createConcept(`/users/${user.username}/sources/U/`, user);
     expect((await same(`/users/${user.username}/sources/U/`)).body.owner).toBe(user.username);
     expect((await same(`/user/sources/U/`, user.auth)).body.owner_type).toBe('User');
     expect((await request(t.app).get(`/user/sources/U/concepts/116128/`)).status).toBe(401);
     expect((await same(`/users/no-such-user/sources/U/`)).status).toBe(404);
-    await request(t.app)
-      .post(`/users/${user.username}/collections/`)
-      .set('Authorization', user.auth)
-      .send({ id: 'C', name: 'C' });
+    await createRepo(t, `/users/${user.username}`, user, { id: 'C', name: 'C' }, 'collections');
     expect(
       (await request(t.app).get(`/users/${user.username}/sources/C/concepts/116128/`)).status,
     ).toBe(404);

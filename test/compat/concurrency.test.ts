@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
-import { createCollection, createConcept, createSource } from '../factories/content';
+import { createCollection, createConcept, createSource, createVersion } from '../factories/content';
 
 /**
  * Parallel callers (issue 9): no request may hang the service, no race may duplicate data. The
@@ -249,6 +249,10 @@ describe('no race duplicates data', () => {
       .set('Authorization', w.owner.auth);
     expect(reactivated.status).toBe(400);
     expect(reactivated.body.message).toMatch(/already maps these ends/);
+    const still = await request(t.app)
+      .get(`${w.source}mappings/${firstId}/`)
+      .set('Authorization', w.owner.auth);
+    expect([still.body.retired, still.body.versions]).toEqual([true, 2]);
   });
 
   it('ten parallel version creates with the default previous_version make one chain', async () => {
@@ -287,11 +291,7 @@ describe('no race duplicates data', () => {
   it('the default previous_version is the version inserted last, whatever its transaction start time', async () => {
     const w = await world(1, 0);
     for (const id of ['v1', 'v2']) {
-      await request(t.app)
-        .post(`${w.source}versions/`)
-        .set('Authorization', w.owner.auth)
-        .send({ id })
-        .expect(201);
+      await createVersion(t, w.source, w.owner, id);
     }
     // What two creates racing for the source's lock leave behind: the one that waited began its
     // transaction (created_at) before the one that went first, but was inserted after it.
@@ -369,11 +369,7 @@ describe('no race duplicates data', () => {
 
   it('parallel edits of different fields of one org, user, source and version all land', async () => {
     const w = await world(0, 0);
-    await request(t.app)
-      .post(`${w.source}versions/`)
-      .set('Authorization', w.owner.auth)
-      .send({ id: 'v1' })
-      .expect(201);
+    await createVersion(t, w.source, w.owner, 'v1');
     // [path, fields sent, the field each is read back as where the detail names it otherwise]
     const cases: Array<[string, Record<string, string>, Record<string, string>?]> = [
       [

@@ -234,10 +234,9 @@ describe('authentication (spec core §5)', () => {
   it('anonymous callers may not write anything', async () => {
     const owner = await createUser(t);
     const org = await createOrg(t, owner);
+    const newOrg = uniqueId('a');
     const writes = [
-      request(t.app)
-        .post('/orgs/')
-        .send({ id: uniqueId('a'), name: 'A' }),
+      request(t.app).post('/orgs/').send({ id: newOrg, name: 'A' }),
       request(t.app).post(`/orgs/${org.id}/`).send({ name: 'A' }),
       request(t.app).delete(`/orgs/${org.id}/`),
       request(t.app).put(`/orgs/${org.id}/members/${owner.username}/`),
@@ -245,6 +244,13 @@ describe('authentication (spec core §5)', () => {
       request(t.app).post(`/users/${owner.username}/`).send({ name: 'A' }),
     ];
     for (const res of await Promise.all(writes)) expect(res.status).toBe(401);
+    const read = (path: string) => request(t.app).get(path).set('Authorization', t.admin);
+    expect((await read(`/orgs/${newOrg}/`)).status).toBe(404);
+    expect((await read(`/orgs/${org.id}/`)).body).toMatchObject({
+      name: `Org ${org.id}`,
+      members: 1,
+    });
+    expect((await read(`/users/${owner.username}/`)).body.name).toBe(`Name of ${owner.username}`);
   });
 });
 

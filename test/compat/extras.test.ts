@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createOrg, createTestApp, createUser, type TestApp } from '../factories';
+import { createCollection, createMapping, createSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -7,35 +8,28 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
+/** A mapping between two concepts outside the service. */
+const EXTERNAL_MAPPING = {
+  map_type: 'SAME-AS',
+  from_source_url: 'http://a.example.org',
+  from_concept_code: '1',
+  to_source_url: 'http://b.example.org',
+  to_concept_code: '2',
+};
+
 describe('extras as sub-resources on every resource that has them (spec operations §4.9)', () => {
   it('work the same on an org, a user, a source, a collection and a mapping', async () => {
-    const owner = await createUser(t);
-    const org = await createOrg(t, owner);
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set('Authorization', owner.auth)
-      .send({ id: 'S', name: 'S' });
-    await request(t.app)
-      .post(`/orgs/${org.id}/collections/`)
-      .set('Authorization', owner.auth)
-      .send({ id: 'C', name: 'C' });
-    const mapping = await request(t.app)
-      .post(`/orgs/${org.id}/sources/S/mappings/`)
-      .set('Authorization', owner.auth)
-      .send({
-        map_type: 'SAME-AS',
-        from_source_url: 'http://a.example.org',
-        from_concept_code: '1',
-        to_source_url: 'http://b.example.org',
-        to_concept_code: '2',
-      });
+    const source = await createSource(t);
+    const { owner, org } = source;
+    const collection = await createCollection(t, {}, { owner, org });
+    const mapping = await createMapping(t, source.url, owner, EXTERNAL_MAPPING);
     const bases = [
-      `/orgs/${org.id}/`,
+      `/orgs/${org}/`,
       `/users/${owner.username}/`,
       '/user/',
-      `/orgs/${org.id}/sources/S/`,
-      `/orgs/${org.id}/collections/C/`,
-      `/orgs/${org.id}/sources/S/mappings/${mapping.body.id}/`,
+      source.url,
+      collection.url,
+      `${source.url}mappings/${String(mapping.id)}/`,
     ];
     for (const [i, base] of bases.entries()) {
       const name = `attr_${i}`;
@@ -83,23 +77,9 @@ describe('extras as sub-resources on every resource that has them (spec operatio
   });
 
   it('a mapping extra is a new mapping version; the same value again answers 208', async () => {
-    const owner = await createUser(t);
-    const org = await createOrg(t, owner);
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set('Authorization', owner.auth)
-      .send({ id: 'S', name: 'S' });
-    const m = await request(t.app)
-      .post(`/orgs/${org.id}/sources/S/mappings/`)
-      .set('Authorization', owner.auth)
-      .send({
-        map_type: 'SAME-AS',
-        from_source_url: 'http://a.example.org',
-        from_concept_code: '1',
-        to_source_url: 'http://b.example.org',
-        to_concept_code: '2',
-      });
-    const url = `/orgs/${org.id}/sources/S/mappings/${m.body.id}/`;
+    const { url: source, owner } = await createSource(t);
+    const m = await createMapping(t, source, owner, EXTERNAL_MAPPING);
+    const url = `${source}mappings/${String(m.id)}/`;
     await request(t.app).put(`${url}extras/x/`).set('Authorization', owner.auth).send({ x: 1 });
     expect((await request(t.app).get(url)).body.versions).toBe(2);
     expect(

@@ -12,6 +12,7 @@ import {
   uniqueId,
   type TestApp,
 } from '../factories';
+import { createCollection, createSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -214,15 +215,10 @@ describe('identifiers the URL space already uses are refused', () => {
   });
 
   it.each(['concepts', 'versions', 'Latest', 'HEAD'])('the version id %j', async (id) => {
-    const user = await createUser(t);
-    const org = await createOrg(t, user);
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set('Authorization', user.auth)
-      .send({ id: 'S', name: 'S' });
+    const source = await createSource(t);
     const res = await request(t.app)
-      .post(`/orgs/${org.id}/sources/S/versions/`)
-      .set('Authorization', user.auth)
+      .post(`${source.url}versions/`)
+      .set('Authorization', source.owner.auth)
       .send({ id });
     expect(res.status).toBe(400);
   });
@@ -299,18 +295,16 @@ describe('repository input and lists', () => {
   });
 
   it('the public lists show the latest updated first when there is no search', async () => {
-    const user = await createUser(t);
-    const org = await createOrg(t, user);
     const tag = uniqueId('tag');
-    for (const id of ['First', 'Second']) {
-      await request(t.app)
-        .post(`/orgs/${org.id}/sources/`)
-        .set('Authorization', user.auth)
-        .send({ id, name: id, extras: { tag } });
-    }
+    const first = await createSource(t, { id: 'First', extras: { tag } });
+    await createSource(
+      t,
+      { id: 'Second', extras: { tag } },
+      { owner: first.owner, org: first.org },
+    );
     await request(t.app)
-      .post(`/orgs/${org.id}/sources/First/`)
-      .set('Authorization', user.auth)
+      .post(first.url)
+      .set('Authorization', first.owner.auth)
       .send({ website: 'https://a.example.org' });
     const res = await request(t.app).get('/sources/').query({ 'extras.tag': tag });
     expect(res.body.map((s: { short_code: string }) => s.short_code)).toEqual(['First', 'Second']);
@@ -378,14 +372,8 @@ describe('a task whose worker was killed', () => {
 
 describe('an expansion needs its mnemonic and its parameters (as the reference implementation)', () => {
   async function collection(): Promise<{ auth: string; url: string }> {
-    const user = await createUser(t);
-    const org = await createOrg(t, user);
-    await request(t.app)
-      .post(`/orgs/${org.id}/collections/`)
-      .set('Authorization', user.auth)
-      .send({ id: 'C', name: 'C' })
-      .expect(201);
-    return { auth: user.auth, url: `/orgs/${org.id}/collections/C/` };
+    const made = await createCollection(t);
+    return { auth: made.owner.auth, url: made.url };
   }
 
   it('REST: no parameters is a 400 naming the field, and creates nothing', async () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
-import { createConcepts, createSource, type TestSource } from '../factories/content';
+import { createConcepts, createSource, createVersion, type TestSource } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -201,10 +201,7 @@ describe('mapping versions', () => {
       to_source_url: src.url,
       to_concept_code: 'B',
     });
-    await request(t.app)
-      .post(`${src.url}versions/`)
-      .set('Authorization', src.owner.auth)
-      .send({ id: 'v1' });
+    await createVersion(t, src.url, src.owner, 'v1');
     await request(t.app)
       .patch(`${src.url}mappings/${created.body.id}/`)
       .set('Authorization', src.owner.auth)
@@ -269,10 +266,7 @@ describe('a concept with its mappings (spec core §4.3)', () => {
       to_source_url: src.url,
       to_concept_code: 'B',
     });
-    await request(t.app)
-      .post(`${src.url}versions/`)
-      .set('Authorization', src.owner.auth)
-      .send({ id: 'v1' });
+    await createVersion(t, src.url, src.owner, 'v1');
     await post(src.url, src.owner, {
       map_type: 'BROADER-THAN',
       from_concept_url: `${src.url}concepts/B/`,

@@ -170,6 +170,11 @@ describe('editing and deleting orgs', () => {
       company: 'Ministry of Health',
       updated_by: member.username,
     });
+    expect((await request(t.app).get(`/orgs/${org.id}/`)).body).toMatchObject({
+      location: 'Lusaka',
+      company: 'Ministry of Health',
+      name: `Org ${org.id}`,
+    });
   });
 
   it('an outsider gets 403 and an anonymous caller 401, and nothing changes', async () => {
@@ -316,6 +321,10 @@ describe('members (spec core §4.2)', () => {
       (await request(t.app).delete(`/orgs/${org.id}/members/${member.username}/`).set(as(outsider)))
         .status,
     ).toBe(403);
+    const members = await request(t.app).get(`/orgs/${org.id}/members/`);
+    expect(members.body.map((u: { username: string }) => u.username).sort()).toEqual(
+      [owner.username, member.username].sort(),
+    );
   });
 
   it('refuses with 409 to remove or demote the last administrator', async () => {

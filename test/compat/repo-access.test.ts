@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createRepo, createVersion } from '../factories/content';
 
 /**
  * Who may do what with a repository (spec core §5.3–5.7, §7): an org-owned source at each
@@ -32,18 +33,14 @@ beforeAll(async () => {
   await addMember(t, org.id, orgAdmin, people.member);
   for (const access of ACCESS) {
     // Created by the superuser, so that the org administrator's rights come from the role alone.
-    const id = uniqueId(`acc${access}`);
-    const res = await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set('Authorization', t.admin)
-      .send({ id, name: `Access ${access}`, public_access: access });
-    if (res.status !== 201) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
-    sources[access] = { id, url: res.body.url as string };
-    const version = await request(t.app)
-      .post(`${res.body.url as string}versions/`)
-      .set('Authorization', t.admin)
-      .send({ id: 'v1' });
-    if (version.status !== 201) throw new Error(`version: ${version.status}`);
+    const fields = {
+      id: uniqueId(`acc${access}`),
+      name: `Access ${access}`,
+      public_access: access,
+    };
+    const { id, url } = await createRepo(t, `/orgs/${org.id}`, t.admin, fields);
+    sources[access] = { id, url };
+    await createVersion(t, url, t.admin, 'v1');
   }
 });
 afterAll(async () => t.close());
@@ -138,16 +135,19 @@ describe.each(matrix)('an org source with public_access %s, asked by %s', (acces
     const description = `version edited by ${caller} ${uniqueId('d')}`;
     const res = await request(t.app).post(`${url}v1/`).set(auth(caller)).send({ description });
     expect(res.status).toBe(editStatus);
+    const after = await request(t.app).get(`${url}v1/`).set('Authorization', t.admin);
+    expect(after.body.description === description).toBe(editStatus === 200);
   });
 
   it(`deleting is refused unless the caller may edit (${editStatus === 200 ? 'allowed' : editStatus})`, async () => {
     if (editStatus === 200) {
       // A throwaway source of the same access, so the shared one stays.
-      const throwaway = await request(t.app)
-        .post(`/orgs/${org.id}/sources/`)
-        .set('Authorization', t.admin)
-        .send({ id: uniqueId('tmp'), name: 'Throwaway', public_access: access });
-      const res = await request(t.app).delete(throwaway.body.url).set(auth(caller));
+      const throwaway = await createRepo(t, `/orgs/${org.id}`, t.admin, {
+        id: uniqueId('tmp'),
+        name: 'Throwaway',
+        public_access: access,
+      });
+      const res = await request(t.app).delete(throwaway.url).set(auth(caller));
       expect(res.status).toBe(204);
       return;
     }
@@ -244,11 +244,7 @@ describe('changes of access and of membership', () => {
     const outsider = await createUser(t);
     const own = await createOrg(t, admin);
     const id = uniqueId('flip');
-    const created = await request(t.app)
-      .post(`/orgs/${own.id}/sources/`)
-      .set('Authorization', admin.auth)
-      .send({ id, name: 'Flip' });
-    const url = created.body.url as string;
+    const { url } = await createRepo(t, `/orgs/${own.id}`, admin, { id, name: 'Flip' });
     expect((await request(t.app).get(url).set('Authorization', outsider.auth)).status).toBe(200);
     await request(t.app)
       .patch(url)
@@ -269,11 +265,11 @@ describe('changes of access and of membership', () => {
     const member = await createUser(t);
     const own = await createOrg(t, admin);
     await addMember(t, own.id, admin, member);
-    const created = await request(t.app)
-      .post(`/orgs/${own.id}/sources/`)
-      .set('Authorization', admin.auth)
-      .send({ id: uniqueId('prom'), name: 'Promotion', public_access: 'None' });
-    const url = created.body.url as string;
+    const { url } = await createRepo(t, `/orgs/${own.id}`, admin, {
+      id: uniqueId('prom'),
+      name: 'Promotion',
+      public_access: 'None',
+    });
     const edit = () =>
       request(t.app).patch(url).set('Authorization', member.auth).send({ description: 'x' });
     expect((await edit()).status).toBe(403);
@@ -292,16 +288,18 @@ describe('changes of access and of membership', () => {
     const creator = await createUser(t);
     const own = await createOrg(t, admin);
     await addMember(t, own.id, admin, creator, 'admin');
-    const created = await request(t.app)
-      .post(`/orgs/${own.id}/sources/`)
-      .set('Authorization', creator.auth)
-      .send({ id: uniqueId('made'), name: 'Made by creator' });
+    const created = await createRepo(t, `/orgs/${own.id}`, creator, {
+      id: uniqueId('made'),
+      name: 'Made by creator',
+    });
     await addMember(t, own.id, admin, creator, 'member');
     const res = await request(t.app)
-      .patch(created.body.url as string)
+      .patch(created.url)
       .set('Authorization', creator.auth)
       .send({ description: 'still mine' });
     expect(res.status).toBe(200);
+    const after = await request(t.app).get(created.url).set('Authorization', creator.auth);
+    expect(after.body).toMatchObject({ description: 'still mine', updated_by: creator.username });
   });
 
   it('the sources of a private org answer 401/403 to those outside it, even the public ones', async () => {
@@ -310,11 +308,10 @@ describe('changes of access and of membership', () => {
     const outsider = await createUser(t);
     const own = await createOrg(t, admin, { public_access: 'None' });
     await addMember(t, own.id, admin, member);
-    const created = await request(t.app)
-      .post(`/orgs/${own.id}/sources/`)
-      .set('Authorization', admin.auth)
-      .send({ id: uniqueId('po'), name: 'In a private org' });
-    const url = created.body.url as string;
+    const { url } = await createRepo(t, `/orgs/${own.id}`, admin, {
+      id: uniqueId('po'),
+      name: 'In a private org',
+    });
     for (const path of [
       url,
       `${url}versions/`,

@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createRepo, createVersion } from '../factories/content';
 
 /**
  * One fixture, read by every test below (tests that change things make their own):
@@ -33,13 +34,8 @@ beforeAll(async () => {
   org = await createOrg(t, ownerA);
   await addMember(t, org.id, ownerA, member);
   otherOrg = await createOrg(t, outsider);
-  const make = async (owner: string, segment: string, body: Record<string, unknown>) => {
-    const res = await request(t.app)
-      .post(`${owner}/${segment}/`)
-      .set('Authorization', ownerA.auth)
-      .send(body);
-    if (res.status !== 201) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
-  };
+  const make = (owner: string, kind: 'sources' | 'collections', body: Record<string, unknown>) =>
+    createRepo(t, owner, ownerA, body, kind);
   const o = `/orgs/${org.id}`;
   await make(o, 'sources', {
     id: id('s1'),
@@ -88,11 +84,7 @@ beforeAll(async () => {
     name: 'Eta Mine',
     collection_type: 'Subset',
   });
-  const v1 = await request(t.app)
-    .post(`${o}/sources/${id('s1')}/versions/`)
-    .set('Authorization', ownerA.auth)
-    .send({ id: 'v1', released: true });
-  if (v1.status !== 201) throw new Error(`version: ${v1.status}`);
+  await createVersion(t, `${o}/sources/${id('s1')}/`, ownerA, 'v1', { released: true });
 });
 afterAll(async () => t.close());
 
@@ -302,7 +294,7 @@ describe('search and sort', () => {
       [base, 'Zulu'],
       [`${base}-b`, 'Mike'],
     ]) {
-      await request(t.app).post(`/orgs/${own.id}/sources/`).set(as(owner)).send({ id: rid, name });
+      await createRepo(t, `/orgs/${own.id}`, owner, { id: rid, name });
     }
     const names = async (query: Record<string, string>): Promise<string[]> => {
       const res = await request(t.app).get(`/orgs/${own.id}/sources/`).query(query);
@@ -320,10 +312,7 @@ describe('search and sort', () => {
     const made: string[] = [];
     for (const suffix of ['x', 'y', 'z']) {
       const rid = uniqueId(suffix);
-      await request(t.app)
-        .post(`/orgs/${own.id}/sources/`)
-        .set(as(owner))
-        .send({ id: rid, name: `Source ${suffix}` });
+      await createRepo(t, `/orgs/${own.id}`, owner, { id: rid, name: `Source ${suffix}` });
       made.push(rid);
     }
     await request(t.app)

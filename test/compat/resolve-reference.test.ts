@@ -8,7 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
-import { createRepo, createVersion } from '../factories/content';
+import { createConcept, createRepo, createVersion } from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -339,15 +339,11 @@ describe('mapping ends resolve through the registry', () => {
     const target = await orgWithPeople();
     const url = canonical();
     const source = await createRepo(t, `/orgs/${target.org}`, target.admin, { canonical_url: url });
-    await request(t.app)
-      .post(`${source.url}concepts/`)
-      .set(as(target.admin))
-      .send({
-        id: 'B54',
-        concept_class: 'Diagnosis',
-        names: [{ name: 'Malaria', locale: 'en', locale_preferred: true }],
-      })
-      .expect(201);
+    await createConcept(t, source.url, target.admin, {
+      id: 'B54',
+      concept_class: 'Diagnosis',
+      names: [{ name: 'Malaria', locale: 'en', locale_preferred: true }],
+    });
     // A decoy elsewhere under the same URL: the registry decides.
     const decoy = await orgWithPeople();
     await createRepo(t, `/orgs/${decoy.org}`, decoy.admin, { canonical_url: url });

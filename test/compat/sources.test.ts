@@ -404,10 +404,13 @@ describe('GET {owner}/sources/:source/[:version/] (spec core §4.6, §9.2)', () 
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
     const collectionId = uniqueId('col');
-    await request(t.app)
-      .post(`/orgs/${org.id}/collections/`)
-      .set(as(admin))
-      .send({ short_code: collectionId, name: 'C' });
+    await createRepo(
+      t,
+      `/orgs/${org.id}`,
+      admin,
+      { short_code: collectionId, name: 'C' },
+      'collections',
+    );
     for (const url of [
       `/orgs/${org.id}/sources/${uniqueId('none')}/`,
       `${source.url}nope/`,
@@ -500,6 +503,8 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
       autoid_mapping_mnemonic: 'uuid',
       name: 'Renamed',
     });
+    const read = await request(t.app).get(source.url).set(as(admin));
+    expect(read.body).toEqual(cleared.body);
   });
 
   it('a blank full_name falls back to the name', async () => {

@@ -225,6 +225,8 @@ describe('updating users', () => {
       .set('Authorization', other.auth)
       .send({ name: 'Hijacked' });
     expect(byOther.status).toBe(403);
+    const read = () => request(t.app).get(`/users/${user.username}/`).set('Authorization', t.admin);
+    expect((await read()).body.name).toBe(`Name of ${user.username}`);
     const byAdmin = await request(t.app)
       .post(`/users/${user.username}/`)
       .set('Authorization', t.admin)
@@ -232,6 +234,7 @@ describe('updating users', () => {
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.body.name).toBe('Renamed');
     expect(byAdmin.body.updated_by).toBe('ocladmin');
+    expect((await read()).body).toMatchObject({ name: 'Renamed', updated_by: 'ocladmin' });
   });
 
   it('accepts PUT and PATCH as the reference clients send them', async () => {
@@ -256,6 +259,8 @@ describe('updating users', () => {
       .send({ username: 'other' });
     expect(res.status).toBe(400);
     expect(res.body.errors.username).toBeDefined();
+    const me = await request(t.app).get('/user/').set('Authorization', user.auth);
+    expect(me.body.username).toBe(user.username);
   });
 
   it('a new password replaces the old one for login', async () => {

@@ -309,6 +309,8 @@ describe('collection references through GraphQL', () => {
     expect(errorCode(await gql(t, outsider.auth, create, { c: w.collection }))).toBe('FORBIDDEN');
     const data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
     expect(data.collection.references.totalCount).toBe(0);
+    const e1 = `query($c: String!) { expansion(collection: $c, mnemonic: "e1") { mnemonic } }`;
+    expect(errorCode(await gql(t, w.owner.auth, e1, { c: w.collection }))).toBe('NOT_FOUND');
   });
 
   it('createExpansion evaluates with its parameters; expansion(…) reads it; deleteExpansion removes it', async () => {

@@ -1,6 +1,12 @@
 import request from 'supertest';
 import { addMember, createOrg, createTestApp, createUser, type TestApp } from '../factories';
-import { createSource } from '../factories/content';
+import {
+  createConcept,
+  createMapping,
+  createRepo,
+  createSource,
+  createVersion,
+} from '../factories/content';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -50,6 +56,10 @@ describe('concepts through GraphQL', () => {
     expect(errorCode(await gql(t, undefined, CREATE, { s: src.url, i: MALARIA }))).toBe(
       'UNAUTHENTICATED',
     );
+    const list = `query($u: String!) { source(url: $u) { concepts { totalCount } } }`;
+    expect(dataOf(await gql(t, src.owner.auth, list, { u: src.url })).source.concepts).toEqual({
+      totalCount: 0,
+    });
   });
 
   it('updateConcept makes a version; an identical edit is UNCHANGED; a version URL reads the old one', async () => {
@@ -63,14 +73,16 @@ describe('concepts through GraphQL', () => {
       await gql(t, src.owner.auth, update, { u: url, i: { datatype: 'Coded' } }),
     );
     expect(edited.updateConcept).toMatchObject({ datatype: 'Coded', versionsCount: 2 });
-    const read = `query($u: String!) { concept(url: $u) { datatype isLatestVersion versions { totalCount items { datatype } } } }`;
+    const read = `query($u: String!) { concept(url: $u) { datatype isLatestVersion versions { totalCount items { version datatype } } } }`;
     const now = dataOf(await gql(t, undefined, read, { u: url }));
+    expect(now.concept.datatype).toBe('Coded');
     expect(now.concept.versions.items.map((v: { datatype: string }) => v.datatype)).toEqual([
       'Coded',
       'N/A',
     ]);
-    const first = now.concept.versions.items[1];
-    expect(first).toBeDefined();
+    const first = now.concept.versions.items[1] as { version: string };
+    const old = dataOf(await gql(t, undefined, read, { u: `${url}${first.version}/` }));
+    expect([old.concept.datatype, old.concept.isLatestVersion]).toEqual(['N/A', false]);
   });
 
   it('retireConcept and reactivateConcept flip retired with new versions', async () => {
@@ -99,15 +111,17 @@ describe('concepts through GraphQL', () => {
       ),
     );
     expect(back.reactivateConcept).toEqual({ retired: false, versionsCount: 3 });
+    const read = `query($u: String!) { concept(url: $u) { retired versions { items { retired } } } }`;
+    expect(dataOf(await gql(t, undefined, read, { u: url })).concept).toEqual({
+      retired: false,
+      versions: { items: [{ retired: false }, { retired: true }, { retired: false }] },
+    });
   });
 
   it('Source.concepts lists as of the version the source was read at', async () => {
     const src = await source();
     await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
-    await request(t.app)
-      .post(`${src.url}versions/`)
-      .set('Authorization', src.owner.auth)
-      .send({ id: 'v1' });
+    await createVersion(t, src.url, src.owner, 'v1');
     await gql(t, src.owner.auth, CREATE, { s: src.url, i: { ...MALARIA, id: 'later' } });
     const q = `query($u: String!) { source(url: $u) { concepts { totalCount items { id source { version } } } } }`;
     const head = dataOf(await gql(t, undefined, q, { u: src.url }));
@@ -137,14 +151,11 @@ describe('concepts through GraphQL', () => {
     for (const size of [5, 60]) {
       const src = await source();
       for (let i = 0; i < size; i += 1) {
-        await request(t.app)
-          .post(`${src.url}concepts/`)
-          .set('Authorization', src.owner.auth)
-          .send({
-            id: `C${i}`,
-            concept_class: 'Misc',
-            names: [{ name: `Name ${i}`, locale: 'en' }],
-          });
+        await createConcept(t, src.url, src.owner, {
+          id: `C${i}`,
+          concept_class: 'Misc',
+          names: [{ name: `Name ${i}`, locale: 'en' }],
+        });
       }
       const q = `query($s: String!) { concepts(source: $s, limit: 100) { totalCount items { ${CONCEPT_FIELDS} source { id versionsCount activeConcepts } } } }`;
       t.queries.count = 0;
@@ -160,15 +171,9 @@ describe('the concept shorthand', () => {
   it('concept(url) accepts org:source:concept and its versioned forms', async () => {
     const owner = await createUser(t);
     const org = await createOrg(t, owner);
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set('Authorization', owner.auth)
-      .send({ id: 'S', name: 'S' });
+    await createRepo(t, `/orgs/${org.id}`, owner, { id: 'S', name: 'S' });
     await gql(t, owner.auth, CREATE, { s: `/orgs/${org.id}/sources/S/`, i: MALARIA });
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/S/versions/`)
-      .set('Authorization', owner.auth)
-      .send({ id: 'v1' });
+    await createVersion(t, `/orgs/${org.id}/sources/S/`, owner, 'v1');
     await request(t.app)
       .patch(`/orgs/${org.id}/sources/S/concepts/116128/`)
       .set('Authorization', owner.auth)
@@ -194,14 +199,11 @@ describe('concept(url) reads a concept as the REST detail does', () => {
       s: src.url,
       i: { ...MALARIA, id: 'B', names: [{ name: 'Bee', locale: 'en' }] },
     });
-    await request(t.app)
-      .post(`${src.url}mappings/`)
-      .set('Authorization', src.owner.auth)
-      .send({
-        map_type: 'SAME-AS',
-        from_concept_url: `${src.url}concepts/116128/`,
-        to_concept_url: `${src.url}concepts/B/`,
-      });
+    await createMapping(t, src.url, src.owner, {
+      map_type: 'SAME-AS',
+      from_concept_url: `${src.url}concepts/116128/`,
+      to_concept_url: `${src.url}concepts/B/`,
+    });
     const q = `query($u: String!) { concept(url: $u) { versionsCount mappings { mapType toConcept { id displayName } } } }`;
     interface Read {
       versionsCount: number;
@@ -226,10 +228,7 @@ describe('concept(url) reads a concept as the REST detail does', () => {
     const member = await createUser(t);
     await addMember(t, org.id, admin, member);
     const url = `/orgs/${org.id}/sources/P/`;
-    await request(t.app)
-      .post(`/orgs/${org.id}/sources/`)
-      .set('Authorization', admin.auth)
-      .send({ id: 'P', name: 'P', public_access: 'None' });
+    await createRepo(t, `/orgs/${org.id}`, admin, { id: 'P', name: 'P', public_access: 'None' });
     await gql(t, admin.auth, CREATE, { s: url, i: MALARIA });
     const q = `query($u: String!) { concept(url: $u) { id } }`;
     const read = (auth: string | undefined, u: string) => gql(t, auth, q, { u });

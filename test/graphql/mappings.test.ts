@@ -106,11 +106,15 @@ describe('mappings through GraphQL', () => {
       await gql(
         t,
         undefined,
-        `query($u: String!) { mapping(url: $u) { versions { totalCount } } }`,
+        `query($u: String!) { mapping(url: $u) { mapType retired versions { totalCount } } }`,
         { u: url },
       ),
     );
-    expect(read.mapping.versions.totalCount).toBe(4);
+    expect(read.mapping).toEqual({
+      mapType: 'NARROWER-THAN',
+      retired: false,
+      versions: { totalCount: 4 },
+    });
   });
 
   it('Concept.mappings and inverseMappings; mappings(source, filters)', async () => {
