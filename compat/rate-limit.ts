@@ -4,12 +4,13 @@ import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-li
 import type { Config } from '../src/config';
 import { peekContext } from '../src/context';
 import type { Logger } from '../src/logger';
-import type {
-  RateLimitService,
-  RateWindow,
-  ServiceContext,
-  Services,
-  WindowCount,
+import {
+  COUNT_FLUSH_MS,
+  type RateLimitService,
+  type RateWindow,
+  type ServiceContext,
+  type Services,
+  type WindowCount,
 } from '../src/services';
 import { errorBody } from './http';
 
@@ -30,10 +31,15 @@ const WINDOWS: readonly Window[] = [
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
- * The counts of the request being served, by client key. The first window's store counts the
- * request in every window with one statement; the next window's store finds its count here.
+ * The request being served: the limit it is held to in each window, and its counts by client key.
+ * The first window's store counts the request in every window at once; the next window's store
+ * finds its count here.
  */
-const requestCounts = new AsyncLocalStorage<Map<string, Promise<WindowCount[]>>>();
+interface RequestCounts {
+  limits: number[];
+  counts: Map<string, Promise<WindowCount[]>>;
+}
+const requestCounts = new AsyncLocalStorage<RequestCounts>();
 
 /**
  * express-rate-limit's `Store` over our shared counters (`RateLimitService`), one instance per
@@ -51,12 +57,15 @@ class SharedCounterStore implements Store {
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
-    const counts = requestCounts.getStore();
-    if (!counts) return infoOf((await this.counters.hit(key, [this.window]))[0]);
-    let pending = counts.get(key);
+    const request = requestCounts.getStore();
+    if (!request) return infoOf((await this.counters.hit(key, [this.window]))[0]);
+    let pending = request.counts.get(key);
     if (!pending) {
-      pending = this.counters.hit(key, WINDOWS);
-      counts.set(key, pending);
+      pending = this.counters.hit(
+        key,
+        WINDOWS.map((window, i) => ({ ...window, limit: request.limits[i] })),
+      );
+      request.counts.set(key, pending);
     }
     return infoOf((await pending)[WINDOWS.indexOf(this.window)]);
   }
@@ -82,7 +91,8 @@ function infoOf(count: WindowCount): ClientRateLimitInfo {
 export interface RateLimiting {
   /** Mount after `attachContext` (limits depend on who asks) and before the edges. */
   handlers: RequestHandler[];
-  stop(): void;
+  /** Stops the timers and hands on the counts not yet shared. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -102,12 +112,19 @@ export function rateLimiting(services: Services, limits: Limits, log: Logger): R
         }
       : null,
   );
-  if (!limits.enabled) return { handlers: [], stop: () => undefined };
+  if (!limits.enabled) return { handlers: [], stop: async () => undefined };
   const logger = {
     error: (error: unknown, message?: string) => log.error({ err: error }, message ?? 'rate limit'),
     warn: (error: unknown, message?: string) => log.warn({ err: error }, message ?? 'rate limit'),
   };
-  const scope: RequestHandler = (_req, _res, next) => requestCounts.run(new Map(), next);
+  const scope: RequestHandler = (_req, res, next) =>
+    requestCounts.run(
+      {
+        limits: WINDOWS.map((window) => limitOf(peekContext(res), limits, window)),
+        counts: new Map(),
+      },
+      next,
+    );
   const limiters = WINDOWS.map((window) =>
     rateLimit({
       windowMs: window.ms,
@@ -122,13 +139,26 @@ export function rateLimiting(services: Services, limits: Limits, log: Logger): R
       logger,
     }),
   );
-  const timer = setInterval(() => {
+  const sweeper = setInterval(() => {
     services.rateLimits.sweep().catch((error: unknown) => {
       log.warn({ err: error }, 'deleting expired rate-limit counters failed');
     });
   }, SWEEP_INTERVAL_MS);
-  timer.unref();
-  return { handlers: [scope, ...limiters], stop: () => clearInterval(timer) };
+  sweeper.unref();
+  const flush = (): Promise<void> =>
+    services.rateLimits.flush().catch((error: unknown) => {
+      log.warn({ err: error }, 'sharing rate-limit counts failed');
+    });
+  const flusher = setInterval(() => void flush(), COUNT_FLUSH_MS);
+  flusher.unref();
+  return {
+    handlers: [scope, ...limiters],
+    stop: async () => {
+      clearInterval(sweeper);
+      clearInterval(flusher);
+      await flush();
+    },
+  };
 }
 
 /** A user's own limit (set by an administrator) or the instance's; 0 is no limit. */

@@ -122,7 +122,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   return {
     express: app,
     close: async () => {
-      rateLimits.stop();
+      await rateLimits.stop();
       try {
         await graphql.stop();
       } finally {

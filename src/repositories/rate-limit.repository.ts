@@ -1,10 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import { preparedQuery } from './prepared';
 
-/** A counter to count one hit on: its key and, when it starts afresh, how long its window lasts. */
+/**
+ * Hits to count on a counter: its key, how many (one unless hits counted in one process are
+ * handed on together) and, when it starts afresh, how long its window lasts.
+ */
 export interface CounterHit {
   key: string;
   windowMs: number;
+  hits?: number;
 }
 
 /** A counter as it stands: hits in its current window and when that window ends. */
@@ -27,18 +31,18 @@ export class RateLimitRepository {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * Counts one hit on each counter, in one statement, and answers their states after it. The
+   * Counts the hits on each counter, in one statement, and answers their states after it. The
    * upsert takes each row's lock, so parallel hits on one counter all count; rows are taken in key
    * order, so two statements touching the same counters cannot deadlock.
    */
   async increment(counters: readonly CounterHit[]): Promise<Map<string, CounterState>> {
     const sorted = [...counters].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     // Prepared (it runs on every request): planning it would cost more than running it.
-    const rows = await preparedQuery<CounterRow>(
-      this.em,
-      incrementStatement(sorted.length),
-      sorted.flatMap((c) => [c.key, c.windowMs / 1000]),
-    );
+    const rows = await preparedQuery<CounterRow>(this.em, INCREMENT, [
+      sorted.map((c) => c.key),
+      sorted.map((c) => c.hits ?? 1),
+      sorted.map((c) => c.windowMs / 1000),
+    ]);
     return statesOf(rows);
   }
 
@@ -74,22 +78,19 @@ export class RateLimitRepository {
   }
 }
 
-const incrementStatements: string[] = [];
-
-/** The upsert of `n` counters (VALUES rows are inserted in the order given). */
-function incrementStatement(n: number): string {
-  incrementStatements[n] ??= `
-    INSERT INTO rate_limit_counters AS c (key, hits, reset_at)
-    VALUES ${Array.from(
-      { length: n },
-      (_, i) => `($${2 * i + 1}::text, 1, now() + $${2 * i + 2}::float8 * interval '1 second')`,
-    ).join(', ')}
-    ON CONFLICT (key) DO UPDATE SET
-      hits = CASE WHEN c.reset_at <= now() THEN 1 ELSE c.hits + 1 END,
-      reset_at = CASE WHEN c.reset_at <= now() THEN excluded.reset_at ELSE c.reset_at END
-    RETURNING c.key, c.hits, c.reset_at`;
-  return incrementStatements[n];
-}
+/**
+ * The upsert of any number of counters, given as arrays, taken in key order (the caller sorts):
+ * one prepared statement whatever their number.
+ */
+const INCREMENT = `
+  INSERT INTO rate_limit_counters AS c (key, hits, reset_at)
+  SELECT key, hits, now() + seconds * interval '1 second'
+  FROM unnest($1::text[], $2::int[], $3::float8[]) WITH ORDINALITY AS h(key, hits, seconds, i)
+  ORDER BY i
+  ON CONFLICT (key) DO UPDATE SET
+    hits = CASE WHEN c.reset_at <= now() THEN excluded.hits ELSE c.hits + excluded.hits END,
+    reset_at = CASE WHEN c.reset_at <= now() THEN excluded.reset_at ELSE c.reset_at END
+  RETURNING c.key, c.hits, c.reset_at`;
 
 function statesOf(rows: CounterRow[]): Map<string, CounterState> {
   return new Map(

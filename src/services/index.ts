@@ -33,10 +33,12 @@ export type { Actor, ServiceContext } from './context';
 export type { UserRateLimits } from './actor';
 export type {
   FailedLoginLimits,
+  LimitedWindow,
   RateLimitService,
   RateWindow,
   WindowCount,
 } from './rate-limit.service';
+export { COUNT_FLUSH_MS } from './rate-limit.service';
 export { isAuthenticated, isSuperuser } from './access';
 export { ADMIN_USERNAME } from './bootstrap';
 export { createMailer } from './mailer';

@@ -8,8 +8,39 @@ export interface RateWindow {
   ms: number;
 }
 
+/** A window with the limit one request is held to in it (0: none; absent: count exactly). */
+export interface LimitedWindow extends RateWindow {
+  limit?: number;
+}
+
 /** Requests counted in one window so far, and when that window ends. */
 export type WindowCount = CounterState;
+
+/**
+ * How request counts are shared: a process counts a client's requests in memory, and hands them
+ * to the shared counters at least this often (ms)...
+ */
+export const COUNT_FLUSH_MS = 100;
+/** ...while the shared count it knows is at most this old (ms), ... */
+const LOCAL_MAX_AGE_MS = 1_000;
+/** ...the limit is at least this many... */
+const LOCAL_MIN_LIMIT = 100;
+/** ...and the client has used less than half of it; else each request is counted exactly. */
+const LOCAL_SHARE = 0.5;
+
+/** A counter as this process counts it: the shared state it last saw and its own hits since. */
+interface LocalCounter {
+  /** Hits counted by every process as of the last statement on this counter. */
+  shared: number;
+  /** Hits counted here since, not yet handed to the shared counter. */
+  pending: number;
+  /** Hits counted here and being handed to the shared counter by a statement not yet answered. */
+  sending: number;
+  resetAt: Date;
+  windowMs: number;
+  /** When `shared` was read (ms since the epoch). */
+  syncedAt: number;
+}
 
 /** The failed-login limits (spec core §8.2 leaves them to us); a limit of 0 is off. */
 export interface FailedLoginLimits {
@@ -35,6 +66,7 @@ const NO_ATTEMPT: LoginAttempt = { keys: [] };
  */
 export class RateLimitService {
   private failedLogins: FailedLoginLimits | null = null;
+  private readonly local = new Map<string, LocalCounter>();
 
   constructor(private readonly repos: Repositories) {}
 
@@ -43,16 +75,103 @@ export class RateLimitService {
     this.failedLogins = limits;
   }
 
-  /** Counts one request of `client` in every window at once (one statement); the counts after. */
-  async hit(client: string, windows: readonly RateWindow[]): Promise<WindowCount[]> {
-    const states = await this.repos.rateLimits.increment(
-      windows.map((window) => ({ key: counterKey(window, client), windowMs: window.ms })),
-    );
-    return windows.map((window) => {
-      const state = states.get(counterKey(window, client));
-      if (!state) throw new Error(`No count came back for ${counterKey(window, client)}`);
-      return state;
+  /**
+   * Counts one request of `client` in every window; the counts after. Far below a window's limit
+   * the request is counted in this process and handed on by `flush`, so most requests cost no
+   * statement; near it (or for small limits, or when what this process knows of the other
+   * processes' counts is old) every window is counted in one statement on the shared counters,
+   * so that the limit holds exactly across processes where it matters.
+   */
+  async hit(client: string, windows: readonly LimitedWindow[]): Promise<WindowCount[]> {
+    const now = Date.now();
+    const keys = windows.map((window) => counterKey(window, client));
+    const counters = keys.map((key) => this.local.get(key));
+    if (windows.every((window, i) => countsLocally(counters[i], window.limit, now))) {
+      return counters.map((counter) => {
+        counter!.pending += 1;
+        return { hits: estimate(counter!), resetAt: counter!.resetAt };
+      });
+    }
+    // This request and whatever this process counted of these clients so far, at once.
+    const hits = counters.map((counter) => 1 + (counter?.pending ?? 0));
+    const sending = counters.map((counter) => {
+      if (!counter) return 0;
+      const handed = counter.pending;
+      counter.pending = 0;
+      counter.sending += handed;
+      return handed;
     });
+    let states: Map<string, CounterState>;
+    try {
+      states = await this.repos.rateLimits.increment(
+        windows.map((window, i) => ({ key: keys[i], windowMs: window.ms, hits: hits[i] })),
+      );
+    } catch (error) {
+      counters.forEach((counter, i) => counter && unsend(counter, sending[i], true));
+      throw error;
+    }
+    counters.forEach((counter, i) => counter && unsend(counter, sending[i], false));
+    return keys.map((key, i) => {
+      const state = states.get(key);
+      if (!state) throw new Error(`No count came back for ${key}`);
+      const counter = this.synced(key, windows[i].ms, state, now);
+      // This request's count: the shared one, and what this process counted while it was asked.
+      return { hits: state.hits + counter.sending + counter.pending, resetAt: state.resetAt };
+    });
+  }
+
+  /**
+   * Hands the requests this process counted to the shared counters (one statement), learns their
+   * shared counts, and forgets counters it has not needed for a while. Run every
+   * `COUNT_FLUSH_MS` by each process, and at its stop.
+   */
+  async flush(): Promise<void> {
+    const now = Date.now();
+    const due: Array<{ key: string; windowMs: number; hits: number; counter: LocalCounter }> = [];
+    for (const [key, counter] of this.local) {
+      if (counter.resetAt.getTime() <= now)
+        this.local.delete(key); // its hits ended with it
+      else if (counter.pending > 0) {
+        due.push({ key, windowMs: counter.windowMs, hits: counter.pending, counter });
+        counter.sending += counter.pending;
+        counter.pending = 0;
+      } else if (now - counter.syncedAt > LOCAL_MAX_AGE_MS) this.local.delete(key);
+    }
+    if (due.length === 0) return;
+    let states: Map<string, CounterState>;
+    try {
+      states = await this.repos.rateLimits.increment(due);
+    } catch (error) {
+      for (const { counter, hits } of due) unsend(counter, hits, true);
+      throw error;
+    }
+    for (const { counter, hits } of due) unsend(counter, hits, false);
+    for (const { key, windowMs } of due) {
+      const state = states.get(key);
+      if (state) this.synced(key, windowMs, state, now);
+    }
+  }
+
+  /** Records a counter's shared state as a statement answered it at `now`. */
+  private synced(key: string, windowMs: number, state: CounterState, now: number): LocalCounter {
+    const counter = this.local.get(key);
+    if (counter && counter.resetAt.getTime() === state.resetAt.getTime()) {
+      // Statements may answer out of order; a count only grows within its window.
+      counter.shared = Math.max(counter.shared, state.hits);
+      counter.syncedAt = now;
+      return counter;
+    }
+    // New here, or a new window: what was counted here belonged to the window that ended.
+    const fresh: LocalCounter = {
+      shared: state.hits,
+      pending: 0,
+      sending: 0,
+      resetAt: state.resetAt,
+      windowMs,
+      syncedAt: now,
+    };
+    this.local.set(key, fresh);
+    return fresh;
   }
 
   /** The count of `client` in `window`, when its window is open. */
@@ -62,12 +181,15 @@ export class RateLimitService {
   }
 
   /** Takes back one counted request. */
-  uncount(client: string, window: RateWindow): Promise<void> {
-    return this.repos.rateLimits.decrement(counterKey(window, client));
+  async uncount(client: string, window: RateWindow): Promise<void> {
+    const counter = this.local.get(counterKey(window, client));
+    if (counter && counter.pending > 0) counter.pending -= 1;
+    else await this.repos.rateLimits.decrement(counterKey(window, client));
   }
 
   /** Forgets the count of `client` in `window`. */
   reset(client: string, window: RateWindow): Promise<void> {
+    this.local.delete(counterKey(window, client));
     return this.repos.rateLimits.delete([counterKey(window, client)]);
   }
 
@@ -126,6 +248,29 @@ export class RateLimitService {
   async loginSucceeded(attempt: LoginAttempt): Promise<void> {
     if (attempt.accountToClear) await this.repos.rateLimits.delete([attempt.accountToClear]);
   }
+}
+
+/** The count of a window as this process knows it. */
+function estimate(counter: LocalCounter): number {
+  return counter.shared + counter.sending + counter.pending;
+}
+
+/** A statement handing on `hits` was answered: they are shared now, or (`failed`) pending again. */
+function unsend(counter: LocalCounter, hits: number, failed: boolean): void {
+  counter.sending -= hits;
+  if (failed) counter.pending += hits;
+}
+
+/** Whether one more request may be counted in this process alone (see `hit`). */
+function countsLocally(
+  counter: LocalCounter | undefined,
+  limit: number | undefined,
+  now: number,
+): counter is LocalCounter {
+  if (!counter || limit === undefined) return false;
+  if (counter.resetAt.getTime() <= now || now - counter.syncedAt > LOCAL_MAX_AGE_MS) return false;
+  if (limit === 0) return true;
+  return limit >= LOCAL_MIN_LIMIT && estimate(counter) + 1 <= limit * LOCAL_SHARE;
 }
 
 function counterKey(window: RateWindow, client: string): string {
