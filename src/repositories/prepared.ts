@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
-import type { PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { EntityManager } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { assertOutsideTransaction } from '../db/transaction-scope';
 
 const statementNames = new Map<string, string>();
 
@@ -19,12 +21,16 @@ export async function preparedQuery<T>(
     name = `registry_${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
     statementNames.set(sql, name);
   }
-  const runner = em.queryRunner ?? em.dataSource.createQueryRunner();
-  try {
+  const query = { name, text: sql, values: params };
+  const runner = em.queryRunner;
+  em.dataSource.logger.logQuery(sql, params, runner);
+  if (runner) {
+    // Inside a transaction: its own connection, and no other (transaction-scope.ts).
     const client = (await runner.connect()) as PoolClient;
-    em.dataSource.logger.logQuery(sql, params, runner);
-    return (await client.query<T & QueryResultRow>({ name, text: sql, values: params })).rows;
-  } finally {
-    if (runner !== em.queryRunner) await runner.release();
+    return (await client.query<T & QueryResultRow>(query)).rows;
   }
+  // Outside one, straight to the pool: TypeORM's query runner would add a layer per statement.
+  assertOutsideTransaction();
+  const pool = (em.dataSource.driver as PostgresDriver).master as Pool;
+  return (await pool.query<T & QueryResultRow>(query)).rows;
 }
