@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { ipKeyGenerator } from 'express-rate-limit';
 import request, { type Response } from 'supertest';
 import { COUNT_FLUSH_MS } from '../../src/services';
-import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
 
 /**
  * Rate limits (spec core §8.2) and login hardening. Limits are off in every other test file;
@@ -402,5 +403,164 @@ describe('counting', () => {
     t.queries.count = 0;
     expect((await get(t, '/version/', from)).status).toBe(200);
     expect(t.queries.count).toBe(1);
+  });
+});
+
+describe('failed logins', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await limitedApp({
+      RATE_LIMIT_ANON_PER_MINUTE: '1000',
+      LOGIN_FAILURES_PER_ACCOUNT: '3',
+      LOGIN_FAILURES_PER_IP: '5',
+      LOGIN_FAILURE_WINDOW_MINUTES: '15',
+    });
+  });
+
+  it('refuse an account after too many failures, even with the right password', async () => {
+    const user = await createUser(setup);
+    for (const name of [user.username, user.username.toUpperCase(), user.username]) {
+      expect((await loginFrom(t, newAddress(), name, 'wrong-password')).status).toBe(400);
+    }
+    const refused = await loginFrom(t, newAddress(), user.username, user.password);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      code: 'Too Many Requests',
+      message: expect.stringMatching(/Too many failed logins.*try again in \d+ seconds/),
+    });
+    expect(retryAfter(refused)).toBeGreaterThan(800);
+    expect(retryAfter(refused)).toBeLessThanOrEqual(900);
+    // Basic credentials of that account are refused the same way.
+    const byBasic = await get(t, '/user/', newAddress(), basic(user.username, user.password));
+    expect(byBasic.status).toBe(429);
+    expect(retryAfter(byBasic)).toBeGreaterThan(800);
+    // A token issued before still works; other accounts log in from the same addresses.
+    expect((await get(t, '/user/', newAddress(), user.auth)).status).toBe(200);
+    const other = await createUser(setup);
+    expect((await loginFrom(t, newAddress(), other.username, other.password)).status).toBe(200);
+  });
+
+  it('refuse an address after too many failures, whatever the account', async () => {
+    const from = newAddress();
+    for (let i = 0; i < 5; i += 1) {
+      expect((await loginFrom(t, from, uniqueId('nobody'), 'wrong-password')).status).toBe(400);
+    }
+    const user = await createUser(setup);
+    const refused = await loginFrom(t, from, user.username, user.password);
+    expect(refused.status).toBe(429);
+    expect(retryAfter(refused)).toBeGreaterThan(800);
+    expect((await get(t, '/user/', from, basic(user.username, user.password))).status).toBe(429);
+    expect((await loginFrom(t, newAddress(), user.username, user.password)).status).toBe(200);
+  });
+
+  it("a successful login clears the account's failures", async () => {
+    const user = await createUser(setup);
+    for (let i = 0; i < 2; i += 1) {
+      expect((await loginFrom(t, newAddress(), user.username, 'wrong-password')).status).toBe(400);
+    }
+    expect((await loginFrom(t, newAddress(), user.username, user.password)).status).toBe(200);
+    for (let i = 0; i < 2; i += 1) {
+      expect((await loginFrom(t, newAddress(), user.username, 'wrong-password')).status).toBe(400);
+    }
+    expect((await loginFrom(t, newAddress(), user.username, user.password)).status).toBe(200);
+  });
+
+  it('count failed HTTP Basic credentials, per account and per address', async () => {
+    const user = await createUser(setup);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await get(t, '/user/', newAddress(), basic(user.username, `wrong-${i}`));
+      expect(res.status).toBe(401);
+    }
+    const refused = await get(t, '/user/', newAddress(), basic(user.username, user.password));
+    expect(refused.status).toBe(429);
+    expect(retryAfter(refused)).toBeGreaterThan(800);
+    expect((await loginFrom(t, newAddress(), user.username, user.password)).status).toBe(429);
+
+    const from = newAddress();
+    for (let i = 0; i < 5; i += 1) {
+      const res = await get(t, '/version/', from, basic(uniqueId('nobody'), 'wrong-password'));
+      expect(res.status).toBe(401);
+    }
+    const other = await createUser(setup);
+    expect((await get(t, '/user/', from, basic(other.username, other.password))).status).toBe(429);
+  });
+
+  it('count malformed Basic credentials against the address', async () => {
+    const from = newAddress();
+    for (let i = 0; i < 5; i += 1) {
+      expect((await get(t, '/user/', from, 'Basic bm90LWEtcGFpcg==')).status).toBe(401);
+    }
+    const user = await createUser(setup);
+    expect((await loginFrom(t, from, user.username, user.password)).status).toBe(429);
+  });
+
+  it('throttle the GraphQL login mutation and Basic credentials sent to GraphQL', async () => {
+    const user = await createUser(setup);
+    const mutation = (password: string, from = newAddress()) =>
+      request(t.app)
+        .post('/graphql')
+        .set('X-Forwarded-For', from)
+        .send({
+          query: `mutation { login(username: "${user.username}", password: "${password}") { token } }`,
+        });
+    for (let i = 0; i < 3; i += 1) {
+      const res = await mutation('wrong-password');
+      expect(res.body.errors[0].extensions.code).toBe('INVALID');
+    }
+    const refused = await mutation(user.password);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(refused.body.errors[0].extensions.retryAfterSeconds).toBeGreaterThan(800);
+
+    const byBasic = await request(t.app)
+      .post('/graphql')
+      .set('X-Forwarded-For', newAddress())
+      .set('Authorization', basic(user.username, user.password))
+      .send({ query: '{ me { username } }' });
+    expect(byBasic.status).toBe(429);
+    expect(retryAfter(byBasic)).toBeGreaterThan(800);
+    expect(byBasic.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+  });
+});
+
+describe('login timing', () => {
+  const median = (values: number[]): number => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+  };
+
+  async function timed(send: () => Promise<Response>, status: number): Promise<number> {
+    const start = performance.now();
+    const res = await send();
+    const ms = performance.now() - start;
+    expect(res.status).toBe(status);
+    return ms;
+  }
+
+  it('takes as long to refuse an unknown username as a wrong password', async () => {
+    const user = await createUser(setup);
+    const unknown: number[] = [];
+    const known: number[] = [];
+    const login = (username: string) => () =>
+      request(setup.app).post('/users/login/').send({ username, password: 'wrong-password' });
+    await timed(login(uniqueId('nobody')), 400); // warm-up
+    for (let i = 0; i < 7; i += 1) {
+      unknown.push(await timed(login(uniqueId('nobody')), 400));
+      known.push(await timed(login(user.username), 400));
+    }
+    expect(median(unknown)).toBeGreaterThanOrEqual(median(known) / 2);
+  });
+
+  it('takes as long to refuse Basic credentials of an unknown user as a wrong password', async () => {
+    const user = await createUser(setup);
+    const unknown: number[] = [];
+    const known: number[] = [];
+    const call = (username: string) => () =>
+      request(setup.app).get('/user/').set('Authorization', basic(username, 'wrong-password'));
+    await timed(call(uniqueId('nobody')), 401); // warm-up
+    for (let i = 0; i < 7; i += 1) {
+      unknown.push(await timed(call(uniqueId('nobody')), 401));
+      known.push(await timed(call(user.username), 401));
+    }
+    expect(median(unknown)).toBeGreaterThanOrEqual(median(known) / 2);
   });
 });
