@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   const services = new Services(
     db.dataSource,
     createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log),
+    { cascadeMaxResources: config.cascadeMaxResources },
   );
 
   const admin = await services.ensureAdmin(config.adminPassword);

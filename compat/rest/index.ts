@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Services } from '../../src/services';
 import { ok, route } from '../http';
+import { cascadeRouter } from './cascade.router';
 import { collectionRouter } from './collection.router';
 import { conceptRouter } from './concept.router';
 import { extrasRouter } from './extras.router';
@@ -36,6 +37,7 @@ export function restRouter(services: Services): Router {
   router.use(userRouter(services));
   router.use(orgRouter(services));
   router.use(mappingRouter(services));
+  router.use(cascadeRouter(services));
   router.use(conceptRouter(services));
   router.use(collectionRouter(services));
   router.use(repoRouter(services));

@@ -8,13 +8,14 @@ import {
   type ResolvedEnd,
 } from '../../src/services';
 
-function urlOf(view: MappingView): string {
+/** The version-less URL of a mapping. */
+export function mappingUrl(view: MappingView): string {
   const { source, mapping } = view;
   return `${repoUrl(source.owner, 'source', source.repo.mnemonic)}mappings/${encodeURIComponent(mapping.mnemonic)}/`;
 }
 
 /** The `from_*` or `to_*` fields of spec core §2.7. */
-function endFields(
+export function endFields(
   view: MappingView,
   side: 'from' | 'to',
   end: ResolvedEnd,
@@ -54,7 +55,7 @@ export function mappingSummary(view: MappingView, ends: Ends): object {
     owner_type: source.owner.type,
     ...endFields(view, 'from', ends.from),
     ...endFields(view, 'to', ends.to),
-    url: urlOf(view),
+    url: mappingUrl(view),
     version: version.id,
     sort_weight: version.sortWeight,
   };
@@ -63,7 +64,7 @@ export function mappingSummary(view: MappingView, ends: Ends): object {
 /** spec core §2.7 detail view. */
 export function mappingDetail(view: MappingView, ends: Ends, versions: number): object {
   const { source, mapping, version } = view;
-  const url = urlOf(view);
+  const url = mappingUrl(view);
   return {
     ...mappingSummary(view, ends),
     uuid: version.id,

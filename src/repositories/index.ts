@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { insideTransaction } from '../db/transaction-scope';
+import { CascadeRepository } from './cascade.repository';
 import { CollectionRepository } from './collection.repository';
 import { ConceptRepository } from './concept.repository';
 import { ExtrasRepository } from './extras.repository';
@@ -62,6 +63,12 @@ export type { ExtrasTable } from './extras.repository';
 export type { RegistryKey, UrlRegistrySearch, UrlRegistrySortKey } from './url-registry.repository';
 export type { CounterHit, CounterState } from './rate-limit.repository';
 export type { PathKey, PathRow } from './path.repository';
+export type {
+  CascadeConcept,
+  CascadeMapping,
+  CascadeScope,
+  HierarchyStep,
+} from './cascade.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
@@ -77,6 +84,7 @@ export class Repositories {
   readonly rateLimits: RateLimitRepository;
   readonly extras: ExtrasRepository;
   readonly paths: PathRepository;
+  readonly cascade: CascadeRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -94,6 +102,7 @@ export class Repositories {
     this.rateLimits = new RateLimitRepository(em);
     this.extras = new ExtrasRepository(em);
     this.paths = new PathRepository(em);
+    this.cascade = new CascadeRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

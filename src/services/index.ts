@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
 import { RateLimitService } from './rate-limit.service';
+import { CascadeService, DEFAULT_CASCADE_MAX_RESOURCES } from './cascade.service';
 import {
   ADD_REFERENCES_TASK,
   CollectionService,
@@ -39,6 +40,14 @@ export type {
   WindowCount,
 } from './rate-limit.service';
 export { COUNT_FLUSH_MS } from './rate-limit.service';
+export { parseCascadeParameters } from './cascade.service';
+export type {
+  CascadeInput,
+  CascadeNode,
+  CascadeParameters,
+  CascadeResult,
+  CascadeStep,
+} from './cascade.service';
 export { isAuthenticated, isSuperuser } from './access';
 export { ADMIN_USERNAME } from './bootstrap';
 export { createMailer } from './mailer';
@@ -70,6 +79,11 @@ export {
 } from './urls';
 export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 
+/** Settings of the services (from the configuration). */
+export interface ServiceOptions {
+  cascadeMaxResources?: number;
+}
+
 /** Every service, wired once per process and shared by all three edges. */
 export class Services {
   private readonly repos: Repositories;
@@ -86,8 +100,9 @@ export class Services {
   readonly collections: CollectionService;
   readonly resolver: ReferenceResolver;
   readonly urlRegistry: UrlRegistryService;
+  readonly cascade: CascadeService;
 
-  constructor(dataSource: DataSource, mailer: Mailer) {
+  constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
     this.jobs = new JobQueue(dataSource, this.repos);
     this.tasks = new TaskService(this.jobs);
@@ -100,6 +115,12 @@ export class Services {
     this.resolver = new ReferenceResolver(this.repos, this.repositories);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
     this.mappings = new MappingService(this.repos, this.repositories, this.resolver);
+    this.cascade = new CascadeService(
+      this.repos,
+      this.repositories,
+      this.mappings,
+      options.cascadeMaxResources ?? DEFAULT_CASCADE_MAX_RESOURCES,
+    );
     this.collections = new CollectionService(
       this.repos,
       this.repositories,

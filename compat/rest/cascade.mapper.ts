@@ -1,0 +1,130 @@
+import {
+  repoUrl,
+  type CascadeNode,
+  type CascadeResult,
+  type MappingItem,
+} from '../../src/services';
+import { conceptSummary } from './concept.mapper';
+import { endFields, mappingUrl } from './mapping.mapper';
+
+/**
+ * The Bundle of spec operations §2.6: flat (every concept and mapping once, `total`) or
+ * hierarchy (the starting concept with nested `entries`; a concept reached twice appears each
+ * time, with what cascading it found under its first appearance only).
+ */
+export function cascadeBundle(result: CascadeResult, requestedUrl: string): object {
+  const { repo, parameters } = result;
+  const base = {
+    resourceType: 'Bundle',
+    type: 'searchset',
+    requested_url: requestedUrl,
+    repo_version_url: `${repoUrl(repo.owner, repo.repo.kind, repo.repo.mnemonic)}${repo.version.mnemonic}/`,
+    meta: { lastUpdated: lastUpdated(result) },
+    // Not in the spec: says when the walk stopped at the limit (CASCADE_MAX_RESOURCES).
+    limit_reached: result.limitReached,
+    limit: result.maxResources,
+  };
+  const hierarchy = parameters.view === 'hierarchy';
+  if (hierarchy) {
+    return { ...base, total: null, entry: hierarchyEntry(result) };
+  }
+  const entry = flatEntries(result);
+  return { ...base, total: entry.length, entry };
+}
+
+function flatEntries(result: CascadeResult): object[] {
+  const entries: object[] = [];
+  const mappings = new Set<string>();
+  for (const node of result.nodes.values()) {
+    entries.push(conceptEntry(node));
+    for (const step of node.steps) {
+      if (!step.mapping || mappings.has(step.mapping.view.version.id)) continue;
+      mappings.add(step.mapping.view.version.id);
+      entries.push(mappingEntry(step.mapping, result, false));
+    }
+  }
+  return entries;
+}
+
+function hierarchyEntry(result: CascadeResult): object {
+  const shown = new Set<string>();
+  const render = (node: CascadeNode): object => {
+    const first = !shown.has(node.view.concept.id);
+    shown.add(node.view.concept.id);
+    const entries: object[] = [];
+    if (first) {
+      for (const step of node.steps) {
+        if (step.mapping) entries.push(mappingEntry(step.mapping, result, true));
+        const reached = step.conceptId ? result.nodes.get(step.conceptId) : undefined;
+        if (reached) entries.push(render(reached));
+      }
+    }
+    return { ...conceptEntry(node), entries };
+  };
+  return render(result.nodes.get(result.rootId)!);
+}
+
+function conceptEntry(node: CascadeNode): object {
+  const summary = conceptSummary(node.view) as Record<string, unknown>;
+  return {
+    type: 'Concept',
+    id: summary.id,
+    uuid: node.view.version.id,
+    url: summary.url,
+    version_url: summary.version_url,
+    retired: summary.retired,
+    display_name: summary.display_name,
+    concept_class: summary.concept_class,
+    datatype: summary.datatype,
+    source: summary.source,
+    owner: summary.owner,
+    terminal: node.terminal,
+  };
+}
+
+/** A mapping entry: the end away from the concept cascaded, and what the walk reached there. */
+function mappingEntry(item: MappingItem, result: CascadeResult, hierarchy: boolean): object {
+  const { view, ends } = item;
+  const reverse = result.parameters.reverse;
+  const side = reverse ? 'from' : 'to';
+  const end = endFields(view, side, ends[side]);
+  const target = {
+    concept_code: end[`${side}_concept_code`],
+    concept_url: end[`${side}_concept_url`],
+    concept_name: end[`${side}_concept_name_resolved`] ?? end[`${side}_concept_name`],
+    source_owner: end[`${side}_source_owner`],
+    source_name: end[`${side}_source_name`],
+  };
+  const url = mappingUrl(view);
+  return {
+    type: 'Mapping',
+    id: view.mapping.mnemonic,
+    uuid: view.version.id,
+    url,
+    version_url: `${url}${view.version.id}/`,
+    retired: view.version.retired,
+    map_type: view.version.mapType,
+    sort_weight: view.version.sortWeight,
+    [`${side}_concept_code`]: target.concept_code,
+    [`${side}_concept_url`]: target.concept_url,
+    ...Object.fromEntries(
+      Object.entries(target).map(([name, value]) => [`cascade_target_${name}`, value]),
+    ),
+    ...(hierarchy
+      ? Object.fromEntries(Object.entries(target).map(([name, value]) => [`target_${name}`, value]))
+      : {}),
+  };
+}
+
+/** The newest change among what the answer shows. */
+function lastUpdated(result: CascadeResult): string {
+  let newest = result.repo.version.createdAt;
+  for (const node of result.nodes.values()) {
+    if (node.view.version.createdAt > newest) newest = node.view.version.createdAt;
+    for (const step of node.steps) {
+      const at = step.mapping?.view.version.createdAt;
+      if (at && at > newest) newest = at;
+    }
+  }
+  return newest.toISOString();
+}

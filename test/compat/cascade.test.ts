@@ -1,0 +1,314 @@
+import request from 'supertest';
+import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  createCollection,
+  createConcept,
+  createConcepts,
+  createMappingBetween,
+  createSource,
+  createVersion,
+} from '../factories/content';
+
+/**
+ * `$cascade` (spec operations §2.6, §4.2) over a small dictionary: a question Q with answers A1
+ * and A2 (Q-AND-A), A1 with its own answer A1a, a concept set SET holding Q and M1, a SAME-AS
+ * from A2 back to Q (a cycle) and one to an external code, and a hierarchy P > C1 > C2. Version
+ * v1 is released; a later answer NEW exists at HEAD only.
+ */
+let t: TestApp;
+let owner: TestUser;
+let source: string;
+let org: string;
+
+type Entry = Record<string, unknown> & { entries?: Entry[] };
+type Bundle = { total: number | null; entry: Entry[] | Entry } & Record<string, unknown>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const s = await createSource(t, { id: 'DICT' });
+  ({ owner, org } = s);
+  source = s.url;
+  await createConcepts(t, source, owner, [
+    ['Q', 'Which malaria test?', 'Question'],
+    ['A1', 'Smear', 'Test'],
+    ['A2', 'Rapid test', 'Test'],
+    ['A1a', 'Thick smear', 'Test'],
+    ['SET', 'Malaria panel', 'ConvSet'],
+    ['M1', 'Parasite count', 'Test'],
+    ['P', 'Infection', 'Diagnosis'],
+  ]);
+  await createConcept(t, source, owner, {
+    id: 'C1',
+    parent_concept_urls: [`${source}concepts/P/`],
+  });
+  await createConcept(t, source, owner, {
+    id: 'C2',
+    parent_concept_urls: [`${source}concepts/C1/`],
+  });
+  const c = (id: string) => `${source}concepts/${id}/`;
+  for (const m of [
+    ['m1', 'Q-AND-A', c('Q'), c('A1')],
+    ['m2', 'Q-AND-A', c('Q'), c('A2')],
+    ['m3', 'Q-AND-A', c('A1'), c('A1a')],
+    ['m4', 'CONCEPT-SET', c('SET'), c('Q')],
+    ['m5', 'CONCEPT-SET', c('SET'), c('M1')],
+    ['m6', 'SAME-AS', c('A2'), c('Q')],
+  ] as const) {
+    await createMappingBetween(t, source, owner, m);
+  }
+  await request(t.app)
+    .post(`${source}mappings/`)
+    .set('Authorization', owner.auth)
+    .send({
+      id: 'm7',
+      map_type: 'SAME-AS',
+      from_concept_url: c('Q'),
+      to_source_url: '/orgs/WHO/sources/ICD-10/',
+      to_concept_code: 'B54',
+    })
+    .expect(201);
+  await createVersion(t, source, owner, 'v1', { released: true });
+  await createConcept(t, source, owner, { id: 'NEW' });
+  await createMappingBetween(t, source, owner, ['m8', 'Q-AND-A', c('Q'), c('NEW')]);
+});
+afterAll(() => t.close());
+
+async function cascade(path: string, auth?: string): Promise<Bundle> {
+  const req = request(t.app).get(path);
+  const res = await (auth ? req.set('Authorization', auth) : req);
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as Bundle;
+}
+
+const ids = (bundle: Bundle, type: 'Concept' | 'Mapping') =>
+  (bundle.entry as Entry[]).filter((e) => e.type === type).map((e) => e.id);
+
+describe('$cascade, flat view', () => {
+  it('walks the latest released version by default, HEAD only when named', async () => {
+    const released = await cascade(`${source}concepts/Q/$cascade/`);
+    expect(released.resourceType).toBe('Bundle');
+    expect(released.type).toBe('searchset');
+    expect(released.repo_version_url).toBe(`${source}v1/`);
+    expect(ids(released, 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    expect(ids(released, 'Mapping').sort()).toEqual(['m1', 'm2', 'm3', 'm6', 'm7']);
+    expect(released.total).toBe(9);
+
+    const head = await cascade(`${source}HEAD/concepts/Q/$cascade/`);
+    expect(head.repo_version_url).toBe(`${source}HEAD/`);
+    expect(ids(head, 'Concept')).toContain('NEW');
+    expect(ids(head, 'Mapping')).toContain('m8');
+  });
+
+  it('answers 404 saying so when the repository has no released version', async () => {
+    const s = await createSource(t, { id: 'UNRELEASED' }, { owner, org });
+    await createConcept(t, s.url, owner, { id: 'X' });
+    const res = await request(t.app).get(`${s.url}concepts/X/$cascade/`).expect(404);
+    expect(res.body.message).toMatch(/no released version/);
+    await request(t.app).get(`${s.url}HEAD/concepts/X/$cascade/`).expect(200);
+  });
+
+  it('never cascades a concept twice (the SAME-AS cycle back to Q)', async () => {
+    const bundle = await cascade(`${source}concepts/Q/$cascade/`);
+    const concepts = ids(bundle, 'Concept');
+    expect(new Set(concepts).size).toBe(concepts.length);
+  });
+
+  it('cascadeLevels 0 is the concept and what it points to; 1 goes one level further', async () => {
+    const zero = await cascade(`${source}concepts/Q/$cascade/?cascadeLevels=0`);
+    expect(ids(zero, 'Concept')).toEqual(['Q', 'A1', 'A2']);
+    const terminal = Object.fromEntries((zero.entry as Entry[]).map((e) => [e.id, e.terminal]));
+    expect(terminal).toMatchObject({ Q: false, A1: null, A2: null });
+    const one = await cascade(`${source}concepts/Q/$cascade/?cascadeLevels=1`);
+    expect(ids(one, 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    const all = await cascade(`${source}concepts/Q/$cascade/`);
+    const ends = Object.fromEntries((all.entry as Entry[]).map((e) => [e.id, e.terminal]));
+    expect(ends).toMatchObject({ Q: false, A1: false, A1a: true });
+  });
+
+  it('method=sourceMappings lists the mappings without going to their targets', async () => {
+    const bundle = await cascade(`${source}concepts/Q/$cascade/?method=sourceMappings`);
+    expect(ids(bundle, 'Concept')).toEqual(['Q']);
+    expect(ids(bundle, 'Mapping').sort()).toEqual(['m1', 'm2', 'm7']);
+  });
+
+  it('mapTypes, excludeMapTypes and returnMapTypes choose what is followed and what is listed', async () => {
+    const qa = await cascade(`${source}concepts/A2/$cascade/?mapTypes=Q-AND-A`);
+    expect(ids(qa, 'Concept')).toEqual(['A2']);
+    expect(ids(qa, 'Mapping')).toEqual([]);
+    const listedOnly = await cascade(
+      `${source}concepts/A2/$cascade/?mapTypes=Q-AND-A&returnMapTypes=*`,
+    );
+    expect(ids(listedOnly, 'Concept')).toEqual(['A2']);
+    expect(ids(listedOnly, 'Mapping')).toEqual(['m6']);
+    const excluded = await cascade(`${source}concepts/Q/$cascade/?excludeMapTypes=SAME-AS`);
+    expect(ids(excluded, 'Mapping').sort()).toEqual(['m1', 'm2', 'm3']);
+    const none = await cascade(`${source}concepts/Q/$cascade/?returnMapTypes=false`);
+    expect(ids(none, 'Mapping')).toEqual([]);
+    expect(ids(none, 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    const singular = await cascade(`${source}concepts/SET/$cascade/?mapType=concept-set`);
+    expect(ids(singular, 'Concept')).toEqual(['SET', 'Q', 'M1']);
+  });
+
+  it('reverse walks from the target back to the concepts pointing at it', async () => {
+    const bundle = await cascade(`${source}concepts/A1/$cascade/?reverse=true&cascadeLevels=0`);
+    expect(ids(bundle, 'Concept')).toEqual(['A1', 'Q']);
+    const mapping = (bundle.entry as Entry[]).find((e) => e.id === 'm1')!;
+    expect(mapping.from_concept_code).toBe('Q');
+    expect(mapping.from_concept_url).toBe(`${source}concepts/Q/`);
+    expect(mapping.to_concept_code).toBeUndefined();
+    expect(mapping.cascade_target_concept_code).toBe('Q');
+  });
+
+  it('follows the hierarchy to children, and with reverse to parents', async () => {
+    const down = await cascade(`${source}concepts/P/$cascade/`);
+    expect(ids(down, 'Concept')).toEqual(['P', 'C1', 'C2']);
+    const up = await cascade(`${source}concepts/C2/$cascade/?reverse=true`);
+    expect(ids(up, 'Concept')).toEqual(['C2', 'C1', 'P']);
+    const off = await cascade(`${source}concepts/P/$cascade/?cascadeHierarchy=false`);
+    expect(ids(off, 'Concept')).toEqual(['P']);
+  });
+
+  it('shows each mapping entry with its target as spec operations §2.6 lists', async () => {
+    const bundle = await cascade(`${source}concepts/Q/$cascade/?cascadeLevels=0`);
+    const m1 = (bundle.entry as Entry[]).find((e) => e.id === 'm1')!;
+    expect(m1).toMatchObject({
+      type: 'Mapping',
+      url: `${source}mappings/m1/`,
+      retired: false,
+      map_type: 'Q-AND-A',
+      to_concept_code: 'A1',
+      to_concept_url: `${source}concepts/A1/`,
+      cascade_target_concept_code: 'A1',
+      cascade_target_concept_url: `${source}concepts/A1/`,
+      cascade_target_concept_name: 'Smear',
+      cascade_target_source_owner: org,
+      cascade_target_source_name: 'DICT',
+    });
+    expect(m1.version_url).toBe(`${source}mappings/m1/${String(m1.uuid)}/`);
+    const external = (bundle.entry as Entry[]).find((e) => e.id === 'm7')!;
+    expect(external).toMatchObject({ to_concept_code: 'B54', cascade_target_source_name: null });
+    const q = (bundle.entry as Entry[]).find((e) => e.id === 'Q')!;
+    expect(q).toMatchObject({
+      type: 'Concept',
+      url: `${source}concepts/Q/`,
+      display_name: 'Which malaria test?',
+      retired: false,
+    });
+  });
+});
+
+describe('$cascade, hierarchy view', () => {
+  it('nests what each concept reaches under it; a concept reached again appears without entries', async () => {
+    const bundle = await cascade(`${source}concepts/Q/$cascade/?view=hierarchy`);
+    expect(bundle.total).toBeNull();
+    const root = bundle.entry as Entry;
+    expect(root.id).toBe('Q');
+    const under = (e: Entry) => (e.entries ?? []).map((x) => `${String(x.type)}:${String(x.id)}`);
+    expect(under(root)).toEqual([
+      'Mapping:m1',
+      'Concept:A1',
+      'Mapping:m2',
+      'Concept:A2',
+      'Mapping:m7',
+    ]);
+    const a2 = root.entries!.find((e) => e.id === 'A2')!;
+    expect(under(a2)).toEqual(['Mapping:m6', 'Concept:Q']);
+    const again = a2.entries!.find((e) => e.id === 'Q')!;
+    expect(again.entries).toEqual([]);
+    const a1 = root.entries!.find((e) => e.id === 'A1')!;
+    expect(under(a1)).toEqual(['Mapping:m3', 'Concept:A1a']);
+    expect(a1.entries![0].target_concept_code).toBe('A1a');
+  });
+
+  it('answers the web client’s Associations request', async () => {
+    const bundle = await cascade(
+      `${source}concepts/Q/$cascade/?uri=${encodeURIComponent(source)}&cascadeLevels=1` +
+        '&method=sourceToConcepts&view=hierarchy',
+    );
+    expect((bundle.entry as Entry).entries!.length).toBeGreaterThan(0);
+  });
+});
+
+describe('$cascade limits, scope and errors', () => {
+  it('stops at CASCADE_MAX_RESOURCES and says so', async () => {
+    const small = await createTestApp({ CASCADE_MAX_RESOURCES: '3' });
+    try {
+      const res = await request(small.app).get(`${source}concepts/Q/$cascade/`).expect(200);
+      expect(res.body.entry).toHaveLength(3);
+      expect(res.body.limit_reached).toBe(true);
+      expect(res.body.limit).toBe(3);
+    } finally {
+      await small.close();
+    }
+    const full = await cascade(`${source}concepts/Q/$cascade/`);
+    expect(full.limit_reached).toBe(false);
+  });
+
+  it('omits concepts already in the omitIfExistsIn repository, ending their branch', async () => {
+    const c = await createCollection(t, { id: 'HAVE' }, { owner, org });
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set('Authorization', owner.auth)
+      .send({ data: { expressions: [`${source}concepts/A1/`] } })
+      .expect(200);
+    const bundle = await cascade(
+      `${source}concepts/Q/$cascade/?omitIfExistsIn=${encodeURIComponent(c.url)}`,
+    );
+    expect(ids(bundle, 'Concept')).toEqual(['Q', 'A2']);
+  });
+
+  it('cascades within a collection version: only its members are reached', async () => {
+    const c = await createCollection(t, { id: 'PART' }, { owner, org });
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set('Authorization', owner.auth)
+      .send({
+        data: {
+          expressions: [
+            `${source}concepts/Q/`,
+            `${source}concepts/A1/`,
+            `${source}mappings/m1/`,
+            `${source}mappings/m2/`,
+          ],
+        },
+      })
+      .expect(200);
+    await createVersion(t, c.url, owner, 'r1', { released: true });
+    const bundle = await cascade(`${c.url}concepts/Q/$cascade/`);
+    expect(bundle.repo_version_url).toBe(`${c.url}r1/`);
+    expect(ids(bundle, 'Concept')).toEqual(['Q', 'A1']);
+    expect(ids(bundle, 'Mapping')).toEqual(['m1', 'm2']);
+  });
+
+  it('keeps private content private: 401 anonymous, 403 outsiders, 200 members', async () => {
+    const s = await createSource(t, { id: 'PRIV', public_access: 'None' }, { owner, org });
+    await createConcept(t, s.url, owner, { id: 'X' });
+    await request(t.app).get(`${s.url}HEAD/concepts/X/$cascade/`).expect(401);
+    const outsider = await createUser(t);
+    await request(t.app)
+      .get(`${s.url}HEAD/concepts/X/$cascade/`)
+      .set('Authorization', outsider.auth)
+      .expect(403);
+    await cascade(`${s.url}HEAD/concepts/X/$cascade/`, owner.auth);
+  });
+
+  it('refuses bad parameters with 400, an unknown concept with 404, other methods with 405', async () => {
+    for (const query of [
+      'cascadeLevels=many',
+      'view=tree',
+      'method=everything',
+      'reverse=perhaps',
+      'omitIfExistsIn=nowhere',
+    ]) {
+      const res = await request(t.app).get(`${source}concepts/Q/$cascade/?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBeTruthy();
+    }
+    await request(t.app).get(`${source}concepts/NOPE/$cascade/`).expect(404);
+    await request(t.app)
+      .post(`${source}concepts/Q/$cascade/`)
+      .set('Authorization', owner.auth)
+      .send({})
+      .expect(405);
+  });
+});
