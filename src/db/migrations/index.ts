@@ -8,6 +8,7 @@ import { Tasks1764250000000 } from './1764250000000-tasks';
 import { CollectionContent1764300000000 } from './1764300000000-collection-content';
 import { RateLimits1764400000000 } from './1764400000000-rate-limits';
 import { MemberLookups1764500000000 } from './1764500000000-member-lookups';
+import { CascadeLookups1764600000000 } from './1764600000000-cascade-lookups';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   CollectionContent1764300000000,
   RateLimits1764400000000,
   MemberLookups1764500000000,
+  CascadeLookups1764600000000,
 ];

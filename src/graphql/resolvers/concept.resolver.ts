@@ -14,6 +14,7 @@ import {
 import { HEAD } from '../../db/entities';
 import { parseConceptUrl, parseRepoUrl, refOf, type ConceptView, type Page } from '../../services';
 import type { GraphQLContext } from '../context';
+import { CascadeArgs, cascadeInputOf, CascadeResultObject } from '../types/cascade.type';
 import { ConceptInput, ConceptObject, ConceptPage } from '../types/concept.type';
 import { ConceptListArgs, conceptListParamsOf, ListArgs, listParamsOf } from '../types/list.args';
 import { repositoryObject, SourceObject, type RepositoryObject } from '../types/repository.type';
@@ -85,6 +86,26 @@ export class ConceptResolver {
     const { source } = concept.view;
     return pageOf(
       await ctx.services.concepts.listVersions(ctx, refOf(source), concept.id, listParamsOf(args)),
+    );
+  }
+
+  @FieldResolver(() => CascadeResultObject, {
+    description:
+      '`$cascade` from this concept (spec operations §4.2), in the source version it was read through.',
+  })
+  async cascade(
+    @Root() concept: ConceptObject,
+    @Args() args: CascadeArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CascadeResultObject> {
+    const { source } = concept.view;
+    return CascadeResultObject.from(
+      await ctx.services.cascade.cascade(
+        ctx,
+        { ...refOf(source), version: source.version.mnemonic },
+        concept.id,
+        cascadeInputOf(args),
+      ),
     );
   }
 
