@@ -1,19 +1,38 @@
-import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import {
   ConceptEntity,
   ConceptVersionEntity,
   MappingEntity,
   MappingVersionEntity,
 } from '../db/entities';
-import { atChange } from './versioned.repository';
 
 /**
  * What a cascade walks (spec operations §4.2): a source as of a change number (`seq` null =
- * HEAD), or a collection version's expansion (its members, each at its pinned or current version).
+ * HEAD), or a collection version's expansion (its members held in `repositoryIds`, each at its
+ * pinned or current version).
  */
 export type CascadeScope =
   | { kind: 'source'; repositoryId: string; seq: string | null }
   | { kind: 'expansion'; expansionId: string; repositoryIds: string[] };
+
+/** A concept as the walk needs it: where it is, its code and its parents' codes. */
+export interface WalkConcept {
+  conceptId: string;
+  versionId: string;
+  repositoryId: string;
+  code: string;
+  parentCodes: string[];
+}
+
+/** A mapping as the walk needs it: its type and its ends. */
+export interface WalkMapping {
+  versionId: string;
+  mappingId: string;
+  repositoryId: string;
+  mapType: string | null;
+  fromConceptId: string | null;
+  toConceptId: string | null;
+}
 
 export interface CascadeConcept {
   concept: ConceptEntity;
@@ -25,140 +44,96 @@ export interface CascadeMapping {
   version: MappingVersionEntity;
 }
 
-/** A concept reached through the hierarchy, and the concept it was reached from. */
-export interface HierarchyStep {
-  fromConceptId: string;
-  to: CascadeConcept;
-}
+const CONCEPT = `cv.concept_id::text AS "conceptId", cv.id::text AS "versionId",
+  cv.repository_id::text AS "repositoryId", cv.mnemonic AS "code", cv.parent_codes AS "parentCodes"`;
+const MAPPING = `mv.id::text AS "versionId", mv.mapping_id::text AS "mappingId",
+  mv.repository_id::text AS "repositoryId", mv.map_type AS "mapType",
+  mv.from_concept_id::text AS "fromConceptId", mv.to_concept_id::text AS "toConceptId"`;
 
 /**
- * The questions a cascade asks of one scope, each for a whole level at once (one statement per
- * level and kind, whatever the number of concepts being cascaded).
+ * The questions a cascade asks of a scope, each for a whole level at once (one statement per
+ * level and kind, whatever the number of concepts cascaded), answering only what the walk needs;
+ * then the entities of what an answer shows.
  */
 export class CascadeRepository {
-  private readonly concepts: Repository<ConceptEntity>;
-  private readonly conceptVersions: Repository<ConceptVersionEntity>;
-  private readonly mappings: Repository<MappingEntity>;
-  private readonly mappingVersions: Repository<MappingVersionEntity>;
+  constructor(private readonly em: EntityManager) {}
 
-  constructor(em: EntityManager) {
-    this.concepts = em.getRepository(ConceptEntity);
-    this.conceptVersions = em.getRepository(ConceptVersionEntity);
-    this.mappings = em.getRepository(MappingEntity);
-    this.mappingVersions = em.getRepository(MappingVersionEntity);
-  }
-
-  /** The concepts of the scope with this id (a collection may hold one id from several sources). */
-  async conceptsByCode(scope: CascadeScope, code: string): Promise<CascadeConcept[]> {
-    const qb = this.conceptVersions.createQueryBuilder('cv').where('cv.mnemonic = :code', { code });
-    return this.withConcepts(await this.inScope(qb, scope, 'c').orderBy('cv.id').getMany());
+  /** The concepts of the scope with this code (a collection may hold it from several sources). */
+  conceptsByCode(scope: CascadeScope, code: string): Promise<WalkConcept[]> {
+    const params: unknown[] = [code];
+    return this.em.query(
+      `SELECT ${CONCEPT} FROM concept_versions cv
+       WHERE cv.mnemonic = $1 AND ${inScope(scope, 'c', params)} ORDER BY cv.repository_id, cv.id`,
+      params,
+    );
   }
 
   /** The concepts of the scope among these concept ids. */
-  async conceptsById(
+  conceptsById(
     scope: CascadeScope,
     conceptIds: readonly string[],
     includeRetired: boolean,
-  ): Promise<CascadeConcept[]> {
-    if (conceptIds.length === 0) return [];
-    const qb = this.conceptVersions
-      .createQueryBuilder('cv')
-      .where('cv.concept_id IN (:...conceptIds)', { conceptIds: [...conceptIds] });
-    if (!includeRetired) qb.andWhere('NOT cv.retired');
-    return this.withConcepts(await this.inScope(qb, scope, 'c').getMany());
+  ): Promise<WalkConcept[]> {
+    if (conceptIds.length === 0) return Promise.resolve([]);
+    const params: unknown[] = [conceptIds];
+    return this.em.query(
+      `SELECT ${CONCEPT} FROM concept_versions cv
+       WHERE cv.concept_id = ANY($1::bigint[]) ${includeRetired ? '' : 'AND NOT cv.retired'}
+         AND ${inScope(scope, 'c', params)}`,
+      params,
+    );
   }
 
   /**
    * The mappings of the scope from these concepts (or, `reverse`, to them), in the order concept
    * details list them: map type, sort weight, id.
    */
-  async mappingsOf(
+  mappingsOf(
     scope: CascadeScope,
     conceptIds: readonly string[],
     reverse: boolean,
     includeRetired: boolean,
-  ): Promise<CascadeMapping[]> {
-    if (conceptIds.length === 0) return [];
-    const qb = this.mappingVersions
-      .createQueryBuilder('mv')
-      .where(`mv.${reverse ? 'to' : 'from'}_concept_id IN (:...conceptIds)`, {
-        conceptIds: [...conceptIds],
-      });
-    if (!includeRetired) qb.andWhere('NOT mv.retired');
-    const versions = await this.inScope(qb, scope, 'm')
-      .orderBy('mv.map_type', 'ASC')
-      .addOrderBy('mv.sort_weight', 'ASC', 'NULLS LAST')
-      .addOrderBy('mv.id', 'ASC')
-      .getMany();
-    if (versions.length === 0) return [];
-    const objects = await this.mappings.findBy({ id: In(versions.map((v) => v.mappingId)) });
-    const byId = new Map(objects.map((m) => [m.id, m]));
-    return versions.map((version) => ({ mapping: byId.get(version.mappingId)!, version }));
+  ): Promise<WalkMapping[]> {
+    if (conceptIds.length === 0) return Promise.resolve([]);
+    const params: unknown[] = [conceptIds];
+    return this.em.query(
+      `SELECT ${MAPPING} FROM mapping_versions mv
+       WHERE mv.${reverse ? 'to' : 'from'}_concept_id = ANY($1::bigint[])
+         ${includeRetired ? '' : 'AND NOT mv.retired'} AND ${inScope(scope, 'm', params)}
+       ORDER BY mv.map_type, mv.sort_weight NULLS LAST, mv.id`,
+      params,
+    );
   }
 
   /**
-   * The hierarchy one step on from these concepts: their children (concepts of the scope in the
-   * same source naming one of them as a parent), or, `reverse`, their parents.
+   * The concepts one step along the hierarchy from these: their children (concepts of the scope
+   * in the same source naming one of them as a parent), or, `reverse`, their parents; each with
+   * the concept it was reached from.
    */
   async hierarchyOf(
     scope: CascadeScope,
-    from: readonly CascadeConcept[],
+    from: readonly WalkConcept[],
     reverse: boolean,
     includeRetired: boolean,
-  ): Promise<HierarchyStep[]> {
-    if (from.length === 0) return [];
-    const steps: HierarchyStep[] = [];
-    if (reverse) {
-      // Parents: the codes each concept names, in its own source.
-      const wanted = from.flatMap(({ version }) =>
-        version.parentCodes.map((code) => ({
-          fromId: version.conceptId,
-          code,
-          repo: version.repositoryId,
-        })),
-      );
-      if (wanted.length === 0) return [];
-      const qb = this.conceptVersions
-        .createQueryBuilder('cv')
-        .where(
-          '(cv.repository_id, cv.mnemonic) IN (SELECT * FROM unnest(:repos::bigint[], :codes::text[]))',
-          {
-            repos: wanted.map((w) => w.repo),
-            codes: wanted.map((w) => w.code),
-          },
-        );
-      if (!includeRetired) qb.andWhere('NOT cv.retired');
-      const found = await this.withConcepts(await this.inScope(qb, scope, 'c').getMany());
-      const byCode = new Map(
-        found.map((c) => [`${c.version.repositoryId}:${c.version.mnemonic}`, c]),
-      );
-      for (const w of wanted) {
-        const parent = byCode.get(`${w.repo}:${w.code}`);
-        if (parent) steps.push({ fromConceptId: w.fromId, to: parent });
-      }
-      return steps;
-    }
-    const qb = this.conceptVersions
-      .createQueryBuilder('cv')
-      .where('cv.repository_id IN (:...repos) AND cv.parent_codes && :codes::text[]', {
-        repos: [...new Set(from.map((c) => c.version.repositoryId))],
-        codes: [...new Set(from.map((c) => c.version.mnemonic))],
-      });
-    if (!includeRetired) qb.andWhere('NOT cv.retired');
-    const children = await this.withConcepts(
-      await this.inScope(qb, scope, 'c').orderBy('cv.mnemonic').getMany(),
+  ): Promise<Array<{ fromConceptId: string; to: WalkConcept }>> {
+    const pairs = reverse
+      ? from.flatMap((c) => c.parentCodes.map((code) => [c, c.repositoryId, code] as const))
+      : from.map((c) => [c, c.repositoryId, c.code] as const);
+    if (pairs.length === 0) return [];
+    const params: unknown[] = [pairs.map((p) => p[1]), pairs.map((p) => p[2])];
+    // Children name the code among their parents; a parent is the concept with the code named.
+    const match = reverse
+      ? 'cv.repository_id = w.repository_id AND cv.mnemonic = w.code'
+      : 'cv.repository_id = w.repository_id AND cv.parent_codes @> ARRAY[w.code]';
+    const rows = await this.em.query<Array<WalkConcept & { via: number }>>(
+      `SELECT ${CONCEPT}, w.i::int AS via
+       FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS w (repository_id, code, i)
+       JOIN concept_versions cv ON ${match}
+       WHERE ${includeRetired ? 'true' : 'NOT cv.retired'} AND ${inScope(scope, 'c', params)}
+       ORDER BY w.i, cv.mnemonic`,
+      params,
     );
-    for (const parent of from) {
-      for (const child of children) {
-        if (
-          child.version.repositoryId === parent.version.repositoryId &&
-          child.version.parentCodes.includes(parent.version.mnemonic)
-        ) {
-          steps.push({ fromConceptId: parent.concept.id, to: child });
-        }
-      }
-    }
-    return steps;
+    return rows.map(({ via, ...to }) => ({ fromConceptId: pairs[via - 1][0].conceptId, to }));
   }
 
   /**
@@ -171,56 +146,63 @@ export class CascadeRepository {
     equivalencyMapTypes: readonly string[],
   ): Promise<Set<string>> {
     if (conceptIds.length === 0) return new Set();
-    const ids = [...conceptIds];
-    const same = this.conceptVersions
-      .createQueryBuilder('cv')
-      .select('cv.concept_id', 'id')
-      .where('cv.concept_id IN (:...ids)', { ids });
-    const rows: Array<{ id: string }> = await this.inScope(same, scope, 'c').getRawMany();
-    if (equivalencyMapTypes.length > 0) {
-      const equivalent = this.mappingVersions
-        .createQueryBuilder('mv')
-        .select('mv.to_concept_id', 'id')
-        .where('mv.to_concept_id IN (:...ids) AND mv.map_type IN (:...types) AND NOT mv.retired', {
-          ids,
-          types: [...equivalencyMapTypes],
-        });
-      rows.push(...(await this.inScope(equivalent, scope, 'm').getRawMany<{ id: string }>()));
-    }
-    return new Set(rows.map((r) => String(r.id)));
-  }
-
-  /** Narrows a query of concept (`c`, alias `cv`) or mapping (`m`, alias `mv`) versions to a scope. */
-  private inScope<T extends ConceptVersionEntity | MappingVersionEntity>(
-    qb: SelectQueryBuilder<T>,
-    scope: CascadeScope,
-    resource: 'c' | 'm',
-  ): SelectQueryBuilder<T> {
-    const alias = resource === 'c' ? 'cv' : 'mv';
-    if (scope.kind === 'source') {
-      qb.andWhere(`${alias}.repository_id = :scopeRepositoryId`, {
-        scopeRepositoryId: scope.repositoryId,
-      });
-      atChange(qb, alias, scope.seq);
-      return qb;
-    }
-    const [members, key, version] =
-      resource === 'c'
-        ? ['expansion_concepts', 'concept_id', 'concept_version_id']
-        : ['expansion_mappings', 'mapping_id', 'mapping_version_id'];
-    if (scope.repositoryIds.length === 0) return qb.andWhere('false');
-    return qb.andWhere(
-      `EXISTS (SELECT 1 FROM ${members} x WHERE x.expansion_id = :scopeExpansionId
-         AND x.${key} = ${alias}.${key} AND x.repository_id IN (:...scopeRepositoryIds)
-         AND (x.${version} = ${alias}.id OR (x.${version} IS NULL AND ${alias}.valid_to_seq IS NULL)))`,
-      { scopeExpansionId: scope.expansionId, scopeRepositoryIds: scope.repositoryIds },
+    const params: unknown[] = [conceptIds, equivalencyMapTypes.map((t) => t.toLowerCase())];
+    const rows = await this.em.query<Array<{ id: string }>>(
+      `SELECT cv.concept_id::text AS id FROM concept_versions cv
+       WHERE cv.concept_id = ANY($1::bigint[]) AND ${inScope(scope, 'c', params)}
+       UNION
+       SELECT mv.to_concept_id::text FROM mapping_versions mv
+       WHERE mv.to_concept_id = ANY($1::bigint[]) AND lower(mv.map_type) = ANY($2::text[])
+         AND NOT mv.retired AND ${inScope(scope, 'm', params)}`,
+      params,
     );
+    return new Set(rows.map((r) => r.id));
   }
 
-  private async withConcepts(versions: ConceptVersionEntity[]): Promise<CascadeConcept[]> {
-    if (versions.length === 0) return [];
-    const objects = await this.concepts.findBy({ id: In(versions.map((v) => v.conceptId)) });
+  /** Concept versions with their concepts, for an answer to show. */
+  async concepts(versionIds: readonly string[]): Promise<Map<string, CascadeConcept>> {
+    if (versionIds.length === 0) return new Map();
+    const versions = await this.em
+      .getRepository(ConceptVersionEntity)
+      .findBy({ id: In([...versionIds]) });
+    const objects = await this.em
+      .getRepository(ConceptEntity)
+      .findBy({ id: In([...new Set(versions.map((v) => v.conceptId))]) });
     const byId = new Map(objects.map((c) => [c.id, c]));
-    return versions.map((version) => ({ concept: byId.get(version.conceptId)!, version }));
+    return new Map(versions.map((v) => [v.id, { concept: byId.get(v.conceptId)!, version: v }]));
   }
+
+  /** Mapping versions with their mappings, for an answer to show. */
+  async mappings(versionIds: readonly string[]): Promise<Map<string, CascadeMapping>> {
+    if (versionIds.length === 0) return new Map();
+    const versions = await this.em
+      .getRepository(MappingVersionEntity)
+      .findBy({ id: In([...versionIds]) });
+    const objects = await this.em
+      .getRepository(MappingEntity)
+      .findBy({ id: In([...new Set(versions.map((v) => v.mappingId))]) });
+    const byId = new Map(objects.map((m) => [m.id, m]));
+    return new Map(versions.map((v) => [v.id, { mapping: byId.get(v.mappingId)!, version: v }]));
+  }
+}
+
+/** The condition narrowing concept (`c`, alias `cv`) or mapping (`m`, alias `mv`) versions to a scope. */
+function inScope(scope: CascadeScope, resource: 'c' | 'm', params: unknown[]): string {
+  const alias = resource === 'c' ? 'cv' : 'mv';
+  const p = (value: unknown): string => `$${params.push(value)}`;
+  if (scope.kind === 'source') {
+    const repo = `${alias}.repository_id = ${p(scope.repositoryId)}`;
+    if (scope.seq === null) return `${repo} AND ${alias}.valid_to_seq IS NULL`;
+    const seq = p(scope.seq);
+    return `${repo} AND ${alias}.valid_from_seq <= ${seq}
+      AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > ${seq})`;
+  }
+  if (scope.repositoryIds.length === 0) return 'false';
+  const [members, key, version] =
+    resource === 'c'
+      ? ['expansion_concepts', 'concept_id', 'concept_version_id']
+      : ['expansion_mappings', 'mapping_id', 'mapping_version_id'];
+  return `EXISTS (SELECT 1 FROM ${members} x WHERE x.expansion_id = ${p(scope.expansionId)}
+      AND x.${key} = ${alias}.${key} AND x.repository_id = ANY(${p(scope.repositoryIds)}::bigint[])
+      AND (x.${version} = ${alias}.id OR (x.${version} IS NULL AND ${alias}.valid_to_seq IS NULL)))`;
 }

@@ -67,8 +67,10 @@ export type {
   CascadeConcept,
   CascadeMapping,
   CascadeScope,
-  HierarchyStep,
+  WalkConcept,
+  WalkMapping,
 } from './cascade.repository';
+export type { CascadeRepository } from './cascade.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {

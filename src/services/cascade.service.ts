@@ -1,8 +1,14 @@
 import { AppError } from '../errors';
-import type { CascadeConcept, CascadeMapping, CascadeScope, Repositories } from '../repositories';
+import type { CascadeScope, Repositories } from '../repositories';
+import {
+  parseCascadeParameters,
+  type CascadeInput,
+  type CascadeParameters,
+} from './cascade-parameters';
+import { walkCascade, type Walk } from './cascade-walk';
 import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
-import type { MappingItem } from './mapping-views';
+import type { MappingItem, MappingView } from './mapping-views';
 import type { MappingService } from './mapping.service';
 import type { RepoView } from './paths';
 import type { RepositoryService } from './repository.service';
@@ -10,32 +16,6 @@ import { parseRepoUrl, type RepoRef } from './urls';
 
 /** The default hard limit on what one cascade answers (spec operations §4.2: "e.g. 1,000"). */
 export const DEFAULT_CASCADE_MAX_RESOURCES = 1_000;
-
-/** A map-type filter: every type, none, or these (compared case-insensitively). */
-export type MapTypeFilter = '*' | 'none' | string[];
-
-/** The parameters of spec operations §4.2, parsed. */
-export interface CascadeParameters {
-  /** Map types to cascade through: null = all but `excludeMapTypes`. */
-  mapTypes: MapTypeFilter | null;
-  excludeMapTypes: string[];
-  /** Map types of the mappings listed: null = those cascaded through. */
-  returnMapTypes: MapTypeFilter | null;
-  method: 'sourcemappings' | 'sourcetoconcepts';
-  cascadeHierarchy: boolean;
-  cascadeMappings: boolean;
-  /** How many levels below the starting concept are cascaded: `*` until nothing further. */
-  cascadeLevels: number | '*';
-  reverse: boolean;
-  view: 'flat' | 'hierarchy';
-  /** A repository (version) URL: concepts it already holds end their branch, omitted. */
-  omitIfExistsIn: string | null;
-  equivalencyMapTypes: string[];
-  includeRetired: boolean;
-}
-
-/** The parameters as a caller names them (query parameters, GraphQL arguments): text. */
-export type CascadeInput = Partial<Record<string, string | undefined>>;
 
 /** What cascading one concept found, in order: a mapping listed, a concept reached, or both. */
 export interface CascadeStep {
@@ -66,78 +46,9 @@ export interface CascadeResult {
   maxResources: number;
 }
 
-const TRUE = ['true', '1', 'yes'];
-const FALSE = ['false', '0', 'no'];
-
-/** spec operations §4.2, with the singular spellings of its examples and `includeMappings`. */
-export function parseCascadeParameters(input: CascadeInput): CascadeParameters {
-  const text = (name: string): string | undefined => {
-    const value = input[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const value = text(name)?.toLowerCase();
-    if (value === undefined) return fallback;
-    if (TRUE.includes(value)) return true;
-    if (FALSE.includes(value)) return false;
-    throw AppError.field(name, `${name} must be true or false.`);
-  };
-  const list = (value: string | undefined): string[] =>
-    (value ?? '')
-      .split(',')
-      .map((t) => t.trim())
-      .filter((t) => t !== '');
-  const filter = (name: string, value: string | undefined): MapTypeFilter | null => {
-    if (value === undefined) return null;
-    if (value === '*') return '*';
-    if (FALSE.includes(value.toLowerCase())) return 'none';
-    const types = list(value);
-    if (types.length === 0) throw AppError.field(name, `${name} names no map type.`);
-    return types;
-  };
-  const method = (text('method') ?? 'sourcetoconcepts').toLowerCase();
-  if (method !== 'sourcemappings' && method !== 'sourcetoconcepts') {
-    throw AppError.field('method', "method must be 'sourceMappings' or 'sourceToConcepts'.");
-  }
-  const levels = text('cascadeLevels') ?? '*';
-  if (levels !== '*' && !/^\d{1,6}$/.test(levels)) {
-    throw AppError.field('cascadeLevels', "cascadeLevels must be a whole number or '*'.");
-  }
-  const view = (text('view') ?? 'flat').toLowerCase();
-  if (view !== 'flat' && view !== 'hierarchy') {
-    throw AppError.field('view', "view must be 'flat' or 'hierarchy'.");
-  }
-  const mapTypes = filter('mapTypes', text('mapTypes') ?? text('mapType'));
-  let returnMapTypes = filter('returnMapTypes', text('returnMapTypes') ?? text('returnMapType'));
-  // Deprecated (spec operations §4.2): includeMappings=false lists no mappings.
-  if (returnMapTypes === null && !bool('includeMappings', true)) returnMapTypes = 'none';
-  return {
-    mapTypes: mapTypes === '*' ? null : mapTypes,
-    excludeMapTypes: list(text('excludeMapTypes') ?? text('excludeMapType')),
-    returnMapTypes,
-    method,
-    cascadeHierarchy: bool('cascadeHierarchy', true),
-    cascadeMappings: bool('cascadeMappings', true),
-    cascadeLevels: levels === '*' ? '*' : Number(levels),
-    reverse: bool('reverse', false),
-    view,
-    omitIfExistsIn: text('omitIfExistsIn') ?? null,
-    equivalencyMapTypes: list(text('equivalencyMapType') ?? text('equivalencyMapTypes')),
-    includeRetired: bool('includeRetired', false),
-  };
-}
-
-function allows(filter: MapTypeFilter, mapType: string | null): boolean {
-  if (filter === '*') return true;
-  if (filter === 'none') return false;
-  const type = (mapType ?? '').toLowerCase();
-  return filter.some((t) => t.toLowerCase() === type);
-}
-
 /**
- * `$cascade` (spec operations §4.2): from one concept of a repository version, level by level,
- * through its mappings (to target concepts of the same repository version) and its hierarchy,
- * never cascading a concept twice, up to a hard limit on resources.
+ * `$cascade` (spec operations §4.2): the walk of `walkCascade` from one concept of a repository
+ * version the caller may read, with what its answer shows.
  */
 export class CascadeService {
   constructor(
@@ -160,14 +71,27 @@ export class CascadeService {
     const parameters = parseCascadeParameters(input);
     const repo = await this.releasedOrNamed(ctx, ref);
     const scope = await this.scopeOf(ctx, repo);
-    const roots = await this.repos.cascade.conceptsByCode(scope, code);
-    if (roots.length === 0) {
-      throw AppError.notFound(`Concept '${code}' in ${repo.version.mnemonic}`);
-    }
+    const [root] = await this.repos.cascade.conceptsByCode(scope, code);
+    if (!root) throw AppError.notFound(`Concept '${code}' in ${repo.version.mnemonic}`);
     const omit = parameters.omitIfExistsIn
       ? await this.omissionScope(ctx, parameters.omitIfExistsIn)
       : null;
-    return this.walk(ctx, repo, scope, roots[0], parameters, omit);
+    const walk = await walkCascade(
+      this.repos.cascade,
+      scope,
+      [root],
+      parameters,
+      omit,
+      this.maxResources,
+    );
+    return {
+      repo,
+      parameters,
+      rootId: root.conceptId,
+      nodes: await this.nodesOf(ctx, repo, scope, walk),
+      limitReached: walk.limitReached,
+      maxResources: this.maxResources,
+    };
   }
 
   /** The repository version a cascade walks; see `cascade`. */
@@ -177,7 +101,7 @@ export class CascadeService {
       return await this.repositories.get(ctx, { ...ref, version: 'latest' });
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
-      // Which is missing: the repository (its own 404 or 401/403), or a released version.
+      // Which is missing: the repository (its own 404, or 401/403), or a released version.
       const head = await this.repositories.get(ctx, { ...ref, version: 'HEAD' });
       const label = ref.kind === 'source' ? 'Source' : 'Collection';
       throw new AppError(
@@ -211,141 +135,47 @@ export class CascadeService {
     return this.scopeOf(ctx, await this.repositories.get(ctx, ref));
   }
 
-  private async walk(
-    ctx: ServiceContext,
-    repo: RepoView,
-    scope: CascadeScope,
-    root: CascadeConcept,
-    p: CascadeParameters,
-    omit: CascadeScope | null,
-  ): Promise<CascadeResult> {
-    const sources = await this.sourceViews(ctx, repo, scope);
-    const nodes = new Map<string, CascadeNode>();
-    let resources = 0;
-    let limitReached = false;
-    const take = (): boolean => {
-      if (resources >= this.maxResources) {
-        limitReached = true;
-        return false;
-      }
-      resources += 1;
-      return true;
-    };
-    const add = (found: CascadeConcept): boolean => {
-      if (nodes.has(found.concept.id)) return true;
-      const source = sources.get(found.version.repositoryId);
-      if (!source || !take()) return false;
-      nodes.set(found.concept.id, {
-        view: { source, concept: found.concept, version: found.version },
-        terminal: null,
-        steps: [],
-      });
-      return true;
-    };
-    add(root);
-    const follows = (mapType: string | null): boolean =>
-      p.mapTypes === null
-        ? !p.excludeMapTypes.some((t) => t.toLowerCase() === (mapType ?? '').toLowerCase())
-        : allows(p.mapTypes, mapType);
-    const lists = (mapType: string | null): boolean =>
-      p.returnMapTypes === null ? follows(mapType) : allows(p.returnMapTypes, mapType);
-    const toConcepts = p.method === 'sourcetoconcepts';
-
-    let level: CascadeConcept[] = [root];
-    for (let depth = 0; level.length > 0 && !limitReached; depth += 1) {
-      if (p.cascadeLevels !== '*' && depth > p.cascadeLevels) break;
-      const ids = level.map((c) => c.concept.id);
-      const found = p.cascadeMappings
-        ? await this.repos.cascade.mappingsOf(scope, ids, p.reverse, p.includeRetired)
-        : [];
-      const listed = found.filter((m) => lists(m.version.mapType));
-      const followed = toConcepts ? found.filter((m) => follows(m.version.mapType)) : [];
-      const targetIds = followed
-        .map((m) => (p.reverse ? m.version.fromConceptId : m.version.toConceptId))
-        .filter((id): id is string => id !== null);
-      const [targets, hierarchy, items] = await Promise.all([
-        this.repos.cascade.conceptsById(scope, [...new Set(targetIds)], p.includeRetired),
-        p.cascadeHierarchy && toConcepts
-          ? this.repos.cascade.hierarchyOf(scope, level, p.reverse, p.includeRetired)
-          : Promise.resolve([]),
-        this.mappingItems(ctx, sources, listed),
-      ]);
-      const reached = [...targets, ...hierarchy.map((h) => h.to)];
-      const omitted = omit
-        ? await this.repos.cascade.alreadyIn(
-            omit,
-            reached.map((c) => c.concept.id).filter((id) => !nodes.has(id)),
-            p.equivalencyMapTypes,
-          )
-        : new Set<string>();
-      const targetOf = new Map(targets.map((c) => [c.concept.id, c]));
-      const next: CascadeConcept[] = [];
-      const reach = (concept: CascadeConcept | undefined): string | undefined => {
-        if (!concept || omitted.has(concept.concept.id)) return undefined;
-        const isNew = !nodes.has(concept.concept.id);
-        if (!add(concept)) return undefined;
-        if (isNew) next.push(concept);
-        return concept.concept.id;
-      };
-      for (const concept of level) {
-        const node = nodes.get(concept.concept.id)!;
-        const side = p.reverse ? 'toConceptId' : 'fromConceptId';
-        for (const m of found) {
-          if (m.version[side] !== concept.concept.id || limitReached) continue;
-          const item = items.get(m.version.id);
-          const step: CascadeStep = {};
-          if (item && take()) step.mapping = item;
-          if (followed.includes(m)) {
-            const targetId = p.reverse ? m.version.fromConceptId : m.version.toConceptId;
-            step.conceptId = reach(targetId ? targetOf.get(targetId) : undefined);
-          }
-          if (step.mapping || step.conceptId) node.steps.push(step);
-        }
-        for (const h of hierarchy) {
-          if (h.fromConceptId !== concept.concept.id || limitReached) continue;
-          const conceptId = reach(h.to);
-          if (conceptId) node.steps.push({ conceptId });
-        }
-        node.terminal = limitReached ? null : node.steps.length === 0;
-      }
-      level = next;
-    }
-    return {
-      repo,
-      parameters: p,
-      rootId: root.concept.id,
-      nodes,
-      limitReached,
-      maxResources: this.maxResources,
-    };
-  }
-
   /**
-   * The sources whose concepts the walk may show, by repository id: the source walked, or the
-   * sources of a collection's members the caller may see (each at HEAD, as member URLs show).
+   * The walk's concepts and mappings as an answer shows them: their entities (two statements
+   * each), in the source walked or, in a collection, each member's source at HEAD, and the
+   * mappings' ends as the caller may see them.
    */
-  private async sourceViews(
+  private async nodesOf(
     ctx: ServiceContext,
     repo: RepoView,
     scope: CascadeScope,
-  ): Promise<Map<string, RepoView>> {
-    if (scope.kind === 'source') return new Map([[repo.repo.id, repo]]);
-    return this.repositories.headViews(ctx, scope.repositoryIds);
-  }
-
-  /** Mappings as lists show them, with their resolved ends, by mapping version id. */
-  private async mappingItems(
-    ctx: ServiceContext,
-    sources: Map<string, RepoView>,
-    found: CascadeMapping[],
-  ): Promise<Map<string, MappingItem>> {
-    const views = found.flatMap(({ mapping, version }) => {
+    walk: Walk,
+  ): Promise<Map<string, CascadeNode>> {
+    const [sources, concepts, mappings] = await Promise.all([
+      scope.kind === 'source'
+        ? new Map([[repo.repo.id, repo]])
+        : this.repositories.headViews(ctx, scope.repositoryIds),
+      this.repos.cascade.concepts([...walk.nodes.values()].map((n) => n.concept.versionId)),
+      this.repos.cascade.mappings([...walk.mappings.keys()]),
+    ]);
+    const views: MappingView[] = [];
+    for (const { mapping, version } of mappings.values()) {
       const source = sources.get(version.repositoryId);
-      return source ? [{ source, mapping, version }] : [];
-    });
+      if (source) views.push({ source, mapping, version });
+    }
     const ends = await this.mappings.resolveEnds(ctx, views);
-    return new Map(
+    const items = new Map<string, MappingItem>(
       views.map((view) => [view.version.id, { view, ends: ends.get(view.version.id)! }]),
     );
+    const nodes = new Map<string, CascadeNode>();
+    for (const [id, node] of walk.nodes) {
+      const found = concepts.get(node.concept.versionId);
+      const source = sources.get(node.concept.repositoryId);
+      if (!found || !source) continue;
+      nodes.set(id, {
+        view: { source, concept: found.concept, version: found.version },
+        terminal: node.terminal,
+        steps: node.steps.map((step) => ({
+          mapping: step.mapping ? items.get(step.mapping.versionId) : undefined,
+          conceptId: step.conceptId,
+        })),
+      });
+    }
+    return nodes;
   }
 }

@@ -40,14 +40,9 @@ export type {
   WindowCount,
 } from './rate-limit.service';
 export { COUNT_FLUSH_MS } from './rate-limit.service';
-export { parseCascadeParameters } from './cascade.service';
-export type {
-  CascadeInput,
-  CascadeNode,
-  CascadeParameters,
-  CascadeResult,
-  CascadeStep,
-} from './cascade.service';
+export { parseCascadeParameters } from './cascade-parameters';
+export type { CascadeInput, CascadeParameters } from './cascade-parameters';
+export type { CascadeNode, CascadeResult, CascadeStep } from './cascade.service';
 export { isAuthenticated, isSuperuser } from './access';
 export { ADMIN_USERNAME } from './bootstrap';
 export { createMailer } from './mailer';
