@@ -106,9 +106,6 @@ export interface Selection {
   text?: string;
 }
 
-/** How a concept selection brings in related content (spec operations §2.4 `cascade`). */
-export type CascadeMode = 'sourcemappings' | 'sourcetoconcepts';
-
 const REFERENCE_COLUMNS = `
   id::text AS "id", collection_id::text AS "collectionId", expression, include,
   resource_type AS "resourceType", system, version, code, resource_version AS "resourceVersion",
@@ -510,45 +507,26 @@ export class CollectionRepository {
     );
   }
 
-  /**
-   * Cascade from the concepts a reference selected (spec operations §2.4, OCL `$cascade`):
-   * `sourcemappings` adds their mappings held in the same source; `sourcetoconcepts` also
-   * follows those mappings to target concepts of the same source, level after level.
-   */
-  async cascade(
+  /** Rows a reference brings in besides its selection (what its cascade reached). */
+  async insertRows(
     expansionId: string,
-    s: Pick<Selection, 'referenceId' | 'include' | 'repositoryId' | 'seq' | 'pin' | 'activeOnly'>,
-    mode: CascadeMode,
+    referenceId: string,
+    include: boolean,
+    rows: Array<{ resource: 'c' | 'm'; objectId: string; versionId: string | null }>,
   ): Promise<void> {
-    const params: unknown[] = [expansionId, s.referenceId, s.include, s.repositoryId];
-    const mappingAt = versionAt(s.seq, params, 'mv');
-    const conceptAt = versionAt(s.seq, params, 'cv');
-    const start = `SELECT object_id FROM expansion_reference_rows
-                   WHERE expansion_id = $1 AND reference_id = $2 AND resource = 'c'`;
-    const reached =
-      mode === 'sourcetoconcepts'
-        ? `WITH RECURSIVE reached (concept_id) AS (
-             ${start}
-             UNION
-             SELECT mv.to_concept_id FROM reached r
-             JOIN mapping_versions mv ON mv.from_concept_id = r.concept_id
-               AND mv.repository_id = $4 AND mv.to_repository_id = $4 AND mv.to_concept_id IS NOT NULL
-               AND NOT mv.retired AND ${mappingAt})`
-        : `WITH reached (concept_id) AS (${start})`;
+    if (rows.length === 0) return;
     await this.em.query(
-      `${reached},
-       new_concepts AS (
-         INSERT INTO expansion_reference_rows (expansion_id, reference_id, resource, object_id, version_id, include)
-         SELECT $1, $2, 'c', cv.concept_id, ${s.pin ? 'cv.id' : 'NULL'}, $3
-         FROM reached r JOIN concept_versions cv ON cv.concept_id = r.concept_id AND ${conceptAt}
-           ${s.activeOnly ? 'AND NOT cv.retired' : ''}
-         WHERE r.concept_id NOT IN (${start})
-         RETURNING 1)
-       INSERT INTO expansion_reference_rows (expansion_id, reference_id, resource, object_id, version_id, include)
-       SELECT $1, $2, 'm', mv.mapping_id, ${s.pin ? 'mv.id' : 'NULL'}, $3
-       FROM reached r JOIN mapping_versions mv ON mv.from_concept_id = r.concept_id
-         AND mv.repository_id = $4 AND ${mappingAt} ${s.activeOnly ? 'AND NOT mv.retired' : ''}`,
-      params,
+      `INSERT INTO expansion_reference_rows (expansion_id, reference_id, resource, object_id, version_id, include)
+       SELECT $1, $2, r.resource, r.object_id, r.version_id, $3
+       FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS r (resource, object_id, version_id)`,
+      [
+        expansionId,
+        referenceId,
+        include,
+        rows.map((r) => r.resource),
+        rows.map((r) => r.objectId),
+        rows.map((r) => r.versionId),
+      ],
     );
   }
 

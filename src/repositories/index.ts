@@ -27,7 +27,6 @@ export type {
 } from './list';
 export type { ContentCounts, OwnerKey, RepoSearch, RepoSortKey } from './repo.repository';
 export type {
-  CascadeMode,
   ExpansionCounts,
   ExpansionRow,
   FilterOp,

@@ -25,7 +25,13 @@ import {
 import { pageOf, windowOf, type ListParams, type Page } from './list';
 import type { MappingItem, MappingService } from './mapping.service';
 import type { ReferenceResolver, Resolution } from './reference-resolver';
-import { cascadeModeOf, referencesOfBody, removalOf, type ReferenceItem } from './reference-input';
+import { walkCascade } from './cascade-walk';
+import {
+  cascadeParametersOf,
+  referencesOfBody,
+  removalOf,
+  type ReferenceItem,
+} from './reference-input';
 import type { RepositoryService, RepoView } from './repository.service';
 import type { TaskService } from './task.service';
 import { ownerUrl, repoUrl, type OwnerRef, type RepoRef } from './urls';
@@ -699,7 +705,7 @@ export class CollectionService {
         );
         continue;
       }
-      const cascade = resource === 'c' ? cascadeModeOf(reference.cascade) : null;
+      const cascade = resource === 'c' ? cascadeParametersOf(reference.cascade) : null;
       if (
         reference.code !== null &&
         reference.resourceVersion === null &&
@@ -747,7 +753,36 @@ export class CollectionService {
         text: p.filter,
       };
       await r.collections.select(evaluation.expansionId, selection);
-      if (cascade) await r.collections.cascade(evaluation.expansionId, selection, cascade);
+      if (cascade) {
+        // The one cascade walk ($cascade's), from every concept the reference selected, in the
+        // source and version it names; what it reaches joins the reference's rows.
+        const scope = { kind: 'source' as const, repositoryId: view.repo.id, seq };
+        const selected = await r.collections.objectsOf(evaluation.expansionId, [reference.id]);
+        const starts = await r.cascade.conceptsById(scope, selected.c, true);
+        const walk = await walkCascade(
+          r.cascade,
+          scope,
+          starts,
+          { ...cascade, includeRetired: cascade.includeRetired && !selection.activeOnly },
+          null,
+          null,
+        );
+        const startIds = new Set(starts.map((c) => c.conceptId));
+        await r.collections.insertRows(evaluation.expansionId, reference.id, reference.include, [
+          ...[...walk.nodes.values()]
+            .filter((n) => !startIds.has(n.concept.conceptId))
+            .map((n) => ({
+              resource: 'c' as const,
+              objectId: n.concept.conceptId,
+              versionId: pin ? n.concept.versionId : null,
+            })),
+          ...[...walk.mappings.values()].map((m) => ({
+            resource: 'm' as const,
+            objectId: m.mappingId,
+            versionId: pin ? m.versionId : null,
+          })),
+        ]);
+      }
     }
     for (const { group, items } of groups.values()) {
       await r.collections.selectCodes(evaluation.expansionId, group, items);

@@ -1,3 +1,8 @@
+import {
+  parseCascadeParameters,
+  type CascadeInput,
+  type CascadeParameters,
+} from './cascade-parameters';
 import { AppError } from '../errors';
 import {
   FILTER_PROPERTIES,
@@ -427,7 +432,14 @@ function cascadeOf(value: unknown): string | Record<string, unknown> {
     if (!isCascadeMode(method)) {
       throw AppError.invalid(`"cascade.method" must be ${CASCADE_MODES.join(' or ')}.`);
     }
-    return { ...value, method };
+    const cascade = { ...value, method };
+    try {
+      cascadeParametersOf(cascade);
+    } catch (error) {
+      if (error instanceof AppError) throw AppError.invalid(`"cascade": ${error.message}`);
+      throw error;
+    }
+    return cascade;
   }
   throw AppError.invalid(`"cascade" must be ${CASCADE_MODES.join(' or ')}, or an object.`);
 }
@@ -436,13 +448,24 @@ export function isCascadeMode(value: string): value is (typeof CASCADE_MODES)[nu
   return (CASCADE_MODES as readonly string[]).includes(value);
 }
 
-/** The mode of a stored cascade (a mode name, or an object with `method`). */
-export function cascadeModeOf(
-  cascade: NewReference['cascade'],
-): (typeof CASCADE_MODES)[number] | null {
+/**
+ * The walk a stored cascade asks for (spec operations §2.4): a method name, or an object of the
+ * parameters of `$cascade` (spec operations §4.2; `snake_case` names too); null for none.
+ */
+export function cascadeParametersOf(cascade: NewReference['cascade']): CascadeParameters | null {
   if (cascade === null) return null;
-  const mode = typeof cascade === 'string' ? cascade : String(cascade.method);
-  return isCascadeMode(mode) ? mode : null;
+  if (typeof cascade === 'string') return parseCascadeParameters({ method: cascade });
+  const input: CascadeInput = {};
+  for (const [key, value] of Object.entries(cascade)) {
+    const name = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    if (value === null || value === undefined) continue;
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    if (!items.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) {
+      throw AppError.field(name, `${name} must be text, a number, a boolean or a list of them.`);
+    }
+    input[name] = items.map((v) => String(v as string | number | boolean)).join(',');
+  }
+  return parseCascadeParameters(input);
 }
 
 function reference(values: Partial<NewReference> & { expression: string }): NewReference {

@@ -312,3 +312,52 @@ describe('$cascade limits, scope and errors', () => {
       .expect(405);
   });
 });
+
+describe('one walk for $cascade and collection references', () => {
+  async function membersAfter(id: string, body: object, query = ''): Promise<string[]> {
+    const c = await createCollection(t, { id }, { owner, org });
+    await request(t.app)
+      .put(`${c.url}references/${query}`)
+      .set('Authorization', owner.auth)
+      .send(body)
+      .expect(200);
+    const res = await request(t.app).get(`${c.url}concepts/?limit=0`).expect(200);
+    return (res.body as Array<{ id: string }>).map((x) => x.id).sort();
+  }
+
+  it('a reference with ?cascade= reaches what $cascade at HEAD reaches', async () => {
+    const walked = await cascade(`${source}HEAD/concepts/Q/$cascade/`);
+    const members = await membersAfter(
+      'SAMEWALK',
+      { data: { expressions: [`${source}concepts/Q/`] } },
+      '?cascade=sourcetoconcepts',
+    );
+    expect(members).toEqual(ids(walked, 'Concept').sort());
+    const hierarchy = await membersAfter(
+      'TREE',
+      { data: { expressions: [`${source}concepts/P/`] } },
+      '?cascade=sourcetoconcepts',
+    );
+    expect(hierarchy).toEqual(['C1', 'C2', 'P']);
+  });
+
+  it('a reference’s cascade object takes the parameters of $cascade', async () => {
+    const members = await membersAfter('OBJ', {
+      url: `${source}concepts/Q/`,
+      cascade: { method: 'sourcetoconcepts', map_types: 'Q-AND-A', cascadeLevels: 0 },
+    });
+    expect(members).toEqual(['A1', 'A2', 'NEW', 'Q']);
+    const c = await createCollection(t, { id: 'BADOBJ' }, { owner, org });
+    const res = await request(t.app)
+      .put(`${c.url}references/`)
+      .set('Authorization', owner.auth)
+      .send({ url: `${source}concepts/Q/`, cascade: { cascadeLevels: 'many' } });
+    // As any malformed reference of an add: refused with its message, nothing added.
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      expect.objectContaining({ added: false, message: expect.stringMatching(/cascadeLevels/) }),
+    ]);
+    const after = await request(t.app).get(`${c.url}references/`).expect(200);
+    expect(after.body).toEqual([]);
+  });
+});
