@@ -172,7 +172,7 @@ const SORTS: Record<string, ConceptSortKey> = {
 };
 
 /** The content a concept version holds, before it is stored. */
-interface ConceptContent {
+export interface ConceptContent {
   conceptClass: string;
   datatype: string;
   externalId: string | null;
@@ -227,46 +227,60 @@ export class ConceptService {
       return await this.repos.transaction(async (repos) => {
         // The change number locks the source row, so assigned ids cannot collide.
         const seq = await repos.repos.nextChange(source.repo.id);
-        const id =
-          data.id ??
-          (await assignId(
-            settings.autoidConceptMnemonic,
-            settings.autoidConceptMnemonicStartFrom,
-            (from) => repos.concepts.nextNumericId(source.repo.id, 'mnemonic', from),
-          ));
-        if (content.externalId === null && settings.autoidConceptExternalId) {
-          content.externalId = await assignId(
-            settings.autoidConceptExternalId,
-            settings.autoidConceptExternalIdStartFrom,
-            (from) => repos.concepts.nextNumericId(source.repo.id, 'external_id', from),
-          );
-        }
-        const concept = await repos.concepts.insertConcept({
-          repositoryId: source.repo.id,
-          mnemonic: id,
-          createdBy: actor.username,
+        const view = await this.insertIn(repos, source, seq, content, {
+          id: data.id,
+          username: actor.username,
+          comment: data.updateComment ?? data.comment ?? null,
         });
-        const version = await repos.concepts.insertVersion(
-          this.versionRow(
-            source,
-            concept,
-            content,
-            seq,
-            actor.username,
-            data.updateComment ?? data.comment ?? null,
-          ),
-        );
-        return {
-          view: { source, concept, version },
-          versionCount: 1,
-          mappings: null,
-          inverseMappings: null,
-        };
+        return { view, versionCount: 1, mappings: null, inverseMappings: null };
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw conceptTaken();
       throw error;
     }
+  }
+
+  /**
+   * Inserts a concept with its first version into a source's HEAD, inside the caller's
+   * transaction, which holds the source's change number `seq` (and so its lock): without `id`,
+   * or with `id` taken when `fallback` allows, the source's scheme assigns one (sequential numbers
+   * when it has none); external ids by the source's scheme when the content has none.
+   */
+  async insertIn(
+    repos: Repositories,
+    source: RepoView,
+    seq: string,
+    content: ConceptContent,
+    options: { id?: string; fallback?: boolean; username: string; comment: string | null },
+  ): Promise<ConceptView> {
+    const settings = source.repo.settings;
+    const free =
+      options.id !== undefined &&
+      !(options.fallback && (await repos.concepts.findConcept(source.repo.id, options.id)));
+    const id = free
+      ? options.id!
+      : await assignId(
+          settings.autoidConceptMnemonic ?? 'sequential',
+          settings.autoidConceptMnemonicStartFrom,
+          (from) => repos.concepts.nextNumericId(source.repo.id, 'mnemonic', from),
+        );
+    const row = { ...content };
+    if (row.externalId === null && settings.autoidConceptExternalId) {
+      row.externalId = await assignId(
+        settings.autoidConceptExternalId,
+        settings.autoidConceptExternalIdStartFrom,
+        (from) => repos.concepts.nextNumericId(source.repo.id, 'external_id', from),
+      );
+    }
+    const concept = await repos.concepts.insertConcept({
+      repositoryId: source.repo.id,
+      mnemonic: id,
+      createdBy: options.username,
+    });
+    const version = await repos.concepts.insertVersion(
+      this.versionRow(source, concept, row, seq, options.username, options.comment),
+    );
+    return { source, concept, version };
   }
 
   /**
@@ -754,7 +768,8 @@ export class ConceptService {
   }
 
   /** HEAD of a source the caller may edit content of; edits through a frozen version are 405. */
-  private async writableSource(ctx: ServiceContext, sourceRef: RepoRef): Promise<RepoView> {
+  /** A source's HEAD the caller may edit the content of (401/403 otherwise). */
+  async writableSource(ctx: ServiceContext, sourceRef: RepoRef): Promise<RepoView> {
     assertHeadPath(sourceRef);
     const source = await this.repositories.get(ctx, { ...sourceRef, version: undefined });
     if (source.repo.kind !== 'source') throw AppError.notFound(`Source '${sourceRef.id}'`);

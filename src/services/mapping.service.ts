@@ -33,7 +33,7 @@ import { extras, mnemonic, parseInput, requiredText } from './validation';
 import { withExtra, withoutExtra } from './extras';
 
 /** One end of a mapping as stored: as given, plus what it resolved to inside the service. */
-interface End {
+export interface End {
   sourceUrl: string | null;
   sourceVersion: string | null;
   code: string | null;
@@ -82,7 +82,7 @@ const SORTS: Record<string, MappingSortKey> = {
 };
 
 /** The mapping content a version holds. */
-interface MappingContent {
+export interface MappingContent {
   mapType: string;
   from: End;
   to: End;
@@ -115,54 +115,66 @@ export class MappingService {
     };
     if (data.id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, data.id)))
       throw mappingTaken();
-    const settings = source.repo.settings;
     try {
       const made = await this.repos.transaction(async (repos) => {
         const seq = await repos.repos.nextChange(source.repo.id);
-        // Under the source's lock (nextChange), so parallel creates of one mapping come in turn.
-        await assertUnique(repos, source, content);
-        // Without an id, the source's scheme assigns one; sequential numbers by default.
-        const id =
-          data.id ??
-          (settings.autoidMappingMnemonic === 'uuid'
-            ? crypto.randomUUID()
-            : await repos.mappings.nextNumericId(
-                source.repo.id,
-                settings.autoidMappingMnemonicStartFrom ?? 1,
-              ));
-        // spec core §4.6: external ids by the source's scheme too, sequential ones from `start_from`.
-        if (content.externalId === null && settings.autoidMappingExternalId) {
-          content.externalId =
-            settings.autoidMappingExternalId === 'uuid'
-              ? crypto.randomUUID()
-              : await repos.mappings.nextNumericId(
-                  source.repo.id,
-                  settings.autoidMappingExternalIdStartFrom ?? 1,
-                  'external_id',
-                );
-        }
-        const mapping = await repos.mappings.insertMapping({
-          repositoryId: source.repo.id,
-          mnemonic: id,
-          createdBy: actor.username,
+        return this.insertIn(repos, source, seq, content, {
+          id: data.id,
+          username: actor.username,
+          comment: data.updateComment ?? data.comment ?? null,
         });
-        const version = await repos.mappings.insertVersion(
-          versionRow(
-            source,
-            mapping,
-            content,
-            seq,
-            actor.username,
-            data.updateComment ?? data.comment ?? null,
-          ),
-        );
-        return { source, mapping, version };
       });
       return await this.detailOf(ctx, made);
     } catch (error) {
       if (isUniqueViolation(error)) throw mappingTaken();
       throw error;
     }
+  }
+
+  /**
+   * Inserts a mapping with its first version into a source's HEAD, inside the caller's
+   * transaction, which holds the source's change number `seq` (and so its lock, under which the
+   * duplicate check runs): ids by the source's schemes where none is given.
+   */
+  async insertIn(
+    repos: Repositories,
+    source: RepoView,
+    seq: string,
+    content: MappingContent,
+    options: { id?: string; username: string; comment: string | null },
+  ): Promise<MappingView> {
+    const settings = source.repo.settings;
+    await assertUnique(repos, source, content);
+    // Without an id, the source's scheme assigns one; sequential numbers by default.
+    const id =
+      options.id ??
+      (settings.autoidMappingMnemonic === 'uuid'
+        ? crypto.randomUUID()
+        : await repos.mappings.nextNumericId(
+            source.repo.id,
+            settings.autoidMappingMnemonicStartFrom ?? 1,
+          ));
+    const row = { ...content };
+    // spec core §4.6: external ids by the source's scheme too, sequential ones from `start_from`.
+    if (row.externalId === null && settings.autoidMappingExternalId) {
+      row.externalId =
+        settings.autoidMappingExternalId === 'uuid'
+          ? crypto.randomUUID()
+          : await repos.mappings.nextNumericId(
+              source.repo.id,
+              settings.autoidMappingExternalIdStartFrom ?? 1,
+              'external_id',
+            );
+    }
+    const mapping = await repos.mappings.insertMapping({
+      repositoryId: source.repo.id,
+      mnemonic: id,
+      createdBy: options.username,
+    });
+    const version = await repos.mappings.insertVersion(
+      versionRow(source, mapping, row, seq, options.username, options.comment),
+    );
+    return { source, mapping, version };
   }
 
   async get(
