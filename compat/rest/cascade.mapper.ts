@@ -1,7 +1,9 @@
+import type { AppError } from '../../src/errors';
 import {
   repoUrl,
   type CascadeNode,
   type CascadeResult,
+  type CloneResult,
   type MappingItem,
 } from '../../src/services';
 import { conceptSummary } from './concept.mapper';
@@ -40,7 +42,7 @@ function flatEntries(result: CascadeResult): object[] {
     for (const step of node.steps) {
       if (!step.mapping || mappings.has(step.mapping.view.version.id)) continue;
       mappings.add(step.mapping.view.version.id);
-      entries.push(mappingEntry(step.mapping, result, false));
+      entries.push(mappingEntry(step.mapping, result.parameters.reverse, false));
     }
   }
   return entries;
@@ -54,7 +56,7 @@ function hierarchyEntry(result: CascadeResult): object {
     const entries: object[] = [];
     if (first) {
       for (const step of node.steps) {
-        if (step.mapping) entries.push(mappingEntry(step.mapping, result, true));
+        if (step.mapping) entries.push(mappingEntry(step.mapping, result.parameters.reverse, true));
         const reached = step.conceptId ? result.nodes.get(step.conceptId) : undefined;
         if (reached) entries.push(render(reached));
       }
@@ -83,9 +85,8 @@ function conceptEntry(node: CascadeNode): object {
 }
 
 /** A mapping entry: the end away from the concept cascaded, and what the walk reached there. */
-function mappingEntry(item: MappingItem, result: CascadeResult, hierarchy: boolean): object {
+function mappingEntry(item: MappingItem, reverse: boolean, hierarchy: boolean): object {
   const { view, ends } = item;
-  const reverse = result.parameters.reverse;
   const side = reverse ? 'from' : 'to';
   const end = endFields(view, side, ends[side]);
   const target = {
@@ -114,6 +115,49 @@ function mappingEntry(item: MappingItem, result: CascadeResult, hierarchy: boole
       ? Object.fromEntries(Object.entries(target).map(([name, value]) => [`target_${name}`, value]))
       : {}),
   };
+}
+
+/**
+ * spec operations §4.3: by expression, `{status, bundle}` with the concepts and mappings created
+ * (201; 200 when every concept had an equivalent already), or `{status, message}` for an
+ * expression that failed and wrote nothing.
+ */
+export function cloneResponse(result: CloneResult, statusOf: (error: AppError) => number): object {
+  const { destination } = result;
+  const repoVersionUrl = `${repoUrl(destination.owner, 'source', destination.repo.mnemonic)}HEAD/`;
+  return Object.fromEntries(
+    [...result.outcomes].map(([expression, outcome]) => {
+      if (!outcome.ok) {
+        return [expression, { status: statusOf(outcome.error), message: outcome.error.message }];
+      }
+      const entry = [
+        ...outcome.concepts.map((view) => {
+          const summary = conceptSummary(view) as Record<string, unknown>;
+          const { id, type, url, version_url, retired } = summary;
+          return { id, type, url, version_url, retired };
+        }),
+        ...outcome.mappings.map((item) => ({
+          ...mappingEntry(item, false, false),
+          from_concept_code: item.view.version.fromConceptCode,
+        })),
+      ];
+      return [
+        expression,
+        {
+          status: entry.length > 0 ? 201 : 200,
+          bundle: {
+            resourceType: 'Bundle',
+            type: 'searchset',
+            total: entry.length,
+            entry,
+            requested_url: expression,
+            repo_version_url: repoVersionUrl,
+            limit_reached: outcome.limitReached,
+          },
+        },
+      ];
+    }),
+  );
 }
 
 /** The newest change among what the answer shows. */

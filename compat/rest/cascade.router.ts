@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import type { CascadeInput, RepoRef, Services } from '../../src/services';
-import { ok, onlyMethods, param, queryString, route } from '../http';
-import { cascadeBundle } from './cascade.mapper';
+import { bodyOf, ok, onlyMethods, param, queryString, route, statusOf } from '../http';
+import { cascadeBundle, cloneResponse } from './cascade.mapper';
 import { OWNER_PREFIXES } from './owners';
 
 /** The parameters of spec operations §4.2 (and the singular spellings its examples use). */
@@ -26,7 +26,7 @@ const PARAMETERS = [
 
 /**
  * spec operations §4.2: `…/sources/:source/[:version/]concepts/:concept/$cascade/` and the same
- * under collections. Mounted before the concept routes, whose `:conceptVersion/` would take
+ * under collections; §4.3: `…/sources/:source/concepts/$clone/`. Mounted before the concept routes, whose `:conceptVersion/` would take
  * `$cascade`. The web client's `uri` (the repository it browses) names nothing the path does not.
  */
 export function cascadeRouter(services: Services): Router {
@@ -57,6 +57,22 @@ export function cascadeRouter(services: Services): Router {
           .all(onlyMethods('GET'));
       }
     }
+  }
+  // spec operations §4.3: copies concepts into a source (its HEAD).
+  for (const owner of OWNER_PREFIXES) {
+    router
+      .route(`${owner.prefix}/sources/:source/concepts/$clone/`)
+      .post(
+        route(async (req, ctx) => {
+          const result = await services.clone.clone(
+            ctx,
+            { owner: owner.ref(req), kind: 'source', id: param(req, 'source') },
+            bodyOf(req),
+          );
+          return ok(cloneResponse(result, statusOf));
+        }),
+      )
+      .all(onlyMethods('POST'));
   }
   return router;
 }

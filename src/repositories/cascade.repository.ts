@@ -159,6 +159,29 @@ export class CascadeRepository {
     return new Set(rows.map((r) => r.id));
   }
 
+  /**
+   * For each of these concepts, a concept of the scope that names it equivalent: the from-concept
+   * of a mapping of one of `equivalencyMapTypes` (tried in order) to it. By concept id.
+   */
+  async equivalents(
+    scope: CascadeScope,
+    conceptIds: readonly string[],
+    equivalencyMapTypes: readonly string[],
+  ): Promise<Map<string, WalkConcept>> {
+    if (conceptIds.length === 0 || equivalencyMapTypes.length === 0) return new Map();
+    const params: unknown[] = [conceptIds, equivalencyMapTypes.map((t) => t.toLowerCase())];
+    const rows = await this.em.query<Array<WalkConcept & { of: string }>>(
+      `SELECT DISTINCT ON (mv.to_concept_id) mv.to_concept_id::text AS "of", ${CONCEPT}
+       FROM mapping_versions mv
+       JOIN concept_versions cv ON cv.concept_id = mv.from_concept_id AND cv.valid_to_seq IS NULL
+       WHERE mv.to_concept_id = ANY($1::bigint[]) AND lower(mv.map_type) = ANY($2::text[])
+         AND NOT mv.retired AND ${inScope(scope, 'm', params)}
+       ORDER BY mv.to_concept_id, array_position($2::text[], lower(mv.map_type)), mv.id`,
+      params,
+    );
+    return new Map(rows.map(({ of, ...concept }) => [of, concept]));
+  }
+
   /** Concept versions with their concepts, for an answer to show. */
   async concepts(versionIds: readonly string[]): Promise<Map<string, CascadeConcept>> {
     if (versionIds.length === 0) return new Map();

@@ -4,6 +4,7 @@ import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
 import { RateLimitService } from './rate-limit.service';
 import { CascadeService, DEFAULT_CASCADE_MAX_RESOURCES } from './cascade.service';
+import { CloneService } from './clone.service';
 import {
   ADD_REFERENCES_TASK,
   CollectionService,
@@ -43,6 +44,7 @@ export { COUNT_FLUSH_MS } from './rate-limit.service';
 export { parseCascadeParameters } from './cascade-parameters';
 export type { CascadeInput, CascadeParameters } from './cascade-parameters';
 export type { CascadeNode, CascadeResult, CascadeStep } from './cascade.service';
+export type { CloneOutcome, CloneResult } from './clone.service';
 export { isAuthenticated, isSuperuser } from './access';
 export { ADMIN_USERNAME } from './bootstrap';
 export { createMailer } from './mailer';
@@ -96,6 +98,7 @@ export class Services {
   readonly resolver: ReferenceResolver;
   readonly urlRegistry: UrlRegistryService;
   readonly cascade: CascadeService;
+  readonly clone: CloneService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -113,6 +116,13 @@ export class Services {
     this.cascade = new CascadeService(
       this.repos,
       this.repositories,
+      this.mappings,
+      options.cascadeMaxResources ?? DEFAULT_CASCADE_MAX_RESOURCES,
+    );
+    this.clone = new CloneService(
+      this.repos,
+      this.repositories,
+      this.concepts,
       this.mappings,
       options.cascadeMaxResources ?? DEFAULT_CASCADE_MAX_RESOURCES,
     );
