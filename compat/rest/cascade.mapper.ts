@@ -126,7 +126,7 @@ export function cloneResponse(result: CloneResult, statusOf: (error: AppError) =
   const { destination } = result;
   const repoVersionUrl = `${repoUrl(destination.owner, 'source', destination.repo.mnemonic)}HEAD/`;
   return Object.fromEntries(
-    [...result.outcomes].map(([expression, outcome]) => {
+    [...result.outcomes].map(([expression, outcome]): [string, object] => {
       if (!outcome.ok) {
         return [expression, { status: statusOf(outcome.error), message: outcome.error.message }];
       }

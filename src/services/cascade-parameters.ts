@@ -86,3 +86,27 @@ export function parseCascadeParameters(input: CascadeInput): CascadeParameters {
     includeRetired: bool('includeRetired', false),
   };
 }
+
+/**
+ * Cascade parameters given as an object (a reference's `cascade`, `$clone`'s `parameters`): the
+ * names as `$cascade` takes them (`snake_case` too), values text, numbers, booleans or lists.
+ */
+export function cascadeInputOf(object: Record<string, unknown>, field: string): CascadeInput {
+  const input: CascadeInput = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (value === null || value === undefined) continue;
+    const name = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    const texts = items.flatMap((v) =>
+      typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [String(v)] : [],
+    );
+    if (texts.length !== items.length) {
+      throw AppError.field(
+        `${field}.${key}`,
+        `${field}.${key} must be text, a number, a boolean or a list of them.`,
+      );
+    }
+    input[name] = texts.join(',');
+  }
+  return input;
+}

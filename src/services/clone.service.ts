@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, fromDatabaseError, isAppError } from '../errors';
 import type { CascadeScope, Repositories, WalkConcept } from '../repositories';
 import { requireUser } from './access';
-import { parseCascadeParameters, type CascadeInput } from './cascade-parameters';
+import { cascadeInputOf, parseCascadeParameters, type CascadeInput } from './cascade-parameters';
 import { walkCascade } from './cascade-walk';
 import type { ConceptContent, ConceptService, ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
@@ -69,16 +69,7 @@ export class CloneService {
   async clone(ctx: ServiceContext, destinationRef: RepoRef, body: unknown): Promise<CloneResult> {
     requireUser(ctx);
     const data = parseInput(bodySchema, body);
-    const input: CascadeInput = { ...CLONE_DEFAULTS };
-    for (const [key, value] of Object.entries(data.parameters ?? {})) {
-      if (value === null || value === undefined) continue;
-      if (!['string', 'number', 'boolean'].includes(typeof value)) {
-        throw AppError.field(`parameters.${key}`, 'Must be text, a number or a boolean.');
-      }
-      input[key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = String(
-        value as string | number | boolean,
-      );
-    }
+    const input = { ...CLONE_DEFAULTS, ...cascadeInputOf(data.parameters ?? {}, 'parameters') };
     // A clone walks the hierarchy to gather concepts but keeps none (rule 4).
     const parameters = { ...parseCascadeParameters(input), omitIfExistsIn: null };
     const destination = await this.concepts.writableSource(ctx, destinationRef);

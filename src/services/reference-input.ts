@@ -1,6 +1,6 @@
 import {
+  cascadeInputOf,
   parseCascadeParameters,
-  type CascadeInput,
   type CascadeParameters,
 } from './cascade-parameters';
 import { AppError } from '../errors';
@@ -455,16 +455,7 @@ export function isCascadeMode(value: string): value is (typeof CASCADE_MODES)[nu
 export function cascadeParametersOf(cascade: NewReference['cascade']): CascadeParameters | null {
   if (cascade === null) return null;
   if (typeof cascade === 'string') return parseCascadeParameters({ method: cascade });
-  const input: CascadeInput = {};
-  for (const [key, value] of Object.entries(cascade)) {
-    const name = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-    if (value === null || value === undefined) continue;
-    const items: unknown[] = Array.isArray(value) ? value : [value];
-    if (!items.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) {
-      throw AppError.field(name, `${name} must be text, a number, a boolean or a list of them.`);
-    }
-    input[name] = items.map((v) => String(v as string | number | boolean)).join(',');
-  }
+  const input = cascadeInputOf(cascade, 'cascade');
   return parseCascadeParameters(input);
 }
 
