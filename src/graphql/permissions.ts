@@ -83,6 +83,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         updateConcept: signedIn,
         retireConcept: signedIn,
         reactivateConcept: signedIn,
+        cloneConcepts: signedIn,
         createMapping: signedIn,
         updateMapping: signedIn,
         retireMapping: signedIn,

@@ -1,4 +1,4 @@
-import { createTestApp, type TestApp, type TestUser } from '../factories';
+import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
 import {
   createConcepts,
   createMappingBetween,
@@ -105,5 +105,50 @@ describe('Concept.cascade', () => {
       `{ concept(url: "${source}concepts/Q/") { cascade(method: "everything") { total } } }`,
     );
     expect(errorCode(res)).toBe('INVALID');
+  });
+});
+
+describe('cloneConcepts', () => {
+  const CLONE = `mutation Clone($destination: String!, $expressions: [String!]!, $parameters: JSONObject) {
+    cloneConcepts(destination: $destination, expressions: $expressions, parameters: $parameters) {
+      expression code message limitReached concepts { id url } mappings { id mapType }
+    }
+  }`;
+  type Outcome = {
+    expression: string;
+    code: string | null;
+    message: string | null;
+    concepts: Array<{ id: string; url: string }>;
+    mappings: Array<{ mapType: string }>;
+  };
+
+  it('clones as REST $clone does, an outcome per expression', async () => {
+    const author = await createUser(t);
+    const dest = (await createSource(t, { id: 'GQLDEST' }, { owner: author })).url;
+    const res = await gql(t, author.auth, CLONE, {
+      destination: dest,
+      expressions: [`${source}concepts/Q/`, `${source}concepts/NOPE/`],
+      parameters: { cascadeLevels: 0 },
+    });
+    expect(res.errors).toBeUndefined();
+    const [q, nope] = (res.data as { cloneConcepts: Outcome[] }).cloneConcepts;
+    expect(q.code).toBeNull();
+    expect(q.concepts.map((c) => c.id)).toEqual(['Q', 'A1', 'A2']);
+    expect(q.concepts[0].url).toBe(`${dest}concepts/Q/`);
+    expect(q.mappings.map((m) => m.mapType).sort()).toEqual([
+      'Q-AND-A',
+      'Q-AND-A',
+      'SAME-AS',
+      'SAME-AS',
+      'SAME-AS',
+    ]);
+    expect(nope).toMatchObject({ code: 'NOT_FOUND', concepts: [] });
+  });
+
+  it('needs a signed-in caller who may edit the destination', async () => {
+    const variables = { destination: source, expressions: [`${source}concepts/Q/`] };
+    expect(errorCode(await gql(t, undefined, CLONE, variables))).toBe('UNAUTHENTICATED');
+    const stranger = await createUser(t);
+    expect(errorCode(await gql(t, stranger.auth, CLONE, variables))).toBe('FORBIDDEN');
   });
 });

@@ -11,10 +11,16 @@ import {
   Resolver,
   Root,
 } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { HEAD } from '../../db/entities';
 import { parseConceptUrl, parseRepoUrl, refOf, type ConceptView, type Page } from '../../services';
 import type { GraphQLContext } from '../context';
-import { CascadeArgs, cascadeInputOf, CascadeResultObject } from '../types/cascade.type';
+import {
+  CascadeArgs,
+  cascadeInputOf,
+  CascadeResultObject,
+  CloneOutcomeObject,
+} from '../types/cascade.type';
 import { ConceptInput, ConceptObject, ConceptPage } from '../types/concept.type';
 import { ConceptListArgs, conceptListParamsOf, ListArgs, listParamsOf } from '../types/list.args';
 import { repositoryObject, SourceObject, type RepositoryObject } from '../types/repository.type';
@@ -106,6 +112,28 @@ export class ConceptResolver {
         concept.id,
         cascadeInputOf(args),
       ),
+    );
+  }
+
+  @Mutation(() => [CloneOutcomeObject], {
+    description:
+      'Copies concepts (each expression and what the cascade reaches from it) into a source (its URL), as REST `$clone` (spec operations §4.3).',
+  })
+  async cloneConcepts(
+    @Arg('destination') destination: string,
+    @Arg('expressions', () => [String]) expressions: string[],
+    @Arg('parameters', () => GraphQLJSONObject, {
+      nullable: true,
+      description: 'Cascade parameters, as `$cascade` names them.',
+    })
+    parameters: Record<string, unknown> | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CloneOutcomeObject[]> {
+    return CloneOutcomeObject.list(
+      await ctx.services.clone.clone(ctx, parseRepoUrl(destination, 'source'), {
+        expressions,
+        ...(parameters ? { parameters } : {}),
+      }),
     );
   }
 

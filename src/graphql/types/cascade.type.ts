@@ -1,5 +1,11 @@
 import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
-import { repoUrl, type CascadeInput, type CascadeNode, type CascadeResult } from '../../services';
+import {
+  repoUrl,
+  type CascadeInput,
+  type CascadeNode,
+  type CascadeResult,
+  type CloneResult,
+} from '../../services';
 import { ConceptObject } from './concept.type';
 import { MappingObject } from './mapping.type';
 
@@ -180,5 +186,46 @@ export class CascadeResultObject {
       total: nodes.size + mappings.size,
       limitReached: result.limitReached,
     });
+  }
+}
+
+@ObjectType('CloneOutcome', {
+  description: 'What `cloneConcepts` did for one expression (spec operations §4.3).',
+})
+export class CloneOutcomeObject {
+  @Field()
+  expression!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why nothing was written for this expression (an error code), or null.',
+  })
+  code!: string | null;
+
+  @Field(() => String, { nullable: true })
+  message!: string | null;
+
+  @Field(() => [ConceptObject], {
+    description: 'The concepts created (none when all had an equivalent already).',
+  })
+  concepts!: ConceptObject[];
+
+  @Field(() => [MappingObject])
+  mappings!: MappingObject[];
+
+  @Field({ description: 'The walk stopped at the limit: what lies beyond was not cloned.' })
+  limitReached!: boolean;
+
+  static list(result: CloneResult): CloneOutcomeObject[] {
+    return [...result.outcomes].map(([expression, outcome]) =>
+      Object.assign(new CloneOutcomeObject(), {
+        expression,
+        code: outcome.ok ? null : outcome.error.code,
+        message: outcome.ok ? null : outcome.error.message,
+        concepts: outcome.ok ? outcome.concepts.map((view) => ConceptObject.from(view)) : [],
+        mappings: outcome.ok ? outcome.mappings.map((item) => MappingObject.of(item)) : [],
+        limitReached: outcome.ok && outcome.limitReached,
+      }),
+    );
   }
 }
