@@ -223,6 +223,7 @@ export async function run(): Promise<void> {
       await readBenchmark(server, dict, params, inProcess);
       await searchBenchmark(server, dict, sizes.seed, inProcess);
       await listBenchmark(server, listRuns, inProcess);
+      await cascadeBenchmark(server, dict, listRuns, inProcess);
     } finally {
       await inProcess.close();
     }
@@ -798,6 +799,99 @@ async function listBenchmark(
     );
     print('?conceptClass=Drug&limit=25, EXPLAIN ANALYZE, key lines:');
     for (const s of plans.slice(-2)) await printPlan(client, s);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (d) $cascade
+
+/**
+ * `$cascade` at HEAD from random concepts, one request at a time: the web client's Associations
+ * request (one level, hierarchy view) and the default walk (every level, flat, up to the limit),
+ * against the walk's own statements replayed on one pg client.
+ */
+async function cascadeBenchmark(
+  server: BenchServer,
+  dict: GeneratedDictionary,
+  runs: number,
+  inProcess: InProcess,
+): Promise<void> {
+  const kinds = [
+    {
+      label: 'Associations (cascadeLevels=1, hierarchy)',
+      query: 'cascadeLevels=1&method=sourceToConcepts&view=hierarchy',
+      input: { cascadeLevels: '1', method: 'sourceToConcepts', view: 'hierarchy' },
+    },
+    { label: 'default walk (all levels, flat)', query: '', input: {} },
+  ];
+  const draw = new Random(4242);
+  const ids = Array.from(
+    { length: runs + 5 },
+    () => dict.concepts[Math.floor(draw.next() * dict.concepts.length)].id,
+  );
+  const client = new Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  const rows: string[][] = [];
+  try {
+    for (const kind of kinds) {
+      const times: number[] = [];
+      const raw: number[] = [];
+      const sizes: number[] = [];
+      const statements: number[] = [];
+      for (let i = 0; i < ids.length; i += 1) {
+        const path = `${SOURCE_PATH}HEAD/concepts/${ids[i]}/$cascade/?${kind.query}`;
+        const started = performance.now();
+        const res = await fetch(server.url + path);
+        const text = await res.text();
+        const took = performance.now() - started;
+        if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+        const bundle = JSON.parse(text) as { entry: unknown };
+        const entries = Array.isArray(bundle.entry) ? bundle.entry.length : 1;
+        if (!bundle.entry) throw new Error(`GET ${path}: no entry in ${text.slice(0, 200)}`);
+        const sent = await inProcess.statementsOf((services, ctx) =>
+          services.cascade.cascade(ctx, { ...sourceRef(), version: 'HEAD' }, ids[i], kind.input),
+        );
+        const replayStart = performance.now();
+        for (const st of sent) await client.query(st.sql, st.parameters);
+        const replayed = performance.now() - replayStart;
+        if (i < 5) continue;
+        times.push(took);
+        raw.push(replayed);
+        sizes.push(entries);
+        statements.push(sent.length);
+      }
+      rows.push([
+        kind.label,
+        String(runs),
+        percentile(times, 0.5).toFixed(1),
+        percentile(times, 0.95).toFixed(1),
+        percentile(raw, 0.5).toFixed(1),
+        `${(percentile(times, 0.5) / percentile(raw, 0.5)).toFixed(1)}×`,
+        `${percentile(sizes, 0.5)} / ${Math.max(...sizes)}`,
+        `${percentile(statements, 0.5)} / ${Math.max(...statements)}`,
+      ]);
+    }
+    print('');
+    print(`(d) GET ${SOURCE_PATH}HEAD/concepts/:id/$cascade/ from random concepts, one at a time`);
+    printColumns(
+      [
+        '',
+        'requests',
+        'p50 ms',
+        'p95 ms',
+        'raw p50 ms',
+        'vs raw',
+        'entries p50 / max',
+        'statements p50 / max',
+      ],
+      rows,
+    );
+    print(
+      "raw: the walk's own statements (path, levels, entities, ends) replayed on one pg client; " +
+        'the flat walk stops at CASCADE_MAX_RESOURCES (1,000).',
+    );
   } finally {
     await client.end();
   }

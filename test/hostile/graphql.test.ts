@@ -60,7 +60,7 @@ const IDENT = /^(id|username|name|mnemonic|conceptClass|datatype|mapType|nameTyp
 
 /** Which family a mutation belongs to (for the per-family tests and the fingerprint). */
 function familyOf(name: string): string {
-  if (/Concept$/.test(name)) return 'concepts';
+  if (/Concepts?$/.test(name)) return 'concepts';
   if (/Mapping$/.test(name)) return 'mappings';
   if (/Version$/.test(name)) return 'versions';
   if (/(Source|Collection)$/.test(name)) return 'repositories';
@@ -124,6 +124,7 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
     updateConcept: { url: concept, input: {}, replace: false },
     retireConcept: { url: `${src}concepts/R/` },
     reactivateConcept: { url: `${src}concepts/R/` },
+    cloneConcepts: { destination: src, expressions: [concept], parameters: { cascadeLevels: 0 } },
     createMapping: {
       source: src,
       input: {
