@@ -197,6 +197,91 @@ describe('$cascade, flat view', () => {
   });
 });
 
+describe('$cascade, the other parameters', () => {
+  it('cascadeMappings=false follows only the hierarchy; includeMappings=false lists no mapping', async () => {
+    const noMappings = await cascade(`${source}concepts/Q/$cascade/?cascadeMappings=false`);
+    expect(ids(noMappings, 'Concept')).toEqual(['Q']);
+    expect(ids(noMappings, 'Mapping')).toEqual([]);
+    const unlisted = await cascade(`${source}concepts/Q/$cascade/?includeMappings=false`);
+    expect(ids(unlisted, 'Mapping')).toEqual([]);
+    expect(ids(unlisted, 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    const singular = await cascade(
+      `${source}concepts/Q/$cascade/?mapType=Q-AND-A&returnMapType=SAME-AS`,
+    );
+    expect(ids(singular, 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    expect(ids(singular, 'Mapping')).toEqual(['m7', 'm6']);
+  });
+
+  it('includeRetired brings retired concepts and mappings in', async () => {
+    const s = await createSource(t, { id: 'RETIRING' }, { owner, org });
+    await createConcepts(t, s.url, owner, [
+      ['X', 'X', 'Misc'],
+      ['Y', 'Y', 'Misc'],
+    ]);
+    await createMappingBetween(t, s.url, owner, [
+      'mx',
+      'Q-AND-A',
+      `${s.url}concepts/X/`,
+      `${s.url}concepts/Y/`,
+    ]);
+    await request(t.app).delete(`${s.url}concepts/Y/`).set('Authorization', owner.auth).expect(204);
+    const active = await cascade(`${s.url}HEAD/concepts/X/$cascade/`);
+    expect(ids(active, 'Concept')).toEqual(['X']);
+    const all = await cascade(`${s.url}HEAD/concepts/X/$cascade/?includeRetired=true`);
+    expect(ids(all, 'Concept')).toEqual(['X', 'Y']);
+    expect((all.entry as Entry[]).find((e) => e.id === 'Y')!.retired).toBe(true);
+  });
+
+  it('omitIfExistsIn with equivalencyMapType: a concept mapped as equivalent there is omitted', async () => {
+    const other = await createSource(t, { id: 'LOCAL' }, { owner, org });
+    await createConcept(t, other.url, owner, { id: 'MINE' });
+    await createMappingBetween(t, other.url, owner, [
+      'eq',
+      'SAME-AS',
+      `${other.url}concepts/MINE/`,
+      `${source}concepts/A2/`,
+    ]);
+    const omitted = `${source}concepts/Q/$cascade/?omitIfExistsIn=${encodeURIComponent(other.url)}`;
+    expect(ids(await cascade(omitted), 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    expect(ids(await cascade(`${omitted}&equivalencyMapType=SAME-AS`), 'Concept')).toEqual([
+      'Q',
+      'A1',
+      'A1a',
+    ]);
+  });
+
+  it('a version cascades its concepts and mappings as they were then', async () => {
+    const s = await createSource(t, { id: 'EDITED' }, { owner, org });
+    await createConcepts(t, s.url, owner, [
+      ['X', 'Before', 'Misc'],
+      ['Y', 'Answer', 'Misc'],
+    ]);
+    await createMappingBetween(t, s.url, owner, [
+      'mx',
+      'Q-AND-A',
+      `${s.url}concepts/X/`,
+      `${s.url}concepts/Y/`,
+    ]);
+    await createVersion(t, s.url, owner, 'v1', { released: true });
+    await request(t.app)
+      .patch(`${s.url}concepts/X/`)
+      .set('Authorization', owner.auth)
+      .send({ names: [{ name: 'After', locale: 'en', locale_preferred: true }] })
+      .expect(200);
+    await request(t.app)
+      .delete(`${s.url}mappings/mx/`)
+      .set('Authorization', owner.auth)
+      .expect(204);
+    const then = await cascade(`${s.url}concepts/X/$cascade/`);
+    expect((then.entry as Entry[])[0].display_name).toBe('Before');
+    expect(ids(then, 'Concept')).toEqual(['X', 'Y']);
+    expect(ids(then, 'Mapping')).toEqual(['mx']);
+    const now = await cascade(`${s.url}HEAD/concepts/X/$cascade/`);
+    expect((now.entry as Entry[])[0].display_name).toBe('After');
+    expect(ids(now, 'Concept')).toEqual(['X']);
+  });
+});
+
 describe('$cascade, hierarchy view', () => {
   it('nests what each concept reaches under it; a concept reached again appears without entries', async () => {
     const bundle = await cascade(`${source}concepts/Q/$cascade/?view=hierarchy`);
