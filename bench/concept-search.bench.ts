@@ -2,18 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { Client, Pool } from 'pg';
-import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
-import { entities } from '../src/db/entities';
-import { createLogger } from '../src/logger';
-import {
-  ANONYMOUS,
-  createMailer,
-  defaultListParams,
-  Services,
-  type ListParams,
-  type RepoRef,
-  type ServiceContext,
-} from '../src/services';
+import { defaultListParams, type ListParams, type RepoRef } from '../src/services';
 import {
   derivedColumns,
   generateDictionary,
@@ -34,10 +23,13 @@ import {
   login,
   measureHttpVaried,
   measureLoop,
+  openInProcess,
   percentile,
   print,
   printColumns,
   printMachine,
+  type InProcess,
+  type Statement,
   printTable,
   request,
   startBenchServer,
@@ -157,11 +149,6 @@ interface SearchResult {
   rawMs: number;
 }
 
-interface Statement {
-  sql: string;
-  parameters: unknown[];
-}
-
 interface ConceptSummary {
   id: string;
   display_name: string | null;
@@ -223,7 +210,6 @@ export async function run(): Promise<void> {
       await readBenchmark(server, dict, params, inProcess);
       await searchBenchmark(server, dict, sizes.seed, inProcess);
       await listBenchmark(server, listRuns, inProcess);
-      await cascadeBenchmark(server, dict, listRuns, inProcess);
     } finally {
       await inProcess.close();
     }
@@ -805,99 +791,6 @@ async function listBenchmark(
 }
 
 // ---------------------------------------------------------------------------------------------
-// (d) $cascade
-
-/**
- * `$cascade` at HEAD from random concepts, one request at a time: the web client's Associations
- * request (one level, hierarchy view) and the default walk (every level, flat, up to the limit),
- * against the walk's own statements replayed on one pg client.
- */
-async function cascadeBenchmark(
-  server: BenchServer,
-  dict: GeneratedDictionary,
-  runs: number,
-  inProcess: InProcess,
-): Promise<void> {
-  const kinds = [
-    {
-      label: 'Associations (cascadeLevels=1, hierarchy)',
-      query: 'cascadeLevels=1&method=sourceToConcepts&view=hierarchy',
-      input: { cascadeLevels: '1', method: 'sourceToConcepts', view: 'hierarchy' },
-    },
-    { label: 'default walk (all levels, flat)', query: '', input: {} },
-  ];
-  const draw = new Random(4242);
-  const ids = Array.from(
-    { length: runs + 5 },
-    () => dict.concepts[Math.floor(draw.next() * dict.concepts.length)].id,
-  );
-  const client = new Client({ connectionString: server.databaseUrl });
-  await client.connect();
-  const rows: string[][] = [];
-  try {
-    for (const kind of kinds) {
-      const times: number[] = [];
-      const raw: number[] = [];
-      const sizes: number[] = [];
-      const statements: number[] = [];
-      for (let i = 0; i < ids.length; i += 1) {
-        const path = `${SOURCE_PATH}HEAD/concepts/${ids[i]}/$cascade/?${kind.query}`;
-        const started = performance.now();
-        const res = await fetch(server.url + path);
-        const text = await res.text();
-        const took = performance.now() - started;
-        if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
-        const bundle = JSON.parse(text) as { entry: unknown };
-        const entries = Array.isArray(bundle.entry) ? bundle.entry.length : 1;
-        if (!bundle.entry) throw new Error(`GET ${path}: no entry in ${text.slice(0, 200)}`);
-        const sent = await inProcess.statementsOf((services, ctx) =>
-          services.cascade.cascade(ctx, { ...sourceRef(), version: 'HEAD' }, ids[i], kind.input),
-        );
-        const replayStart = performance.now();
-        for (const st of sent) await client.query(st.sql, st.parameters);
-        const replayed = performance.now() - replayStart;
-        if (i < 5) continue;
-        times.push(took);
-        raw.push(replayed);
-        sizes.push(entries);
-        statements.push(sent.length);
-      }
-      rows.push([
-        kind.label,
-        String(runs),
-        percentile(times, 0.5).toFixed(1),
-        percentile(times, 0.95).toFixed(1),
-        percentile(raw, 0.5).toFixed(1),
-        `${(percentile(times, 0.5) / percentile(raw, 0.5)).toFixed(1)}×`,
-        `${percentile(sizes, 0.5)} / ${Math.max(...sizes)}`,
-        `${percentile(statements, 0.5)} / ${Math.max(...statements)}`,
-      ]);
-    }
-    print('');
-    print(`(d) GET ${SOURCE_PATH}HEAD/concepts/:id/$cascade/ from random concepts, one at a time`);
-    printColumns(
-      [
-        '',
-        'requests',
-        'p50 ms',
-        'p95 ms',
-        'raw p50 ms',
-        'vs raw',
-        'entries p50 / max',
-        'statements p50 / max',
-      ],
-      rows,
-    );
-    print(
-      "raw: the walk's own statements (path, levels, entities, ends) replayed on one pg client; " +
-        'the flat walk stops at CASCADE_MAX_RESOURCES (1,000).',
-    );
-  } finally {
-    await client.end();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The generator against the API
 
 /**
@@ -1132,51 +1025,6 @@ function expectedColumns(content: ConceptContent, comment: string | null): Recor
 
 // ---------------------------------------------------------------------------------------------
 // The service in this process, to see the SQL it sends
-
-interface InProcess {
-  /** The statements `work` sends, with their parameters, in order. */
-  statementsOf(
-    work: (services: Services, ctx: ServiceContext) => Promise<unknown>,
-  ): Promise<Statement[]>;
-  close(): Promise<void>;
-}
-
-async function openInProcess(databaseUrl: string): Promise<InProcess> {
-  let captured: Statement[] = [];
-  const ignore = (): void => undefined;
-  const logger: TypeOrmLogger = {
-    logQuery: (sql, parameters) => {
-      captured.push({ sql, parameters: Array.isArray(parameters) ? parameters : [] });
-    },
-    logQueryError: ignore,
-    logQuerySlow: ignore,
-    logSchemaBuild: ignore,
-    logMigration: ignore,
-    log: ignore,
-  };
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url: databaseUrl,
-    entities,
-    synchronize: false,
-    extra: { max: 2 },
-    logging: ['query'],
-    logger,
-  });
-  await dataSource.initialize();
-  const log = createLogger('silent');
-  const services = new Services(dataSource, createMailer({ from: 'bench@localhost' }, log));
-  return {
-    statementsOf: async (work) => {
-      captured = [];
-      await work(services, services.context(ANONYMOUS, log, 'http://127.0.0.1'));
-      const result = captured;
-      captured = [];
-      return result;
-    },
-    close: () => dataSource.destroy(),
-  };
-}
 
 function sourceRef(): RepoRef {
   return { owner: { type: 'org', id: ORG }, kind: 'source', id: SOURCE };

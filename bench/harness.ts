@@ -5,7 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
+import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres';
+import { entities } from '../src/db/entities';
+import { createLogger } from '../src/logger';
+import { ANONYMOUS, createMailer, Services, type ServiceContext } from '../src/services';
 
 /** Shared pieces of the benchmarks: a server to measure, two load runners, the printout. */
 
@@ -578,4 +582,59 @@ export function percentile(values: number[], q: number): number {
 
 export function print(line: string): void {
   process.stdout.write(`${line}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The services in this process, to see the statements a call sends
+
+/** An SQL statement as sent, with its parameters. */
+export interface Statement {
+  sql: string;
+  parameters: unknown[];
+}
+
+/** The services over their own data source, recording the statements each call sends. */
+export interface InProcess {
+  /** The statements `work` sends, with their parameters, in order. */
+  statementsOf(
+    work: (services: Services, ctx: ServiceContext) => Promise<unknown>,
+  ): Promise<Statement[]>;
+  close(): Promise<void>;
+}
+
+export async function openInProcess(databaseUrl: string): Promise<InProcess> {
+  let captured: Statement[] = [];
+  const ignore = (): void => undefined;
+  const logger: TypeOrmLogger = {
+    logQuery: (sql, parameters) => {
+      captured.push({ sql, parameters: Array.isArray(parameters) ? parameters : [] });
+    },
+    logQueryError: ignore,
+    logQuerySlow: ignore,
+    logSchemaBuild: ignore,
+    logMigration: ignore,
+    log: ignore,
+  };
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: databaseUrl,
+    entities,
+    synchronize: false,
+    extra: { max: 2 },
+    logging: ['query'],
+    logger,
+  });
+  await dataSource.initialize();
+  const log = createLogger('silent');
+  const services = new Services(dataSource, createMailer({ from: 'bench@localhost' }, log));
+  return {
+    statementsOf: async (work) => {
+      captured = [];
+      await work(services, services.context(ANONYMOUS, log, 'http://127.0.0.1'));
+      const result = captured;
+      captured = [];
+      return result;
+    },
+    close: () => dataSource.destroy(),
+  };
 }

@@ -116,24 +116,62 @@ export class CascadeRepository {
     reverse: boolean,
     includeRetired: boolean,
   ): Promise<Array<{ fromConceptId: string; to: WalkConcept }>> {
-    const pairs = reverse
-      ? from.flatMap((c) => c.parentCodes.map((code) => [c, c.repositoryId, code] as const))
-      : from.map((c) => [c, c.repositoryId, c.code] as const);
+    return reverse
+      ? this.parentsOf(scope, from, includeRetired)
+      : this.childrenOf(scope, from, includeRetired);
+  }
+
+  /** Children: one probe of the parents index for the whole level (`&&`), then matched here. */
+  private async childrenOf(
+    scope: CascadeScope,
+    from: readonly WalkConcept[],
+    includeRetired: boolean,
+  ): Promise<Array<{ fromConceptId: string; to: WalkConcept }>> {
+    if (from.length === 0) return [];
+    const params: unknown[] = [
+      [...new Set(from.map((c) => c.repositoryId))],
+      [...new Set(from.map((c) => c.code))],
+    ];
+    const rows = await this.em.query<Array<WalkConcept & { parentCode: string }>>(
+      `SELECT ${CONCEPT}, pc AS "parentCode"
+       FROM concept_versions cv CROSS JOIN LATERAL unnest(cv.parent_codes) AS pc
+       WHERE cv.repository_id = ANY($1::bigint[]) AND cv.parent_codes && $2::text[]
+         AND pc = ANY($2::text[]) ${includeRetired ? '' : 'AND NOT cv.retired'}
+         AND ${inScope(scope, 'c', params)}
+       ORDER BY cv.mnemonic`,
+      params,
+    );
+    const byParent = new Map<string, WalkConcept[]>();
+    for (const { parentCode, ...child } of rows) {
+      const key = `${child.repositoryId}:${parentCode}`;
+      byParent.set(key, [...(byParent.get(key) ?? []), child]);
+    }
+    return from.flatMap((parent) =>
+      (byParent.get(`${parent.repositoryId}:${parent.code}`) ?? []).map((to) => ({
+        fromConceptId: parent.conceptId,
+        to,
+      })),
+    );
+  }
+
+  /** Parents: the codes each concept names, in its own source. */
+  private async parentsOf(
+    scope: CascadeScope,
+    from: readonly WalkConcept[],
+    includeRetired: boolean,
+  ): Promise<Array<{ fromConceptId: string; to: WalkConcept }>> {
+    const pairs = from.flatMap((c) => c.parentCodes.map((code) => ({ child: c, code })));
     if (pairs.length === 0) return [];
-    const params: unknown[] = [pairs.map((p) => p[1]), pairs.map((p) => p[2])];
-    // Children name the code among their parents; a parent is the concept with the code named.
-    const match = reverse
-      ? 'cv.repository_id = w.repository_id AND cv.mnemonic = w.code'
-      : 'cv.repository_id = w.repository_id AND cv.parent_codes @> ARRAY[w.code]';
+    const params: unknown[] = [pairs.map((p) => p.child.repositoryId), pairs.map((p) => p.code)];
     const rows = await this.em.query<Array<WalkConcept & { via: number }>>(
       `SELECT ${CONCEPT}, w.i::int AS via
        FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS w (repository_id, code, i)
-       JOIN concept_versions cv ON ${match}
+       JOIN concept_versions cv ON cv.repository_id = w.repository_id AND cv.mnemonic = w.code
        WHERE ${includeRetired ? 'true' : 'NOT cv.retired'} AND ${inScope(scope, 'c', params)}
-       ORDER BY w.i, cv.mnemonic`,
+       ORDER BY w.i`,
       params,
     );
-    return rows.map(({ via, ...to }) => ({ fromConceptId: pairs[via - 1][0].conceptId, to }));
+    return rows.map(({ via, ...to }) => ({ fromConceptId: pairs[via - 1].child.conceptId, to }));
   }
 
   /**
