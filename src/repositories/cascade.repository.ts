@@ -1,4 +1,4 @@
-import { In, type EntityManager } from 'typeorm';
+import { In, type EntityManager, type EntityTarget, type FindOptionsWhere } from 'typeorm';
 import {
   ConceptEntity,
   ConceptVersionEntity,
@@ -222,28 +222,43 @@ export class CascadeRepository {
 
   /** Concept versions with their concepts, for an answer to show. */
   async concepts(versionIds: readonly string[]): Promise<Map<string, CascadeConcept>> {
-    if (versionIds.length === 0) return new Map();
-    const versions = await this.em
-      .getRepository(ConceptVersionEntity)
-      .findBy({ id: In([...versionIds]) });
-    const objects = await this.em
-      .getRepository(ConceptEntity)
-      .findBy({ id: In([...new Set(versions.map((v) => v.conceptId))]) });
-    const byId = new Map(objects.map((c) => [c.id, c]));
-    return new Map(versions.map((v) => [v.id, { concept: byId.get(v.conceptId)!, version: v }]));
+    const found = await this.withObjects(
+      ConceptVersionEntity,
+      ConceptEntity,
+      versionIds,
+      'conceptId',
+    );
+    return new Map(found.map(([version, concept]) => [version.id, { concept, version }]));
   }
 
   /** Mapping versions with their mappings, for an answer to show. */
   async mappings(versionIds: readonly string[]): Promise<Map<string, CascadeMapping>> {
-    if (versionIds.length === 0) return new Map();
+    const found = await this.withObjects(
+      MappingVersionEntity,
+      MappingEntity,
+      versionIds,
+      'mappingId',
+    );
+    return new Map(found.map(([version, mapping]) => [version.id, { mapping, version }]));
+  }
+
+  /** Versions by id, each with its versioned object: two statements whatever their number. */
+  private async withObjects<V extends { id: string }, O extends { id: string }>(
+    versionTarget: EntityTarget<V>,
+    objectTarget: EntityTarget<O>,
+    versionIds: readonly string[],
+    key: keyof V & string,
+  ): Promise<Array<[V, O]>> {
+    if (versionIds.length === 0) return [];
     const versions = await this.em
-      .getRepository(MappingVersionEntity)
-      .findBy({ id: In([...versionIds]) });
+      .getRepository(versionTarget)
+      .findBy({ id: In([...versionIds]) } as FindOptionsWhere<V>);
+    const objectIds = [...new Set(versions.map((v) => String(v[key])))];
     const objects = await this.em
-      .getRepository(MappingEntity)
-      .findBy({ id: In([...new Set(versions.map((v) => v.mappingId))]) });
-    const byId = new Map(objects.map((m) => [m.id, m]));
-    return new Map(versions.map((v) => [v.id, { mapping: byId.get(v.mappingId)!, version: v }]));
+      .getRepository(objectTarget)
+      .findBy({ id: In(objectIds) } as FindOptionsWhere<O>);
+    const byId = new Map(objects.map((o) => [o.id, o]));
+    return versions.map((v) => [v, byId.get(String(v[key]))!]);
   }
 }
 
