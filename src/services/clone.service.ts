@@ -25,9 +25,16 @@ const CLONE_DEFAULTS: CascadeInput = {
 
 const bodySchema = z.object({
   expressions: z
-    .array(z.string({ error: 'Must be a string.' }).trim().min(1).max(1000), {
-      error: 'A list of concept URLs is required.',
-    })
+    .array(
+      z
+        .string({ error: 'Must be a string.' })
+        .trim()
+        .min(1, 'An expression cannot be empty.')
+        .max(1000, 'At most 1000 characters.'),
+      {
+        error: 'A list of concept URLs is required.',
+      },
+    )
     .min(1, { error: 'Name at least one concept URL.' })
     .max(100, { error: 'At most 100 expressions per request.' }),
   parameters: z.record(z.string(), z.unknown()).optional(),

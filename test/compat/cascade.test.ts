@@ -398,6 +398,33 @@ describe('$cascade limits, scope and errors', () => {
   });
 });
 
+describe('$cascade under hostile input', () => {
+  it('answers odd parameters and paths with 2xx or 4xx, never a 5xx', async () => {
+    const queries = [
+      'cascadeLevels=999999',
+      'cascadeLevels=-1',
+      `mapTypes=${'x,'.repeat(5000)}`,
+      'omitIfExistsIn=%2Forgs%2F',
+      `omitIfExistsIn=${encodeURIComponent(`${source}NOPE/`)}`,
+      'view=%00',
+      'returnMapTypes=,,,',
+      `equivalencyMapType=${'a'.repeat(100_000)}&omitIfExistsIn=${encodeURIComponent(source)}`,
+    ];
+    const failures: string[] = [];
+    for (const query of queries) {
+      for (const path of [
+        `${source}HEAD/concepts/Q/$cascade/?${query}`,
+        `${source}HEAD/concepts/%F0%9F%98%80/$cascade/?${query}`,
+        `${source}x'%22/concepts/Q/$cascade/?${query}`,
+      ]) {
+        const res = await request(t.app).get(path);
+        if (res.status >= 500) failures.push(`${res.status} ${path.slice(0, 120)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
 describe('one walk for $cascade and collection references', () => {
   async function membersAfter(id: string, body: object, query = ''): Promise<string[]> {
     const c = await createCollection(t, { id }, { owner, org });

@@ -197,7 +197,16 @@ describe('$clone', () => {
 
   it('refuses a body without expressions with 400, and other methods with 405', async () => {
     const dest = await destination();
-    for (const body of [{}, { expressions: [] }, { expressions: 'x' }, { expressions: [1] }]) {
+    for (const body of [
+      {},
+      { expressions: [] },
+      { expressions: 'x' },
+      { expressions: [1] },
+      { expressions: ['x'.repeat(2000)] },
+      { expressions: [`${origin}concepts/Q/`], parameters: { cascadeLevels: { a: 1 } } },
+      { expressions: [`${origin}concepts/Q/`], parameters: [] },
+      { expressions: [`${origin}concepts/Q/`], parameters: { view: 'tree' } },
+    ]) {
       const res = await request(t.app)
         .post(`${dest}concepts/$clone/`)
         .set('Authorization', author.auth)
