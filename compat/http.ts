@@ -21,6 +21,9 @@ import {
   type ServiceContext,
 } from '../src/services';
 
+/** The API generation and revision (spec core §9.1), also sent as `X-OCL-API-VERSION`. */
+export const API_VERSION = '2.0.0';
+
 /** What a REST handler returns; only `route` writes HTTP (design §7.1). */
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }

@@ -12,6 +12,7 @@ import {
 } from '../compat/http';
 import { rateLimiting } from '../compat/rate-limit';
 import { API_VERSION, restRouter } from '../compat/rest';
+import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
 import type { Config } from './config';
 import { attachContext } from './context';
 import { createGraphqlEdge } from './graphql/server';
@@ -87,6 +88,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
     res.setHeader('X-OCL-API-VERSION', API_VERSION);
     next();
   });
+  app.use(negotiate);
   app.use(requireJsonBody);
   app.use(
     express.json({
@@ -103,6 +105,8 @@ export async function createApp(services: Services, config: Config, log: Logger)
 
   const graphql = await createGraphqlEdge(services, config, log);
   app.use(graphql.router);
+  const fhir = fhirRouter(services);
+  app.use(fhir);
   const rest = restRouter(services);
   app.use(rest);
   app.use(methodNotAllowed([rest]));
@@ -110,6 +114,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use((req, res) => {
     res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));
   });
+  app.use(fhirErrorHandler);
   app.use(errorHandler);
 
   // Last, so that nothing above can fail with workers already running.

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Services } from '../../src/services';
-import { ok, route } from '../http';
+import { API_VERSION, ok, route } from '../http';
 import { cascadeRouter } from './cascade.router';
 import { collectionRouter } from './collection.router';
 import { conceptRouter } from './concept.router';
@@ -13,8 +13,7 @@ import { userRouter } from './user.router';
 import { referenceRouter } from './reference.router';
 import { urlRegistryRouter } from './url-registry.router';
 
-/** The API generation and revision (spec core §9.1), also sent as `X-OCL-API-VERSION`. */
-export const API_VERSION = '2.0.0';
+export { API_VERSION } from '../http';
 
 /** The OCL REST edge: documented paths in, OCL JSON shapes out. */
 export function restRouter(services: Services): Router {

@@ -27,6 +27,7 @@ import { JobQueue } from '../jobs';
 import { TaskService } from './task.service';
 import { ReferenceResolver } from './reference-resolver';
 import { UrlRegistryService } from './url-registry.service';
+import { TerminologyService } from './terminology/terminology.service';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -76,9 +77,22 @@ export {
 } from './urls';
 export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 
+/** The default most codes of one FHIR expansion (`EXPANSION_MAX_CODES`). */
+export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
+export { TerminologyError, isTerminologyError } from './terminology/issues';
+export type { IssueSpec } from './terminology/issues';
+export type * from './terminology/fhir';
+export type { TerminologyService, ValueSetTarget } from './terminology/terminology.service';
+export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/validate';
+export { validateParameters } from './terminology/validate';
+export type { ExpansionOptions } from './terminology/expand';
+export { parseLanguages } from './terminology/languages';
+
 /** Settings of the services (from the configuration). */
 export interface ServiceOptions {
   cascadeMaxResources?: number;
+  /** The most codes a FHIR expansion may hold before it is refused as too costly. */
+  expansionMaxCodes?: number;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -99,6 +113,7 @@ export class Services {
   readonly urlRegistry: UrlRegistryService;
   readonly cascade: CascadeService;
   readonly clone: CloneService;
+  readonly terminology: TerminologyService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -133,6 +148,10 @@ export class Services {
       this.concepts,
       this.mappings,
       this.tasks,
+    );
+    this.terminology = new TerminologyService(
+      () => undefined,
+      options.expansionMaxCodes ?? DEFAULT_EXPANSION_MAX_CODES,
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
       this.collections.runAddReferencesJob(

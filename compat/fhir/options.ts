@@ -1,0 +1,82 @@
+import type { Request } from 'express';
+import {
+  parseLanguages,
+  TerminologyError,
+  type ExpansionOptions,
+  type ValidateOptions,
+  type ValueSetTarget,
+  type ValueSetResource,
+} from '../../src/services';
+import type { OperationParams } from './parameters';
+
+/** The expansion parameters an expansion echoes (in the order they were given). */
+const ECHOED = [
+  'activeOnly',
+  'check-system-version',
+  'count',
+  'default-valueset-version',
+  'designation',
+  'displayLanguage',
+  'excludeNested',
+  'filter',
+  'force-system-version',
+  'includeDefinition',
+  'includeDesignations',
+  'offset',
+  'system-version',
+] as const;
+
+/** The expansion parameters shared by $expand and $validate-code. */
+export function expansionOptions(
+  params: OperationParams,
+  req: Request,
+): Omit<ExpansionOptions, 'maxCodes'> {
+  const displayLanguage = params.string('displayLanguage') ?? req.get('accept-language');
+  return {
+    activeOnly: params.boolean('activeOnly'),
+    filter: params.string('filter'),
+    count: params.integer('count'),
+    offset: params.integer('offset'),
+    excludeNested: params.boolean('excludeNested'),
+    includeDesignations: params.boolean('includeDesignations'),
+    designations: params.strings('designation'),
+    includeDefinition: params.boolean('includeDefinition'),
+    languages: parseLanguages(displayLanguage),
+    properties: params.strings('property'),
+    systemVersions: params.strings('system-version'),
+    checkSystemVersions: params.strings('check-system-version'),
+    forceSystemVersions: params.strings('force-system-version'),
+    defaultValueSetVersions: params.strings('default-valueset-version'),
+    useSupplements: params.strings('useSupplement'),
+    echo: params.echo(ECHOED),
+  };
+}
+
+export function validateOptions(
+  params: OperationParams,
+  req: Request,
+): Omit<ValidateOptions, 'maxCodes'> {
+  return {
+    ...expansionOptions(params, req),
+    inferSystem: params.boolean('inferSystem'),
+    lenientDisplay: params.boolean('lenient-display-validation'),
+    abstractAllowed: params.boolean('abstract'),
+    systemVersion: params.string('systemVersion'),
+    membershipOnly: params.boolean('valueset-membership-only'),
+  };
+}
+
+/** The value set an operation names: `url` (+ `valueSetVersion`), an inline `valueSet`, or `:id`. */
+export function valueSetTarget(params: OperationParams, req: Request): ValueSetTarget {
+  const inline = params.resource('valueSet');
+  if (inline && inline.resourceType !== 'ValueSet') {
+    throw TerminologyError.invalid('The parameter valueSet must be a ValueSet', 'valueSet');
+  }
+  const id = typeof req.params.id === 'string' ? req.params.id : undefined;
+  return {
+    url: params.string('url') ?? params.string('context'),
+    version: params.string('valueSetVersion'),
+    valueSet: (inline as ValueSetResource | undefined) ?? undefined,
+    id,
+  };
+}

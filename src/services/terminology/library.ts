@@ -1,0 +1,164 @@
+import { CodeSystemModel } from './code-system';
+import type {
+  CodeSystemResource,
+  ConceptMapResource,
+  TerminologyResource,
+  ValueSetResource,
+} from './fhir';
+
+/**
+ * Where stored content is found by canonical URL: repositories as FHIR resources, only those the
+ * caller may see. Every version of the URL that exists.
+ */
+export interface StoredTerminology {
+  codeSystems(url: string): Promise<CodeSystemResource[]>;
+  valueSets(url: string): Promise<ValueSetResource[]>;
+  conceptMaps(url: string): Promise<ConceptMapResource[]>;
+}
+
+/** Splits `url|version`. */
+export function splitCanonical(canonical: string): { url: string; version?: string } {
+  const bar = canonical.indexOf('|');
+  return bar < 0
+    ? { url: canonical }
+    : { url: canonical.slice(0, bar), version: canonical.slice(bar + 1) || undefined };
+}
+
+/** Whether a requested version (exact, or with `x`/`*` wildcard segments) names `actual`. */
+export function versionMatches(requested: string, actual: string | undefined): boolean {
+  if (actual === undefined) return false;
+  if (requested === actual) return true;
+  if (!/(^|\.)[x*X](\.|$)/.test(requested)) return false;
+  const want = requested.split('.');
+  const have = actual.split('.');
+  if (want.length > have.length) return false;
+  return want.every((segment, i) => /^[x*X]$/.test(segment) || segment === have[i]);
+}
+
+/** Orders versions: numeric segments numerically, others as text; later versions are greater. */
+export function compareVersions(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  const as = a.split(/[.-]/);
+  const bs = b.split(/[.-]/);
+  for (let i = 0; i < Math.max(as.length, bs.length); i += 1) {
+    const x = as[i];
+    const y = bs[i];
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    const nx = /^\d+$/.test(x) ? Number(x) : NaN;
+    const ny = /^\d+$/.test(y) ? Number(y) : NaN;
+    const order = Number.isNaN(nx) || Number.isNaN(ny) ? x.localeCompare(y) : Math.sign(nx - ny);
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+/**
+ * The terminology content one request works with: the `tx-resource` resources it brought (used
+ * for that request only, before stored content of the same URL and version) and the stored
+ * repositories the caller may see. Answers are cached for the request.
+ */
+export class TerminologyLibrary {
+  private readonly local: TerminologyResource[] = [];
+  private readonly cache = new Map<string, Promise<TerminologyResource[]>>();
+  private readonly models = new Map<CodeSystemResource, CodeSystemModel>();
+
+  constructor(
+    private readonly stored?: StoredTerminology,
+    resources: TerminologyResource[] = [],
+  ) {
+    this.local.push(...resources);
+  }
+
+  /** Every version of a code system, tx-resources first. */
+  async codeSystemVersions(url: string): Promise<CodeSystemResource[]> {
+    return (await this.all('CodeSystem', url)) as CodeSystemResource[];
+  }
+
+  async valueSetVersions(url: string): Promise<ValueSetResource[]> {
+    return (await this.all('ValueSet', url)) as ValueSetResource[];
+  }
+
+  async conceptMapVersions(url: string): Promise<ConceptMapResource[]> {
+    return (await this.all('ConceptMap', url)) as ConceptMapResource[];
+  }
+
+  /** One of the request's own resources by its id. */
+  localById(type: string, id: string): TerminologyResource | undefined {
+    return this.local.find((r) => r.resourceType === type && r.id === id);
+  }
+
+  /** Concept maps among the request's own resources (searched by source and target). */
+  localConceptMaps(): ConceptMapResource[] {
+    return this.local.filter((r): r is ConceptMapResource => r.resourceType === 'ConceptMap');
+  }
+
+  /** A code system version: the one named (exactly or by wildcard), else the latest. */
+  async codeSystem(url: string, version?: string): Promise<CodeSystemModel | undefined> {
+    const found = pick(await this.codeSystemVersions(url), version);
+    return found && this.modelOf(found);
+  }
+
+  async valueSet(url: string, version?: string): Promise<ValueSetResource | undefined> {
+    return pick(await this.valueSetVersions(url), version);
+  }
+
+  async conceptMap(url: string, version?: string): Promise<ConceptMapResource | undefined> {
+    return pick(await this.conceptMapVersions(url), version);
+  }
+
+  /** The supplements of a code system among the request's resources and stored ones. */
+  async supplement(canonical: string): Promise<CodeSystemResource | undefined> {
+    const { url, version } = splitCanonical(canonical);
+    return pick(await this.codeSystemVersions(url), version);
+  }
+
+  modelOf(resource: CodeSystemResource): CodeSystemModel {
+    let model = this.models.get(resource);
+    if (!model) {
+      model = new CodeSystemModel(resource);
+      this.models.set(resource, model);
+    }
+    return model;
+  }
+
+  private all(type: string, url: string): Promise<TerminologyResource[]> {
+    const key = `${type} ${url}`;
+    let found = this.cache.get(key);
+    if (!found) {
+      found = (async () => {
+        const local = this.local.filter((r) => r.resourceType === type && r.url === url);
+        if (!this.stored) return local;
+        const stored: TerminologyResource[] =
+          type === 'CodeSystem'
+            ? await this.stored.codeSystems(url)
+            : type === 'ValueSet'
+              ? await this.stored.valueSets(url)
+              : await this.stored.conceptMaps(url);
+        const versions = new Set(local.map((r) => r.version));
+        return [...local, ...stored.filter((r) => !versions.has(r.version))];
+      })();
+      this.cache.set(key, found);
+    }
+    return found;
+  }
+}
+
+function pick<T extends TerminologyResource>(candidates: T[], version?: string): T | undefined {
+  if (version !== undefined) {
+    const exact = candidates.find((r) => r.version === version);
+    if (exact) return exact;
+    return latest(candidates.filter((r) => versionMatches(version, r.version)));
+  }
+  return latest(candidates);
+}
+
+export function latest<T extends TerminologyResource>(candidates: T[]): T | undefined {
+  let best: T | undefined;
+  for (const candidate of candidates) {
+    if (!best || compareVersions(candidate.version, best.version) > 0) best = candidate;
+  }
+  return best;
+}

@@ -1,0 +1,121 @@
+import type { ServiceContext } from '../context';
+import { Expander, type ExpansionOptions } from './expand';
+import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
+import { TerminologyError } from './issues';
+import { TerminologyLibrary, splitCanonical, type StoredTerminology } from './library';
+import { lookup, subsumes, type LookupInput } from './lookup';
+import { translate, type TranslateInput } from './translate';
+import { Validator, type CodeInput, type ValidateOptions, type ValidateResult } from './validate';
+
+/** Which value set an operation works on: stored or brought (`tx-resource`), or given inline. */
+export interface ValueSetTarget {
+  url?: string;
+  version?: string;
+  valueSet?: ValueSetResource;
+  /** The resource id of an instance-level operation (`/ValueSet/:id/$expand`). */
+  id?: string;
+}
+
+/** The terminology operations, over the caller's visible content and the request's own resources. */
+export class TerminologyService {
+  constructor(
+    private readonly storedFor: (ctx: ServiceContext) => StoredTerminology | undefined,
+    /** The most codes an expansion may hold before it is refused as too costly. */
+    readonly maxExpansion: number,
+  ) {}
+
+  library(ctx: ServiceContext, resources: TerminologyResource[]): TerminologyLibrary {
+    return new TerminologyLibrary(this.storedFor(ctx), resources);
+  }
+
+  async expand(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    resources: TerminologyResource[],
+    options: Omit<ExpansionOptions, 'maxCodes'>,
+  ): Promise<ValueSetResource> {
+    const library = this.library(ctx, resources);
+    const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
+    return new Expander(library, { ...options, maxCodes: this.maxExpansion }).expand(valueSet);
+  }
+
+  async validateInValueSet(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    input: CodeInput,
+    resources: TerminologyResource[],
+    options: Omit<ValidateOptions, 'maxCodes'>,
+  ): Promise<ValidateResult> {
+    const library = this.library(ctx, resources);
+    const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
+    return new Validator(library, { ...options, maxCodes: this.maxExpansion }).validate(
+      input,
+      valueSet,
+    );
+  }
+
+  /** CodeSystem/$validate-code: the code system is the input's system (or `url`). */
+  async validateInCodeSystem(
+    ctx: ServiceContext,
+    input: CodeInput,
+    resources: TerminologyResource[],
+    options: Omit<ValidateOptions, 'maxCodes'>,
+  ): Promise<ValidateResult> {
+    const library = this.library(ctx, resources);
+    return new Validator(library, { ...options, maxCodes: this.maxExpansion }).validate(input);
+  }
+
+  async lookup(
+    ctx: ServiceContext,
+    input: LookupInput,
+    resources: TerminologyResource[],
+  ): Promise<ParameterValue[]> {
+    return lookup(this.library(ctx, resources), input);
+  }
+
+  async subsumes(
+    ctx: ServiceContext,
+    a: Coding,
+    b: Coding,
+    resources: TerminologyResource[],
+  ): Promise<string> {
+    return subsumes(this.library(ctx, resources), a, b);
+  }
+
+  async translate(
+    ctx: ServiceContext,
+    input: TranslateInput,
+    resources: TerminologyResource[],
+  ): Promise<ParameterValue[]> {
+    return translate(this.library(ctx, resources), input);
+  }
+
+  private async valueSetOf(
+    library: TerminologyLibrary,
+    target: ValueSetTarget,
+    defaults?: string[],
+  ): Promise<ValueSetResource> {
+    if (target.valueSet) return target.valueSet;
+    if (target.id && !target.url) {
+      const found = library.localById('ValueSet', target.id);
+      if (!found) throw TerminologyError.notFound(`ValueSet/${target.id} not found`);
+      return found as ValueSetResource;
+    }
+    if (!target.url) throw TerminologyError.invalid('No value set was given (url or valueSet)');
+    const { url, version: stated } = splitCanonical(target.url);
+    const version =
+      target.version ??
+      stated ??
+      (defaults ?? []).map(splitCanonical).find((d) => d.url === url)?.version;
+    const found = await library.valueSet(url, version);
+    if (!found) {
+      throw TerminologyError.notFound(
+        version
+          ? `A definition for the value Set '${url}|${version}' could not be found`
+          : `A definition for the value Set '${url}' could not be found`,
+        'Unable_to_resolve_value_Set_',
+      );
+    }
+    return found;
+  }
+}

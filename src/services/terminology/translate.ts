@@ -1,0 +1,117 @@
+import type { Coding, ConceptMapResource, ParameterValue } from './fhir';
+import { TerminologyError } from './issues';
+import { splitCanonical, type TerminologyLibrary } from './library';
+import { canonicalOf } from './expand';
+
+export interface TranslateInput {
+  /** The concept map (`url`, `url|version`), or none to search every map for the source. */
+  url?: string;
+  conceptMapVersion?: string;
+  coding: Coding;
+  targetSystem?: string;
+  /** Translate from target to source. */
+  reverse?: boolean;
+}
+
+/** R4 equivalence from an R5 relationship (and our map types). */
+function equivalenceOf(target: { equivalence?: string; relationship?: string }): string {
+  if (target.equivalence) return target.equivalence;
+  switch (target.relationship ?? '') {
+    case 'equivalent':
+      return 'equivalent';
+    case 'source-is-narrower-than-target':
+      return 'wider';
+    case 'source-is-broader-than-target':
+      return 'narrower';
+    case 'not-related-to':
+      return 'unmatched';
+    default:
+      return 'relatedto';
+  }
+}
+
+function relationshipOf(equivalence: string): string {
+  switch (equivalence) {
+    case 'equivalent':
+    case 'equal':
+      return 'equivalent';
+    case 'wider':
+    case 'subsumes':
+      return 'source-is-narrower-than-target';
+    case 'narrower':
+    case 'specializes':
+      return 'source-is-broader-than-target';
+    case 'unmatched':
+    case 'disjoint':
+      return 'not-related-to';
+    default:
+      return 'related-to';
+  }
+}
+
+/** ConceptMap/$translate: the targets a map gives a code (or the sources, reversed). */
+export async function translate(
+  library: TerminologyLibrary,
+  input: TranslateInput,
+): Promise<ParameterValue[]> {
+  const maps: ConceptMapResource[] = [];
+  if (input.url) {
+    const { url, version } = splitCanonical(input.url);
+    const found = await library.conceptMap(url, input.conceptMapVersion ?? version);
+    if (!found) {
+      throw TerminologyError.notFound(
+        `A definition for the ConceptMap '${input.url}' could not be found`,
+        'Unable_to_resolve_ConceptMap',
+        'url',
+      );
+    }
+    maps.push(found);
+  } else {
+    maps.push(...library.localConceptMaps());
+  }
+  const { system, code } = input.coding;
+  if (!code) throw TerminologyError.invalid('No code was given to translate', 'code');
+  const matches: ParameterValue[] = [];
+  for (const map of maps) {
+    for (const group of map.group ?? []) {
+      const [from, to] = input.reverse
+        ? [group.target, group.source]
+        : [group.source, group.target];
+      if (system && from !== system) continue;
+      if (input.targetSystem && to !== input.targetSystem) continue;
+      for (const element of group.element ?? []) {
+        for (const target of element.target ?? []) {
+          const [fromCode, toCode] = input.reverse
+            ? [target.code, element.code]
+            : [element.code, target.code];
+          if (fromCode !== code || !toCode) continue;
+          const equivalence = equivalenceOf(target);
+          const concept: Coding = { system: to, code: toCode };
+          const display = input.reverse ? element.display : target.display;
+          if (display) concept.display = display;
+          matches.push({
+            name: 'match',
+            part: [
+              { name: 'concept', valueCoding: concept },
+              { name: 'equivalence', valueCode: equivalence },
+              { name: 'originMap', valueCanonical: canonicalOf(map) },
+              {
+                name: 'relationship',
+                valueCode: target.relationship ?? relationshipOf(equivalence),
+              },
+            ],
+          });
+        }
+      }
+    }
+  }
+  const out: ParameterValue[] = [...matches];
+  if (matches.length === 0) {
+    out.push({
+      name: 'message',
+      valueString: `No translations found for '${system ?? ''}#${code}'${input.targetSystem ? ` to '${input.targetSystem}'` : ''}`,
+    });
+  }
+  out.push({ name: 'result', valueBoolean: matches.length > 0 });
+  return out;
+}
