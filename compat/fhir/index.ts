@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { Services } from '../../src/services';
+import { batchValidateCode } from './batch-validate-code';
 import { codeSystemLookup } from './code-system-lookup';
 import { codeSystemSubsumes } from './code-system-subsumes';
 import { codeSystemValidateCode } from './code-system-validate-code';
@@ -18,7 +19,11 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
     'validate-code': codeSystemValidateCode,
     subsumes: codeSystemSubsumes,
   },
-  ValueSet: { expand: valueSetExpand, 'validate-code': valueSetValidateCode },
+  ValueSet: {
+    expand: valueSetExpand,
+    'validate-code': valueSetValidateCode,
+    'batch-validate-code': batchValidateCode,
+  },
   ConceptMap: { translate: conceptMapTranslate },
 };
 

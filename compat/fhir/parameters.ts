@@ -21,6 +21,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export class OperationParams {
   private constructor(readonly all: ParameterValue[]) {}
 
+  /** Parameters given as a list (the entries of `$batch-validate-code`). */
+  static fromList(all: ParameterValue[]): OperationParams {
+    return new OperationParams(all);
+  }
+
+  /** The resources of every parameter of a name (e.g. `validation`). */
+  resources(name: string): Record<string, unknown>[] {
+    return this.all
+      .filter((p) => p.name === name)
+      .map((p) => {
+        if (!isRecord(p.resource))
+          throw TerminologyError.invalid(`The parameter '${name}' must be a resource`, name);
+        return p.resource;
+      });
+  }
+
   static of(req: Request): OperationParams {
     const all: ParameterValue[] = [];
     for (const [name, value] of Object.entries(req.query)) {

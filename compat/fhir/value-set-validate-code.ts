@@ -17,7 +17,7 @@ export function codeInput(
   const code = params.string('code');
   if (code === undefined) {
     throw TerminologyError.invalid(
-      'Unable to find code to validate (looked for code, coding and codeableConcept)',
+      'Unable to find code to validate (looked for coding | codeableConcept | code+system | code+inferSystem in parameters',
     );
   }
   return {

@@ -54,6 +54,11 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         resolveReference: allow,
         collectionReference: allow,
         expansion: allow,
+        lookup: allow,
+        validateCode: allow,
+        expandValueSet: allow,
+        translate: allow,
+        subsumes: allow,
       },
       Mutation: {
         login: allow,

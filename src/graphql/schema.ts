@@ -8,6 +8,7 @@ import {
   SourceMappingsResolver,
 } from './resolvers/mapping.resolver';
 import { OrgResolver } from './resolvers/org.resolver';
+import { TerminologyResolver } from './resolvers/terminology.resolver';
 import {
   OrgRepositoriesResolver,
   RepositoryFieldsResolver,
@@ -37,6 +38,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       UrlRegistryResolver,
       CollectionResolver,
       CollectionContentResolver,
+      TerminologyResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,

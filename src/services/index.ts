@@ -27,6 +27,7 @@ import { JobQueue } from '../jobs';
 import { TaskService } from './task.service';
 import { ReferenceResolver } from './reference-resolver';
 import { UrlRegistryService } from './url-registry.service';
+import { FhirResourceService } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
 
 export { ANONYMOUS } from './context';
@@ -79,7 +80,7 @@ export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 
 /** The default most codes of one FHIR expansion (`EXPANSION_MAX_CODES`). */
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
-export { TerminologyError, isTerminologyError } from './terminology/issues';
+export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
 export type { TerminologyService, ValueSetTarget } from './terminology/terminology.service';
@@ -113,6 +114,7 @@ export class Services {
   readonly urlRegistry: UrlRegistryService;
   readonly cascade: CascadeService;
   readonly clone: CloneService;
+  readonly fhirResources: FhirResourceService;
   readonly terminology: TerminologyService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
@@ -148,6 +150,13 @@ export class Services {
       this.concepts,
       this.mappings,
       this.tasks,
+    );
+    this.fhirResources = new FhirResourceService(
+      this.repos,
+      this.repositories,
+      this.concepts,
+      this.mappings,
+      this.collections,
     );
     this.terminology = new TerminologyService(
       () => undefined,

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors';
 import type { Issue, OperationOutcomeResource } from './fhir';
 
 export const TX_ISSUE_TYPE = 'http://hl7.org/fhir/tools/CodeSystem/tx-issue-type';
@@ -77,4 +78,10 @@ export class TerminologyError extends Error {
 
 export function isTerminologyError(error: unknown): error is TerminologyError {
   return error instanceof TerminologyError;
+}
+
+/** A terminology error as the typed error the other edges answer (GraphQL `extensions.code`). */
+export function appErrorOf(error: TerminologyError): AppError {
+  const code = error.status === 404 ? 'NOT_FOUND' : 'INVALID';
+  return new AppError(code, error.message);
 }

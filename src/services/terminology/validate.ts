@@ -31,6 +31,8 @@ export interface ValidateResult {
   version?: string;
   display?: string;
   inactive?: boolean;
+  /** The concept's status when it is not simply active (`retired`, `deprecated`, …). */
+  status?: string;
   codeableConcept?: CodeableConcept;
   issues: IssueSpec[];
   unknownSystems: string[];
@@ -76,6 +78,7 @@ export class Validator {
         ? (this.bestDisplay(check.model as CodeSystemModel, check.entry) ?? undefined)
         : undefined,
       inactive: check.entry?.inactive || undefined,
+      status: statusOf(check.entry),
       issues: check.issues,
       unknownSystems: check.model || !coding.system ? [] : [coding.system],
     };
@@ -116,6 +119,7 @@ export class Validator {
       display:
         chosen?.entry && chosen.model ? this.bestDisplay(chosen.model, chosen.entry) : undefined,
       inactive: chosen?.entry?.inactive || undefined,
+      status: statusOf(chosen?.entry),
       codeableConcept: concept,
       issues,
       unknownSystems: checks
@@ -358,6 +362,12 @@ export class Validator {
   }
 }
 
+function statusOf(entry: ConceptEntry | undefined): string | undefined {
+  if (!entry) return undefined;
+  if (entry.status && entry.status !== 'active') return entry.status;
+  return entry.inactive ? 'inactive' : undefined;
+}
+
 /** `system|version#code ('display')`, as messages name a coding. */
 function describe(coding: Coding): string {
   const system = coding.system ?? '';
@@ -390,6 +400,7 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
   const message = messageOf(result.issues);
   if (message) out.push({ name: 'message', valueString: message });
   out.push({ name: 'result', valueBoolean: result.result });
+  if (result.status !== undefined) out.push({ name: 'status', valueCode: result.status });
   if (result.system !== undefined) out.push({ name: 'system', valueUri: result.system });
   if (result.version !== undefined) out.push({ name: 'version', valueString: result.version });
   for (const system of result.unknownSystems)
