@@ -114,6 +114,22 @@ export function fhirErrorHandler(
   next(error);
 }
 
+/**
+ * Whether an Accept header admits FHIR R4 JSON: `application/fhir+json`, `application/json` or a
+ * wildcard, with any `fhirVersion` parameter naming 4.0 (FHIR clients name their version).
+ */
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((item) => {
+    const [type, ...parameters] = item.split(';').map((part) => part.trim().toLowerCase());
+    if (!['application/fhir+json', 'application/json', 'application/*', '*/*'].includes(type))
+      return false;
+    const version = parameters.find((p) => p.startsWith('fhirversion='));
+    const q = parameters.find((p) => p.startsWith('q='));
+    return (!version || version.slice(12).startsWith('4.0')) && q !== 'q=0';
+  });
+}
+
 const JSON_FORMATS = new Set(['json', 'application/json', 'application/fhir+json', 'fhir+json']);
 
 /**
@@ -139,7 +155,7 @@ export const negotiate: RequestHandler = (req, res, next) => {
       ]);
       return;
     }
-  } else if (req.get('accept') && !req.accepts([FHIR_JSON, 'application/json'])) {
+  } else if (!acceptsJson(req.get('accept'))) {
     sendOutcome(res, 406, [
       {
         severity: 'error',
