@@ -4,6 +4,7 @@ import { requestContext } from '../../src/context';
 import {
   isTerminologyError,
   TerminologyError,
+  issueOf,
   type IssueSpec,
   type ServiceContext,
   type Services,
@@ -25,32 +26,7 @@ export function sendResource(res: Response, status: number, body: unknown): void
 function outcome(issues: IssueSpec[]) {
   return {
     resourceType: 'OperationOutcome',
-    issue: issues.map((i) => ({
-      severity: i.severity,
-      code: i.code,
-      ...(i.messageId
-        ? {
-            extension: [
-              {
-                url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id',
-                valueString: i.messageId,
-              },
-            ],
-          }
-        : {}),
-      details: {
-        ...(i.txCode
-          ? {
-              coding: [
-                { system: 'http://hl7.org/fhir/tools/CodeSystem/tx-issue-type', code: i.txCode },
-              ],
-            }
-          : {}),
-        text: i.text,
-      },
-      diagnostics: i.text,
-      ...(i.path ? { location: [i.path], expression: [i.path] } : {}),
-    })),
+    issue: issues.map((i) => ({ ...issueOf(i), diagnostics: i.text })),
   };
 }
 

@@ -80,7 +80,7 @@ export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 
 /** The default most codes of one FHIR expansion (`EXPANSION_MAX_CODES`). */
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
-export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
+export { appErrorOf, issueOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
 export type { TerminologyService, ValueSetTarget } from './terminology/terminology.service';

@@ -153,7 +153,10 @@ export class Expander {
     const properties = this.propertyDefinitions(page);
     if (properties.length > 0) expansion.property = properties;
     if (page.length > 0) expansion.contains = page.map((c) => this.render(c));
-    return { ...valueSet, expansion };
+    // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
+    const definition: ValueSetResource = { ...valueSet, expansion };
+    delete definition.compose;
+    return definition;
   }
 
   /** An include or exclude: its system's codes (listed or filtered), within its value sets. */
