@@ -7,6 +7,7 @@ import { codeSystemValidateCode } from './code-system-validate-code';
 import { conceptMapTranslate } from './concept-map-translate';
 import { operation, sendOutcome, sendResource, type Operation } from './http';
 import { capabilityStatement, terminologyCapabilities, versions } from './metadata';
+import { fhirResourceRouter } from './resources';
 import { valueSetExpand } from './value-set-expand';
 import { valueSetValidateCode } from './value-set-validate-code';
 
@@ -55,6 +56,7 @@ export function fhirRouter(services: Services): Router {
       }
     }
   }
+  router.use(fhirResourceRouter(services));
   router.all('/fhir/{*rest}', notFound);
   return router;
 }

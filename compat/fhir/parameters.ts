@@ -178,6 +178,9 @@ export class OperationParams {
     return this.all
       .filter((p) => names.includes(p.name))
       .map((p) => {
+        // Canonicals are echoed as the URIs they are (valueUri), whatever type they came as.
+        if (typeof p.valueCanonical === 'string')
+          return { name: p.name, valueUri: p.valueCanonical };
         if (typeof p.valueString !== 'string' || Object.keys(p).length !== 2) return p;
         const text = p.valueString;
         if (text === 'true' || text === 'false')

@@ -13,6 +13,7 @@ import { UserRepository } from './user.repository';
 import { UrlRegistryRepository } from './url-registry.repository';
 import { RateLimitRepository } from './rate-limit.repository';
 import { PathRepository } from './path.repository';
+import { FhirRepository } from './fhir.repository';
 
 export { isUniqueViolation } from './list';
 export { AUTO_EXPANSION } from './repo.repository';
@@ -63,6 +64,13 @@ export type { RegistryKey, UrlRegistrySearch, UrlRegistrySortKey } from './url-r
 export type { CounterHit, CounterState } from './rate-limit.repository';
 export type { PathKey, PathRow } from './path.repository';
 export type {
+  FhirRepoRow,
+  FhirRepoSearch,
+  FhirRepository,
+  RepoName,
+  VersionChoice,
+} from './fhir.repository';
+export type {
   CascadeConcept,
   CascadeMapping,
   CascadeScope,
@@ -86,6 +94,7 @@ export class Repositories {
   readonly extras: ExtrasRepository;
   readonly paths: PathRepository;
   readonly cascade: CascadeRepository;
+  readonly fhir: FhirRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -104,6 +113,7 @@ export class Repositories {
     this.extras = new ExtrasRepository(em);
     this.paths = new PathRepository(em);
     this.cascade = new CascadeRepository(em);
+    this.fhir = new FhirRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -159,7 +159,7 @@ export class Services {
       this.collections,
     );
     this.terminology = new TerminologyService(
-      () => undefined,
+      (ctx) => this.fhirResources.stored(ctx),
       options.expansionMaxCodes ?? DEFAULT_EXPANSION_MAX_CODES,
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>

@@ -11,7 +11,7 @@ import type {
 } from './fhir';
 import { TerminologyError } from './issues';
 import { preferredDisplay, type LanguagePreference } from './languages';
-import { splitCanonical, type TerminologyLibrary } from './library';
+import { splitCanonical, versionMatches, type TerminologyLibrary } from './library';
 
 /** The expansion parameters of $expand (and what $validate-code shares with it). */
 export interface ExpansionOptions {
@@ -240,7 +240,7 @@ export class Expander {
     const forced = defaultVersion(this.options.forceSystemVersions, system);
     if (forced) return forced;
     const checked = defaultVersion(this.options.checkSystemVersions, system);
-    if (checked && stated && stated !== checked) {
+    if (checked && stated && !versionMatches(checked, stated)) {
       throw TerminologyError.invalid(
         `The version '${stated}' of the code system '${system}' is not the version '${checked}' that check-system-version requires`,
         `${at}.version`,
@@ -457,13 +457,22 @@ function safeRegex(pattern: string, at: string): (value: string) => boolean {
   }
 }
 
+/** An R5 filter operation an R4 client carries as an extension of `op` (e.g. `child-of`). */
+function r5Op(filter: ConceptFilter): string {
+  const extensions = (filter as { _op?: { extension?: Array<{ valueCode?: unknown }> } })._op
+    ?.extension;
+  const code = extensions?.find((e) => typeof e.valueCode === 'string')?.valueCode;
+  return typeof code === 'string' ? code : '';
+}
+
 /** The concepts a compose filter admits. */
 export function filterSet(
   model: CodeSystemModel,
   filter: ConceptFilter,
   at: string,
 ): (entry: ConceptEntry) => boolean {
-  const { property, op } = filter;
+  const { property } = filter;
+  const op = filter.op ?? r5Op(filter);
   const value = filter.value;
   if (value === undefined || value === null || value === '') {
     throw new TerminologyError(400, {

@@ -255,7 +255,9 @@ export class Validator {
       try {
         set = await this.members(valueSet);
       } catch (error) {
-        if (!isTerminologyError(error)) throw error;
+        // A value set that cannot be evaluated (a broken filter, a circle) is the request's
+        // error; content that is missing is reported in the result.
+        if (!isTerminologyError(error) || error.status !== 404) throw error;
         return { ...failed(error.issues), model, entry };
       }
       member = set.codes.some((c) => c.system === system && c.code === entry.code);

@@ -1,0 +1,202 @@
+import type { EntityManager } from 'typeorm';
+import { RepositoryEntity, RepositoryVersionEntity, type RepositoryKind } from '../db/entities';
+import { hydrate, jsonColumns, type Raw } from './hydrate';
+import { likeLiteral, visibleRepository, type Slice, type Viewer, type Window } from './list';
+
+/** A repository named by its owner and id. */
+export interface RepoName {
+  ownerType: 'org' | 'user';
+  owner: string;
+  mnemonic: string;
+}
+
+/**
+ * Which versions of each repository a FHIR search answers: the newest released one, every
+ * released one, the one of that id (HEAD included), or what the terminology operations read
+ * (every version but HEAD; HEAD when there is no other).
+ */
+export type VersionChoice =
+  | { kind: 'latest' }
+  | { kind: 'released' }
+  | { kind: 'named'; version: string }
+  | { kind: 'stored' };
+
+/** A FHIR search over sources or collections (spec operations §4.7); conditions AND. */
+export interface FhirRepoSearch {
+  kind: RepositoryKind;
+  versions: VersionChoice;
+  owner?: { orgId: string } | { userId: string };
+  /** Any of these repositories (`_id`). */
+  names?: RepoName[];
+  /**
+   * `url`: the canonical URL the version froze is one of `canonical`, or the repository is one of
+   * `repos` (its own URL was given).
+   */
+  url?: { canonical: string[]; repos: RepoName[] };
+  /** Case- and accent-insensitive prefixes of the name and the full name the version froze. */
+  name?: string;
+  title?: string;
+  status?: 'active' | 'draft' | 'retired';
+}
+
+/** A repository version found, with its owner's id as paths name it. */
+export interface FhirRepoRow {
+  repo: RepositoryEntity;
+  version: RepositoryVersionEntity;
+  ownerType: 'Organization' | 'User';
+  ownerId: string;
+}
+
+interface RowRaw {
+  repo: Raw;
+  version: Raw;
+  owner_org: string | null;
+  owner_user: string | null;
+}
+
+/** The metadata field a version froze, or HEAD's live column. */
+const frozen = (field: string, column: string): string =>
+  `(CASE WHEN v.metadata IS NULL THEN r.${column} ELSE v.metadata->>'${field}' END)`;
+
+/** Reads of repositories and their content as the FHIR-format endpoints need them. */
+export class FhirRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /**
+   * Repository versions matching a FHIR search that the viewer may see, by owner, repository id
+   * and then newest version first.
+   */
+  async search(
+    filter: FhirRepoSearch,
+    viewer: Viewer,
+    window: Window,
+  ): Promise<Slice<FhirRepoRow>> {
+    const params: unknown[] = [];
+    const where = this.where(filter, viewer, params);
+    const from = `FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
+      LEFT JOIN organizations o ON o.id = r.owner_org_id
+      LEFT JOIN users u ON u.id = r.owner_user_id
+      WHERE ${where}`;
+    const counted = await this.em.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n ${from}`,
+      params,
+    );
+    const total = counted[0]?.n ?? 0;
+    if (total === 0 || window.offset >= total) return { total, rows: [] };
+    const rows = await this.em.query<RowRaw[]>(
+      `SELECT ${jsonColumns(this.em, RepositoryEntity, 'r')} AS repo,
+         ${jsonColumns(this.em, RepositoryVersionEntity, 'v')} AS version,
+         o.mnemonic AS owner_org, u.username AS owner_user
+       ${from}
+       ORDER BY coalesce(o.mnemonic, u.username), r.mnemonic, v.created_at DESC, v.id DESC
+       ${window.limit > 0 ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}`,
+      params,
+    );
+    return {
+      total,
+      rows: rows.map((raw) => ({
+        repo: hydrate(this.em, RepositoryEntity, raw.repo)!,
+        version: hydrate(this.em, RepositoryVersionEntity, raw.version)!,
+        ownerType: raw.owner_org !== null ? 'Organization' : 'User',
+        ownerId: raw.owner_org ?? raw.owner_user ?? '',
+      })),
+    };
+  }
+
+  /**
+   * The codes of the concepts naming each of `codes` as a parent, as a source version (`seq`;
+   * null = HEAD) sees them.
+   */
+  async childCodes(
+    repositoryId: string,
+    seq: string | null,
+    codes: string[],
+  ): Promise<Map<string, string[]>> {
+    if (codes.length === 0) return new Map();
+    const at =
+      seq === null
+        ? 'cv.valid_to_seq IS NULL'
+        : 'cv.valid_from_seq <= $3 AND (cv.valid_to_seq IS NULL OR cv.valid_to_seq > $3)';
+    const rows = await this.em.query<Array<{ parent: string; child: string }>>(
+      `SELECT pc AS parent, cv.mnemonic AS child
+       FROM concept_versions cv CROSS JOIN LATERAL unnest(cv.parent_codes) AS pc
+       WHERE cv.repository_id = $1 AND cv.parent_codes && $2::text[] AND pc = ANY($2::text[])
+         AND ${at}
+       ORDER BY cv.mnemonic`,
+      seq === null ? [repositoryId, codes] : [repositoryId, codes, seq],
+    );
+    const children = new Map<string, string[]>();
+    for (const { parent, child } of rows) {
+      children.set(parent, [...(children.get(parent) ?? []), child]);
+    }
+    return children;
+  }
+
+  private where(filter: FhirRepoSearch, viewer: Viewer, params: unknown[]): string {
+    const p = (value: unknown): string => `$${params.push(value)}`;
+    const conditions = [
+      `r.kind = ${p(filter.kind)}`,
+      visibleRepository('r', viewer, params),
+      // A deactivated user's repositories are hidden with the account (spec core §3).
+      '(u.id IS NULL OR u.is_active)',
+    ];
+    const versions = filter.versions;
+    switch (versions.kind) {
+      case 'latest':
+        // As `latest` in a path reads it (src/repositories/path.repository.ts).
+        conditions.push(`v.id = (SELECT lv.id FROM repository_versions lv
+          WHERE lv.repository_id = r.id AND lv.released ORDER BY lv.created_at DESC, lv.id DESC LIMIT 1)`);
+        break;
+      case 'released':
+        conditions.push('v.released');
+        break;
+      case 'named':
+        conditions.push(`v.mnemonic = ${p(versions.version)}`);
+        break;
+      case 'stored':
+        conditions.push(`(v.seq IS NOT NULL OR NOT EXISTS (SELECT 1 FROM repository_versions ov
+          WHERE ov.repository_id = r.id AND ov.seq IS NOT NULL))`);
+        break;
+    }
+    if (filter.owner) {
+      conditions.push(
+        'orgId' in filter.owner
+          ? `r.owner_org_id = ${p(filter.owner.orgId)}`
+          : `r.owner_user_id = ${p(filter.owner.userId)}`,
+      );
+    }
+    const named = (names: RepoName[]): string =>
+      names.length === 0
+        ? 'false'
+        : `(${names
+            .map(
+              (n) =>
+                `(r.mnemonic = ${p(n.mnemonic)} AND ${
+                  n.ownerType === 'org' ? 'o.mnemonic' : 'u.username'
+                } = ${p(n.owner)})`,
+            )
+            .join(' OR ')})`;
+    if (filter.names) conditions.push(named(filter.names));
+    if (filter.url) {
+      const canonical = filter.url.canonical.length
+        ? `${frozen('canonicalUrl', 'canonical_url')} = ANY(${p(filter.url.canonical)}::text[])`
+        : 'false';
+      conditions.push(`(${canonical} OR ${named(filter.url.repos)})`);
+    }
+    const prefix = (expression: string, value: string): string =>
+      `registry_fold(coalesce(${expression}, '')) LIKE registry_fold(${p(likeLiteral(value))}) || '%'`;
+    if (filter.name !== undefined) conditions.push(prefix(frozen('name', 'name'), filter.name));
+    if (filter.title !== undefined) {
+      conditions.push(
+        prefix(
+          `coalesce(${frozen('fullName', 'full_name')}, ${frozen('name', 'name')})`,
+          filter.title,
+        ),
+      );
+    }
+    if (filter.status === 'active') conditions.push('v.released AND NOT v.retired');
+    if (filter.status === 'draft') conditions.push('NOT v.released AND NOT v.retired');
+    if (filter.status === 'retired') conditions.push('v.retired');
+    return conditions.join(' AND ');
+  }
+}
