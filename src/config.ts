@@ -24,6 +24,7 @@ const envSchema = z.object({
   JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
   CASCADE_MAX_RESOURCES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
@@ -63,6 +64,7 @@ export interface Config {
   tasksKeepDays: number;
   /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
   cascadeMaxResources: number;
+  expansionMaxCodes: number;
   /** The connection pool and the limits that keep one stuck request from holding the service. */
   database: {
     poolSize: number;
@@ -108,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
     tasksKeepDays: e.TASKS_KEEP_DAYS,
     cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
+    expansionMaxCodes: e.EXPANSION_MAX_CODES,
     database: {
       poolSize: e.DB_POOL_SIZE,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,

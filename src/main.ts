@@ -14,7 +14,10 @@ async function main(): Promise<void> {
   const services = new Services(
     db.dataSource,
     createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log),
-    { cascadeMaxResources: config.cascadeMaxResources },
+    {
+      cascadeMaxResources: config.cascadeMaxResources,
+      expansionMaxCodes: config.expansionMaxCodes,
+    },
   );
 
   const admin = await services.ensureAdmin(config.adminPassword);

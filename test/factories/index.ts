@@ -59,6 +59,7 @@ export async function createTestApp(
   const mailer = new RecordingMailer();
   const services = new Services(dataSource, options.mailer ?? mailer, {
     cascadeMaxResources: config.cascadeMaxResources,
+    expansionMaxCodes: config.expansionMaxCodes,
   });
   await services.ensureAdmin(ADMIN_PASSWORD);
   const built = await createApp(services, config, log);
