@@ -1,28 +1,9 @@
 import type { Request } from 'express';
 import { API_VERSION } from '../http';
+import { EXPANSION_PARAMETERS } from './options';
 
 const SOFTWARE = 'OCL-compatible terminology registry';
 const RELEASE_DATE = '2026-11-25';
-
-/** The expansion parameters this server honours (TerminologyCapabilities.expansion.parameter). */
-const EXPANSION_PARAMETERS = [
-  'activeOnly',
-  'check-system-version',
-  'count',
-  'default-valueset-version',
-  'designation',
-  'displayLanguage',
-  'excludeNested',
-  'filter',
-  'force-system-version',
-  'includeDefinition',
-  'includeDesignations',
-  'offset',
-  'property',
-  'system-version',
-  'tx-resource',
-  'useSupplement',
-];
 
 const op = (name: string, type?: string) => ({
   name,

@@ -9,8 +9,8 @@ import {
 } from '../../src/services';
 import type { OperationParams } from './parameters';
 
-/** The expansion parameters an expansion echoes (in the order they were given). */
-const ECHOED = [
+/** The expansion parameters this server honours (TerminologyCapabilities lists them). */
+export const EXPANSION_PARAMETERS = [
   'activeOnly',
   'check-system-version',
   'count',
@@ -23,8 +23,16 @@ const ECHOED = [
   'includeDefinition',
   'includeDesignations',
   'offset',
+  'property',
   'system-version',
-] as const;
+  'tx-resource',
+  'useSupplement',
+];
+
+/** Those an expansion echoes (in the order they were given). */
+const ECHOED = EXPANSION_PARAMETERS.filter(
+  (name) => !['property', 'tx-resource', 'useSupplement'].includes(name),
+);
 
 /** The expansion parameters shared by $expand and $validate-code. */
 export function expansionOptions(

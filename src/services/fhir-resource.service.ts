@@ -18,6 +18,7 @@ import {
   conceptMapOf,
   resourceUriOf,
   StoredContent,
+  STORED_EXTRA_FIELDS,
   systemOf,
   valueSetOf,
   type ConceptMapEntry,
@@ -701,18 +702,6 @@ interface CreateInput {
 const RESOURCE_URI =
   /^\/(orgs|users)\/([^/]+)\/(CodeSystem|ValueSet|ConceptMap)\/([^/]+)\/(?:version\/([^/]+)\/?)?$/;
 const STATUSES = ['draft', 'active', 'retired'];
-/** FHIR fields kept as extras of the same name (see `stored.ts`). */
-const EXTRA_FIELDS = [
-  'publisher',
-  'contact',
-  'jurisdiction',
-  'purpose',
-  'copyright',
-  'experimental',
-  'useContext',
-  'caseSensitive',
-];
-
 function parseCreate(type: FhirResourceType, namespace: FhirNamespace, body: unknown): CreateInput {
   if (!isObject(body) || body.resourceType !== type) {
     throw AppError.field('resourceType', `The body must be a ${type} resource.`);
@@ -753,7 +742,8 @@ function parseCreate(type: FhirResourceType, namespace: FhirNamespace, body: unk
     throw AppError.field('status', `Must be one of ${STATUSES.join(', ')}.`);
   }
   const extras: Record<string, unknown> = {};
-  for (const field of EXTRA_FIELDS) if (body[field] !== undefined) extras[field] = body[field];
+  for (const field of STORED_EXTRA_FIELDS)
+    if (body[field] !== undefined) extras[field] = body[field];
   const name = optionalText(body, 'name');
   const title = optionalText(body, 'title');
   return {

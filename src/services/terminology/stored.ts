@@ -107,7 +107,7 @@ function dateOf(view: RepoView): string {
  * `copyright`, `experimental`, `caseSensitive`, …) are kept as extras of the same name; a FHIR
  * create stores them there.
  */
-const EXTRA_FIELDS = [
+export const EXTRA_FIELDS = [
   'publisher',
   'contact',
   'jurisdiction',
@@ -116,6 +116,8 @@ const EXTRA_FIELDS = [
   'experimental',
   'useContext',
 ] as const;
+/** Every FHIR field a create keeps in extras (`caseSensitive` is read on its own). */
+export const STORED_EXTRA_FIELDS: readonly string[] = [...EXTRA_FIELDS, 'caseSensitive'];
 
 function extrasFields(meta: RepositorySnapshot): JsonObject {
   const extras = (meta.extras ?? {}) as Record<string, Json | undefined>;
