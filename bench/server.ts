@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const services = new Services(
     db.dataSource,
     createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log),
-    { cascadeMaxResources: config.cascadeMaxResources },
+    config.services,
   );
   await services.ensureAdmin(config.adminPassword);
   const app = await createApp(services, config, log);

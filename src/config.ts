@@ -25,6 +25,7 @@ const envSchema = z.object({
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
   CASCADE_MAX_RESOURCES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
@@ -62,9 +63,15 @@ export interface Config {
   jobsStopSeconds: number;
   /** Finished tasks are deleted this many days after they finished; 0 keeps them. */
   tasksKeepDays: number;
-  /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
-  cascadeMaxResources: number;
-  expansionMaxCodes: number;
+  /** Settings the services read (limits of the operations, the FHIR content cache). */
+  services: {
+    /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
+    cascadeMaxResources: number;
+    /** The most codes one FHIR expansion may hold. */
+    expansionMaxCodes: number;
+    /** Concepts of stored code systems the FHIR operations keep rendered; 0: none. */
+    fhirCacheConcepts: number;
+  };
   /** The connection pool and the limits that keep one stuck request from holding the service. */
   database: {
     poolSize: number;
@@ -109,8 +116,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsWorkers: e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
     tasksKeepDays: e.TASKS_KEEP_DAYS,
-    cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
-    expansionMaxCodes: e.EXPANSION_MAX_CODES,
+    services: {
+      cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
+      expansionMaxCodes: e.EXPANSION_MAX_CODES,
+      fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
+    },
     database: {
       poolSize: e.DB_POOL_SIZE,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,

@@ -14,10 +14,7 @@ async function main(): Promise<void> {
   const services = new Services(
     db.dataSource,
     createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }, log),
-    {
-      cascadeMaxResources: config.cascadeMaxResources,
-      expansionMaxCodes: config.expansionMaxCodes,
-    },
+    config.services,
   );
 
   const admin = await services.ensureAdmin(config.adminPassword);

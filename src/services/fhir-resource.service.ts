@@ -9,9 +9,10 @@ import { defaultListParams } from './list';
 import type { MappingService } from './mapping.service';
 import type { MappingItem } from './mapping-views';
 import type { Owner, RepoView } from './paths';
+import { RenderedCache } from './rendered-cache';
 import { refOf, type RepositoryService } from './repository.service';
 import type { StoredTerminology } from './terminology/library';
-import { isObject, type CodeSystemConcept } from './terminology/fhir';
+import { isObject, type CodeSystemConcept, type CodeSystemResource } from './terminology/fhir';
 import {
   childrenAmong,
   codeSystemOf,
@@ -130,7 +131,14 @@ export class FhirResourceService {
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
     private readonly collections: CollectionService,
-  ) {}
+    /** Concepts of stored code systems kept rendered for the operations (0: none). */
+    cacheConcepts: number,
+  ) {
+    this.renderedCodeSystems = new RenderedCache(cacheConcepts);
+  }
+
+  /** Stored code system versions as the operations read them, rendered once (`renderedKey`). */
+  private readonly renderedCodeSystems: RenderedCache;
 
   /**
    * `GET /fhir/X/` and `GET {owner}/X/`: the latest released version of each repository, one
@@ -300,10 +308,20 @@ export class FhirResourceService {
       offset: 0,
     });
     const r = renderContext(ctx, { kind: 'global' });
-    const reads = await Promise.all(
-      slice.rows.map((row) => this.withContent(ctx, type, viewOf(row), r, 'all')),
+    return Promise.all(
+      slice.rows.map(async (row) => {
+        const view = viewOf(row);
+        const render = async () => (await this.withContent(ctx, type, view, r, 'all')).resource;
+        // A code system's content is the same for every caller who may see it (who may is
+        // decided above, afresh for each request); a value set's or a map's may not be.
+        return type === 'CodeSystem'
+          ? this.renderedCodeSystems.get(
+              renderedKey(ctx, view),
+              async () => (await render()) as CodeSystemResource,
+            )
+          : render();
+      }),
     );
-    return reads.map((read) => read.resource);
   }
 
   /**
@@ -617,6 +635,29 @@ export class FhirResourceService {
     }
     return { canonical: [url], repos };
   }
+}
+
+/**
+ * What a stored code system's rendering depends on. A version's content is frozen with its change
+ * number, so the version row (its id and last edit) names it, with the names in its URLs; HEAD,
+ * and a version without a metadata snapshot, also show the repository's live row and content (its
+ * last edit and change number). An edit of any of these makes another key: a rendering is never
+ * read after what it shows has changed.
+ */
+function renderedKey(ctx: ServiceContext, view: RepoView): string {
+  const { repo, version, owner } = view;
+  const live = version.mnemonic === HEAD || !version.metadata;
+  return JSON.stringify([
+    ctx.baseUrl,
+    owner.type,
+    owner.id,
+    repo.id,
+    repo.mnemonic,
+    version.id,
+    version.mnemonic,
+    version.updatedAt.getTime(),
+    live ? [repo.updatedAt.getTime(), repo.headSeq] : null,
+  ]);
 }
 
 function viewOf(row: {

@@ -80,6 +80,8 @@ export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 
 /** The default most codes of one FHIR expansion (`EXPANSION_MAX_CODES`). */
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
+/** The default size of the FHIR operations' cache of stored code systems (`FHIR_CACHE_CONCEPTS`). */
+export const DEFAULT_FHIR_CACHE_CONCEPTS = 200_000;
 export { appErrorOf, issueOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
@@ -94,6 +96,8 @@ export interface ServiceOptions {
   cascadeMaxResources?: number;
   /** The most codes a FHIR expansion may hold before it is refused as too costly. */
   expansionMaxCodes?: number;
+  /** Concepts of stored code systems kept rendered for the FHIR operations; 0: none. */
+  fhirCacheConcepts?: number;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -157,6 +161,7 @@ export class Services {
       this.concepts,
       this.mappings,
       this.collections,
+      options.fhirCacheConcepts ?? DEFAULT_FHIR_CACHE_CONCEPTS,
     );
     this.terminology = new TerminologyService(
       (ctx) => this.fhirResources.stored(ctx),

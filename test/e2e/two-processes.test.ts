@@ -189,7 +189,7 @@ test('a change made through one process is seen by the very next request to the 
   await request(setup.app)
     .post(`/orgs/${org}/sources/`)
     .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' })
+    .send({ id: 'S', name: 'S', canonical_url: `http://example.org/e2e/${org}` })
     .expect(201);
   await request(setup.app)
     .post(`${source}concepts/`)
@@ -200,9 +200,20 @@ test('a change made through one process is seen by the very next request to the 
     const req = request(server.url).get(path).set('X-Forwarded-For', newAddress());
     return auth ? req.set('Authorization', auth) : req;
   };
+  // The FHIR operations keep stored code systems rendered: the same changes must show there.
+  const lookup = async (server: Server, auth?: string) => {
+    const system = encodeURIComponent(`http://example.org/e2e/${org}`);
+    const res = await read(server, `/fhir/CodeSystem/$lookup?system=${system}&code=C`, auth);
+    if (res.status !== 200) return res.status;
+    const display = (
+      res.body as { parameter: Array<{ name: string; valueString?: string }> }
+    ).parameter.find((p) => p.name === 'display');
+    return display?.valueString;
+  };
   // Each process has answered once before the changes (anything it might keep, it has).
   for (const server of [a, b]) {
     expect((await read(server, `${source}concepts/C/`)).body.display_name).toBe('Before');
+    expect(await lookup(server)).toBe('Before');
   }
 
   // An edit.
@@ -214,6 +225,7 @@ test('a change made through one process is seen by the very next request to the 
     .expect(200);
   for (const server of [b, a]) {
     expect((await read(server, `${source}concepts/C/`)).body.display_name).toBe('After');
+    expect(await lookup(server)).toBe('After');
   }
 
   // A permission change: the source becomes private.
@@ -226,6 +238,11 @@ test('a change made through one process is seen by the very next request to the 
   expect((await read(b, `${source}concepts/C/`)).status).toBe(401);
   expect((await read(b, `${source}concepts/C/`, outsider.auth)).status).toBe(403);
   expect((await read(b, `${source}concepts/C/`, member.auth)).status).toBe(200);
+  for (const server of [b, a]) {
+    expect(await lookup(server)).toBe(404);
+    expect(await lookup(server, outsider.auth)).toBe(404);
+    expect(await lookup(server, member.auth)).toBe('After');
+  }
 
   // A membership removal.
   await request(a.url)
@@ -234,6 +251,8 @@ test('a change made through one process is seen by the very next request to the 
     .set('Authorization', owner.auth)
     .expect(204);
   expect((await read(b, `${source}concepts/C/`, member.auth)).status).toBe(403);
+  expect(await lookup(b, member.auth)).toBe(404);
+  expect(await lookup(a, member.auth)).toBe(404);
 
   // A revoked token: its user deactivated.
   expect((await read(b, '/user/', leaving.auth)).status).toBe(200);

@@ -57,10 +57,7 @@ export async function createTestApp(
   });
   await dataSource.initialize();
   const mailer = new RecordingMailer();
-  const services = new Services(dataSource, options.mailer ?? mailer, {
-    cascadeMaxResources: config.cascadeMaxResources,
-    expansionMaxCodes: config.expansionMaxCodes,
-  });
+  const services = new Services(dataSource, options.mailer ?? mailer, config.services);
   await services.ensureAdmin(ADMIN_PASSWORD);
   const built = await createApp(services, config, log);
   // Issued by the service rather than over HTTP, so that limits a test turns on see no set-up.

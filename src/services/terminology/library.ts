@@ -56,6 +56,13 @@ export function compareVersions(a: string | undefined, b: string | undefined): n
 }
 
 /**
+ * The index of each code system resource, built once per resource object: a request's own
+ * resources live as long as the request, stored ones as long as they stay cached (the models only
+ * read the resource, and nothing changes a model once built).
+ */
+const MODELS = new WeakMap<CodeSystemResource, CodeSystemModel>();
+
+/**
  * The terminology content one request works with: the `tx-resource` resources it brought (used
  * for that request only, before stored content of the same URL and version) and the stored
  * repositories the caller may see. Answers are cached for the request.
@@ -63,7 +70,6 @@ export function compareVersions(a: string | undefined, b: string | undefined): n
 export class TerminologyLibrary {
   private readonly local: TerminologyResource[] = [];
   private readonly cache = new Map<string, Promise<TerminologyResource[]>>();
-  private readonly models = new Map<CodeSystemResource, CodeSystemModel>();
 
   constructor(
     private readonly stored?: StoredTerminology,
@@ -116,10 +122,10 @@ export class TerminologyLibrary {
   }
 
   modelOf(resource: CodeSystemResource): CodeSystemModel {
-    let model = this.models.get(resource);
+    let model = MODELS.get(resource);
     if (!model) {
       model = new CodeSystemModel(resource);
-      this.models.set(resource, model);
+      MODELS.set(resource, model);
     }
     return model;
   }
