@@ -77,12 +77,17 @@ export class FhirRepository {
       LEFT JOIN organizations o ON o.id = r.owner_org_id
       LEFT JOIN users u ON u.id = r.owner_user_id
       WHERE ${where}`;
-    const counted = await this.em.query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n ${from}`,
-      params,
-    );
-    const total = counted[0]?.n ?? 0;
-    if (total === 0 || window.offset >= total) return { total, rows: [] };
+    // Every row asked for: their number is the total, and no count is needed.
+    const all = window.limit === 0 && window.offset === 0;
+    let total = 0;
+    if (!all) {
+      const counted = await this.em.query<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n ${from}`,
+        params,
+      );
+      total = counted[0]?.n ?? 0;
+      if (total === 0 || window.offset >= total) return { total, rows: [] };
+    }
     const rows = await this.em.query<RowRaw[]>(
       `SELECT ${jsonColumns(this.em, RepositoryEntity, 'r')} AS repo,
          ${jsonColumns(this.em, RepositoryVersionEntity, 'v')} AS version,
@@ -93,7 +98,7 @@ export class FhirRepository {
       params,
     );
     return {
-      total,
+      total: all ? rows.length : total,
       rows: rows.map((raw) => ({
         repo: hydrate(this.em, RepositoryEntity, raw.repo)!,
         version: hydrate(this.em, RepositoryVersionEntity, raw.version)!,
