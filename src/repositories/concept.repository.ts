@@ -10,6 +10,7 @@ import {
   ConceptVersionEntity,
   HEAD,
   MappingEntity,
+  type ConceptName,
   MappingVersionEntity,
   OrganizationEntity,
   RepositoryEntity,
@@ -119,6 +120,15 @@ const ORDER: Record<ConceptSortKey, string[]> = {
 };
 
 /** Concepts (the versioned objects) and their versions, as of HEAD or a frozen change number. */
+/** A member concept of an expansion as a value set shows it (`memberCodes`). */
+export interface MemberCode {
+  repositoryId: string;
+  conceptId: string;
+  code: string;
+  display: string | null;
+  names: ConceptName[];
+}
+
 export class ConceptRepository extends VersionedRepository<ConceptVersionEntity> {
   private readonly concepts: Repository<ConceptEntity>;
 
@@ -362,6 +372,31 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       total: count,
       rows: (page ?? []).map((raw) => hydrate(this.em, ConceptVersionEntity, raw)!),
     };
+  }
+
+  /**
+   * Every active member concept of an expansion from the given repositories, in id order, with
+   * only what a value set shows of it: its code, display name and names (one statement; the
+   * members' versions as `memberSlice` reads them).
+   */
+  async memberCodes(expansionId: string, repositoryIds: string[]): Promise<MemberCode[]> {
+    if (repositoryIds.length === 0) return [];
+    return preparedQuery<MemberCode>(
+      this.em,
+      `SELECT x.repository_id::text AS "repositoryId", x.concept_id::text AS "conceptId",
+         cv.mnemonic AS code, cv.display_name AS display, cv.names
+       FROM expansion_concepts x
+       CROSS JOIN LATERAL (
+         SELECT h.mnemonic, h.display_name, h.names, h.retired FROM concept_versions h
+         WHERE h.id = x.concept_version_id
+         UNION ALL
+         SELECT h.mnemonic, h.display_name, h.names, h.retired FROM concept_versions h
+         WHERE x.concept_version_id IS NULL AND h.concept_id = x.concept_id
+           AND h.valid_to_seq IS NULL) cv
+       WHERE x.expansion_id = $1 AND x.repository_id = ANY($2::bigint[]) AND NOT cv.retired
+       ORDER BY x.mnemonic, x.concept_id`,
+      [expansionId, repositoryIds],
+    );
   }
 
   /**

@@ -47,6 +47,7 @@ export type {
   ConceptScope,
   ConceptSearch,
   ConceptSortKey,
+  MemberCode,
 } from './concept.repository';
 export type { MappingScope, MappingSearch, MappingSortKey } from './mapping.repository';
 export type { OrgCounts, OrgSearch, OrgSortKey } from './org.repository';

@@ -518,14 +518,8 @@ export class CollectionService {
     return {
       ...page,
       items: page.items.map((view) => {
-        const display = displays.get(view.concept.id);
-        const name = p.displayLanguage ? nameIn(view.version.names, p.displayLanguage) : undefined;
-        const version =
-          display !== undefined
-            ? { ...view.version, displayName: display, displayLocale: null }
-            : name
-              ? { ...view.version, displayName: name.name, displayLocale: name.locale }
-              : view.version;
+        const shown = shownName(view.version.names, displays.get(view.concept.id), p);
+        const version = shown ? { ...view.version, ...shown } : view.version;
         return {
           ...view,
           version,
@@ -533,6 +527,32 @@ export class CollectionService {
         };
       }),
     };
+  }
+
+  /**
+   * Every active member concept of a collection version the caller may see, with only what a
+   * FHIR value set shows (spec operations §2.8): its source, code and display (shown as
+   * `listConcepts` shows it). One lean statement for the members, whatever their number.
+   */
+  async memberCodes(
+    ctx: ServiceContext,
+    ref: RepoRef,
+  ): Promise<Array<{ source: RepoView; code: string; display: string | null }>> {
+    const { expansion, repositoryIds } = await this.readableExpansion(ctx, ref);
+    if (!expansion) return [];
+    const p = parseExpansionParameters(expansion.parameters).parsed;
+    const rows = await this.repos.concepts.memberCodes(expansion.id, repositoryIds);
+    const displays = await this.repos.collections.displays(
+      expansion.id,
+      rows.map((row) => row.conceptId),
+    );
+    const sources = await this.repositories.headViews(ctx, repositoryIds);
+    return rows.flatMap((row) => {
+      const source = sources.get(row.repositoryId);
+      if (!source) return [];
+      const shown = shownName(row.names, displays.get(row.conceptId), p);
+      return [{ source, code: row.code, display: shown ? shown.displayName : row.display }];
+    });
   }
 
   async listMappings(
@@ -1045,6 +1065,21 @@ async function windowed<T>(
   });
   const total = Math.min(Math.max(page.total - start, 0), p.count ?? Infinity);
   return { ...page, total, offset: params.offset, limit: params.limit };
+}
+
+/**
+ * How an expansion shows a member concept instead of its own display name: a reference's
+ * `display`, else its name in the expansion's `displayLanguage` (spec operations §2.2, §2.4);
+ * undefined when neither applies.
+ */
+function shownName(
+  names: ConceptName[],
+  display: string | undefined,
+  p: ExpansionParameters,
+): { displayName: string; displayLocale: string | null } | undefined {
+  if (display !== undefined) return { displayName: display, displayLocale: null };
+  const name = p.displayLanguage ? nameIn(names, p.displayLanguage) : undefined;
+  return name ? { displayName: name.name, displayLocale: name.locale } : undefined;
 }
 
 /** The preferred name in a language (`en` matches `en-GB` too), else any name in it. */

@@ -505,9 +505,18 @@ export class FhirResourceService {
         return { resource, more: more(found.total, found.items.length) };
       }
       case 'ValueSet': {
-        const found = await this.collections.listConcepts(ctx, ref, params);
+        // All of it (the operations): the members' codes only, in one lean read.
+        const listed =
+          page === 'all' ? null : await this.collections.listConcepts(ctx, ref, params);
+        const found = listed
+          ? listed.items.map((item) => ({
+              source: item.source,
+              code: item.version.mnemonic,
+              display: item.version.displayName,
+            }))
+          : await this.collections.memberCodes(ctx, ref);
         const versions = await this.memberVersions(view);
-        const members: ValueSetMember[] = found.items.map((item) => ({
+        const members: ValueSetMember[] = found.map((item) => ({
           system: systemOf(item.source, ctx.baseUrl),
           version: versions.get(
             memberKey(
@@ -517,11 +526,11 @@ export class FhirResourceService {
               item.source.repo.mnemonic,
             ),
           ),
-          code: item.version.mnemonic,
-          display: item.version.displayName ?? undefined,
+          code: item.code,
+          display: item.display ?? undefined,
         }));
         const resource = valueSetOf(view, r, members);
-        return { resource, more: more(found.total, found.items.length) };
+        return { resource, more: listed !== null && more(listed.total, found.length) };
       }
       case 'ConceptMap': {
         const found = await this.mappings.list(ctx, ref, params);

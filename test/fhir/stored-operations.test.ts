@@ -2,7 +2,13 @@ import { once } from 'node:events';
 import type http from 'node:http';
 import request from 'supertest';
 import { contextOf, createTestApp, uniqueId, type TestApp } from '../factories';
-import { createConcept, createSource, createVersion, type TestSource } from '../factories/content';
+import {
+  createConcept,
+  createRepo,
+  createSource,
+  createVersion,
+  type TestSource,
+} from '../factories/content';
 
 /**
  * The terminology operations over stored code systems, which the service keeps rendered between
@@ -99,5 +105,86 @@ describe('operations over stored code systems', () => {
     const { system } = await storedSource();
     const answers = await Promise.all(Array.from({ length: 8 }, () => lookup(system)));
     expect(answers).toEqual(Array.from({ length: 8 }, () => 'First'));
+  });
+});
+
+describe('operations over stored value sets', () => {
+  /** A released collection of two concepts of a public source and one of a private one. */
+  async function storedValueSet() {
+    const { source, system } = await storedSource();
+    await createConcept(t, source.url, source.owner, { id: 'D' });
+    await createConcept(t, source.url, source.owner, { id: 'E' });
+    const hidden = await createRepo(t, `/orgs/${source.org}`, source.owner, {
+      id: 'Hidden',
+      public_access: 'None',
+      canonical_url: `${system}-hidden`,
+    });
+    await createConcept(t, hidden.url, source.owner, { id: 'H' });
+    const url = `http://example.org/stored/${uniqueId('vs')}`;
+    const collection = await createRepo(
+      t,
+      `/orgs/${source.org}`,
+      source.owner,
+      { id: 'VS', canonical_url: url },
+      'collections',
+    );
+    await request(server)
+      .put(`${collection.url}references/`)
+      .set('Authorization', source.owner.auth)
+      .send({
+        data: {
+          expressions: [
+            `${source.url}concepts/C/`,
+            `${source.url}concepts/D/`,
+            `${hidden.url}concepts/H/`,
+          ],
+        },
+      })
+      .expect(200);
+    await createVersion(t, collection.url, source.owner, 'v1', { released: true });
+    return { source, system, url };
+  }
+
+  const expand = async (url: string, auth?: string) => {
+    const req = request(server).get(`/fhir/ValueSet/$expand?url=${encodeURIComponent(url)}`);
+    const res = await (auth ? req.set('Authorization', auth) : req);
+    expect(res.status).toBe(200);
+    const { expansion } = res.body as {
+      expansion: { total: number; contains: Array<{ code: string; display?: string }> };
+    };
+    return { total: expansion.total, contains: expansion.contains.map((c) => [c.code, c.display]) };
+  };
+
+  it('expand to the members the caller may see, with their displays', async () => {
+    const { source, url } = await storedValueSet();
+    expect(await expand(url)).toEqual({
+      total: 2,
+      contains: [
+        ['C', 'First'],
+        ['D', 'Name D'],
+      ],
+    });
+    expect(await expand(url, source.owner.auth)).toEqual({
+      total: 3,
+      contains: [
+        ['C', 'First'],
+        ['D', 'Name D'],
+        ['H', 'Name H'],
+      ],
+    });
+  });
+
+  it('validate membership: a member is in, a concept of the source that is not a member is out', async () => {
+    const { system, url } = await storedValueSet();
+    const validate = async (code: string) => {
+      const query = new URLSearchParams({ url, system, code });
+      const res = await request(server).get(`/fhir/ValueSet/$validate-code?${query.toString()}`);
+      const parameters = (
+        res.body as { parameter: Array<{ name: string; valueBoolean?: boolean }> }
+      ).parameter;
+      return parameters.find((p) => p.name === 'result')?.valueBoolean;
+    };
+    expect(await validate('C')).toBe(true);
+    expect(await validate('E')).toBe(false);
   });
 });
