@@ -377,14 +377,20 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   /**
    * Every active member concept of an expansion from the given repositories, in id order, with
    * only what a value set shows of it: its code, display name and names (one statement; the
-   * members' versions as `memberSlice` reads them).
+   * members' versions as `memberSlice` reads them). Names only when asked for: they are most of
+   * the bytes.
    */
-  async memberCodes(expansionId: string, repositoryIds: string[]): Promise<MemberCode[]> {
+  async memberCodes(
+    expansionId: string,
+    repositoryIds: string[],
+    withNames: boolean,
+  ): Promise<MemberCode[]> {
     if (repositoryIds.length === 0) return [];
     return preparedQuery<MemberCode>(
       this.em,
       `SELECT x.repository_id::text AS "repositoryId", x.concept_id::text AS "conceptId",
-         cv.mnemonic AS code, cv.display_name AS display, cv.names
+         cv.mnemonic AS code, cv.display_name AS display,
+         ${withNames ? 'cv.names' : `'[]'::jsonb AS names`}
        FROM expansion_concepts x
        CROSS JOIN LATERAL (
          SELECT h.mnemonic, h.display_name, h.names, h.retired FROM concept_versions h

@@ -541,7 +541,11 @@ export class CollectionService {
     const { expansion, repositoryIds } = await this.readableExpansion(ctx, ref);
     if (!expansion) return [];
     const p = parseExpansionParameters(expansion.parameters).parsed;
-    const rows = await this.repos.concepts.memberCodes(expansion.id, repositoryIds);
+    const rows = await this.repos.concepts.memberCodes(
+      expansion.id,
+      repositoryIds,
+      p.displayLanguage !== undefined,
+    );
     const displays = await this.repos.collections.displays(
       expansion.id,
       rows.map((row) => row.conceptId),
