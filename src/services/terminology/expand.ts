@@ -81,9 +81,14 @@ export class Expander {
   /** The version parameters (`name|url|version`) that decided a code system version. */
   private readonly usedRules = new Set<string>();
 
+  /**
+   * @param refuseChecked a code system version that `check-system-version` does not allow is the
+   * request's error (false: the caller reports it, as $validate-code does on the coding)
+   */
   constructor(
     private readonly library: TerminologyLibrary,
     private readonly options: ExpansionOptions,
+    private readonly refuseChecked = true,
   ) {}
 
   /** Every code of a value set, each once, in compose order. */
@@ -243,7 +248,7 @@ export class Expander {
         'UNKNOWN_CODESYSTEM',
       );
     }
-    const refused = this.versionCheckIssue(model);
+    const refused = this.refuseChecked && this.versionCheckIssue(model);
     if (refused) throw new TerminologyError(400, refused);
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);

@@ -77,7 +77,8 @@ export class Validator {
     private readonly library: TerminologyLibrary,
     private readonly options: ValidateOptions,
   ) {
-    this.expander = new Expander(library, options);
+    // A version check-system-version does not allow is reported on the coding.
+    this.expander = new Expander(library, options, false);
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
@@ -307,7 +308,9 @@ export class Validator {
   }
 
   private withInactive(valueSet: ValueSetResource): Promise<CodeSet> {
-    return new Expander(this.library, { ...this.options, activeOnly: false }).codesOf(valueSet);
+    return new Expander(this.library, { ...this.options, activeOnly: false }, false).codesOf(
+      valueSet,
+    );
   }
 
   /**
