@@ -9,9 +9,14 @@ import type {
   ParameterValue,
   ValueSetResource,
 } from './fhir';
-import { TerminologyError } from './issues';
+import { type IssueSpec, TerminologyError } from './issues';
 import { preferredDisplay, type LanguagePreference } from './languages';
-import { splitCanonical, versionMatches, type TerminologyLibrary } from './library';
+import {
+  presentVersions,
+  splitCanonical,
+  versionMatches,
+  type TerminologyLibrary,
+} from './library';
 
 /** The expansion parameters of $expand (and what $validate-code shares with it). */
 export interface ExpansionOptions {
@@ -64,6 +69,8 @@ export interface CodeSet {
   warnings: ParameterValue[];
 }
 
+const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-version'];
+
 const keyOf = (system: string, code: string) => `${system}#${code}`;
 
 /**
@@ -71,9 +78,17 @@ const keyOf = (system: string, code: string) => `${system}#${code}`;
  * filters, included value sets) over the library's code systems.
  */
 export class Expander {
+  /** The version parameters (`name|url|version`) that decided a code system version. */
+  private readonly usedRules = new Set<string>();
+
+  /**
+   * @param refuseChecked a code system version that `check-system-version` does not allow is the
+   * request's error (false: the caller reports it, as $validate-code does on the coding)
+   */
   constructor(
     private readonly library: TerminologyLibrary,
     private readonly options: ExpansionOptions,
+    private readonly refuseChecked = true,
   ) {}
 
   /** Every code of a value set, each once, in compose order. */
@@ -134,7 +149,7 @@ export class Expander {
       this.options.count !== undefined
         ? codes.slice(offset, offset + this.options.count)
         : codes.slice(offset);
-    const parameters: ParameterValue[] = [...(this.options.echo ?? [])];
+    const parameters: ParameterValue[] = this.echoed();
     for (const used of set.usedValueSets)
       parameters.push({ name: 'used-valueset', valueUri: used });
     for (const used of set.usedCodeSystems)
@@ -159,6 +174,15 @@ export class Expander {
     return definition;
   }
 
+  /** The request parameters echoed: the version parameters only where they decided a version. */
+  private echoed(): ParameterValue[] {
+    return (this.options.echo ?? []).filter(
+      (p) =>
+        !VERSION_RULES.includes(p.name) ||
+        this.usedRules.has(`${p.name}|${String(p.valueUri ?? p.valueCanonical ?? p.valueString)}`),
+    );
+  }
+
   /** An include or exclude: its system's codes (listed or filtered), within its value sets. */
   private async component(
     component: ConceptSetComponent,
@@ -168,7 +192,7 @@ export class Expander {
   ): Promise<ExpandedCode[]> {
     let result: ExpandedCode[] | undefined;
     if (component.system) {
-      const model = await this.codeSystemFor(component, at, set);
+      const model = await this.codeSystemFor(component, set);
       result = this.systemCodes(model, component, at);
     }
     for (const reference of component.valueSet ?? []) {
@@ -207,21 +231,15 @@ export class Expander {
   }
 
   /** The code system version an include uses (force-system-version, the include, system-version). */
-  async codeSystemFor(
-    component: ConceptSetComponent,
-    at: string,
-    set?: CodeSet,
-  ): Promise<CodeSystemModel> {
+  async codeSystemFor(component: ConceptSetComponent, set?: CodeSet): Promise<CodeSystemModel> {
     const system = component.system as string;
-    const version = this.versionFor(system, component.version, at);
+    const version = this.versionBase(system, component.version);
     let model = await this.library.codeSystem(system, version);
     if (!model) {
-      const known = (await this.library.codeSystemVersions(system))
-        .map((r) => r.version)
-        .filter((v): v is string => v !== undefined);
+      const known = await this.library.knownVersions(system);
       if (version && known.length > 0) {
         throw TerminologyError.notFound(
-          `A definition for CodeSystem '${system}' version '${version}' could not be found, so the value set cannot be expanded. Valid versions: ${known.join(', ')}`,
+          `A definition for CodeSystem '${system}' version '${version}' could not be found, so the value set cannot be expanded. Valid versions: ${presentVersions(known)}`,
           'UNKNOWN_CODESYSTEM_VERSION',
         );
       }
@@ -230,23 +248,44 @@ export class Expander {
         'UNKNOWN_CODESYSTEM',
       );
     }
+    const refused = this.refuseChecked && this.versionCheckIssue(model);
+    if (refused) throw new TerminologyError(400, refused);
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);
     if (set) this.statusWarnings(model, set);
     return model;
   }
 
-  versionFor(system: string, stated: string | undefined, at: string): string | undefined {
-    const forced = defaultVersion(this.options.forceSystemVersions, system);
-    if (forced) return forced;
-    const checked = defaultVersion(this.options.checkSystemVersions, system);
-    if (checked && stated && !versionMatches(checked, stated)) {
-      throw TerminologyError.invalid(
-        `The version '${stated}' of the code system '${system}' is not the version '${checked}' that check-system-version requires`,
-        `${at}.version`,
-      );
-    }
-    return stated ?? defaultVersion(this.options.systemVersions, system);
+  /**
+   * The version of a code system to use: `force-system-version`, else the one stated, else
+   * `system-version`, else `check-system-version`. The parameters that decide are echoed.
+   */
+  versionBase(system: string, stated: string | undefined): string | undefined {
+    const rule = (name: string, canonicals: string[] | undefined): string | undefined => {
+      const version = defaultVersion(canonicals, system);
+      if (version) this.usedRules.add(`${name}|${system}|${version}`);
+      return version;
+    };
+    return (
+      rule('force-system-version', this.options.forceSystemVersions) ??
+      (stated || undefined) ??
+      rule('system-version', this.options.systemVersions) ??
+      rule('check-system-version', this.options.checkSystemVersions)
+    );
+  }
+
+  /** `check-system-version`: the code system version used is not one it allows. */
+  versionCheckIssue(model: CodeSystemModel, path?: string): IssueSpec | undefined {
+    const required = defaultVersion(this.options.checkSystemVersions, model.url);
+    if (!required || versionMatches(required, model.version)) return undefined;
+    return {
+      severity: 'error',
+      code: 'exception',
+      txCode: 'version-error',
+      text: `The version '${model.version ?? ''}' is not allowed for system '${model.url}': required to be '${required}' by a version-check parameter`,
+      path,
+      messageId: 'VALUESET_VERSION_CHECK',
+    };
   }
 
   private async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {

@@ -14,6 +14,8 @@ export interface IssueSpec {
   path?: string;
   /** The message's id in the FHIR validator's catalogue (kept for logs; not sent). */
   messageId?: string;
+  /** Not repeated in the `message` output parameter (a warning it leaves out). */
+  quiet?: boolean;
 }
 
 export function issueOf(spec: IssueSpec): Issue {

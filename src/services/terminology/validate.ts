@@ -1,9 +1,20 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import { canonicalOf, Expander, type CodeSet, type ExpansionOptions } from './expand';
-import type { CodeableConcept, Coding, ParameterValue, ValueSetResource } from './fhir';
+import type {
+  CodeableConcept,
+  Coding,
+  ConceptSetComponent,
+  ParameterValue,
+  ValueSetResource,
+} from './fhir';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
 import { displaysOf, languageMatches, type LanguagePreference } from './languages';
-import type { TerminologyLibrary } from './library';
+import {
+  compareVersions,
+  presentVersions,
+  versionMatches,
+  type TerminologyLibrary,
+} from './library';
 
 /** What $validate-code was asked to check, in the form it was given. */
 export type CodeInput =
@@ -45,8 +56,13 @@ interface CodingCheck {
   entry?: ConceptEntry;
   valid: boolean;
   issues: IssueSpec[];
-  /** Found in the code system and in the value set (display issues aside). */
-  member: boolean;
+  /**
+   * Found in the code system and in the value set (display issues aside); undefined when that
+   * cannot be decided (the code system version the value set uses is unknown).
+   */
+  member?: boolean;
+  /** Code systems (`url|version`) that could not be found. */
+  unknown: string[];
 }
 
 /**
@@ -61,7 +77,8 @@ export class Validator {
     private readonly library: TerminologyLibrary,
     private readonly options: ValidateOptions,
   ) {
-    this.expander = new Expander(library, options);
+    // A version check-system-version does not allow is reported on the coding.
+    this.expander = new Expander(library, options, false);
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
@@ -80,7 +97,7 @@ export class Validator {
       inactive: check.entry?.inactive || undefined,
       status: statusOf(check.entry),
       issues: check.issues,
-      unknownSystems: check.model || !coding.system ? [] : [coding.system],
+      unknownSystems: check.unknown,
     };
     return result;
   }
@@ -96,12 +113,12 @@ export class Validator {
     }
     const issues = checks.flatMap((c) => c.issues);
     const members = checks.filter((c) => c.member);
-    const chosen = members[0] ?? checks.find((c) => c.entry) ?? checks[0];
+    const chosen = members[0] ?? checks.find((c) => c.entry) ?? checks.find((c) => c.model);
     const valid =
       members.length > 0 &&
       checks.every((c) => c.valid || !c.member) &&
       members.some((c) => c.valid);
-    if (valueSet && members.length === 0) {
+    if (valueSet && checks.every((c) => c.member === false)) {
       issues.push({
         severity: 'error',
         code: 'code-invalid',
@@ -122,9 +139,7 @@ export class Validator {
       status: statusOf(chosen?.entry),
       codeableConcept: concept,
       issues,
-      unknownSystems: checks
-        .filter((c) => !c.model && c.coding.system)
-        .map((c) => c.coding.system as string),
+      unknownSystems: checks.flatMap((c) => c.unknown),
     };
   }
 
@@ -140,6 +155,8 @@ export class Validator {
     const at = (field: string) => (bare ? field : `${prefix}${field}`);
     const whole = bare ? 'code' : prefix.replace(/\.$/, '');
     const issues: IssueSpec[] = [];
+    /** Code systems (`url|version`) that could not be found (`x-caused-by-unknown-system`). */
+    const unknown: string[] = [];
     const notInVs = (text?: string): IssueSpec => ({
       severity: inConcept ? 'information' : 'error',
       code: 'code-invalid',
@@ -157,6 +174,7 @@ export class Validator {
       valid: false,
       issues: [...issues, ...extra],
       member,
+      unknown,
     });
 
     if (!coding.system) {
@@ -192,36 +210,21 @@ export class Validator {
     }
     const system = coding.system;
 
-    // The code system version: the coding's, else the request's, else the value set's include.
-    let version = coding.version ?? this.options.systemVersion;
-    let pinned: string | undefined;
-    if (valueSet) pinned = this.pinnedVersion(valueSet, system);
-    try {
-      version = this.expander.versionFor(system, version ?? pinned, 'ValueSet.compose.include');
-    } catch (error) {
-      if (!isTerminologyError(error)) throw error;
-      return failed(error.issues);
-    }
-    const model = await this.library.codeSystem(system, version);
+    // The code system version: the value set's include decides it, else the coding's (or the
+    // request's), each subject to the version parameters.
+    const stated = coding.version ?? this.options.systemVersion;
+    const include = valueSet ? includeFor(valueSet, coding) : undefined;
+    const version = include
+      ? await this.includeVersion(system, include.version, stated, at, issues, unknown)
+      : stated;
+    const model = await this.library.codeSystem(system, this.expander.versionBase(system, version));
     if (!model) {
-      const known = (await this.library.codeSystemVersions(system))
-        .map((r) => r.version)
-        .filter((v): v is string => v !== undefined);
-      const text =
-        version && known.length > 0
-          ? `A definition for CodeSystem '${system}' version '${version}' could not be found, so the code cannot be validated. Valid versions: ${known.join(', ')}`
-          : `A definition for CodeSystem '${system}' could not be found, so the code cannot be validated`;
-      issues.push({
-        severity: 'error',
-        code: 'not-found',
-        txCode: 'not-found',
-        text,
-        path: at('system'),
-        messageId:
-          version && known.length > 0 ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
-      });
-      return failed(valueSet ? [notInVs()] : []);
+      const wanted = this.expander.versionBase(system, version);
+      issues.push(await this.unknownSystem(system, wanted, at('system'), unknown));
+      return include ? { ...failed(), member: undefined } : failed(valueSet ? [notInVs()] : []);
     }
+    const refused = this.expander.versionCheckIssue(model, at('version'));
+    if (refused) issues.push(refused);
     const entry = coding.code === undefined ? undefined : model.concept(coding.code);
     if (!entry) {
       issues.push({
@@ -296,7 +299,7 @@ export class Validator {
       if (problem) issues.push(problem);
     }
     const valid = member && !issues.some((i) => i.severity === 'error' || i.severity === 'fatal');
-    return { coding, model, entry, valid, issues, member };
+    return { coding, model, entry, valid, issues, member, unknown };
   }
 
   private members(valueSet: ValueSetResource): Promise<CodeSet> {
@@ -305,15 +308,77 @@ export class Validator {
   }
 
   private withInactive(valueSet: ValueSetResource): Promise<CodeSet> {
-    return new Expander(this.library, { ...this.options, activeOnly: false }).codesOf(valueSet);
+    return new Expander(this.library, { ...this.options, activeOnly: false }, false).codesOf(
+      valueSet,
+    );
   }
 
-  /** The version a value set's include pins for a system, if exactly one include names it. */
-  private pinnedVersion(valueSet: ValueSetResource, system: string): string | undefined {
-    const versions = (valueSet.compose?.include ?? [])
-      .filter((i) => i.system === system)
-      .map((i) => i.version);
-    return versions.length === 1 ? versions[0] : undefined;
+  /**
+   * The code system version a value set's include uses for a coding: the include's (as the
+   * version parameters settle it), or the coding's where that one is allowed; with the issues
+   * when the coding names another version, or one that does not exist.
+   */
+  private async includeVersion(
+    system: string,
+    versionVS: string | undefined,
+    versionCoding: string | undefined,
+    at: (field: string) => string,
+    issues: IssueSpec[],
+    unknown: string[],
+  ): Promise<string | undefined> {
+    let result = this.expander.versionBase(system, versionVS);
+    if (!versionCoding) return result;
+    if (result && versionMatches(result, versionCoding)) result = versionCoding;
+    if (!result && (await this.library.knownVersions(system)).includes(versionCoding))
+      result = versionCoding;
+    const model = await this.library.codeSystem(system, this.expander.versionBase(system, result));
+    const mismatch = (version: string, where: string, severity: IssueSpec['severity'] = 'error') =>
+      issues.push({
+        severity,
+        code: 'invalid',
+        txCode: 'vs-invalid',
+        text: `The code system '${system}' version '${version}'${where} in the ValueSet include is different to the one in the value ('${versionCoding}')`,
+        path: at('version'),
+        messageId: 'VALUESET_VALUE_MISMATCH',
+        // A warning about the default version is not repeated in the message.
+        quiet: severity === 'warning',
+      });
+    if (model && !versionMatches(versionCoding, model.version)) {
+      if (!result) mismatch(model.version ?? '', ' for the versionless include', 'warning');
+      else if (result !== versionVS)
+        mismatch(result, ` resulting from the version '${versionVS ?? ''}'`);
+      else mismatch(result, '');
+      if (!(await this.library.codeSystem(system, versionCoding)))
+        issues.push(await this.unknownSystem(system, versionCoding, at('system'), unknown));
+    } else if (!model && result !== versionCoding) {
+      mismatch(result ?? '', '');
+    }
+    return result;
+  }
+
+  /** The issue for a code system (version) that is not known; records it in `unknown`. */
+  private async unknownSystem(
+    system: string,
+    version: string | undefined,
+    path: string,
+    unknown: string[],
+  ): Promise<IssueSpec> {
+    const known = version ? await this.library.knownVersions(system) : [];
+    unknown.push(version && known.length > 0 ? `${system}|${version}` : system);
+    const missing = `A definition for CodeSystem '${system}'${version ? ` version '${version}'` : ''} could not be found, so the code cannot be validated`;
+    const text = !version
+      ? missing
+      : known.length > 0
+        ? `${missing}. Valid versions: ${presentVersions(known)}`
+        : `${missing}. No versions of this code system are known`;
+    return {
+      severity: 'error',
+      code: 'not-found',
+      txCode: 'not-found',
+      text,
+      path,
+      messageId: version ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
+    };
   }
 
   private bestDisplay(model: CodeSystemModel, entry: ConceptEntry): string | undefined {
@@ -378,6 +443,29 @@ function describe(coding: Coding): string {
   return `${versioned}#${coding.code ?? ''}${display}`;
 }
 
+/**
+ * The include of a value set that a coding falls under: among those naming its system (and
+ * listing its code, when they list codes), the one whose version the coding names, else the one
+ * with the latest version.
+ */
+function includeFor(valueSet: ValueSetResource, coding: Coding): ConceptSetComponent | undefined {
+  const naming = (valueSet.compose?.include ?? []).filter((i) => i.system === coding.system);
+  const listing = naming.filter(
+    (i) => !i.concept?.length || i.concept.some((c) => c.code === coding.code),
+  );
+  const candidates = listing.length > 0 ? listing : naming;
+  const named = candidates.find(
+    (i) => i.version && coding.version && versionMatches(i.version, coding.version),
+  );
+  return (
+    named ??
+    candidates.reduce<ConceptSetComponent | undefined>(
+      (best, i) => (!best || compareVersions(i.version, best.version) > 0 ? i : best),
+      undefined,
+    )
+  );
+}
+
 function vsName(valueSet: ValueSetResource): string {
   return valueSet.url ? canonicalOf(valueSet) : '(unidentified)';
 }
@@ -413,7 +501,7 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
 /** The `message`: the texts of the issues that are not merely informational, sorted, joined. */
 function messageOf(issues: IssueSpec[]): string | undefined {
   const texts = [
-    ...new Set(issues.filter((i) => i.severity !== 'information').map((i) => i.text)),
+    ...new Set(issues.filter((i) => i.severity !== 'information' && !i.quiet).map((i) => i.text)),
   ].sort();
   return texts.length > 0 ? texts.join('; ') : undefined;
 }
