@@ -32,7 +32,7 @@ import {
   removalOf,
   type ReferenceItem,
 } from './reference-input';
-import type { RepositoryService, RepoView } from './repository.service';
+import { isRepoView, type RepositoryService, type RepoView } from './repository.service';
 import type { TaskService } from './task.service';
 import { ownerUrl, repoUrl, type OwnerRef, type RepoRef } from './urls';
 import type { TaskView } from '../jobs';
@@ -55,6 +55,12 @@ export interface AddedReference {
 export interface ExpansionView {
   collection: RepoView;
   expansion: ExpansionRow;
+}
+
+/** An expansion as a detail (or a list with summaries) shows it: with its `summary` when asked. */
+export interface ExpansionDetail extends ExpansionView {
+  /** Active concepts and mappings the caller may see (spec operations §2.1). */
+  summary?: ExpansionCounts;
 }
 
 /** The task kind of a background reference add. */
@@ -343,7 +349,7 @@ export class CollectionService {
   /** References of a collection version (HEAD when none is named), `q` over the expressions. */
   async listReferences(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     params: ListParams,
   ): Promise<Page<ReferenceView>> {
     const collection = await this.collection(ctx, ref);
@@ -446,7 +452,8 @@ export class CollectionService {
     ctx: ServiceContext,
     ref: RepoRef,
     params: ListParams,
-  ): Promise<Page<ExpansionView>> {
+    options: { summaries?: boolean } = {},
+  ): Promise<Page<ExpansionDetail>> {
     const collection = await this.collection(ctx, ref);
     const slice = await this.repos.collections.listExpansions(
       ref.version === undefined
@@ -454,8 +461,9 @@ export class CollectionService {
         : { versionId: collection.version.id },
       windowOf(params),
     );
+    const views = slice.rows.map((expansion) => ({ collection, expansion }));
     return pageOf(
-      slice.rows.map((expansion) => ({ collection, expansion })),
+      options.summaries ? await this.withSummaries(ctx, views) : views,
       slice.total,
       params,
     );
@@ -464,6 +472,26 @@ export class CollectionService {
   async getExpansion(ctx: ServiceContext, ref: RepoRef, mnemonic: string): Promise<ExpansionView> {
     const collection = await this.collection(ctx, ref);
     return { collection, expansion: await this.findExpansion(collection, mnemonic) };
+  }
+
+  /** An expansion's detail: the expansion and its summary, in one call. */
+  async expansionDetail(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    mnemonic: string,
+  ): Promise<ExpansionDetail> {
+    const [detail] = await this.withSummaries(ctx, [await this.getExpansion(ctx, ref, mnemonic)]);
+    return detail;
+  }
+
+  /** Expansions with their summaries, read in one statement. */
+  private async withSummaries(
+    ctx: ServiceContext,
+    views: ExpansionView[],
+  ): Promise<ExpansionDetail[]> {
+    if (views.length === 0) return [];
+    const counts = await this.summaries(ctx, views);
+    return views.map((view) => ({ ...view, summary: counts.get(view.expansion.id) }));
   }
 
   /** Deletes an expansion; never the auto-expansion HEAD keeps following its references. */
@@ -497,7 +525,7 @@ export class CollectionService {
    */
   async listConcepts(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     params: ListParams,
     expansionMnemonic?: string,
   ): Promise<Page<ConceptView>> {
@@ -537,7 +565,7 @@ export class CollectionService {
 
   async listMappings(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     params: ListParams,
     expansionMnemonic?: string,
   ): Promise<Page<MappingItem>> {
@@ -850,7 +878,7 @@ export class CollectionService {
 
   private async readableExpansion(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     expansionMnemonic?: string,
   ): Promise<{ expansion: ExpansionRow | null; repositoryIds: string[] }> {
     const collection = await this.collection(ctx, ref);
@@ -881,8 +909,9 @@ export class CollectionService {
     return expansion;
   }
 
-  private async collection(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
-    return this.repositories.get(ctx, { ...ref, kind: 'collection' });
+  /** A collection by its path, or as a service already resolved it. */
+  private async collection(ctx: ServiceContext, ref: RepoRef | RepoView): Promise<RepoView> {
+    return this.repositories.at(ctx, isRepoView(ref) ? ref : { ...ref, kind: 'collection' });
   }
 
   /** HEAD of a collection the caller may change the references of. */

@@ -591,10 +591,10 @@ export class ConceptService {
   /** The concepts of a source at HEAD or a version (spec core §4.3 list parameters). */
   async list(
     ctx: ServiceContext,
-    sourceRef: RepoRef,
+    sourceRef: RepoRef | RepoView,
     params: ListParams,
   ): Promise<Page<ConceptView>> {
-    const source = await this.repositories.get(ctx, sourceRef);
+    const source = await this.repositories.at(ctx, sourceRef);
     const scope: ConceptScope = {
       scope: 'source',
       repositoryId: source.repo.id,

@@ -17,12 +17,13 @@ import type { Actor, ServiceContext } from './context';
 import { createLoaders } from './loaders';
 import type { Mailer } from './mailer';
 import { OrgService } from './org.service';
-export type { OrgDetail } from './org.service';
+export type { OrgDetail, OrgItem } from './org.service';
 import { PathResolver } from './paths';
 import { RepositoryService } from './repository.service';
+import { RepositoryDetailService } from './repository-detail.service';
 export { refOf } from './repository.service';
 import { UserService } from './user.service';
-export type { UserDetail } from './user.service';
+export type { UserDetail, UserItem } from './user.service';
 import { JobQueue } from '../jobs';
 import { TaskService } from './task.service';
 import { ReferenceResolver } from './reference-resolver';
@@ -56,10 +57,12 @@ export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoDetail, RepoScope, RepoView } from './repository.service';
+export type { RepoDetailInclude, RepoDetailWithContent } from './repository-detail.service';
 export type { ConceptDetail, ConceptInclude, ConceptView, EditMode } from './concept.service';
 export type {
   AddedReference,
   AddOutcome,
+  ExpansionDetail,
   ExpansionView,
   ReferenceView,
 } from './collection.service';
@@ -111,6 +114,8 @@ export class Services {
   readonly auth: AuthService;
   readonly rateLimits: RateLimitService;
   readonly repositories: RepositoryService;
+  /** Repository details with their first concepts, mappings and references (one call). */
+  readonly repositoryDetails: RepositoryDetailService;
   readonly concepts: ConceptService;
   readonly mappings: MappingService;
   readonly collections: CollectionService;
@@ -154,6 +159,12 @@ export class Services {
       this.concepts,
       this.mappings,
       this.tasks,
+    );
+    this.repositoryDetails = new RepositoryDetailService(
+      this.repositories,
+      this.concepts,
+      this.mappings,
+      this.collections,
     );
     this.fhirResources = new FhirResourceService(
       this.repos,

@@ -326,10 +326,10 @@ export class MappingService {
   /** The mappings of a source at HEAD or a version (spec core §4.4 filters). */
   async list(
     ctx: ServiceContext,
-    sourceRef: RepoRef,
+    sourceRef: RepoRef | RepoView,
     params: ListParams,
   ): Promise<Page<MappingItem>> {
-    const source = await this.repositories.get(ctx, sourceRef);
+    const source = await this.repositories.at(ctx, sourceRef);
     return this.page(
       ctx,
       source,

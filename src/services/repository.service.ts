@@ -222,6 +222,14 @@ export class RepositoryService {
     return this.paths.repository(ctx, ref);
   }
 
+  /**
+   * A repository named by its path, or the view itself when a service already resolved (and
+   * checked) it in the same call: what lets one read-model reuse its resolution.
+   */
+  async at(ctx: ServiceContext, at: RepoRef | RepoView): Promise<RepoView> {
+    return isRepoView(at) ? at : this.get(ctx, at);
+  }
+
   async list(
     ctx: ServiceContext,
     params: ListParams,
@@ -659,4 +667,9 @@ function repoTaken(owner: Owner, id: string): AppError {
 
 function versionTaken(repo: RepositoryEntity, id: string): AppError {
   return new AppError('CONFLICT', `'${repo.mnemonic}' already has a version '${id}'.`);
+}
+
+/** A resolved repository view, told from a path naming one. */
+export function isRepoView(at: RepoRef | RepoView): at is RepoView {
+  return 'repo' in at;
 }
