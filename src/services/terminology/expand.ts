@@ -2,9 +2,11 @@ import crypto from 'node:crypto';
 import { RE2JS } from 're2js';
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import type {
+  CanonicalResource,
   ConceptFilter,
   ConceptSetComponent,
   Designation,
+  Extension,
   JsonObject,
   ParameterValue,
   ValueSetResource,
@@ -52,6 +54,8 @@ export interface ExpandedCode {
   entry?: ConceptEntry;
   /** Designations the value set itself gives the code. */
   designations?: Designation[];
+  /** Extensions the value set itself gives the code (e.g. valueset-deprecated). */
+  extension?: Extension[];
 }
 
 /** What expanding a value set found, before paging and rendering. */
@@ -65,6 +69,26 @@ export interface CodeSet {
 }
 
 const keyOf = (system: string, code: string) => `${system}#${code}`;
+
+export const STANDARDS_STATUS =
+  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
+export const VALUESET_DEPRECATED = 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated';
+
+/**
+ * The statuses a reference to a resource warns of: `draft` and `experimental` code systems,
+ * and `deprecated` or `withdrawn` (standards-status, or retired) code systems and value sets.
+ */
+export function warnedStatuses(resource: CanonicalResource): string[] {
+  const standards = resource.extension?.find((e) => e.url === STANDARDS_STATUS)?.valueCode;
+  const found: string[] = [];
+  if (resource.resourceType === 'CodeSystem') {
+    if (resource.status === 'draft') found.push('draft');
+    if (resource.experimental === true) found.push('experimental');
+  }
+  if (standards === 'deprecated') found.push('deprecated');
+  if (standards === 'withdrawn' || resource.status === 'retired') found.push('withdrawn');
+  return found;
+}
 
 /**
  * The expansion engine: evaluates a value set's compose (includes, excludes, concept lists,
@@ -92,6 +116,7 @@ export class Expander {
       warnings: [],
     };
     const compose = valueSet.compose;
+    this.statusWarnings(valueSet, set);
     if (!compose) {
       this.fromExpansion(valueSet, set);
       return set;
@@ -177,6 +202,7 @@ export class Expander {
       const inner = await this.codesOf(included, path);
       for (const used of inner.usedCodeSystems) set.usedCodeSystems.add(used);
       for (const used of inner.usedValueSets) set.usedValueSets.add(used);
+      for (const warning of inner.warnings) addWarning(set, warning.name, warning.valueUri);
       if (result === undefined) {
         result = inner.codes;
       } else {
@@ -232,7 +258,7 @@ export class Expander {
     }
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);
-    if (set) this.statusWarnings(model, set);
+    if (set) this.statusWarnings(model.resource, set);
     return model;
   }
 
@@ -268,17 +294,9 @@ export class Expander {
     return result;
   }
 
-  private statusWarnings(model: CodeSystemModel, set: CodeSet): void {
-    const canonical = model.canonical;
-    const status = model.resource.status;
-    const already = (name: string) =>
-      set.warnings.some((w) => w.name === name && w.valueUri === canonical);
-    const warn = (name: string) => {
-      if (!already(name)) set.warnings.push({ name, valueUri: canonical });
-    };
-    if (status === 'draft') warn('warning-draft');
-    if (status === 'retired') warn('warning-withdrawn');
-    if (model.resource.experimental === true) warn('warning-experimental');
+  private statusWarnings(resource: CanonicalResource, set: CodeSet): void {
+    for (const status of warnedStatuses(resource))
+      addWarning(set, `warning-${status}`, canonicalOf(resource));
   }
 
   /** The codes of one system an include names: all, listed, or filtered. */
@@ -288,7 +306,11 @@ export class Expander {
     at: string,
   ): ExpandedCode[] {
     const system = model.url;
-    const code = (entry: ConceptEntry, designations?: Designation[]): ExpandedCode => ({
+    const code = (
+      entry: ConceptEntry,
+      designations?: Designation[],
+      extension?: Extension[],
+    ): ExpandedCode => ({
       system,
       version: model.version,
       code: entry.code,
@@ -296,12 +318,13 @@ export class Expander {
       model,
       entry,
       designations,
+      extension,
     });
     if (component.concept && component.concept.length > 0) {
       const listed: ExpandedCode[] = [];
       for (const item of component.concept) {
         const entry = model.concept(item.code);
-        if (entry) listed.push(code(entry, item.designation));
+        if (entry) listed.push(code(entry, item.designation, item.extension));
         else if (model.content !== 'complete')
           listed.push({ system, version: model.version, code: item.code, display: item.display });
       }
@@ -363,7 +386,13 @@ export class Expander {
   }
 
   private render(code: ExpandedCode): JsonObject {
-    const out: JsonObject = { system: code.system };
+    const out: JsonObject = {};
+    // The value set's own deprecation marks travel with the code.
+    const marks = (code.extension ?? []).filter(
+      (e) => e.url === VALUESET_DEPRECATED || e.url === STANDARDS_STATUS,
+    );
+    if (marks.length > 0) out.extension = marks as unknown as JsonObject[];
+    out.system = code.system;
     if (code.version && this.showVersion(code)) out.version = code.version;
     if (code.entry?.abstract) out.abstract = true;
     if (code.entry?.inactive) out.inactive = true;
@@ -414,6 +443,11 @@ export class Expander {
     }
     return found;
   }
+}
+
+function addWarning(set: CodeSet, name: string, canonical: unknown): void {
+  if (!set.warnings.some((w) => w.name === name && w.valueUri === canonical))
+    set.warnings.push({ name, valueUri: canonical });
 }
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {

@@ -1,9 +1,24 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
-import { canonicalOf, Expander, type CodeSet, type ExpansionOptions } from './expand';
-import type { CodeableConcept, Coding, ParameterValue, ValueSetResource } from './fhir';
+import {
+  canonicalOf,
+  Expander,
+  STANDARDS_STATUS,
+  VALUESET_DEPRECATED,
+  warnedStatuses,
+  type CodeSet,
+  type ExpandedCode,
+  type ExpansionOptions,
+} from './expand';
+import type {
+  CanonicalResource,
+  CodeableConcept,
+  Coding,
+  ParameterValue,
+  ValueSetResource,
+} from './fhir';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
 import { displaysOf, languageMatches, type LanguagePreference } from './languages';
-import type { TerminologyLibrary } from './library';
+import { splitCanonical, type TerminologyLibrary } from './library';
 
 /** What $validate-code was asked to check, in the form it was given. */
 export type CodeInput =
@@ -34,8 +49,13 @@ export interface ValidateResult {
   /** The concept's status when it is not simply active (`retired`, `deprecated`, …). */
   status?: string;
   codeableConcept?: CodeableConcept;
+  /** The code as the code system spells it, when the input differs from it by case. */
+  normalizedCode?: string;
   issues: IssueSpec[];
+  /** Unknown code systems the value set depends on: the answer could not be settled. */
   unknownSystems: string[];
+  /** Unknown code systems of the input that the value set does not use. */
+  unknownInputSystems: string[];
 }
 
 /** The outcome of checking one coding. */
@@ -47,6 +67,8 @@ interface CodingCheck {
   issues: IssueSpec[];
   /** Found in the code system and in the value set (display issues aside). */
   member: boolean;
+  /** The coding's system is unknown: whether the value set depends on it (`caused-by`). */
+  unknownSystem?: 'caused-by' | 'input';
 }
 
 /**
@@ -79,8 +101,9 @@ export class Validator {
         : undefined,
       inactive: check.entry?.inactive || undefined,
       status: statusOf(check.entry),
-      issues: check.issues,
-      unknownSystems: check.model || !coding.system ? [] : [coding.system],
+      normalizedCode: normalizedCodeOf(check),
+      issues: uniqueIssues([...check.issues, ...(await this.valueSetStatusIssues(valueSet))]),
+      ...unknownSystemsOf([check]),
     };
     return result;
   }
@@ -94,9 +117,13 @@ export class Validator {
     for (const [i, coding] of codings.entries()) {
       checks.push(await this.check(coding, `CodeableConcept.coding[${i}].`, false, valueSet, true));
     }
-    const issues = checks.flatMap((c) => c.issues);
+    const issues = uniqueIssues([
+      ...checks.flatMap((c) => c.issues),
+      ...(await this.valueSetStatusIssues(valueSet)),
+    ]);
     const members = checks.filter((c) => c.member);
-    const chosen = members[0] ?? checks.find((c) => c.entry) ?? checks[0];
+    // Code, system and display are reported only for a coding that is in the value set.
+    const chosen = members[0];
     const valid =
       members.length > 0 &&
       checks.every((c) => c.valid || !c.member) &&
@@ -121,10 +148,9 @@ export class Validator {
       inactive: chosen?.entry?.inactive || undefined,
       status: statusOf(chosen?.entry),
       codeableConcept: concept,
+      normalizedCode: chosen && normalizedCodeOf(chosen),
       issues,
-      unknownSystems: checks
-        .filter((c) => !c.model && c.coding.system)
-        .map((c) => c.coding.system as string),
+      ...unknownSystemsOf(checks),
     };
   }
 
@@ -148,9 +174,7 @@ export class Validator {
         text ??
         `The provided code '${describe(coding)}' was not found in the value set '${valueSet ? vsName(valueSet) : ''}'`,
       path: at('code'),
-      messageId: inConcept
-        ? 'None_of_the_provided_codes_are_in_the_value_set_one'
-        : 'None_of_the_provided_codes_are_in_the_value_set_one',
+      messageId: 'None_of_the_provided_codes_are_in_the_value_set_one',
     });
     const failed = (extra: IssueSpec[] = [], member = false): CodingCheck => ({
       coding,
@@ -168,13 +192,20 @@ export class Validator {
         if (systems.size === 1) {
           coding.system = [...systems][0];
         } else {
+          const text = `The System URI could not be determined for the code '${coding.code}' in the ValueSet '${vsName(valueSet)}'`;
           issues.push({
             severity: 'error',
             code: 'not-found',
             txCode: 'cannot-infer',
-            text: `The System URI could not be determined for the code '${coding.code}' in the ValueSet '${vsName(valueSet)}'`,
+            text:
+              systems.size > 1
+                ? `${text}: value set expansion has multiple matches: [${[...systems].join(', ')}]`
+                : text,
             path: at('code'),
-            messageId: 'UNABLE_TO_INFER_CODESYSTEM',
+            messageId:
+              systems.size > 1
+                ? 'Unable_to_resolve_system__value_set_has_multiple_matches'
+                : 'UNABLE_TO_INFER_CODESYSTEM',
           });
           return failed([notInVs()]);
         }
@@ -211,19 +242,51 @@ export class Validator {
         version && known.length > 0
           ? `A definition for CodeSystem '${system}' version '${version}' could not be found, so the code cannot be validated. Valid versions: ${known.join(', ')}`
           : `A definition for CodeSystem '${system}' could not be found, so the code cannot be validated`;
-      issues.push({
-        severity: 'error',
-        code: 'not-found',
-        txCode: 'not-found',
-        text,
-        path: at('system'),
-        messageId:
-          version && known.length > 0 ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
-      });
-      return failed(valueSet ? [notInVs()] : []);
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
+        issues.push({
+          severity: 'error',
+          code: 'invalid',
+          txCode: 'invalid-data',
+          text: `${at('system')} must be an absolute reference, not a local reference`,
+          path: at('system'),
+          messageId: 'Terminology_TX_System_Relative',
+        });
+      }
+      const namesValueSet =
+        known.length === 0 && (await this.library.valueSet(system)) !== undefined;
+      issues.push(
+        namesValueSet
+          ? {
+              severity: 'error',
+              code: 'invalid',
+              txCode: 'invalid-data',
+              text: `The Coding references a value set, not a code system ('${system}')`,
+              path: at('system'),
+              messageId: 'Terminology_TX_System_ValueSet2',
+            }
+          : {
+              severity: 'error',
+              code: 'not-found',
+              txCode: 'not-found',
+              text,
+              path: at('system'),
+              messageId:
+                version && known.length > 0 ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
+            },
+      );
+      // Membership cannot be settled when the value set draws on the unknown code system.
+      const dependedOn = valueSet !== undefined && includesSystem(valueSet, system);
+      const unknownSystem = valueSet && known.length === 0 && !dependedOn ? 'input' : 'caused-by';
+      return {
+        ...failed(valueSet && !dependedOn ? [notInVs()] : []),
+        unknownSystem: namesValueSet ? undefined : unknownSystem,
+      };
     }
+    issues.push(...statusIssues(model.resource));
     const entry = coding.code === undefined ? undefined : model.concept(coding.code);
     if (!entry) {
+      // Only membership is asked: a code the code system lacks is simply not in the value set.
+      if (this.options.membershipOnly) return { ...failed(valueSet ? [notInVs()] : []), model };
       issues.push({
         severity: 'error',
         code: 'code-invalid',
@@ -235,6 +298,16 @@ export class Validator {
         messageId: model.version ? 'Unknown_Code_in_Version' : 'Unknown_Code_in',
       });
       return { ...failed(valueSet ? [notInVs()] : []), model };
+    }
+    if (entry.code !== coding.code) {
+      issues.push({
+        severity: 'information',
+        code: 'business-rule',
+        txCode: 'code-rule',
+        text: `The code '${coding.code}' differs from the correct code '${entry.code}' by case. Although the code system '${model.canonical}' is case insensitive, implementers are strongly encouraged to use the correct case anyway`,
+        path: at('code'),
+        messageId: 'CODE_CASE_DIFFERENCE',
+      });
     }
     if (entry.inactive && !this.options.membershipOnly) {
       issues.push({
@@ -260,11 +333,22 @@ export class Validator {
         if (!isTerminologyError(error) || error.status !== 404) throw error;
         return { ...failed(error.issues), model, entry };
       }
-      member = set.codes.some((c) => c.system === system && c.code === entry.code);
+      const found = set.codes.find((c) => c.system === system && c.code === entry.code);
+      member = found !== undefined;
+      if (found && isDeprecatedInValueSet(found)) {
+        issues.push({
+          severity: 'warning',
+          code: 'business-rule',
+          txCode: 'code-comment',
+          text: `The presence of the concept '${entry.code}' in the system '${system}' in the value set ${vsName(valueSet)} is marked with a status of deprecated and its use should be reviewed`,
+          path: at('code'),
+          messageId: 'CONCEPT_DEPRECATED_IN_VALUESET',
+        });
+      }
       if (!member) {
         const inactiveOnly =
           entry.inactive &&
-          this.options.activeOnly &&
+          (this.options.activeOnly || valueSet.compose?.inactive === false) &&
           (await this.withInactive(valueSet)).codes.some(
             (c) => c.system === system && c.code === entry.code,
           );
@@ -286,10 +370,13 @@ export class Validator {
         severity: 'error',
         code: 'business-rule',
         txCode: 'code-rule',
-        text: `The code '${entry.code}' is abstract, and not allowed in this context`,
+        text: `Code '${system}#${entry.code}' is abstract, and not allowed in this context`,
         path: at('code'),
         messageId: 'ABSTRACT_CODE_NOT_ALLOWED',
       });
+      // A code that may not be used is not a member of the value set here.
+      if (valueSet && member) issues.push(notInVs());
+      member = false;
     }
     if (coding.display !== undefined && !this.options.membershipOnly) {
       const problem = this.displayProblem(model, entry, coding.display, at('display'));
@@ -305,7 +392,24 @@ export class Validator {
   }
 
   private withInactive(valueSet: ValueSetResource): Promise<CodeSet> {
-    return new Expander(this.library, { ...this.options, activeOnly: false }).codesOf(valueSet);
+    const compose = valueSet.compose && { ...valueSet.compose, inactive: undefined };
+    return new Expander(this.library, { ...this.options, activeOnly: false }).codesOf({
+      ...valueSet,
+      compose,
+    });
+  }
+
+  /** `status-check` issues for the value set and the value sets it includes. */
+  private async valueSetStatusIssues(valueSet?: ValueSetResource): Promise<IssueSpec[]> {
+    if (!valueSet) return [];
+    const set = await this.members(valueSet).catch(() => undefined);
+    const included = await Promise.all(
+      [...(set?.usedValueSets ?? [])].map((canonical) => {
+        const { url, version } = splitCanonical(canonical);
+        return this.library.valueSet(url, version);
+      }),
+    );
+    return [valueSet, ...included].flatMap((vs) => (vs ? statusIssues(vs) : []));
   }
 
   /** The version a value set's include pins for a system, if exactly one include names it. */
@@ -343,10 +447,21 @@ export class Validator {
       caseless ? a.toLowerCase() === b.toLowerCase() : a === b;
     if (candidates.some((d) => same(d.value, display))) return undefined;
     if (!languages && all.some((d) => same(d.value, display))) return undefined;
+    if (languages && !all.some((d) => languages.tags.some((t) => languageMatches(t, d.language))))
+      return this.noDisplayInLanguages(
+        model,
+        entry,
+        display,
+        path,
+        all.some((d) => same(d.value, display)),
+      );
     const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
     const whitespace = candidates.some((d) => same(squash(d.value), squash(display)));
+    // A designation of a special use in no stated language is not offered as a display.
     const shown = (candidates.length > 0 ? candidates : all).filter(
-      (d, i, list) => list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
+      (d, i, list) =>
+        (d.language !== undefined || d.use === undefined) &&
+        list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
     );
     const valid =
       shown.length === 1
@@ -359,15 +474,98 @@ export class Validator {
       txCode: 'invalid-display',
       text,
       path,
-      messageId: 'Display_Name_for__should_be_one_of__instead_of',
+      messageId: whitespace
+        ? 'Display_Name_WS_for__should_be_one_of__instead_of'
+        : 'Display_Name_for__should_be_one_of__instead_of',
+    };
+  }
+
+  /** The concept has no display in the wanted languages: a default-language one is only noted. */
+  private noDisplayInLanguages(
+    model: CodeSystemModel,
+    entry: ConceptEntry,
+    display: string,
+    path: string,
+    validByDefault: boolean,
+  ): IssueSpec {
+    const languages = this.options.languages?.tags.join(', ') ?? '--';
+    if (validByDefault) {
+      return {
+        severity: 'information',
+        code: 'invalid',
+        txCode: 'invalid-display',
+        text: `There are no valid display names found for the code ${model.url}#${entry.code} for language(s) '${languages}'. The display is '${display}' which is a valid display for the default language`,
+        path,
+        messageId: 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_OK',
+      };
+    }
+    return {
+      severity: this.options.lenientDisplay ? 'warning' : 'error',
+      code: 'invalid',
+      txCode: 'invalid-display',
+      text: `Wrong Display Name '${display}' for ${model.url}#${entry.code}. There are no valid display names found for language(s) '${languages}'. Default display is '${entry.display ?? ''}'`,
+      path,
+      messageId: 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR',
     };
   }
 }
 
+/** Concept statuses the answer reports (`status`); others (active, inactive, local codes) not. */
+const REPORTED_STATUSES = new Set(['retired', 'deprecated', 'withdrawn', 'experimental', 'draft']);
+
 function statusOf(entry: ConceptEntry | undefined): string | undefined {
-  if (!entry) return undefined;
-  if (entry.status && entry.status !== 'active') return entry.status;
-  return entry.inactive ? 'inactive' : undefined;
+  return entry?.status && REPORTED_STATUSES.has(entry.status) ? entry.status : undefined;
+}
+
+function normalizedCodeOf(check: CodingCheck): string | undefined {
+  return check.entry && check.entry.code !== check.coding.code ? check.entry.code : undefined;
+}
+
+/** `Reference to draft CodeSystem …`: what a reference to a resource of that status warns. */
+function statusIssues(resource: CanonicalResource): IssueSpec[] {
+  return warnedStatuses(resource).map((status) => ({
+    severity: 'information',
+    code: 'business-rule',
+    txCode: 'status-check',
+    text: `Reference to ${status} ${resource.resourceType} ${canonicalOf(resource)}`,
+    messageId: `MSG_${status.toUpperCase()}`,
+  }));
+}
+
+/** Whether a value set marks its code deprecated (valueset-deprecated or standards-status). */
+function isDeprecatedInValueSet(code: ExpandedCode): boolean {
+  return (code.extension ?? []).some(
+    (e) =>
+      (e.url === VALUESET_DEPRECATED && (e.valueCode === 'true' || e.valueBoolean === true)) ||
+      (e.url === STANDARDS_STATUS && e.valueCode === 'deprecated'),
+  );
+}
+
+/** Whether a value set's compose draws on a code system (its includes and excludes). */
+function includesSystem(valueSet: ValueSetResource, system: string): boolean {
+  const compose = valueSet.compose;
+  return [...(compose?.include ?? []), ...(compose?.exclude ?? [])].some(
+    (c) => c.system === system,
+  );
+}
+
+/** The same issue once (codings of one concept can raise it each). */
+function uniqueIssues(issues: IssueSpec[]): IssueSpec[] {
+  return issues.filter(
+    (issue, i) => issues.findIndex((o) => o.text === issue.text && o.path === issue.path) === i,
+  );
+}
+
+/** The unknown code systems of the checks, by whether the value set depends on them. */
+function unknownSystemsOf(
+  checks: CodingCheck[],
+): Pick<ValidateResult, 'unknownSystems' | 'unknownInputSystems'> {
+  const systems = (kind: CodingCheck['unknownSystem']) => [
+    ...new Set(
+      checks.filter((c) => c.unknownSystem === kind).map((c) => c.coding.system as string),
+    ),
+  ];
+  return { unknownSystems: systems('caused-by'), unknownInputSystems: systems('input') };
 }
 
 /** `system|version#code ('display')`, as messages name a coding. */
@@ -386,6 +584,8 @@ function vsName(valueSet: ValueSetResource): string {
 export function validateParameters(result: ValidateResult): ParameterValue[] {
   const out: ParameterValue[] = [];
   if (result.code !== undefined) out.push({ name: 'code', valueCode: result.code });
+  if (result.normalizedCode !== undefined)
+    out.push({ name: 'normalized-code', valueCode: result.normalizedCode });
   if (result.codeableConcept)
     out.push({ name: 'codeableConcept', valueCodeableConcept: result.codeableConcept });
   if (result.display !== undefined) out.push({ name: 'display', valueString: result.display });
@@ -407,6 +607,8 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
   if (result.version !== undefined) out.push({ name: 'version', valueString: result.version });
   for (const system of result.unknownSystems)
     out.push({ name: 'x-caused-by-unknown-system', valueCanonical: system });
+  for (const system of result.unknownInputSystems)
+    out.push({ name: 'x-unknown-system', valueCanonical: system });
   return out;
 }
 
