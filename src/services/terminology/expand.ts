@@ -124,7 +124,8 @@ export class Expander {
     const seen = new Set<string>();
     const inner = [...path, canonical];
     for (const [i, include] of (compose.include ?? []).entries()) {
-      const found = await this.component(include, `ValueSet.compose.include[${i}]`, set, inner);
+      const at = `ValueSet.compose.include[${i}]`;
+      const found = await this.component(include, at, set, inner, valueSet);
       for (const code of found) {
         const key = keyOf(code.system, code.code);
         if (seen.has(key)) continue;
@@ -137,7 +138,8 @@ export class Expander {
     if ((compose.exclude ?? []).length > 0) {
       const excluded = new Set<string>();
       for (const [i, exclude] of (compose.exclude ?? []).entries()) {
-        const found = await this.component(exclude, `ValueSet.compose.exclude[${i}]`, set, inner);
+        const at = `ValueSet.compose.exclude[${i}]`;
+        const found = await this.component(exclude, at, set, inner, valueSet);
         for (const code of found) excluded.add(keyOf(code.system, code.code));
       }
       set.codes = set.codes.filter((c) => !excluded.has(keyOf(c.system, c.code)));
@@ -190,6 +192,7 @@ export class Expander {
     at: string,
     set: CodeSet,
     path: string[],
+    container: ValueSetResource,
   ): Promise<ExpandedCode[]> {
     let result: ExpandedCode[] | undefined;
     if (component.system) {
@@ -197,7 +200,8 @@ export class Expander {
       result = this.systemCodes(model, component, at);
     }
     for (const reference of component.valueSet ?? []) {
-      const included = await this.includedValueSet(reference, path);
+      const included =
+        containedValueSet(container, reference) ?? (await this.includedValueSet(reference, path));
       set.usedValueSets.add(canonicalOf(included));
       const inner = await this.codesOf(included, path);
       for (const used of inner.usedCodeSystems) set.usedCodeSystems.add(used);
@@ -219,9 +223,8 @@ export class Expander {
     const found = await this.library.valueSet(url, wanted);
     if (!found) {
       throw TerminologyError.notFound(
-        wanted
-          ? `Unable to find included value set '${url}' version '${wanted}'`
-          : `Unable to find included value set '${url}'`,
+        `A definition for the value Set '${wanted ? `${url}|${wanted}` : url}' could not be found`,
+        wanted ? 'VS_EXP_IMPORT_UNK_PINNED' : 'Unable_to_resolve_value_Set_',
       );
     }
     if (path.includes(canonicalOf(found))) {
@@ -443,6 +446,17 @@ export class Expander {
     }
     return found;
   }
+}
+
+/** A value set the container holds, named by a local reference (`#id`). */
+function containedValueSet(
+  container: ValueSetResource,
+  reference: string,
+): ValueSetResource | undefined {
+  if (!reference.startsWith('#') || !Array.isArray(container.contained)) return undefined;
+  return (container.contained as ValueSetResource[]).find(
+    (r) => r.resourceType === 'ValueSet' && r.id === reference.slice(1),
+  );
 }
 
 function addWarning(set: CodeSet, name: string, canonical: unknown): void {

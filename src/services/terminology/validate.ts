@@ -69,6 +69,8 @@ interface CodingCheck {
   member: boolean;
   /** The coding's system is unknown: whether the value set depends on it (`caused-by`). */
   unknownSystem?: 'caused-by' | 'input';
+  /** The value set could not be evaluated (content it names is missing). */
+  valueSetMissing?: boolean;
 }
 
 /**
@@ -128,7 +130,7 @@ export class Validator {
       members.length > 0 &&
       checks.every((c) => c.valid || !c.member) &&
       members.some((c) => c.valid);
-    if (valueSet && members.length === 0) {
+    if (valueSet && members.length === 0 && !checks.some((c) => c.valueSetMissing)) {
       issues.push({
         severity: 'error',
         code: 'code-invalid',
@@ -331,7 +333,12 @@ export class Validator {
         // A value set that cannot be evaluated (a broken filter, a circle) is the request's
         // error; content that is missing is reported in the result.
         if (!isTerminologyError(error) || error.status !== 404) throw error;
-        return { ...failed(error.issues), model, entry };
+        return {
+          ...failed(error.issues.map(asValidationIssue)),
+          model,
+          entry,
+          valueSetMissing: true,
+        };
       }
       const found = set.codes.find((c) => c.system === system && c.code === entry.code);
       member = found !== undefined;
@@ -612,11 +619,33 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
   return out;
 }
 
-/** The `message`: the texts of the issues that are not merely informational, sorted, joined. */
+/** Validation names a missing included value set as any value set it cannot resolve. */
+function asValidationIssue(issue: IssueSpec): IssueSpec {
+  return issue.messageId === 'VS_EXP_IMPORT_UNK_PINNED'
+    ? { ...issue, messageId: 'Unable_to_resolve_value_Set_' }
+    : issue;
+}
+
+/** Notes about the content used, not about the code: they stay out of the `message`. */
+const NOTES = new Set([
+  'CONCEPT_DEPRECATED_IN_VALUESET',
+  'MSG_DRAFT',
+  'MSG_EXPERIMENTAL',
+  'MSG_DEPRECATED',
+  'MSG_WITHDRAWN',
+]);
+
+/**
+ * The `message`: the texts of the issues about the code (errors, warnings, and display notes),
+ * sorted, joined.
+ */
 function messageOf(issues: IssueSpec[]): string | undefined {
-  const texts = [
-    ...new Set(issues.filter((i) => i.severity !== 'information').map((i) => i.text)),
-  ].sort();
+  const told = issues.filter(
+    (i) =>
+      !NOTES.has(i.messageId ?? '') &&
+      (i.severity !== 'information' || i.txCode === 'invalid-display'),
+  );
+  const texts = [...new Set(told.map((i) => i.text))].sort();
   return texts.length > 0 ? texts.join('; ') : undefined;
 }
 
