@@ -2,9 +2,11 @@ import crypto from 'node:crypto';
 import { RE2JS } from 're2js';
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import type {
+  CanonicalResource,
   ConceptFilter,
   ConceptSetComponent,
   Designation,
+  Extension,
   JsonObject,
   ParameterValue,
   ValueSetResource,
@@ -57,6 +59,8 @@ export interface ExpandedCode {
   entry?: ConceptEntry;
   /** Designations the value set itself gives the code. */
   designations?: Designation[];
+  /** Extensions the value set itself gives the code (e.g. valueset-deprecated). */
+  extension?: Extension[];
 }
 
 /** What expanding a value set found, before paging and rendering. */
@@ -72,6 +76,26 @@ export interface CodeSet {
 const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-version'];
 
 const keyOf = (system: string, code: string) => `${system}#${code}`;
+
+export const STANDARDS_STATUS =
+  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
+export const VALUESET_DEPRECATED = 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated';
+
+/**
+ * The statuses a reference to a resource warns of: `draft` and `experimental` code systems,
+ * and `deprecated` or `withdrawn` (standards-status, or retired) code systems and value sets.
+ */
+export function warnedStatuses(resource: CanonicalResource): string[] {
+  const standards = resource.extension?.find((e) => e.url === STANDARDS_STATUS)?.valueCode;
+  const found: string[] = [];
+  if (resource.resourceType === 'CodeSystem') {
+    if (resource.status === 'draft') found.push('draft');
+    if (resource.experimental === true) found.push('experimental');
+  }
+  if (standards === 'deprecated') found.push('deprecated');
+  if (standards === 'withdrawn' || resource.status === 'retired') found.push('withdrawn');
+  return found;
+}
 
 /**
  * The expansion engine: evaluates a value set's compose (includes, excludes, concept lists,
@@ -107,6 +131,7 @@ export class Expander {
       warnings: [],
     };
     const compose = valueSet.compose;
+    this.statusWarnings(valueSet, set);
     if (!compose) {
       this.fromExpansion(valueSet, set);
       return set;
@@ -114,7 +139,8 @@ export class Expander {
     const seen = new Set<string>();
     const inner = [...path, canonical];
     for (const [i, include] of (compose.include ?? []).entries()) {
-      const found = await this.component(include, `ValueSet.compose.include[${i}]`, set, inner);
+      const at = `ValueSet.compose.include[${i}]`;
+      const found = await this.component(include, at, set, inner, valueSet);
       for (const code of found) {
         const key = keyOf(code.system, code.code);
         if (seen.has(key)) continue;
@@ -127,7 +153,8 @@ export class Expander {
     if ((compose.exclude ?? []).length > 0) {
       const excluded = new Set<string>();
       for (const [i, exclude] of (compose.exclude ?? []).entries()) {
-        const found = await this.component(exclude, `ValueSet.compose.exclude[${i}]`, set, inner);
+        const at = `ValueSet.compose.exclude[${i}]`;
+        const found = await this.component(exclude, at, set, inner, valueSet);
         for (const code of found) excluded.add(keyOf(code.system, code.code));
       }
       set.codes = set.codes.filter((c) => !excluded.has(keyOf(c.system, c.code)));
@@ -189,6 +216,7 @@ export class Expander {
     at: string,
     set: CodeSet,
     path: string[],
+    container: ValueSetResource,
   ): Promise<ExpandedCode[]> {
     let result: ExpandedCode[] | undefined;
     if (component.system) {
@@ -196,11 +224,13 @@ export class Expander {
       result = this.systemCodes(model, component, at);
     }
     for (const reference of component.valueSet ?? []) {
-      const included = await this.includedValueSet(reference, path);
+      const included =
+        containedValueSet(container, reference) ?? (await this.includedValueSet(reference, path));
       set.usedValueSets.add(canonicalOf(included));
       const inner = await this.codesOf(included, path);
       for (const used of inner.usedCodeSystems) set.usedCodeSystems.add(used);
       for (const used of inner.usedValueSets) set.usedValueSets.add(used);
+      for (const warning of inner.warnings) addWarning(set, warning.name, warning.valueUri);
       if (result === undefined) {
         result = inner.codes;
       } else {
@@ -217,9 +247,8 @@ export class Expander {
     const found = await this.library.valueSet(url, wanted);
     if (!found) {
       throw TerminologyError.notFound(
-        wanted
-          ? `Unable to find included value set '${url}' version '${wanted}'`
-          : `Unable to find included value set '${url}'`,
+        `A definition for the value Set '${wanted ? `${url}|${wanted}` : url}' could not be found`,
+        wanted ? 'VS_EXP_IMPORT_UNK_PINNED' : 'Unable_to_resolve_value_Set_',
       );
     }
     if (path.includes(canonicalOf(found))) {
@@ -240,7 +269,7 @@ export class Expander {
       if (version && known.length > 0) {
         throw TerminologyError.notFound(
           `A definition for CodeSystem '${system}' version '${version}' could not be found, so the value set cannot be expanded. Valid versions: ${presentVersions(known)}`,
-          'UNKNOWN_CODESYSTEM_VERSION',
+          'UNKNOWN_CODESYSTEM_VERSION_EXP',
         );
       }
       throw TerminologyError.notFound(
@@ -252,7 +281,7 @@ export class Expander {
     if (refused) throw new TerminologyError(400, refused);
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);
-    if (set) this.statusWarnings(model, set);
+    if (set) this.statusWarnings(model.resource, set);
     return model;
   }
 
@@ -307,17 +336,9 @@ export class Expander {
     return result;
   }
 
-  private statusWarnings(model: CodeSystemModel, set: CodeSet): void {
-    const canonical = model.canonical;
-    const status = model.resource.status;
-    const already = (name: string) =>
-      set.warnings.some((w) => w.name === name && w.valueUri === canonical);
-    const warn = (name: string) => {
-      if (!already(name)) set.warnings.push({ name, valueUri: canonical });
-    };
-    if (status === 'draft') warn('warning-draft');
-    if (status === 'retired') warn('warning-withdrawn');
-    if (model.resource.experimental === true) warn('warning-experimental');
+  private statusWarnings(resource: CanonicalResource, set: CodeSet): void {
+    for (const status of warnedStatuses(resource))
+      addWarning(set, `warning-${status}`, canonicalOf(resource));
   }
 
   /** The codes of one system an include names: all, listed, or filtered. */
@@ -327,7 +348,11 @@ export class Expander {
     at: string,
   ): ExpandedCode[] {
     const system = model.url;
-    const code = (entry: ConceptEntry, designations?: Designation[]): ExpandedCode => ({
+    const code = (
+      entry: ConceptEntry,
+      designations?: Designation[],
+      extension?: Extension[],
+    ): ExpandedCode => ({
       system,
       version: model.version,
       code: entry.code,
@@ -335,12 +360,13 @@ export class Expander {
       model,
       entry,
       designations,
+      extension,
     });
     if (component.concept && component.concept.length > 0) {
       const listed: ExpandedCode[] = [];
       for (const item of component.concept) {
         const entry = model.concept(item.code);
-        if (entry) listed.push(code(entry, item.designation));
+        if (entry) listed.push(code(entry, item.designation, item.extension));
         else if (model.content !== 'complete')
           listed.push({ system, version: model.version, code: item.code, display: item.display });
       }
@@ -402,7 +428,13 @@ export class Expander {
   }
 
   private render(code: ExpandedCode): JsonObject {
-    const out: JsonObject = { system: code.system };
+    const out: JsonObject = {};
+    // The value set's own deprecation marks travel with the code.
+    const marks = (code.extension ?? []).filter(
+      (e) => e.url === VALUESET_DEPRECATED || e.url === STANDARDS_STATUS,
+    );
+    if (marks.length > 0) out.extension = marks as unknown as JsonObject[];
+    out.system = code.system;
     if (code.version && this.showVersion(code)) out.version = code.version;
     if (code.entry?.abstract) out.abstract = true;
     if (code.entry?.inactive) out.inactive = true;
@@ -453,6 +485,22 @@ export class Expander {
     }
     return found;
   }
+}
+
+/** A value set the container holds, named by a local reference (`#id`). */
+function containedValueSet(
+  container: ValueSetResource,
+  reference: string,
+): ValueSetResource | undefined {
+  if (!reference.startsWith('#') || !Array.isArray(container.contained)) return undefined;
+  return (container.contained as ValueSetResource[]).find(
+    (r) => r.resourceType === 'ValueSet' && r.id === reference.slice(1),
+  );
+}
+
+function addWarning(set: CodeSet, name: string, canonical: unknown): void {
+  if (!set.warnings.some((w) => w.name === name && w.valueUri === canonical))
+    set.warnings.push({ name, valueUri: canonical });
 }
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {

@@ -1,6 +1,16 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
-import { canonicalOf, Expander, type CodeSet, type ExpansionOptions } from './expand';
+import {
+  canonicalOf,
+  Expander,
+  STANDARDS_STATUS,
+  VALUESET_DEPRECATED,
+  warnedStatuses,
+  type CodeSet,
+  type ExpandedCode,
+  type ExpansionOptions,
+} from './expand';
 import type {
+  CanonicalResource,
   CodeableConcept,
   Coding,
   ConceptSetComponent,
@@ -12,6 +22,7 @@ import { displaysOf, languageMatches, type LanguagePreference } from './language
 import {
   compareVersions,
   presentVersions,
+  splitCanonical,
   versionMatches,
   type TerminologyLibrary,
 } from './library';
@@ -45,8 +56,13 @@ export interface ValidateResult {
   /** The concept's status when it is not simply active (`retired`, `deprecated`, …). */
   status?: string;
   codeableConcept?: CodeableConcept;
+  /** The code as the code system spells it, when the input differs from it by case. */
+  normalizedCode?: string;
   issues: IssueSpec[];
+  /** Unknown code systems the value set depends on: the answer could not be settled. */
   unknownSystems: string[];
+  /** Unknown code systems of the input that the value set does not use. */
+  unknownInputSystems: string[];
 }
 
 /** The outcome of checking one coding. */
@@ -58,11 +74,18 @@ interface CodingCheck {
   issues: IssueSpec[];
   /**
    * Found in the code system and in the value set (display issues aside); undefined when that
-   * cannot be decided (the code system version the value set uses is unknown).
+   * cannot be decided (the value set draws on a code system, or version, that is unknown).
    */
   member?: boolean;
   /** Code systems (`url|version`) that could not be found. */
   unknown: string[];
+  /**
+   * The unknown code systems are the input's only: the value set does not use them
+   * (`x-unknown-system`, not `x-caused-by-unknown-system`).
+   */
+  unknownInput?: boolean;
+  /** The value set could not be evaluated (content it names is missing). */
+  valueSetMissing?: boolean;
 }
 
 /**
@@ -96,8 +119,9 @@ export class Validator {
         : undefined,
       inactive: check.entry?.inactive || undefined,
       status: statusOf(check.entry),
-      issues: check.issues,
-      unknownSystems: check.unknown,
+      normalizedCode: normalizedCodeOf(check),
+      issues: uniqueIssues([...check.issues, ...(await this.valueSetStatusIssues(valueSet))]),
+      ...unknownSystemsOf([check]),
     };
     return result;
   }
@@ -111,14 +135,23 @@ export class Validator {
     for (const [i, coding] of codings.entries()) {
       checks.push(await this.check(coding, `CodeableConcept.coding[${i}].`, false, valueSet, true));
     }
-    const issues = checks.flatMap((c) => c.issues);
+    const issues = uniqueIssues([
+      ...checks.flatMap((c) => c.issues),
+      ...(await this.valueSetStatusIssues(valueSet)),
+    ]);
     const members = checks.filter((c) => c.member);
-    const chosen = members[0] ?? checks.find((c) => c.entry) ?? checks.find((c) => c.model);
+    // Code, system and display are reported only for a coding that is in the value set.
+    const chosen = members[0];
     const valid =
       members.length > 0 &&
       checks.every((c) => c.valid || !c.member) &&
       members.some((c) => c.valid);
-    if (valueSet && checks.every((c) => c.member === false)) {
+    // Not when membership could not be settled (an unknown code system or a missing value set).
+    if (
+      valueSet &&
+      checks.every((c) => c.member === false) &&
+      !checks.some((c) => c.valueSetMissing)
+    ) {
       issues.push({
         severity: 'error',
         code: 'code-invalid',
@@ -138,8 +171,9 @@ export class Validator {
       inactive: chosen?.entry?.inactive || undefined,
       status: statusOf(chosen?.entry),
       codeableConcept: concept,
+      normalizedCode: chosen && normalizedCodeOf(chosen),
       issues,
-      unknownSystems: checks.flatMap((c) => c.unknown),
+      ...unknownSystemsOf(checks),
     };
   }
 
@@ -165,9 +199,7 @@ export class Validator {
         text ??
         `The provided code '${describe(coding)}' was not found in the value set '${valueSet ? vsName(valueSet) : ''}'`,
       path: at('code'),
-      messageId: inConcept
-        ? 'None_of_the_provided_codes_are_in_the_value_set_one'
-        : 'None_of_the_provided_codes_are_in_the_value_set_one',
+      messageId: 'None_of_the_provided_codes_are_in_the_value_set_one',
     });
     const failed = (extra: IssueSpec[] = [], member = false): CodingCheck => ({
       coding,
@@ -186,13 +218,20 @@ export class Validator {
         if (systems.size === 1) {
           coding.system = [...systems][0];
         } else {
+          const text = `The System URI could not be determined for the code '${coding.code}' in the ValueSet '${vsName(valueSet)}'`;
           issues.push({
             severity: 'error',
             code: 'not-found',
             txCode: 'cannot-infer',
-            text: `The System URI could not be determined for the code '${coding.code}' in the ValueSet '${vsName(valueSet)}'`,
+            text:
+              systems.size > 1
+                ? `${text}: value set expansion has multiple matches: [${[...systems].join(', ')}]`
+                : text,
             path: at('code'),
-            messageId: 'UNABLE_TO_INFER_CODESYSTEM',
+            messageId:
+              systems.size > 1
+                ? 'Unable_to_resolve_system__value_set_has_multiple_matches'
+                : 'UNABLE_TO_INFER_CODESYSTEM',
           });
           return failed([notInVs()]);
         }
@@ -220,13 +259,47 @@ export class Validator {
     const model = await this.library.codeSystem(system, this.expander.versionBase(system, version));
     if (!model) {
       const wanted = this.expander.versionBase(system, version);
-      issues.push(await this.unknownSystem(system, wanted, at('system'), unknown));
-      return include ? { ...failed(), member: undefined } : failed(valueSet ? [notInVs()] : []);
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
+        issues.push({
+          severity: 'error',
+          code: 'invalid',
+          txCode: 'invalid-data',
+          text: `${at('system')} must be an absolute reference, not a local reference`,
+          path: at('system'),
+          messageId: 'Terminology_TX_System_Relative',
+        });
+      }
+      const known = await this.library.knownVersions(system);
+      const namesValueSet =
+        known.length === 0 && (await this.library.valueSet(system)) !== undefined;
+      if (namesValueSet) {
+        issues.push({
+          severity: 'error',
+          code: 'invalid',
+          txCode: 'invalid-data',
+          text: `The Coding references a value set, not a code system ('${system}')`,
+          path: at('system'),
+          messageId: 'Terminology_TX_System_ValueSet2',
+        });
+      } else {
+        issues.push(await this.unknownSystem(system, wanted, at('system'), unknown));
+      }
+      // Membership cannot be settled when the value set draws on the unknown code system.
+      const dependedOn =
+        valueSet !== undefined && (include !== undefined || includesSystem(valueSet, system));
+      return {
+        ...failed(valueSet && !dependedOn ? [notInVs()] : []),
+        member: dependedOn ? undefined : false,
+        unknownInput: valueSet !== undefined && known.length === 0 && !dependedOn,
+      };
     }
     const refused = this.expander.versionCheckIssue(model, at('version'));
     if (refused) issues.push(refused);
+    issues.push(...statusIssues(model.resource));
     const entry = coding.code === undefined ? undefined : model.concept(coding.code);
     if (!entry) {
+      // Only membership is asked: a code the code system lacks is simply not in the value set.
+      if (this.options.membershipOnly) return { ...failed(valueSet ? [notInVs()] : []), model };
       issues.push({
         severity: 'error',
         code: 'code-invalid',
@@ -238,6 +311,16 @@ export class Validator {
         messageId: model.version ? 'Unknown_Code_in_Version' : 'Unknown_Code_in',
       });
       return { ...failed(valueSet ? [notInVs()] : []), model };
+    }
+    if (entry.code !== coding.code) {
+      issues.push({
+        severity: 'information',
+        code: 'business-rule',
+        txCode: 'code-rule',
+        text: `The code '${coding.code}' differs from the correct code '${entry.code}' by case. Although the code system '${model.canonical}' is case insensitive, implementers are strongly encouraged to use the correct case anyway`,
+        path: at('code'),
+        messageId: 'CODE_CASE_DIFFERENCE',
+      });
     }
     if (entry.inactive && !this.options.membershipOnly) {
       issues.push({
@@ -261,13 +344,29 @@ export class Validator {
         // A value set that cannot be evaluated (a broken filter, a circle) is the request's
         // error; content that is missing is reported in the result.
         if (!isTerminologyError(error) || error.status !== 404) throw error;
-        return { ...failed(error.issues), model, entry };
+        return {
+          ...failed(error.issues.map(asValidationIssue)),
+          model,
+          entry,
+          valueSetMissing: true,
+        };
       }
-      member = set.codes.some((c) => c.system === system && c.code === entry.code);
+      const found = set.codes.find((c) => c.system === system && c.code === entry.code);
+      member = found !== undefined;
+      if (found && isDeprecatedInValueSet(found)) {
+        issues.push({
+          severity: 'warning',
+          code: 'business-rule',
+          txCode: 'code-comment',
+          text: `The presence of the concept '${entry.code}' in the system '${system}' in the value set ${vsName(valueSet)} is marked with a status of deprecated and its use should be reviewed`,
+          path: at('code'),
+          messageId: 'CONCEPT_DEPRECATED_IN_VALUESET',
+        });
+      }
       if (!member) {
         const inactiveOnly =
           entry.inactive &&
-          this.options.activeOnly &&
+          (this.options.activeOnly || valueSet.compose?.inactive === false) &&
           (await this.withInactive(valueSet)).codes.some(
             (c) => c.system === system && c.code === entry.code,
           );
@@ -289,10 +388,13 @@ export class Validator {
         severity: 'error',
         code: 'business-rule',
         txCode: 'code-rule',
-        text: `The code '${entry.code}' is abstract, and not allowed in this context`,
+        text: `Code '${system}#${entry.code}' is abstract, and not allowed in this context`,
         path: at('code'),
         messageId: 'ABSTRACT_CODE_NOT_ALLOWED',
       });
+      // A code that may not be used is not a member of the value set here.
+      if (valueSet && member) issues.push(notInVs());
+      member = false;
     }
     if (coding.display !== undefined && !this.options.membershipOnly) {
       const problem = this.displayProblem(model, entry, coding.display, at('display'));
@@ -308,9 +410,24 @@ export class Validator {
   }
 
   private withInactive(valueSet: ValueSetResource): Promise<CodeSet> {
-    return new Expander(this.library, { ...this.options, activeOnly: false }, false).codesOf(
-      valueSet,
+    const compose = valueSet.compose && { ...valueSet.compose, inactive: undefined };
+    return new Expander(this.library, { ...this.options, activeOnly: false }, false).codesOf({
+      ...valueSet,
+      compose,
+    });
+  }
+
+  /** `status-check` issues for the value set and the value sets it includes. */
+  private async valueSetStatusIssues(valueSet?: ValueSetResource): Promise<IssueSpec[]> {
+    if (!valueSet) return [];
+    const set = await this.members(valueSet).catch(() => undefined);
+    const included = await Promise.all(
+      [...(set?.usedValueSets ?? [])].map((canonical) => {
+        const { url, version } = splitCanonical(canonical);
+        return this.library.valueSet(url, version);
+      }),
     );
+    return [valueSet, ...included].flatMap((vs) => (vs ? statusIssues(vs) : []));
   }
 
   /**
@@ -332,26 +449,41 @@ export class Validator {
     if (!result && (await this.library.knownVersions(system)).includes(versionCoding))
       result = versionCoding;
     const model = await this.library.codeSystem(system, this.expander.versionBase(system, result));
-    const mismatch = (version: string, where: string, severity: IssueSpec['severity'] = 'error') =>
+    const mismatch = (
+      version: string,
+      where: string,
+      messageId: string,
+      severity: IssueSpec['severity'] = 'error',
+    ) =>
       issues.push({
         severity,
         code: 'invalid',
         txCode: 'vs-invalid',
         text: `The code system '${system}' version '${version}'${where} in the ValueSet include is different to the one in the value ('${versionCoding}')`,
         path: at('version'),
-        messageId: 'VALUESET_VALUE_MISMATCH',
+        messageId,
         // A warning about the default version is not repeated in the message.
         quiet: severity === 'warning',
       });
     if (model && !versionMatches(versionCoding, model.version)) {
-      if (!result) mismatch(model.version ?? '', ' for the versionless include', 'warning');
+      if (!result)
+        mismatch(
+          model.version ?? '',
+          ' for the versionless include',
+          'VALUESET_VALUE_MISMATCH_DEFAULT',
+          'warning',
+        );
       else if (result !== versionVS)
-        mismatch(result, ` resulting from the version '${versionVS ?? ''}'`);
-      else mismatch(result, '');
+        mismatch(
+          result,
+          ` resulting from the version '${versionVS ?? ''}'`,
+          'VALUESET_VALUE_MISMATCH_CHANGED',
+        );
+      else mismatch(result, '', 'VALUESET_VALUE_MISMATCH');
       if (!(await this.library.codeSystem(system, versionCoding)))
         issues.push(await this.unknownSystem(system, versionCoding, at('system'), unknown));
     } else if (!model && result !== versionCoding) {
-      mismatch(result ?? '', '');
+      mismatch(result ?? '', '', 'VALUESET_VALUE_MISMATCH');
     }
     return result;
   }
@@ -377,7 +509,11 @@ export class Validator {
       txCode: 'not-found',
       text,
       path,
-      messageId: version ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
+      messageId: !version
+        ? 'UNKNOWN_CODESYSTEM'
+        : known.length > 0
+          ? 'UNKNOWN_CODESYSTEM_VERSION'
+          : 'UNKNOWN_CODESYSTEM_VERSION_NONE',
     };
   }
 
@@ -408,10 +544,21 @@ export class Validator {
       caseless ? a.toLowerCase() === b.toLowerCase() : a === b;
     if (candidates.some((d) => same(d.value, display))) return undefined;
     if (!languages && all.some((d) => same(d.value, display))) return undefined;
+    if (languages && !all.some((d) => languages.tags.some((t) => languageMatches(t, d.language))))
+      return this.noDisplayInLanguages(
+        model,
+        entry,
+        display,
+        path,
+        all.some((d) => same(d.value, display)),
+      );
     const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
     const whitespace = candidates.some((d) => same(squash(d.value), squash(display)));
+    // A designation of a special use in no stated language is not offered as a display.
     const shown = (candidates.length > 0 ? candidates : all).filter(
-      (d, i, list) => list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
+      (d, i, list) =>
+        (d.language !== undefined || d.use === undefined) &&
+        list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
     );
     const valid =
       shown.length === 1
@@ -424,15 +571,96 @@ export class Validator {
       txCode: 'invalid-display',
       text,
       path,
-      messageId: 'Display_Name_for__should_be_one_of__instead_of',
+      messageId: whitespace
+        ? 'Display_Name_WS_for__should_be_one_of__instead_of'
+        : 'Display_Name_for__should_be_one_of__instead_of',
+    };
+  }
+
+  /** The concept has no display in the wanted languages: a default-language one is only noted. */
+  private noDisplayInLanguages(
+    model: CodeSystemModel,
+    entry: ConceptEntry,
+    display: string,
+    path: string,
+    validByDefault: boolean,
+  ): IssueSpec {
+    const languages = this.options.languages?.tags.join(', ') ?? '--';
+    if (validByDefault) {
+      return {
+        severity: 'information',
+        code: 'invalid',
+        txCode: 'invalid-display',
+        text: `There are no valid display names found for the code ${model.url}#${entry.code} for language(s) '${languages}'. The display is '${display}' which is a valid display for the default language`,
+        path,
+        messageId: 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_OK',
+      };
+    }
+    return {
+      severity: this.options.lenientDisplay ? 'warning' : 'error',
+      code: 'invalid',
+      txCode: 'invalid-display',
+      text: `Wrong Display Name '${display}' for ${model.url}#${entry.code}. There are no valid display names found for language(s) '${languages}'. Default display is '${entry.display ?? ''}'`,
+      path,
+      messageId: 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR',
     };
   }
 }
 
+/** Concept statuses the answer reports (`status`); others (active, inactive, local codes) not. */
+const REPORTED_STATUSES = new Set(['retired', 'deprecated', 'withdrawn', 'experimental', 'draft']);
+
 function statusOf(entry: ConceptEntry | undefined): string | undefined {
-  if (!entry) return undefined;
-  if (entry.status && entry.status !== 'active') return entry.status;
-  return entry.inactive ? 'inactive' : undefined;
+  return entry?.status && REPORTED_STATUSES.has(entry.status) ? entry.status : undefined;
+}
+
+function normalizedCodeOf(check: CodingCheck): string | undefined {
+  return check.entry && check.entry.code !== check.coding.code ? check.entry.code : undefined;
+}
+
+/** `Reference to draft CodeSystem …`: what a reference to a resource of that status warns. */
+function statusIssues(resource: CanonicalResource): IssueSpec[] {
+  return warnedStatuses(resource).map((status) => ({
+    severity: 'information',
+    code: 'business-rule',
+    txCode: 'status-check',
+    text: `Reference to ${status} ${resource.resourceType} ${canonicalOf(resource)}`,
+    messageId: `MSG_${status.toUpperCase()}`,
+  }));
+}
+
+/** Whether a value set marks its code deprecated (valueset-deprecated or standards-status). */
+function isDeprecatedInValueSet(code: ExpandedCode): boolean {
+  return (code.extension ?? []).some(
+    (e) =>
+      (e.url === VALUESET_DEPRECATED && (e.valueCode === 'true' || e.valueBoolean === true)) ||
+      (e.url === STANDARDS_STATUS && e.valueCode === 'deprecated'),
+  );
+}
+
+/** Whether a value set's compose draws on a code system (its includes and excludes). */
+function includesSystem(valueSet: ValueSetResource, system: string): boolean {
+  const compose = valueSet.compose;
+  return [...(compose?.include ?? []), ...(compose?.exclude ?? [])].some(
+    (c) => c.system === system,
+  );
+}
+
+/** The same issue once (codings of one concept can raise it each). */
+function uniqueIssues(issues: IssueSpec[]): IssueSpec[] {
+  return issues.filter(
+    (issue, i) => issues.findIndex((o) => o.text === issue.text && o.path === issue.path) === i,
+  );
+}
+
+/** The unknown code systems of the checks, by whether the value set depends on them. */
+function unknownSystemsOf(
+  checks: CodingCheck[],
+): Pick<ValidateResult, 'unknownSystems' | 'unknownInputSystems'> {
+  const systems = (input: boolean) => [
+    ...new Set(checks.filter((c) => !!c.unknownInput === input).flatMap((c) => c.unknown)),
+  ];
+  return { unknownSystems: systems(false), unknownInputSystems: systems(true) };
 }
 
 /** `system|version#code ('display')`, as messages name a coding. */
@@ -474,6 +702,8 @@ function vsName(valueSet: ValueSetResource): string {
 export function validateParameters(result: ValidateResult): ParameterValue[] {
   const out: ParameterValue[] = [];
   if (result.code !== undefined) out.push({ name: 'code', valueCode: result.code });
+  if (result.normalizedCode !== undefined)
+    out.push({ name: 'normalized-code', valueCode: result.normalizedCode });
   if (result.codeableConcept)
     out.push({ name: 'codeableConcept', valueCodeableConcept: result.codeableConcept });
   if (result.display !== undefined) out.push({ name: 'display', valueString: result.display });
@@ -495,14 +725,39 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
   if (result.version !== undefined) out.push({ name: 'version', valueString: result.version });
   for (const system of result.unknownSystems)
     out.push({ name: 'x-caused-by-unknown-system', valueCanonical: system });
+  for (const system of result.unknownInputSystems)
+    out.push({ name: 'x-unknown-system', valueCanonical: system });
   return out;
 }
 
-/** The `message`: the texts of the issues that are not merely informational, sorted, joined. */
+/** Validation names a missing included value set as any value set it cannot resolve. */
+function asValidationIssue(issue: IssueSpec): IssueSpec {
+  return issue.messageId === 'VS_EXP_IMPORT_UNK_PINNED'
+    ? { ...issue, messageId: 'Unable_to_resolve_value_Set_' }
+    : issue;
+}
+
+/** Notes about the content used, not about the code: they stay out of the `message`. */
+const NOTES = new Set([
+  'CONCEPT_DEPRECATED_IN_VALUESET',
+  'MSG_DRAFT',
+  'MSG_EXPERIMENTAL',
+  'MSG_DEPRECATED',
+  'MSG_WITHDRAWN',
+]);
+
+/**
+ * The `message`: the texts of the issues about the code (errors, warnings, and display notes),
+ * sorted, joined.
+ */
 function messageOf(issues: IssueSpec[]): string | undefined {
-  const texts = [
-    ...new Set(issues.filter((i) => i.severity !== 'information' && !i.quiet).map((i) => i.text)),
-  ].sort();
+  const told = issues.filter(
+    (i) =>
+      !i.quiet &&
+      !NOTES.has(i.messageId ?? '') &&
+      (i.severity !== 'information' || i.txCode === 'invalid-display'),
+  );
+  const texts = [...new Set(told.map((i) => i.text))].sort();
   return texts.length > 0 ? texts.join('; ') : undefined;
 }
 
