@@ -52,6 +52,8 @@ export interface ExpandedCode {
   entry?: ConceptEntry;
   /** Designations the value set itself gives the code. */
   designations?: Designation[];
+  /** Found by walking its code system's hierarchy: it may sit under its parent. */
+  nested?: boolean;
 }
 
 /** What expanding a value set found, before paging and rendering. */
@@ -62,6 +64,8 @@ export interface CodeSet {
   usedValueSets: Set<string>;
   usedSupplements: Set<string>;
   warnings: ParameterValue[];
+  /** One include walking one code system's hierarchy, nothing excluded or combined. */
+  hierarchical: boolean;
 }
 
 const keyOf = (system: string, code: string) => `${system}#${code}`;
@@ -90,6 +94,7 @@ export class Expander {
       usedValueSets: new Set(),
       usedSupplements: new Set(),
       warnings: [],
+      hierarchical: false,
     };
     const compose = valueSet.compose;
     if (!compose) {
@@ -120,6 +125,7 @@ export class Expander {
     if (compose.inactive === false || this.options.activeOnly) {
       set.codes = set.codes.filter((c) => !c.entry?.inactive);
     }
+    set.hierarchical = keepsHierarchy(compose);
     return set;
   }
 
@@ -152,7 +158,8 @@ export class Expander {
     expansion.parameter = parameters as unknown as JsonObject[];
     const properties = this.propertyDefinitions(page);
     if (properties.length > 0) expansion.property = properties;
-    if (page.length > 0) expansion.contains = page.map((c) => this.render(c));
+    if (page.length > 0)
+      expansion.contains = this.contains(page, set.hierarchical && this.nests(page));
     // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
     const definition: ValueSetResource = { ...valueSet, expansion };
     delete definition.compose;
@@ -307,10 +314,16 @@ export class Expander {
       }
       return this.filtered(model, listed, component.filter ?? [], at);
     }
+    // A text search over a whole code system finds a flat list (as tx.fhir.org does).
+    const filters = component.filter ?? [];
+    const nested =
+      filters.length === 0
+        ? !this.options.filter
+        : filters.length === 1 && walksHierarchy(filters[0]);
     return this.filtered(
       model,
-      model.concepts.map((entry) => code(entry)),
-      component.filter ?? [],
+      model.concepts.map((entry) => ({ ...code(entry), nested })),
+      filters,
       at,
     );
   }
@@ -360,6 +373,36 @@ export class Expander {
       }
     }
     return definitions;
+  }
+
+  /**
+   * Whether the page is shown as a tree: the whole expansion, no `excludeNested`, no offset,
+   * and each code under at most one parent.
+   */
+  private nests(page: ExpandedCode[]): boolean {
+    const { excludeNested, offset, count } = this.options;
+    if (excludeNested || offset || (count !== undefined && count <= page.length)) return false;
+    const entries = new Set(page.map((c) => c.entry));
+    return page.every(
+      (c) => !c.nested || (c.entry?.parents ?? []).filter((p) => entries.has(p)).length <= 1,
+    );
+  }
+
+  /** The rendered codes: each nested one under its parent when that is there too. */
+  private contains(page: ExpandedCode[], tree: boolean): JsonObject[] {
+    const rendered = new Map(page.map((c) => [c, this.render(c)]));
+    if (!tree) return [...rendered.values()];
+    const byEntry = new Map(page.filter((c) => c.entry).map((c) => [c.entry, c]));
+    const roots: JsonObject[] = [];
+    for (const [code, out] of rendered) {
+      const parent = code.nested
+        ? code.entry?.parents.map((p) => byEntry.get(p)).find((p) => p?.nested)
+        : undefined;
+      const holder = parent && rendered.get(parent);
+      if (holder) ((holder.contains ??= []) as JsonObject[]).push(out);
+      else roots.push(out);
+    }
+    return roots;
   }
 
   private render(code: ExpandedCode): JsonObject {
@@ -418,6 +461,25 @@ export class Expander {
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {
   return resource.version ? `${resource.url}|${resource.version}` : (resource.url ?? '');
+}
+
+/** Java's ValueSetExpander keeps a hierarchy for one include of one system, nothing excluded. */
+function keepsHierarchy(compose: NonNullable<ValueSetResource['compose']>): boolean {
+  const includes = compose.include ?? [];
+  if (includes.length !== 1 || (compose.exclude ?? []).length > 0) return false;
+  const [include] = includes;
+  return (
+    !include.valueSet?.length && !include.concept?.length && (include.filter ?? []).length <= 1
+  );
+}
+
+/** Filters that walk down the hierarchy (the codes found keep their parents). */
+function walksHierarchy(filter: ConceptFilter): boolean {
+  const op = filter.op ?? r5Op(filter);
+  return (
+    (filter.property === 'concept' || filter.property === 'code') &&
+    ['is-a', 'is-not-a', 'descendent-of'].includes(op)
+  );
 }
 
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {
