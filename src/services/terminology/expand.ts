@@ -5,13 +5,19 @@ import type {
   ConceptFilter,
   ConceptSetComponent,
   Designation,
+  Extension,
   JsonObject,
   ParameterValue,
   ValueSetResource,
 } from './fhir';
 import { TerminologyError } from './issues';
 import { preferredDisplay, type LanguagePreference } from './languages';
-import { splitCanonical, versionMatches, type TerminologyLibrary } from './library';
+import {
+  compareVersions,
+  splitCanonical,
+  versionMatches,
+  type TerminologyLibrary,
+} from './library';
 
 /** The expansion parameters of $expand (and what $validate-code shares with it). */
 export interface ExpansionOptions {
@@ -66,9 +72,17 @@ export interface CodeSet {
   warnings: ParameterValue[];
   /** One include walking one code system's hierarchy, nothing excluded or combined. */
   hierarchical: boolean;
+  /** The compose names several versions of a system: the codes say which version. */
+  showVersions: boolean;
 }
 
+type ValueSetCompose = NonNullable<ValueSetResource['compose']>;
+
 const keyOf = (system: string, code: string) => `${system}#${code}`;
+
+/** A code's key, with its version when versions tell codes apart. */
+const versionedKeyOf = (code: ExpandedCode, versioned: boolean) =>
+  versioned ? `${code.system}|${code.version ?? ''}#${code.code}` : keyOf(code.system, code.code);
 
 /**
  * The expansion engine: evaluates a value set's compose (includes, excludes, concept lists,
@@ -95,6 +109,7 @@ export class Expander {
       usedSupplements: new Set(),
       warnings: [],
       hierarchical: false,
+      showVersions: false,
     };
     const compose = valueSet.compose;
     if (!compose) {
@@ -103,12 +118,15 @@ export class Expander {
     }
     const seen = new Set<string>();
     const inner = [...path, canonical];
-    for (const [i, include] of (compose.include ?? []).entries()) {
+    const versions = versionHandling(compose);
+    if (versions.match) set.warnings.push({ name: 'versionsMatch', valueBoolean: true });
+    set.showVersions = versions.differing;
+    const key = (code: ExpandedCode) => versionedKeyOf(code, versions.differing && !versions.match);
+    for (const [i, include] of byVersionDescending(compose.include ?? [])) {
       const found = await this.component(include, `ValueSet.compose.include[${i}]`, set, inner);
       for (const code of found) {
-        const key = keyOf(code.system, code.code);
-        if (seen.has(key)) continue;
-        seen.add(key);
+        if (seen.has(key(code))) continue;
+        seen.add(key(code));
         set.codes.push(code);
         if (set.codes.length > this.options.maxCodes)
           throw tooCostly(valueSet, this.options.maxCodes);
@@ -116,11 +134,14 @@ export class Expander {
     }
     if ((compose.exclude ?? []).length > 0) {
       const excluded = new Set<string>();
+      const excludedSystems = new Set<string>();
       for (const [i, exclude] of (compose.exclude ?? []).entries()) {
         const found = await this.component(exclude, `ValueSet.compose.exclude[${i}]`, set, inner);
-        for (const code of found) excluded.add(keyOf(code.system, code.code));
+        if (wholeSystem(exclude) && !versions.otherVersionExcluded)
+          excludedSystems.add(exclude.system as string);
+        for (const code of found) excluded.add(key(code));
       }
-      set.codes = set.codes.filter((c) => !excluded.has(keyOf(c.system, c.code)));
+      set.codes = set.codes.filter((c) => !excluded.has(key(c)) && !excludedSystems.has(c.system));
     }
     if (compose.inactive === false || this.options.activeOnly) {
       set.codes = set.codes.filter((c) => !c.entry?.inactive);
@@ -159,7 +180,11 @@ export class Expander {
     const properties = this.propertyDefinitions(page);
     if (properties.length > 0) expansion.property = properties;
     if (page.length > 0)
-      expansion.contains = this.contains(page, set.hierarchical && this.nests(page));
+      expansion.contains = this.contains(
+        page,
+        set.hierarchical && this.nests(page),
+        set.showVersions,
+      );
     // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
     const definition: ValueSetResource = { ...valueSet, expansion };
     delete definition.compose;
@@ -389,8 +414,8 @@ export class Expander {
   }
 
   /** The rendered codes: each nested one under its parent when that is there too. */
-  private contains(page: ExpandedCode[], tree: boolean): JsonObject[] {
-    const rendered = new Map(page.map((c) => [c, this.render(c)]));
+  private contains(page: ExpandedCode[], tree: boolean, showVersions: boolean): JsonObject[] {
+    const rendered = new Map(page.map((c) => [c, this.render(c, showVersions)]));
     if (!tree) return [...rendered.values()];
     const byEntry = new Map(page.filter((c) => c.entry).map((c) => [c.entry, c]));
     const roots: JsonObject[] = [];
@@ -405,9 +430,9 @@ export class Expander {
     return roots;
   }
 
-  private render(code: ExpandedCode): JsonObject {
+  private render(code: ExpandedCode, showVersion: boolean): JsonObject {
     const out: JsonObject = { system: code.system };
-    if (code.version && this.showVersion(code)) out.version = code.version;
+    if (code.version && showVersion) out.version = code.version;
     if (code.entry?.abstract) out.abstract = true;
     if (code.entry?.inactive) out.inactive = true;
     out.code = code.code;
@@ -423,10 +448,6 @@ export class Expander {
     const properties = this.propertiesOf(code);
     if (properties.length > 0) out.property = properties;
     return out;
-  }
-
-  private showVersion(_code: ExpandedCode): boolean {
-    return false;
   }
 
   private designationsOf(code: ExpandedCode): Designation[] {
@@ -463,8 +484,75 @@ export function canonicalOf(resource: { url?: string; version?: string }): strin
   return resource.version ? `${resource.url}|${resource.version}` : (resource.url ?? '');
 }
 
+const EXPANSION_PARAMETER = [
+  'http://hl7.org/fhir/StructureDefinition/valueset-expansion-parameter',
+  'http://hl7.org/fhir/tools/StructureDefinition/valueset-expansion-parameter',
+];
+
+/** A `valueset-expansion-parameter` extension of the compose, by its name. */
+function composeParameter(compose: ValueSetCompose, name: string): string | undefined {
+  for (const extension of compose.extension ?? []) {
+    if (!EXPANSION_PARAMETER.includes(extension.url)) continue;
+    const parts = (Array.isArray(extension.extension) ? extension.extension : []) as Extension[];
+    if (parts.find((p) => p.url === 'name')?.valueCode !== name) continue;
+    const value = parts.find((p) => p.url === 'value');
+    const primitive = value?.valueString ?? value?.valueBoolean ?? value?.valueCode;
+    return typeof primitive === 'string' || typeof primitive === 'boolean' ? String(primitive) : '';
+  }
+  return undefined;
+}
+
+/**
+ * How a compose naming several versions of one code system treats them: as different codes
+ * (shown with their versions), or, with `versionsMatch`, as the same code (the latest wins).
+ * Excluding only other versions of the one included system means the same codes
+ * (`versionsMatch`, echoed) unless the value set says otherwise.
+ */
+function versionHandling(compose: ValueSetCompose): {
+  differing: boolean;
+  match: boolean;
+  otherVersionExcluded: boolean;
+} {
+  const includes = compose.include ?? [];
+  const excludes = compose.exclude ?? [];
+  const stated = composeParameter(compose, 'versionsMatch');
+  const versionsOf = new Map<string, string | undefined>();
+  const differing = [...excludes, ...includes].some((c) => {
+    const system = c.system ?? '';
+    if (!versionsOf.has(system)) versionsOf.set(system, c.version);
+    return versionsOf.get(system) !== c.version;
+  });
+  const system = includes[0]?.system;
+  const otherVersionExcluded =
+    stated !== 'true' &&
+    excludes.length > 0 &&
+    includes.length > 0 &&
+    [...includes, ...excludes].every((c) => system && c.system === system && c.version) &&
+    !includes.some((i) => excludes.some((e) => e.version === i.version));
+  const match = stated === 'true' || (stated === undefined && otherVersionExcluded);
+  return { differing, match, otherVersionExcluded };
+}
+
+/** Includes of one system's versions, latest first (the first found wins a merge). */
+function byVersionDescending(
+  includes: ConceptSetComponent[],
+): Array<[number, ConceptSetComponent]> {
+  return [...includes.entries()].sort(([, a], [, b]) =>
+    a.system === b.system && a.version && b.version ? compareVersions(b.version, a.version) : 0,
+  );
+}
+
+function wholeSystem(component: ConceptSetComponent): boolean {
+  return (
+    !!component.system &&
+    !component.concept?.length &&
+    !component.filter?.length &&
+    !component.valueSet?.length
+  );
+}
+
 /** Java's ValueSetExpander keeps a hierarchy for one include of one system, nothing excluded. */
-function keepsHierarchy(compose: NonNullable<ValueSetResource['compose']>): boolean {
+function keepsHierarchy(compose: ValueSetCompose): boolean {
   const includes = compose.include ?? [];
   if (includes.length !== 1 || (compose.exclude ?? []).length > 0) return false;
   const [include] = includes;
