@@ -96,7 +96,8 @@ export class Validator {
     }
     const issues = checks.flatMap((c) => c.issues);
     const members = checks.filter((c) => c.member);
-    const chosen = members[0] ?? checks.find((c) => c.entry) ?? checks[0];
+    // Against a value set, the answer names the coding found in it (none: no code, no system).
+    const chosen = valueSet ? members[0] : (checks.find((c) => c.entry) ?? checks[0]);
     const valid =
       members.length > 0 &&
       checks.every((c) => c.valid || !c.member) &&
