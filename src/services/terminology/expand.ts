@@ -254,7 +254,7 @@ export class Expander {
       if (version && known.length > 0) {
         throw TerminologyError.notFound(
           `A definition for CodeSystem '${system}' version '${version}' could not be found, so the value set cannot be expanded. Valid versions: ${known.join(', ')}`,
-          'UNKNOWN_CODESYSTEM_VERSION',
+          'UNKNOWN_CODESYSTEM_VERSION_EXP',
         );
       }
       throw TerminologyError.notFound(

@@ -169,13 +169,20 @@ export class Validator {
         if (systems.size === 1) {
           coding.system = [...systems][0];
         } else {
+          const several = systems.size > 1;
           issues.push({
             severity: 'error',
             code: 'not-found',
             txCode: 'cannot-infer',
-            text: `The System URI could not be determined for the code '${coding.code}' in the ValueSet '${vsName(valueSet)}'`,
+            text:
+              `The System URI could not be determined for the code '${coding.code}' in the ValueSet '${vsName(valueSet)}'` +
+              (several
+                ? `: value set expansion has multiple matches: [${[...systems].join(', ')}]`
+                : ''),
             path: at('code'),
-            messageId: 'UNABLE_TO_INFER_CODESYSTEM',
+            messageId: several
+              ? 'Unable_to_resolve_system__value_set_has_multiple_matches'
+              : 'UNABLE_TO_INFER_CODESYSTEM',
           });
           return failed([notInVs()]);
         }
@@ -208,18 +215,23 @@ export class Validator {
       const known = (await this.library.codeSystemVersions(system))
         .map((r) => r.version)
         .filter((v): v is string => v !== undefined);
-      const text =
-        version && known.length > 0
-          ? `A definition for CodeSystem '${system}' version '${version}' could not be found, so the code cannot be validated. Valid versions: ${known.join(', ')}`
-          : `A definition for CodeSystem '${system}' could not be found, so the code cannot be validated`;
+      const missing = `A definition for CodeSystem '${system}'${version ? ` version '${version}'` : ''} could not be found, so the code cannot be validated`;
+      const text = !version
+        ? missing
+        : known.length > 0
+          ? `${missing}. Valid versions: ${known.join(', ')}`
+          : `${missing}. No versions of this code system are known`;
       issues.push({
         severity: 'error',
         code: 'not-found',
         txCode: 'not-found',
         text,
         path: at('system'),
-        messageId:
-          version && known.length > 0 ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
+        messageId: !version
+          ? 'UNKNOWN_CODESYSTEM'
+          : known.length > 0
+            ? 'UNKNOWN_CODESYSTEM_VERSION'
+            : 'UNKNOWN_CODESYSTEM_VERSION_NONE',
       });
       return failed(valueSet ? [notInVs()] : []);
     }
@@ -349,18 +361,28 @@ export class Validator {
     const shown = (candidates.length > 0 ? candidates : all).filter(
       (d, i, list) => list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
     );
+    // No display in the wanted languages, where the code system says what language it is in.
+    const noneForLanguage = candidates.length === 0 && !!languages && !!model.resource.language;
     const valid =
-      shown.length === 1
-        ? `Valid display is '${shown[0].value}' (${shown[0].language ?? 'en'})`
-        : `Valid display is one of ${shown.length} choices: ${shown.map((d) => `'${d.value}' (${d.language ?? 'en'})`).join(' or ')}`;
-    const text = `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid} (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`;
+      noneForLanguage && languages
+        ? `There are no valid display names found for language(s) '${languages.tags.join(', ')}'. Default display is '${entry.display ?? ''}'`
+        : shown.length === 1
+          ? `Valid display is '${shown[0].value}' (${shown[0].language ?? 'en'})`
+          : `Valid display is one of ${shown.length} choices: ${shown.map((d) => `'${d.value}' (${d.language ?? 'en'})`).join(' or ')}`;
+    const text =
+      `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid}` +
+      (noneForLanguage ? '' : ` (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`);
     return {
       severity: this.options.lenientDisplay ? 'warning' : 'error',
       code: 'invalid',
       txCode: 'invalid-display',
       text,
       path,
-      messageId: 'Display_Name_for__should_be_one_of__instead_of',
+      messageId: noneForLanguage
+        ? 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR'
+        : whitespace
+          ? 'Display_Name_WS_for__should_be_one_of__instead_of'
+          : 'Display_Name_for__should_be_one_of__instead_of',
     };
   }
 }
