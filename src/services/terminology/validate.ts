@@ -3,7 +3,7 @@ import { canonicalOf, Expander, type CodeSet, type ExpansionOptions } from './ex
 import type { CodeableConcept, Coding, ParameterValue, ValueSetResource } from './fhir';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
 import { displaysOf, languageMatches, type LanguagePreference } from './languages';
-import type { TerminologyLibrary } from './library';
+import { compareVersions, type TerminologyLibrary } from './library';
 
 /** What $validate-code was asked to check, in the form it was given. */
 export type CodeInput =
@@ -129,13 +129,40 @@ export class Validator {
     };
   }
 
-  /** Checks one coding: its system, its code, its display, its status, its membership. */
+  /**
+   * Checks one coding. A coding naming no version, against a value set that includes several
+   * versions of its system, is checked in each (latest first): the first where it is valid wins,
+   * else the latest answers.
+   */
   private async check(
     given: Coding,
     prefix: string,
     bare: boolean,
     valueSet: ValueSetResource | undefined,
     inConcept: boolean,
+  ): Promise<CodingCheck> {
+    const versions =
+      valueSet && given.system && given.version === undefined && !this.options.systemVersion
+        ? includedVersions(valueSet, given.system)
+        : [];
+    if (versions.length < 2) return this.checkIn(given, prefix, bare, valueSet, inConcept);
+    const checks: CodingCheck[] = [];
+    for (const version of versions) {
+      const check = await this.checkIn(given, prefix, bare, valueSet, inConcept, version);
+      if (check.valid) return check;
+      checks.push(check);
+    }
+    return checks[0];
+  }
+
+  /** Checks one coding: its system, its code, its display, its status, its membership. */
+  private async checkIn(
+    given: Coding,
+    prefix: string,
+    bare: boolean,
+    valueSet: ValueSetResource | undefined,
+    inConcept: boolean,
+    included?: string,
   ): Promise<CodingCheck> {
     const coding = { ...given };
     const at = (field: string) => (bare ? field : `${prefix}${field}`);
@@ -203,7 +230,7 @@ export class Validator {
     // The code system version: the coding's, else the request's, else the value set's include.
     let version = coding.version ?? this.options.systemVersion;
     let pinned: string | undefined;
-    if (valueSet) pinned = this.pinnedVersion(valueSet, system);
+    if (valueSet) pinned = included ?? this.pinnedVersion(valueSet, system);
     try {
       version = this.expander.versionFor(system, version ?? pinned, 'ValueSet.compose.include');
     } catch (error) {
@@ -273,7 +300,12 @@ export class Validator {
         if (!isTerminologyError(error) || error.status !== 404) throw error;
         return { ...failed(error.issues), model, entry };
       }
-      member = set.codes.some((c) => c.system === system && c.code === entry.code);
+      member = set.codes.some(
+        (c) =>
+          c.system === system &&
+          c.code === entry.code &&
+          (!set.showVersions || c.version === model.version),
+      );
       if (!member) {
         const inactiveOnly =
           entry.inactive &&
@@ -385,6 +417,14 @@ export class Validator {
           : 'Display_Name_for__should_be_one_of__instead_of',
     };
   }
+}
+
+/** The versions of a system a value set's includes name, latest first. */
+function includedVersions(valueSet: ValueSetResource, system: string): string[] {
+  const versions = (valueSet.compose?.include ?? [])
+    .filter((i) => i.system === system && i.version !== undefined)
+    .map((i) => i.version as string);
+  return [...new Set(versions)].sort((a, b) => compareVersions(b, a));
 }
 
 function statusOf(entry: ConceptEntry | undefined): string | undefined {
