@@ -386,11 +386,18 @@ export class Expander {
     walk(valueSet.expansion?.contains);
   }
 
+  /** The properties the page's codes carry: those asked for, and the status of any not active. */
   private propertyDefinitions(page: ExpandedCode[]): JsonObject[] {
     const wanted = this.options.properties ?? [];
-    if (wanted.length === 0) return [];
     const definitions: JsonObject[] = [];
+    if (page.some((c) => statusOf(c.entry)))
+      definitions.push({ code: 'status', uri: `${CONCEPT_PROPERTIES}status` });
     for (const name of wanted) {
+      if (definitions.some((d) => d.code === name)) continue;
+      if (name === 'definition' && page.some((c) => c.entry?.definition)) {
+        definitions.push({ code: name, uri: `${CONCEPT_PROPERTIES}definition` });
+        continue;
+      }
       const holder = page.find((c) => c.model?.propertyDefinition(name));
       const definition = holder?.model?.propertyDefinition(name);
       if (definition) {
@@ -476,8 +483,20 @@ export class Expander {
         if (property.code === name) found.push({ ...property } as unknown as JsonObject);
       }
     }
+    const status = statusOf(code.entry);
+    if (status && !found.some((p) => p.code === 'status'))
+      found.push({ code: 'status', valueCode: status });
     return found;
   }
+}
+
+const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
+
+/** The status an expansion shows for a code that is not simply active. */
+function statusOf(entry: ConceptEntry | undefined): string | undefined {
+  if (!entry) return undefined;
+  if (entry.inactive) return entry.status ?? 'inactive';
+  return entry.status && entry.status.toLowerCase() !== 'active' ? entry.status : undefined;
 }
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {
