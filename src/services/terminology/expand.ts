@@ -14,6 +14,7 @@ import type {
 import { type IssueSpec, TerminologyError } from './issues';
 import { preferredDisplay, type LanguagePreference } from './languages';
 import {
+  compareVersions,
   presentVersions,
   splitCanonical,
   versionMatches,
@@ -61,6 +62,8 @@ export interface ExpandedCode {
   designations?: Designation[];
   /** Extensions the value set itself gives the code (e.g. valueset-deprecated). */
   extension?: Extension[];
+  /** Found by walking its code system's hierarchy: it may sit under its parent. */
+  nested?: boolean;
 }
 
 /** What expanding a value set found, before paging and rendering. */
@@ -71,6 +74,10 @@ export interface CodeSet {
   usedValueSets: Set<string>;
   usedSupplements: Set<string>;
   warnings: ParameterValue[];
+  /** One include walking one code system's hierarchy, nothing excluded or combined. */
+  hierarchical: boolean;
+  /** The compose names several versions of a system: the codes say which version. */
+  showVersions: boolean;
 }
 
 const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-version'];
@@ -96,6 +103,12 @@ export function warnedStatuses(resource: CanonicalResource): string[] {
   if (standards === 'withdrawn' || resource.status === 'retired') found.push('withdrawn');
   return found;
 }
+
+type ValueSetCompose = NonNullable<ValueSetResource['compose']>;
+
+/** A code's key, with its version when versions tell codes apart. */
+const versionedKeyOf = (code: ExpandedCode, versioned: boolean) =>
+  versioned ? `${code.system}|${code.version ?? ''}#${code.code}` : keyOf(code.system, code.code);
 
 /**
  * The expansion engine: evaluates a value set's compose (includes, excludes, concept lists,
@@ -129,6 +142,8 @@ export class Expander {
       usedValueSets: new Set(),
       usedSupplements: new Set(),
       warnings: [],
+      hierarchical: false,
+      showVersions: false,
     };
     const compose = valueSet.compose;
     this.statusWarnings(valueSet, set);
@@ -138,13 +153,16 @@ export class Expander {
     }
     const seen = new Set<string>();
     const inner = [...path, canonical];
-    for (const [i, include] of (compose.include ?? []).entries()) {
+    const versions = versionHandling(compose);
+    if (versions.match) set.warnings.push({ name: 'versionsMatch', valueBoolean: true });
+    set.showVersions = versions.differing;
+    const key = (code: ExpandedCode) => versionedKeyOf(code, versions.differing && !versions.match);
+    for (const [i, include] of byVersionDescending(compose.include ?? [])) {
       const at = `ValueSet.compose.include[${i}]`;
       const found = await this.component(include, at, set, inner, valueSet);
       for (const code of found) {
-        const key = keyOf(code.system, code.code);
-        if (seen.has(key)) continue;
-        seen.add(key);
+        if (seen.has(key(code))) continue;
+        seen.add(key(code));
         set.codes.push(code);
         if (set.codes.length > this.options.maxCodes)
           throw tooCostly(valueSet, this.options.maxCodes);
@@ -152,16 +170,20 @@ export class Expander {
     }
     if ((compose.exclude ?? []).length > 0) {
       const excluded = new Set<string>();
+      const excludedSystems = new Set<string>();
       for (const [i, exclude] of (compose.exclude ?? []).entries()) {
         const at = `ValueSet.compose.exclude[${i}]`;
         const found = await this.component(exclude, at, set, inner, valueSet);
-        for (const code of found) excluded.add(keyOf(code.system, code.code));
+        if (wholeSystem(exclude) && !versions.otherVersionExcluded)
+          excludedSystems.add(exclude.system as string);
+        for (const code of found) excluded.add(key(code));
       }
-      set.codes = set.codes.filter((c) => !excluded.has(keyOf(c.system, c.code)));
+      set.codes = set.codes.filter((c) => !excluded.has(key(c)) && !excludedSystems.has(c.system));
     }
     if (compose.inactive === false || this.options.activeOnly) {
       set.codes = set.codes.filter((c) => !c.entry?.inactive);
     }
+    set.hierarchical = keepsHierarchy(compose);
     return set;
   }
 
@@ -194,7 +216,12 @@ export class Expander {
     expansion.parameter = parameters as unknown as JsonObject[];
     const properties = this.propertyDefinitions(page);
     if (properties.length > 0) expansion.property = properties;
-    if (page.length > 0) expansion.contains = page.map((c) => this.render(c));
+    if (page.length > 0)
+      expansion.contains = this.contains(
+        page,
+        set.hierarchical && this.nests(page),
+        set.showVersions,
+      );
     // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
     const definition: ValueSetResource = { ...valueSet, expansion };
     delete definition.compose;
@@ -372,10 +399,16 @@ export class Expander {
       }
       return this.filtered(model, listed, component.filter ?? [], at);
     }
+    // A text search over a whole code system finds a flat list (as tx.fhir.org does).
+    const filters = component.filter ?? [];
+    const nested =
+      filters.length === 0
+        ? !this.options.filter
+        : filters.length === 1 && walksHierarchy(filters[0]);
     return this.filtered(
       model,
-      model.concepts.map((entry) => code(entry)),
-      component.filter ?? [],
+      model.concepts.map((entry) => ({ ...code(entry), nested })),
+      filters,
       at,
     );
   }
@@ -413,11 +446,18 @@ export class Expander {
     walk(valueSet.expansion?.contains);
   }
 
+  /** The properties the page's codes carry: those asked for, and the status of any not active. */
   private propertyDefinitions(page: ExpandedCode[]): JsonObject[] {
     const wanted = this.options.properties ?? [];
-    if (wanted.length === 0) return [];
     const definitions: JsonObject[] = [];
+    if (page.some((c) => statusOf(c.entry)))
+      definitions.push({ code: 'status', uri: `${CONCEPT_PROPERTIES}status` });
     for (const name of wanted) {
+      if (definitions.some((d) => d.code === name)) continue;
+      if (name === 'definition' && page.some((c) => c.entry?.definition)) {
+        definitions.push({ code: name, uri: `${CONCEPT_PROPERTIES}definition` });
+        continue;
+      }
       const holder = page.find((c) => c.model?.propertyDefinition(name));
       const definition = holder?.model?.propertyDefinition(name);
       if (definition) {
@@ -427,7 +467,37 @@ export class Expander {
     return definitions;
   }
 
-  private render(code: ExpandedCode): JsonObject {
+  /**
+   * Whether the page is shown as a tree: the whole expansion, no `excludeNested`, no offset,
+   * and each code under at most one parent.
+   */
+  private nests(page: ExpandedCode[]): boolean {
+    const { excludeNested, offset, count } = this.options;
+    if (excludeNested || offset || (count !== undefined && count <= page.length)) return false;
+    const entries = new Set(page.map((c) => c.entry));
+    return page.every(
+      (c) => !c.nested || (c.entry?.parents ?? []).filter((p) => entries.has(p)).length <= 1,
+    );
+  }
+
+  /** The rendered codes: each nested one under its parent when that is there too. */
+  private contains(page: ExpandedCode[], tree: boolean, showVersions: boolean): JsonObject[] {
+    const rendered = new Map(page.map((c) => [c, this.render(c, showVersions)]));
+    if (!tree) return [...rendered.values()];
+    const byEntry = new Map(page.filter((c) => c.entry).map((c) => [c.entry, c]));
+    const roots: JsonObject[] = [];
+    for (const [code, out] of rendered) {
+      const parent = code.nested
+        ? code.entry?.parents.map((p) => byEntry.get(p)).find((p) => p?.nested)
+        : undefined;
+      const holder = parent && rendered.get(parent);
+      if (holder) ((holder.contains ??= []) as JsonObject[]).push(out);
+      else roots.push(out);
+    }
+    return roots;
+  }
+
+  private render(code: ExpandedCode, showVersion: boolean): JsonObject {
     const out: JsonObject = {};
     // The value set's own deprecation marks travel with the code.
     const marks = (code.extension ?? []).filter(
@@ -435,7 +505,7 @@ export class Expander {
     );
     if (marks.length > 0) out.extension = marks as unknown as JsonObject[];
     out.system = code.system;
-    if (code.version && this.showVersion(code)) out.version = code.version;
+    if (code.version && showVersion) out.version = code.version;
     if (code.entry?.abstract) out.abstract = true;
     if (code.entry?.inactive) out.inactive = true;
     out.code = code.code;
@@ -451,10 +521,6 @@ export class Expander {
     const properties = this.propertiesOf(code);
     if (properties.length > 0) out.property = properties;
     return out;
-  }
-
-  private showVersion(_code: ExpandedCode): boolean {
-    return false;
   }
 
   private designationsOf(code: ExpandedCode): Designation[] {
@@ -483,6 +549,9 @@ export class Expander {
         if (property.code === name) found.push({ ...property } as unknown as JsonObject);
       }
     }
+    const status = statusOf(code.entry);
+    if (status && !found.some((p) => p.code === 'status'))
+      found.push({ code: 'status', valueCode: status });
     return found;
   }
 }
@@ -503,8 +572,103 @@ function addWarning(set: CodeSet, name: string, canonical: unknown): void {
     set.warnings.push({ name, valueUri: canonical });
 }
 
+const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
+
+/** The status an expansion shows for a code that is not simply active. */
+function statusOf(entry: ConceptEntry | undefined): string | undefined {
+  if (!entry) return undefined;
+  if (entry.inactive) return entry.status ?? 'inactive';
+  return entry.status && entry.status.toLowerCase() !== 'active' ? entry.status : undefined;
+}
+
 export function canonicalOf(resource: { url?: string; version?: string }): string {
   return resource.version ? `${resource.url}|${resource.version}` : (resource.url ?? '');
+}
+
+const EXPANSION_PARAMETER = [
+  'http://hl7.org/fhir/StructureDefinition/valueset-expansion-parameter',
+  'http://hl7.org/fhir/tools/StructureDefinition/valueset-expansion-parameter',
+];
+
+/** A `valueset-expansion-parameter` extension of the compose, by its name. */
+function composeParameter(compose: ValueSetCompose, name: string): string | undefined {
+  for (const extension of compose.extension ?? []) {
+    if (!EXPANSION_PARAMETER.includes(extension.url)) continue;
+    const parts = (Array.isArray(extension.extension) ? extension.extension : []) as Extension[];
+    if (parts.find((p) => p.url === 'name')?.valueCode !== name) continue;
+    const value = parts.find((p) => p.url === 'value');
+    const primitive = value?.valueString ?? value?.valueBoolean ?? value?.valueCode;
+    return typeof primitive === 'string' || typeof primitive === 'boolean' ? String(primitive) : '';
+  }
+  return undefined;
+}
+
+/**
+ * How a compose naming several versions of one code system treats them: as different codes
+ * (shown with their versions), or, with `versionsMatch`, as the same code (the latest wins).
+ * Excluding only other versions of the one included system means the same codes
+ * (`versionsMatch`, echoed) unless the value set says otherwise.
+ */
+function versionHandling(compose: ValueSetCompose): {
+  differing: boolean;
+  match: boolean;
+  otherVersionExcluded: boolean;
+} {
+  const includes = compose.include ?? [];
+  const excludes = compose.exclude ?? [];
+  const stated = composeParameter(compose, 'versionsMatch');
+  const versionsOf = new Map<string, string | undefined>();
+  const differing = [...excludes, ...includes].some((c) => {
+    const system = c.system ?? '';
+    if (!versionsOf.has(system)) versionsOf.set(system, c.version);
+    return versionsOf.get(system) !== c.version;
+  });
+  const system = includes[0]?.system;
+  const otherVersionExcluded =
+    stated !== 'true' &&
+    excludes.length > 0 &&
+    includes.length > 0 &&
+    [...includes, ...excludes].every((c) => system && c.system === system && c.version) &&
+    !includes.some((i) => excludes.some((e) => e.version === i.version));
+  const match = stated === 'true' || (stated === undefined && otherVersionExcluded);
+  return { differing, match, otherVersionExcluded };
+}
+
+/** Includes of one system's versions, latest first (the first found wins a merge). */
+function byVersionDescending(
+  includes: ConceptSetComponent[],
+): Array<[number, ConceptSetComponent]> {
+  return [...includes.entries()].sort(([, a], [, b]) =>
+    a.system === b.system && a.version && b.version ? compareVersions(b.version, a.version) : 0,
+  );
+}
+
+function wholeSystem(component: ConceptSetComponent): boolean {
+  return (
+    !!component.system &&
+    !component.concept?.length &&
+    !component.filter?.length &&
+    !component.valueSet?.length
+  );
+}
+
+/** Java's ValueSetExpander keeps a hierarchy for one include of one system, nothing excluded. */
+function keepsHierarchy(compose: ValueSetCompose): boolean {
+  const includes = compose.include ?? [];
+  if (includes.length !== 1 || (compose.exclude ?? []).length > 0) return false;
+  const [include] = includes;
+  return (
+    !include.valueSet?.length && !include.concept?.length && (include.filter ?? []).length <= 1
+  );
+}
+
+/** Filters that walk down the hierarchy (the codes found keep their parents). */
+function walksHierarchy(filter: ConceptFilter): boolean {
+  const op = filter.op ?? r5Op(filter);
+  return (
+    (filter.property === 'concept' || filter.property === 'code') &&
+    ['is-a', 'is-not-a', 'descendent-of'].includes(op)
+  );
 }
 
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {

@@ -115,6 +115,7 @@ export interface ValueSetResource extends CanonicalResource {
   resourceType: 'ValueSet';
   immutable?: boolean;
   compose?: {
+    extension?: Extension[];
     lockedDate?: string;
     inactive?: boolean;
     include?: ConceptSetComponent[];

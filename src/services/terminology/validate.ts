@@ -140,8 +140,8 @@ export class Validator {
       ...(await this.valueSetStatusIssues(valueSet)),
     ]);
     const members = checks.filter((c) => c.member);
-    // Code, system and display are reported only for a coding that is in the value set.
-    const chosen = members[0];
+    // Against a value set, the answer names the coding found in it (none: no code, no system).
+    const chosen = valueSet ? members[0] : (checks.find((c) => c.entry) ?? checks[0]);
     const valid =
       members.length > 0 &&
       checks.every((c) => c.valid || !c.member) &&
@@ -177,13 +177,40 @@ export class Validator {
     };
   }
 
-  /** Checks one coding: its system, its code, its display, its status, its membership. */
+  /**
+   * Checks one coding. A coding naming no version, against a value set that includes several
+   * versions of its system, is checked in each (latest first): the first where it is valid wins,
+   * else the latest answers.
+   */
   private async check(
     given: Coding,
     prefix: string,
     bare: boolean,
     valueSet: ValueSetResource | undefined,
     inConcept: boolean,
+  ): Promise<CodingCheck> {
+    const versions =
+      valueSet && given.system && given.version === undefined && !this.options.systemVersion
+        ? includedVersions(valueSet, given.system)
+        : [];
+    if (versions.length < 2) return this.checkIn(given, prefix, bare, valueSet, inConcept);
+    const checks: CodingCheck[] = [];
+    for (const version of versions) {
+      const check = await this.checkIn(given, prefix, bare, valueSet, inConcept, version);
+      if (check.valid) return check;
+      checks.push(check);
+    }
+    return checks[0];
+  }
+
+  /** Checks one coding: its system, its code, its display, its status, its membership. */
+  private async checkIn(
+    given: Coding,
+    prefix: string,
+    bare: boolean,
+    valueSet: ValueSetResource | undefined,
+    inConcept: boolean,
+    included?: string,
   ): Promise<CodingCheck> {
     const coding = { ...given };
     const at = (field: string) => (bare ? field : `${prefix}${field}`);
@@ -252,7 +279,7 @@ export class Validator {
     // The code system version: the value set's include decides it, else the coding's (or the
     // request's), each subject to the version parameters.
     const stated = coding.version ?? this.options.systemVersion;
-    const include = valueSet ? includeFor(valueSet, coding) : undefined;
+    const include = valueSet ? includeFor(valueSet, coding, included) : undefined;
     const version = include
       ? await this.includeVersion(system, include.version, stated, at, issues, unknown)
       : stated;
@@ -351,7 +378,13 @@ export class Validator {
           valueSetMissing: true,
         };
       }
-      const found = set.codes.find((c) => c.system === system && c.code === entry.code);
+      // Where the compose names several versions, the code must be there in the version used.
+      const found = set.codes.find(
+        (c) =>
+          c.system === system &&
+          c.code === entry.code &&
+          (!set.showVersions || c.version === model.version),
+      );
       member = found !== undefined;
       if (found && isDeprecatedInValueSet(found)) {
         issues.push({
@@ -560,20 +593,28 @@ export class Validator {
         (d.language !== undefined || d.use === undefined) &&
         list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
     );
+    // No display in the wanted languages, where the code system says what language it is in.
+    const noneForLanguage = candidates.length === 0 && !!languages && !!model.resource.language;
     const valid =
-      shown.length === 1
-        ? `Valid display is '${shown[0].value}' (${shown[0].language ?? 'en'})`
-        : `Valid display is one of ${shown.length} choices: ${shown.map((d) => `'${d.value}' (${d.language ?? 'en'})`).join(' or ')}`;
-    const text = `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid} (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`;
+      noneForLanguage && languages
+        ? `There are no valid display names found for language(s) '${languages.tags.join(', ')}'. Default display is '${entry.display ?? ''}'`
+        : shown.length === 1
+          ? `Valid display is '${shown[0].value}' (${shown[0].language ?? 'en'})`
+          : `Valid display is one of ${shown.length} choices: ${shown.map((d) => `'${d.value}' (${d.language ?? 'en'})`).join(' or ')}`;
+    const text =
+      `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid}` +
+      (noneForLanguage ? '' : ` (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`);
     return {
       severity: this.options.lenientDisplay ? 'warning' : 'error',
       code: 'invalid',
       txCode: 'invalid-display',
       text,
       path,
-      messageId: whitespace
-        ? 'Display_Name_WS_for__should_be_one_of__instead_of'
-        : 'Display_Name_for__should_be_one_of__instead_of',
+      messageId: noneForLanguage
+        ? 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR'
+        : whitespace
+          ? 'Display_Name_WS_for__should_be_one_of__instead_of'
+          : 'Display_Name_for__should_be_one_of__instead_of',
     };
   }
 
@@ -605,6 +646,14 @@ export class Validator {
       messageId: 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR',
     };
   }
+}
+
+/** The versions of a system a value set's includes name, latest first. */
+function includedVersions(valueSet: ValueSetResource, system: string): string[] {
+  const versions = (valueSet.compose?.include ?? [])
+    .filter((i) => i.system === system && i.version !== undefined)
+    .map((i) => i.version as string);
+  return [...new Set(versions)].sort((a, b) => compareVersions(b, a));
 }
 
 /** Concept statuses the answer reports (`status`); others (active, inactive, local codes) not. */
@@ -674,10 +723,17 @@ function describe(coding: Coding): string {
 /**
  * The include of a value set that a coding falls under: among those naming its system (and
  * listing its code, when they list codes), the one whose version the coding names, else the one
- * with the latest version.
+ * with the latest version. `version`: only the includes of that version (a versionless coding
+ * checked in each version the value set includes).
  */
-function includeFor(valueSet: ValueSetResource, coding: Coding): ConceptSetComponent | undefined {
-  const naming = (valueSet.compose?.include ?? []).filter((i) => i.system === coding.system);
+function includeFor(
+  valueSet: ValueSetResource,
+  coding: Coding,
+  version?: string,
+): ConceptSetComponent | undefined {
+  const naming = (valueSet.compose?.include ?? []).filter(
+    (i) => i.system === coding.system && (version === undefined || i.version === version),
+  );
   const listing = naming.filter(
     (i) => !i.concept?.length || i.concept.some((c) => c.code === coding.code),
   );
