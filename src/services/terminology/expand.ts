@@ -5,12 +5,20 @@ import type {
   ConceptFilter,
   ConceptSetComponent,
   Designation,
+  Extension,
   JsonObject,
   ParameterValue,
   ValueSetResource,
 } from './fhir';
+import { valueOf } from './fhir';
 import { TerminologyError } from './issues';
-import { preferredDisplay, type LanguagePreference } from './languages';
+import {
+  chooseDisplay,
+  displayLanguageOf,
+  parseLanguages,
+  type DisplayChoice,
+  type LanguagePreference,
+} from './languages';
 import { splitCanonical, versionMatches, type TerminologyLibrary } from './library';
 
 /** The expansion parameters of $expand (and what $validate-code shares with it). */
@@ -24,7 +32,10 @@ export interface ExpansionOptions {
   /** `designation` parameters: a language, or `system|code` of a use. */
   designations?: string[];
   includeDefinition?: boolean;
+  /** `displayLanguage`. */
   languages?: LanguagePreference;
+  /** The `Accept-Language` header: the display language when no other names one. */
+  acceptLanguage?: string;
   properties?: string[];
   /** `system-version`: versions used where a value set names none (`url|version`). */
   systemVersions?: string[];
@@ -368,13 +379,13 @@ export class Expander {
     if (code.entry?.abstract) out.abstract = true;
     if (code.entry?.inactive) out.inactive = true;
     out.code = code.code;
-    const display =
+    const choice =
       code.model && code.entry
-        ? preferredDisplay(code.model, code.entry, this.options.languages)
-        : code.display;
-    if (display !== undefined) out.display = display;
+        ? chooseDisplay(code.model, code.entry, this.options.languages)
+        : { value: code.display };
+    if (choice.value !== undefined) out.display = choice.value;
     if (this.options.includeDesignations) {
-      const designations = this.designationsOf(code);
+      const designations = this.designationsOf(code, choice);
       if (designations.length > 0) out.designation = designations as unknown as JsonObject[];
     }
     const properties = this.propertiesOf(code);
@@ -386,17 +397,25 @@ export class Expander {
     return false;
   }
 
-  private designationsOf(code: ExpandedCode): Designation[] {
-    const all = [...(code.designations ?? []), ...(code.entry?.designations ?? [])];
+  /**
+   * The designations of a code; when another language's display is shown, the concept's own
+   * display becomes a designation (preferred for its language) in place of the one shown.
+   */
+  private designationsOf(code: ExpandedCode, choice: DisplayChoice): Designation[] {
+    const own = code.entry?.display;
+    const all = [...(code.designations ?? []), ...(code.entry?.designations ?? [])].filter(
+      (d) => d !== choice.designation,
+    );
+    if (code.model && own !== undefined && choice.value !== own) {
+      all.unshift({
+        language: displayLanguageOf(code.model),
+        use: PREFERRED_FOR_LANGUAGE,
+        value: own,
+      });
+    }
     const wanted = this.options.designations ?? [];
     if (wanted.length === 0) return all;
-    return all.filter((d) =>
-      wanted.some((w) => {
-        const bar = w.indexOf('|');
-        if (bar < 0) return d.language === w || d.language?.startsWith(`${w}-`);
-        return d.use?.system === w.slice(0, bar) && d.use?.code === w.slice(bar + 1);
-      }),
-    );
+    return all.filter((d) => wanted.some((w) => designationMatches(d, w)));
   }
 
   private propertiesOf(code: ExpandedCode): JsonObject[] {
@@ -416,8 +435,65 @@ export class Expander {
   }
 }
 
+const EXPANSION_PARAMETER = 'http://hl7.org/fhir/StructureDefinition/valueset-expansion-parameter';
+
+/**
+ * The options with the display language of an operation: `displayLanguage`, else the one the
+ * value set's compose sets (valueset-expansion-parameter), else `Accept-Language`, else the value
+ * set's own language. An expansion echoes it when it was not a parameter.
+ */
+export function withDisplayLanguage<T extends Omit<ExpansionOptions, 'maxCodes'>>(
+  options: T,
+  valueSet?: ValueSetResource,
+): T {
+  if (options.languages) return options;
+  const languages = parseLanguages(
+    (valueSet && composeParameter(valueSet, 'displayLanguage')) ??
+      options.acceptLanguage ??
+      valueSet?.language,
+  );
+  if (!languages) return options;
+  const echo = [...(options.echo ?? []), { name: 'displayLanguage', valueCode: languages.text }];
+  return { ...options, languages, echo };
+}
+
+/** A parameter the value set's compose sets for its expansion, as text. */
+function composeParameter(valueSet: ValueSetResource, name: string): string | undefined {
+  for (const extension of valueSet.compose?.extension ?? []) {
+    if (extension.url !== EXPANSION_PARAMETER || !Array.isArray(extension.extension)) continue;
+    const parts = extension.extension as Extension[];
+    if (parts.find((p) => p.url === 'name')?.valueCode !== name) continue;
+    const value = parts.find((p) => p.url === 'value');
+    const text = value && valueOf(value);
+    if (typeof text === 'string') return text;
+  }
+  return undefined;
+}
+
 export function canonicalOf(resource: { url?: string; version?: string }): string {
   return resource.version ? `${resource.url}|${resource.version}` : (resource.url ?? '');
+}
+
+const PREFERRED_FOR_LANGUAGE = {
+  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
+  code: 'preferredForLanguage',
+  display: 'Preferred For Language',
+};
+
+/**
+ * Whether a designation is one a `designation` parameter asks for: a language (`de`, or
+ * `urn:ietf:bcp:47|de`), or a use (`system|code`).
+ */
+function designationMatches(designation: Designation, wanted: string): boolean {
+  const bar = wanted.indexOf('|');
+  if (bar < 0) {
+    return designation.language === wanted || !!designation.language?.startsWith(`${wanted}-`);
+  }
+  const system = wanted.slice(0, bar);
+  const code = wanted.slice(bar + 1);
+  if (system === 'urn:ietf:bcp:47')
+    return designation.language?.toLowerCase() === code.toLowerCase();
+  return designation.use?.system === system && designation.use?.code === code;
 }
 
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {

@@ -110,6 +110,7 @@ export interface ValueSetResource extends CanonicalResource {
   resourceType: 'ValueSet';
   immutable?: boolean;
   compose?: {
+    extension?: Extension[];
     lockedDate?: string;
     inactive?: boolean;
     include?: ConceptSetComponent[];

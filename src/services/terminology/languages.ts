@@ -6,21 +6,24 @@ export interface LanguagePreference {
   /** As the caller wrote it, for messages. */
   text: string;
   tags: string[];
+  /** `*; q=0`: only the wanted languages, no display in another one stands in ("hard"). */
+  strict?: boolean;
 }
 
 export function parseLanguages(text: string | undefined): LanguagePreference | undefined {
   if (!text || !text.trim()) return undefined;
-  const tags = text
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...rest] = part.trim().split(';');
-      const q = rest.map((r) => /^\s*q=([\d.]+)/.exec(r)?.[1]).find(Boolean);
-      return { tag: tag.trim(), weight: q === undefined ? 1 : Number(q), i };
-    })
+  const weighted = text.split(',').map((part, i) => {
+    const [tag, ...rest] = part.trim().split(';');
+    const q = rest.map((r) => /^\s*q=([\d.]+)/.exec(r)?.[1]).find(Boolean);
+    return { tag: tag.trim(), weight: q === undefined ? 1 : Number(q), i };
+  });
+  const tags = weighted
     .filter((t) => t.tag && t.weight > 0)
     .sort((a, b) => b.weight - a.weight || a.i - b.i)
     .map((t) => t.tag);
-  return tags.length > 0 ? { text, tags } : undefined;
+  if (tags.length === 0) return undefined;
+  const strict = weighted.some((t) => t.tag === '*' && t.weight === 0);
+  return strict ? { text, tags, strict } : { text, tags };
 }
 
 /** Whether a designation's language answers a wanted tag (`en` answers `en-AU` and back). */
@@ -48,25 +51,41 @@ export function displaysOf(model: CodeSystemModel, entry: ConceptEntry): Designa
   return all;
 }
 
+/** The display shown for a concept, and the designation that stands in for its own display. */
+export interface DisplayChoice {
+  value?: string;
+  designation?: Designation;
+}
+
 /**
  * The display to show for a concept: the first wanted language that has one (the display
- * itself, or a designation that is not of a special use), else the display.
+ * itself, or a designation that is not of a special use), else the display — or none when the
+ * preference is strict.
  */
+export function chooseDisplay(
+  model: CodeSystemModel,
+  entry: ConceptEntry,
+  languages: LanguagePreference | undefined,
+): DisplayChoice {
+  if (!languages) return { value: entry.display };
+  for (const tag of languages.tags) {
+    if (entry.display !== undefined && languageMatches(tag, displayLanguageOf(model)))
+      return { value: entry.display };
+    const designation = entry.designations.find(
+      (d) => languageMatches(tag, d.language) && isDisplayUse(d),
+    );
+    if (designation) return { value: designation.value, designation };
+  }
+  return languages.strict ? {} : { value: entry.display };
+}
+
+/** The display to show for a concept in the wanted languages, else its display. */
 export function preferredDisplay(
   model: CodeSystemModel,
   entry: ConceptEntry,
   languages: LanguagePreference | undefined,
 ): string | undefined {
-  if (!languages) return entry.display;
-  for (const tag of languages.tags) {
-    if (entry.display !== undefined && languageMatches(tag, displayLanguageOf(model)))
-      return entry.display;
-    const designation = entry.designations.find(
-      (d) => languageMatches(tag, d.language) && isDisplayUse(d),
-    );
-    if (designation) return designation.value;
-  }
-  return entry.display;
+  return chooseDisplay(model, entry, languages).value ?? entry.display;
 }
 
 function isDisplayUse(designation: Designation): boolean {
