@@ -26,6 +26,11 @@ export function parseLanguages(text: string | undefined): LanguagePreference | u
   return strict ? { text, tags, strict } : { text, tags };
 }
 
+/** Whether a tag is a well-formed language tag (BCP 47 shape), or `*`. */
+export function isLanguageTag(tag: string): boolean {
+  return tag === '*' || /^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/.test(tag);
+}
+
 /** Whether a designation's language answers a wanted tag (`en` answers `en-AU` and back). */
 export function languageMatches(wanted: string, actual: string | undefined): boolean {
   if (!actual) return false;
@@ -40,11 +45,14 @@ export function displayLanguageOf(model: CodeSystemModel): string {
   return model.resource.language ?? 'en';
 }
 
-/** Every display a concept has: its display (in the code system's language) and designations. */
+/**
+ * Every display a concept has: its display (in the code system's language, none when the code
+ * system states none) and designations.
+ */
 export function displaysOf(model: CodeSystemModel, entry: ConceptEntry): Designation[] {
   const all: Designation[] = [];
   if (entry.display !== undefined)
-    all.push({ language: displayLanguageOf(model), value: entry.display });
+    all.push({ language: model.resource.language, value: entry.display });
   for (const designation of entry.designations) {
     if (typeof designation?.value === 'string') all.push(designation);
   }

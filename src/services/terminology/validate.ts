@@ -1,8 +1,14 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import { canonicalOf, Expander, type CodeSet, type ExpansionOptions } from './expand';
-import type { CodeableConcept, Coding, ParameterValue, ValueSetResource } from './fhir';
+import type {
+  CodeableConcept,
+  Coding,
+  Designation,
+  ParameterValue,
+  ValueSetResource,
+} from './fhir';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
-import { displaysOf, languageMatches, type LanguagePreference } from './languages';
+import { displaysOf, isLanguageTag, languageMatches, type LanguagePreference } from './languages';
 import type { TerminologyLibrary } from './library';
 
 /** What $validate-code was asked to check, in the form it was given. */
@@ -334,6 +340,16 @@ export class Validator {
     path: string,
   ): IssueSpec | undefined {
     const languages: LanguagePreference | undefined = this.options.languages;
+    const invalidTag = languages?.tags.find((t) => !isLanguageTag(t));
+    if (invalidTag !== undefined) {
+      throw new TerminologyError(400, {
+        severity: 'error',
+        code: 'processing',
+        txCode: 'invalid-display',
+        text: `Invalid displayLanguage: '${languages?.text}'`,
+        messageId: 'INVALID_DISPLAY_NAME',
+      });
+    }
     const all = displaysOf(model, entry);
     const candidates = languages
       ? all.filter((d) => languages.tags.some((t) => languageMatches(t, d.language)) || !d.language)
@@ -342,25 +358,45 @@ export class Validator {
     const same = (a: string, b: string) =>
       caseless ? a.toLowerCase() === b.toLowerCase() : a === b;
     if (candidates.some((d) => same(d.value, display))) return undefined;
-    if (!languages && all.some((d) => same(d.value, display))) return undefined;
-    const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
-    const whitespace = candidates.some((d) => same(squash(d.value), squash(display)));
-    const shown = (candidates.length > 0 ? candidates : all).filter(
-      (d, i, list) => list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
-    );
-    const valid =
-      shown.length === 1
-        ? `Valid display is '${shown[0].value}' (${shown[0].language ?? 'en'})`
-        : `Valid display is one of ${shown.length} choices: ${shown.map((d) => `'${d.value}' (${d.language ?? 'en'})`).join(' or ')}`;
-    const text = `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid} (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`;
-    return {
-      severity: this.options.lenientDisplay ? 'warning' : 'error',
+    const severity = this.options.lenientDisplay ? 'warning' : 'error';
+    const issue = (text: string, messageId: string): IssueSpec => ({
+      severity,
       code: 'invalid',
       txCode: 'invalid-display',
       text,
       path,
-      messageId: 'Display_Name_for__should_be_one_of__instead_of',
-    };
+      messageId,
+    });
+    if (languages && candidates.length === 0) {
+      const wanted = languages.tags.join(', ');
+      if (all.some((d) => same(d.value, display))) {
+        return {
+          ...issue(
+            `There are no valid display names found for the code ${model.url}#${entry.code} for language(s) '${wanted}'. The display is '${display}' which is a valid display for the default language`,
+            'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_OK',
+          ),
+          severity: 'information',
+        };
+      }
+      return issue(
+        `Wrong Display Name '${display}' for ${model.url}#${entry.code}. There are no valid display names found for language(s) '${wanted}'. Default display is '${entry.display ?? ''}'`,
+        'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR',
+      );
+    }
+    const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+    const whitespace = candidates.some((d) => same(squash(d.value), squash(display)));
+    const shown = candidates.filter(
+      (d, i, list) => list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
+    );
+    const named = (d: Designation) => `'${d.value}'${d.language ? ` (${d.language})` : ''}`;
+    const valid =
+      shown.length === 1
+        ? `Valid display is ${named(shown[0])}`
+        : `Valid display is one of ${shown.length} choices: ${shown.map(named).join(' or ')}`;
+    return issue(
+      `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid} (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`,
+      'Display_Name_for__should_be_one_of__instead_of',
+    );
   }
 }
 
@@ -410,10 +446,17 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
   return out;
 }
 
-/** The `message`: the texts of the issues that are not merely informational, sorted, joined. */
+/**
+ * The `message`: the texts of the issues that are not merely informational (a note on the
+ * display is part of it), sorted, joined.
+ */
 function messageOf(issues: IssueSpec[]): string | undefined {
   const texts = [
-    ...new Set(issues.filter((i) => i.severity !== 'information').map((i) => i.text)),
+    ...new Set(
+      issues
+        .filter((i) => i.severity !== 'information' || i.txCode === 'invalid-display')
+        .map((i) => i.text),
+    ),
   ].sort();
   return texts.length > 0 ? texts.join('; ') : undefined;
 }
