@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { RE2JS } from 're2js';
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import type {
+  CodeSystemResource,
   ConceptFilter,
   ConceptSetComponent,
   Designation,
@@ -260,16 +261,27 @@ export class Expander {
     return stated ?? defaultVersion(this.options.systemVersions, system);
   }
 
-  private async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
+  /** Fails when a supplement to apply cannot be found. */
+  async checkSupplements(): Promise<void> {
+    for (const canonical of this.options.useSupplements ?? []) await this.supplement(canonical);
+  }
+
+  private async supplement(canonical: string): Promise<CodeSystemResource> {
+    const supplement = await this.library.supplement(canonical);
+    if (!supplement) {
+      throw TerminologyError.notFound(
+        `Required supplement not found: ${canonical}`,
+        'VALUESET_SUPPLEMENT_MISSING',
+      );
+    }
+    return supplement;
+  }
+
+  /** The code system with the supplements to apply that supplement it. */
+  async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
     let result = model;
     for (const canonical of this.options.useSupplements ?? []) {
-      const supplement = await this.library.supplement(canonical);
-      if (!supplement) {
-        throw TerminologyError.notFound(
-          `Required supplement not found: ${canonical}`,
-          'VALUESET_SUPPLEMENT_MISSING',
-        );
-      }
+      const supplement = await this.supplement(canonical);
       if (splitCanonical(supplement.supplements ?? '').url !== model.url) continue;
       result = result.withSupplement(supplement);
       set?.usedSupplements.add(
@@ -436,6 +448,24 @@ export class Expander {
 }
 
 const EXPANSION_PARAMETER = 'http://hl7.org/fhir/StructureDefinition/valueset-expansion-parameter';
+const VALUESET_SUPPLEMENT = 'http://hl7.org/fhir/StructureDefinition/valueset-supplement';
+
+/**
+ * The options of an operation on a value set: its display language (see withDisplayLanguage),
+ * and the supplements it names (valueset-supplement) applied besides `useSupplement`.
+ */
+export function forValueSet<T extends Omit<ExpansionOptions, 'maxCodes'>>(
+  options: T,
+  valueSet: ValueSetResource,
+): T {
+  const named = (valueSet.extension ?? [])
+    .filter((e) => e.url === VALUESET_SUPPLEMENT)
+    .map((e) => e.valueCanonical)
+    .filter((c): c is string => typeof c === 'string');
+  const withLanguage = withDisplayLanguage(options, valueSet);
+  if (named.length === 0) return withLanguage;
+  return { ...withLanguage, useSupplements: [...(options.useSupplements ?? []), ...named] };
+}
 
 /**
  * The options with the display language of an operation: `displayLanguage`, else the one the

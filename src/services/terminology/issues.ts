@@ -14,6 +14,11 @@ export interface IssueSpec {
   path?: string;
   /** The message's id in the FHIR validator's catalogue (kept for logs; not sent). */
   messageId?: string;
+  /**
+   * Whether $validate-code's `message` repeats it: by default the issues that are not merely
+   * informational.
+   */
+  inMessage?: boolean;
 }
 
 export function issueOf(spec: IssueSpec): Issue {

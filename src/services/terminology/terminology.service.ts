@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../context';
-import { Expander, withDisplayLanguage, type ExpansionOptions } from './expand';
+import { Expander, forValueSet, withDisplayLanguage, type ExpansionOptions } from './expand';
 import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
 import { TerminologyLibrary, splitCanonical, type StoredTerminology } from './library';
@@ -36,10 +36,12 @@ export class TerminologyService {
   ): Promise<ValueSetResource> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    return new Expander(library, {
-      ...withDisplayLanguage(options, valueSet),
+    const expander = new Expander(library, {
+      ...forValueSet(options, valueSet),
       maxCodes: this.maxExpansion,
-    }).expand(valueSet);
+    });
+    await expander.checkSupplements();
+    return expander.expand(valueSet);
   }
 
   async validateInValueSet(
@@ -52,7 +54,7 @@ export class TerminologyService {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
     return new Validator(library, {
-      ...withDisplayLanguage(options, valueSet),
+      ...forValueSet(options, valueSet),
       maxCodes: this.maxExpansion,
     }).validate(input, valueSet);
   }

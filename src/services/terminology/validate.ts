@@ -7,9 +7,12 @@ import type {
   ParameterValue,
   ValueSetResource,
 } from './fhir';
+import { standardsStatusOf } from './fhir';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
 import { displaysOf, isLanguageTag, languageMatches, type LanguagePreference } from './languages';
 import type { TerminologyLibrary } from './library';
+
+const VALUESET_DEPRECATED = 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated';
 
 /** What $validate-code was asked to check, in the form it was given. */
 export type CodeInput =
@@ -71,6 +74,7 @@ export class Validator {
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
+    await this.expander.checkSupplements();
     if (input.kind === 'codeableConcept') return this.validateConcept(input.concept, valueSet);
     const prefix = input.kind === 'code' ? '' : 'Coding.';
     const check = await this.check(input.coding, prefix, input.kind === 'code', valueSet, false);
@@ -208,7 +212,8 @@ export class Validator {
       if (!isTerminologyError(error)) throw error;
       return failed(error.issues);
     }
-    const model = await this.library.codeSystem(system, version);
+    const found = await this.library.codeSystem(system, version);
+    const model = found && (await this.expander.withSupplements(found));
     if (!model) {
       const known = (await this.library.codeSystemVersions(system))
         .map((r) => r.version)
@@ -255,6 +260,16 @@ export class Validator {
         messageId: 'INACTIVE_CONCEPT_FOUND',
       });
     }
+    if (entry.deprecated && !entry.inactive && !this.options.membershipOnly) {
+      issues.push({
+        severity: 'warning',
+        code: 'business-rule',
+        txCode: 'code-comment',
+        text: `The concept '${entry.code}' is deprecated and its use should be reviewed`,
+        path: bare ? 'code' : whole,
+        messageId: 'DEPRECATED_CONCEPT_FOUND',
+      });
+    }
     let member = true;
     if (valueSet) {
       let set: CodeSet;
@@ -285,6 +300,16 @@ export class Validator {
           });
         }
         issues.push(notInVs());
+      } else if (deprecatedIn(valueSet, system, entry.code)) {
+        issues.push({
+          severity: 'warning',
+          code: 'business-rule',
+          txCode: 'code-comment',
+          text: `The presence of the concept '${entry.code}' in the system '${system}' in the value set ${canonicalOf(valueSet)} is marked with a status of deprecated and its use should be reviewed`,
+          path: at('code'),
+          messageId: 'CONCEPT_DEPRECATED_IN_VALUESET',
+          inMessage: false,
+        });
       }
     }
     if (entry.abstract && this.options.abstractAllowed === false) {
@@ -350,7 +375,8 @@ export class Validator {
         messageId: 'INVALID_DISPLAY_NAME',
       });
     }
-    const all = displaysOf(model, entry);
+    const known = displaysOf(model, entry);
+    const all = known.filter((d) => !isDeprecated(d));
     const candidates = languages
       ? all.filter((d) => languages.tags.some((t) => languageMatches(t, d.language)) || !d.language)
       : all;
@@ -358,6 +384,18 @@ export class Validator {
     const same = (a: string, b: string) =>
       caseless ? a.toLowerCase() === b.toLowerCase() : a === b;
     if (candidates.some((d) => same(d.value, display))) return undefined;
+    if (known.some((d) => isDeprecated(d) && same(d.value, display))) {
+      const correct = candidates.map((d) => `"${d.value}"`).join(', ');
+      return {
+        severity: 'warning',
+        code: 'invalid',
+        txCode: 'display-comment',
+        text: `'${display}' is no longer considered a correct display for code '${entry.code}' (status = deprecated). The correct display is one of ${correct}.`,
+        path,
+        messageId: 'INACTIVE_DISPLAY_FOUND',
+        inMessage: false,
+      };
+    }
     const severity = this.options.lenientDisplay ? 'warning' : 'error';
     const issue = (text: string, messageId: string): IssueSpec => ({
       severity,
@@ -376,6 +414,7 @@ export class Validator {
             'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_OK',
           ),
           severity: 'information',
+          inMessage: true,
         };
       }
       return issue(
@@ -398,6 +437,25 @@ export class Validator {
       'Display_Name_for__should_be_one_of__instead_of',
     );
   }
+}
+
+/** Whether the value set lists the concept as deprecated in it (valueset-deprecated). */
+function deprecatedIn(valueSet: ValueSetResource, system: string, code: string): boolean {
+  return (valueSet.compose?.include ?? [])
+    .filter((include) => include.system === system)
+    .some((include) =>
+      (include.concept ?? []).some(
+        (c) =>
+          c.code === code &&
+          (c.extension ?? []).some((e) => e.url === VALUESET_DEPRECATED && e.valueBoolean === true),
+      ),
+    );
+}
+
+/** A designation whose standards status says it is no longer to be used. */
+function isDeprecated(designation: Designation): boolean {
+  const status = standardsStatusOf(designation);
+  return status === 'deprecated' || status === 'withdrawn';
 }
 
 function statusOf(entry: ConceptEntry | undefined): string | undefined {
@@ -446,16 +504,11 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
   return out;
 }
 
-/**
- * The `message`: the texts of the issues that are not merely informational (a note on the
- * display is part of it), sorted, joined.
- */
+/** The `message`: the texts of the issues it repeats (see IssueSpec.inMessage), sorted, joined. */
 function messageOf(issues: IssueSpec[]): string | undefined {
   const texts = [
     ...new Set(
-      issues
-        .filter((i) => i.severity !== 'information' || i.txCode === 'invalid-display')
-        .map((i) => i.text),
+      issues.filter((i) => i.inMessage ?? i.severity !== 'information').map((i) => i.text),
     ),
   ].sort();
   return texts.length > 0 ? texts.join('; ') : undefined;
