@@ -233,6 +233,17 @@ export class Validator {
       });
       return failed(valueSet ? [notInVs()] : []);
     }
+    if (model.content === 'supplement') {
+      issues.push({
+        severity: 'error',
+        code: 'invalid',
+        txCode: 'invalid-data',
+        text: `CodeSystem ${model.canonical} is a supplement, so can't be used as a value in Coding.system`,
+        path: at('system'),
+        messageId: 'CODESYSTEM_CS_NO_SUPPLEMENT',
+      });
+      return failed(valueSet ? [notInVs()] : []);
+    }
     const entry = coding.code === undefined ? undefined : model.concept(coding.code);
     if (!entry) {
       issues.push({
