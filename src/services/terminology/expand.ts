@@ -7,6 +7,7 @@ import type {
   ConceptSetComponent,
   Designation,
   Extension,
+  Json,
   JsonObject,
   ParameterValue,
   ValueSetResource,
@@ -64,6 +65,8 @@ export interface ExpandedCode {
   entry?: ConceptEntry;
   /** Designations the value set itself gives the code. */
   designations?: Designation[];
+  /** Extensions the value set itself gives the code. */
+  extensions?: Extension[];
 }
 
 /** What expanding a value set found, before paging and rendering. */
@@ -311,7 +314,11 @@ export class Expander {
     at: string,
   ): ExpandedCode[] {
     const system = model.url;
-    const code = (entry: ConceptEntry, designations?: Designation[]): ExpandedCode => ({
+    const code = (
+      entry: ConceptEntry,
+      designations?: Designation[],
+      extensions?: Extension[],
+    ): ExpandedCode => ({
       system,
       version: model.version,
       code: entry.code,
@@ -319,12 +326,13 @@ export class Expander {
       model,
       entry,
       designations,
+      extensions,
     });
     if (component.concept && component.concept.length > 0) {
       const listed: ExpandedCode[] = [];
       for (const item of component.concept) {
         const entry = model.concept(item.code);
-        if (entry) listed.push(code(entry, item.designation));
+        if (entry) listed.push(code(entry, item.designation, item.extension));
         else if (model.content !== 'complete')
           listed.push({ system, version: model.version, code: item.code, display: item.display });
       }
@@ -373,8 +381,12 @@ export class Expander {
 
   private propertyDefinitions(page: ExpandedCode[]): JsonObject[] {
     const wanted = this.options.properties ?? [];
-    if (wanted.length === 0) return [];
     const definitions: JsonObject[] = [];
+    const shown = new Set(page.flatMap((c) => extensionFacets(c).properties.map((p) => p.code)));
+    for (const { code, uri } of Object.values(EXTENSION_PROPERTIES)) {
+      if (shown.has(code) && !definitions.some((d) => d.code === code))
+        definitions.push({ code, uri });
+    }
     for (const name of wanted) {
       const holder = page.find((c) => c.model?.propertyDefinition(name));
       const definition = holder?.model?.propertyDefinition(name);
@@ -400,7 +412,9 @@ export class Expander {
       const designations = this.designationsOf(code, choice);
       if (designations.length > 0) out.designation = designations as unknown as JsonObject[];
     }
-    const properties = this.propertiesOf(code);
+    const facets = extensionFacets(code);
+    if (facets.extensions.length > 0) out.extension = facets.extensions as unknown as JsonObject[];
+    const properties = [...facets.properties, ...this.propertiesOf(code)];
     if (properties.length > 0) out.property = properties;
     return out;
   }
@@ -415,7 +429,7 @@ export class Expander {
    */
   private designationsOf(code: ExpandedCode, choice: DisplayChoice): Designation[] {
     const own = code.entry?.display;
-    const all = [...(code.designations ?? []), ...(code.entry?.designations ?? [])].filter(
+    const all = [...(code.entry?.designations ?? []), ...(code.designations ?? [])].filter(
       (d) => d !== choice.designation,
     );
     if (code.model && own !== undefined && choice.value !== own) {
@@ -502,6 +516,71 @@ function composeParameter(valueSet: ValueSetResource, name: string): string | un
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {
   return resource.version ? `${resource.url}|${resource.version}` : (resource.url ?? '');
+}
+
+const SD = 'http://hl7.org/fhir/StructureDefinition/';
+const CONCEPT_PROPERTY = 'http://hl7.org/fhir/concept-properties#';
+
+/** Concept extensions that an expansion shows as the R5 standard concept properties. */
+const EXTENSION_PROPERTIES: Record<string, { code: string; uri: string; as: string }> = {
+  [`${SD}itemWeight`]: { code: 'weight', uri: `${CONCEPT_PROPERTY}itemWeight`, as: 'valueDecimal' },
+  [`${SD}codesystem-label`]: { code: 'label', uri: `${CONCEPT_PROPERTY}label`, as: 'valueString' },
+  [`${SD}valueset-label`]: { code: 'label', uri: `${CONCEPT_PROPERTY}label`, as: 'valueString' },
+  [`${SD}codesystem-conceptOrder`]: {
+    code: 'order',
+    uri: `${CONCEPT_PROPERTY}order`,
+    as: 'valueDecimal',
+  },
+  [`${SD}valueset-conceptOrder`]: {
+    code: 'order',
+    uri: `${CONCEPT_PROPERTY}order`,
+    as: 'valueDecimal',
+  },
+  [`${SD}structuredefinition-standards-status`]: {
+    code: 'status',
+    uri: `${CONCEPT_PROPERTY}status`,
+    as: 'valueCode',
+  },
+};
+
+/** Concept extensions that an expansion repeats on the code. */
+const SHOWN_EXTENSIONS = new Set(
+  [
+    'rendering-style',
+    'rendering-xhtml',
+    'valueset-deprecated',
+    'valueset-concept-definition',
+    'structuredefinition-standards-status',
+  ].map((name) => SD + name),
+);
+
+/**
+ * What a code's extensions show in an expansion: properties (label, order, weight, and the code
+ * system's status), the value set's own overriding the code system's; and the extensions
+ * repeated as they are (rendering, the value set's deprecation and definition).
+ */
+function extensionFacets(code: ExpandedCode): {
+  properties: JsonObject[];
+  extensions: Extension[];
+} {
+  const properties = new Map<string, JsonObject>();
+  const extensions: Extension[] = [];
+  const read = (list: Extension[] | undefined, fromValueSet: boolean) => {
+    for (const extension of list ?? []) {
+      const mapped = EXTENSION_PROPERTIES[extension.url];
+      const isStatus = mapped?.code === 'status';
+      if (mapped && !(fromValueSet && isStatus)) {
+        const value = valueOf(extension);
+        if (value !== undefined && value !== null)
+          properties.set(mapped.code, { code: mapped.code, [mapped.as]: value as Json });
+      } else if (SHOWN_EXTENSIONS.has(extension.url)) {
+        extensions.push(extension);
+      }
+    }
+  };
+  read(code.entry?.extension, false);
+  read(code.extensions, true);
+  return { properties: [...properties.values()], extensions };
 }
 
 const PREFERRED_FOR_LANGUAGE = {

@@ -4,6 +4,7 @@ import type {
   CodeableConcept,
   Coding,
   Designation,
+  Extension,
   ParameterValue,
   ValueSetResource,
 } from './fhir';
@@ -450,17 +451,19 @@ export class Validator {
   }
 }
 
-/** Whether the value set lists the concept as deprecated in it (valueset-deprecated). */
+/**
+ * Whether the value set lists the concept as deprecated in it (valueset-deprecated, or a
+ * standards-status of deprecated).
+ */
 function deprecatedIn(valueSet: ValueSetResource, system: string, code: string): boolean {
+  const deprecated = (concept: { extension?: Extension[] }) =>
+    standardsStatusOf(concept) === 'deprecated' ||
+    (concept.extension ?? []).some(
+      (e) => e.url === VALUESET_DEPRECATED && (e.valueBoolean === true || e.valueCode === 'true'),
+    );
   return (valueSet.compose?.include ?? [])
     .filter((include) => include.system === system)
-    .some((include) =>
-      (include.concept ?? []).some(
-        (c) =>
-          c.code === code &&
-          (c.extension ?? []).some((e) => e.url === VALUESET_DEPRECATED && e.valueBoolean === true),
-      ),
-    );
+    .some((include) => (include.concept ?? []).some((c) => c.code === code && deprecated(c)));
 }
 
 /** A designation whose standards status says it is no longer to be used. */
