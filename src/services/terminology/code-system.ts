@@ -6,6 +6,7 @@ import type {
   Extension,
   PropertyDefinition,
 } from './fhir';
+import { standardsStatusOf } from './fhir';
 
 /** The standard concept properties (http://hl7.org/fhir/concept-properties) by what they mean. */
 const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
@@ -153,6 +154,8 @@ export class CodeSystemModel {
           if (concept.display && supplement.language)
             entry.designations.push({ language: supplement.language, value: concept.display });
           entry.properties.push(...(concept.property ?? []));
+          if (concept.extension)
+            entry.extension = [...(entry.extension ?? []), ...concept.extension];
         }
         add(concept.concept);
       }
@@ -170,7 +173,10 @@ export class CodeSystemModel {
     const properties = Array.isArray(concept.property) ? [...concept.property] : [];
     const value = (name: Standard) =>
       properties.find((p) => p.code === this.propertyCodes.get(name));
-    const status = value('status')?.valueCode ?? value('status')?.valueString;
+    const status =
+      value('status')?.valueCode ??
+      value('status')?.valueString ??
+      (standardsStatusOf(concept) === 'deprecated' ? 'deprecated' : undefined);
     const inactive =
       value('inactive')?.valueBoolean === true ||
       status === 'retired' ||

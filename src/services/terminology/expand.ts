@@ -3,16 +3,25 @@ import { RE2JS } from 're2js';
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import type {
   CanonicalResource,
+  CodeSystemResource,
   ConceptFilter,
   ConceptSetComponent,
   Designation,
   Extension,
+  Json,
   JsonObject,
   ParameterValue,
   ValueSetResource,
 } from './fhir';
+import { valueOf } from './fhir';
 import { type IssueSpec, TerminologyError } from './issues';
-import { preferredDisplay, type LanguagePreference } from './languages';
+import {
+  chooseDisplay,
+  displayLanguageOf,
+  parseLanguages,
+  type DisplayChoice,
+  type LanguagePreference,
+} from './languages';
 import {
   compareVersions,
   presentVersions,
@@ -32,7 +41,10 @@ export interface ExpansionOptions {
   /** `designation` parameters: a language, or `system|code` of a use. */
   designations?: string[];
   includeDefinition?: boolean;
+  /** `displayLanguage`. */
   languages?: LanguagePreference;
+  /** The `Accept-Language` header: the display language when no other names one. */
+  acceptLanguage?: string;
   properties?: string[];
   /** `system-version`: versions used where a value set names none (`url|version`). */
   systemVersions?: string[];
@@ -60,7 +72,7 @@ export interface ExpandedCode {
   entry?: ConceptEntry;
   /** Designations the value set itself gives the code. */
   designations?: Designation[];
-  /** Extensions the value set itself gives the code (e.g. valueset-deprecated). */
+  /** Extensions the value set itself gives the code (e.g. valueset-deprecated, labels). */
   extension?: Extension[];
   /** Found by walking its code system's hierarchy: it may sit under its parent. */
   nested?: boolean;
@@ -344,16 +356,27 @@ export class Expander {
     };
   }
 
-  private async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
+  /** Fails when a supplement to apply cannot be found. */
+  async checkSupplements(): Promise<void> {
+    for (const canonical of this.options.useSupplements ?? []) await this.supplement(canonical);
+  }
+
+  private async supplement(canonical: string): Promise<CodeSystemResource> {
+    const supplement = await this.library.supplement(canonical);
+    if (!supplement) {
+      throw TerminologyError.notFound(
+        `Required supplement not found: ${canonical}`,
+        'VALUESET_SUPPLEMENT_MISSING',
+      );
+    }
+    return supplement;
+  }
+
+  /** The code system with the supplements to apply that supplement it. */
+  async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
     let result = model;
     for (const canonical of this.options.useSupplements ?? []) {
-      const supplement = await this.library.supplement(canonical);
-      if (!supplement) {
-        throw TerminologyError.notFound(
-          `Required supplement not found: ${canonical}`,
-          'VALUESET_SUPPLEMENT_MISSING',
-        );
-      }
+      const supplement = await this.supplement(canonical);
       if (splitCanonical(supplement.supplements ?? '').url !== model.url) continue;
       result = result.withSupplement(supplement);
       set?.usedSupplements.add(
@@ -452,6 +475,11 @@ export class Expander {
     const definitions: JsonObject[] = [];
     if (page.some((c) => statusOf(c.entry)))
       definitions.push({ code: 'status', uri: `${CONCEPT_PROPERTIES}status` });
+    const shown = new Set(page.flatMap((c) => extensionFacets(c).properties.map((p) => p.code)));
+    for (const { code, uri } of Object.values(EXTENSION_PROPERTIES)) {
+      if (shown.has(code) && !definitions.some((d) => d.code === code))
+        definitions.push({ code, uri });
+    }
     for (const name of wanted) {
       if (definitions.some((d) => d.code === name)) continue;
       if (name === 'definition' && page.some((c) => c.entry?.definition)) {
@@ -499,41 +527,50 @@ export class Expander {
 
   private render(code: ExpandedCode, showVersion: boolean): JsonObject {
     const out: JsonObject = {};
-    // The value set's own deprecation marks travel with the code.
-    const marks = (code.extension ?? []).filter(
-      (e) => e.url === VALUESET_DEPRECATED || e.url === STANDARDS_STATUS,
-    );
-    if (marks.length > 0) out.extension = marks as unknown as JsonObject[];
+    // The value set's own deprecation marks (and rendering, definitions) travel with the code.
+    const facets = extensionFacets(code);
+    if (facets.extensions.length > 0) out.extension = facets.extensions as unknown as JsonObject[];
     out.system = code.system;
     if (code.version && showVersion) out.version = code.version;
     if (code.entry?.abstract) out.abstract = true;
     if (code.entry?.inactive) out.inactive = true;
     out.code = code.code;
-    const display =
+    const choice =
       code.model && code.entry
-        ? preferredDisplay(code.model, code.entry, this.options.languages)
-        : code.display;
-    if (display !== undefined) out.display = display;
+        ? chooseDisplay(code.model, code.entry, this.options.languages)
+        : { value: code.display };
+    if (choice.value !== undefined) out.display = choice.value;
     if (this.options.includeDesignations) {
-      const designations = this.designationsOf(code);
+      const designations = this.designationsOf(code, choice);
       if (designations.length > 0) out.designation = designations as unknown as JsonObject[];
     }
-    const properties = this.propertiesOf(code);
+    const properties = [
+      ...facets.properties,
+      ...this.propertiesOf(code).filter((p) => !facets.properties.some((f) => f.code === p.code)),
+    ];
     if (properties.length > 0) out.property = properties;
     return out;
   }
 
-  private designationsOf(code: ExpandedCode): Designation[] {
-    const all = [...(code.designations ?? []), ...(code.entry?.designations ?? [])];
+  /**
+   * The designations of a code; when another language's display is shown, the concept's own
+   * display becomes a designation (preferred for its language) in place of the one shown.
+   */
+  private designationsOf(code: ExpandedCode, choice: DisplayChoice): Designation[] {
+    const own = code.entry?.display;
+    const all = [...(code.entry?.designations ?? []), ...(code.designations ?? [])].filter(
+      (d) => d !== choice.designation,
+    );
+    if (code.model && own !== undefined && choice.value !== own) {
+      all.unshift({
+        language: displayLanguageOf(code.model),
+        use: PREFERRED_FOR_LANGUAGE,
+        value: own,
+      });
+    }
     const wanted = this.options.designations ?? [];
     if (wanted.length === 0) return all;
-    return all.filter((d) =>
-      wanted.some((w) => {
-        const bar = w.indexOf('|');
-        if (bar < 0) return d.language === w || d.language?.startsWith(`${w}-`);
-        return d.use?.system === w.slice(0, bar) && d.use?.code === w.slice(bar + 1);
-      }),
-    );
+    return all.filter((d) => wanted.some((w) => designationMatches(d, w)));
   }
 
   private propertiesOf(code: ExpandedCode): JsonObject[] {
@@ -579,6 +616,45 @@ function statusOf(entry: ConceptEntry | undefined): string | undefined {
   if (!entry) return undefined;
   if (entry.inactive) return entry.status ?? 'inactive';
   return entry.status && entry.status.toLowerCase() !== 'active' ? entry.status : undefined;
+}
+
+const VALUESET_SUPPLEMENT = 'http://hl7.org/fhir/StructureDefinition/valueset-supplement';
+
+/**
+ * The options of an operation on a value set: its display language (see withDisplayLanguage),
+ * and the supplements it names (valueset-supplement) applied besides `useSupplement`.
+ */
+export function forValueSet<T extends Omit<ExpansionOptions, 'maxCodes'>>(
+  options: T,
+  valueSet: ValueSetResource,
+): T {
+  const named = (valueSet.extension ?? [])
+    .filter((e) => e.url === VALUESET_SUPPLEMENT)
+    .map((e) => e.valueCanonical)
+    .filter((c): c is string => typeof c === 'string');
+  const withLanguage = withDisplayLanguage(options, valueSet);
+  if (named.length === 0) return withLanguage;
+  return { ...withLanguage, useSupplements: [...(options.useSupplements ?? []), ...named] };
+}
+
+/**
+ * The options with the display language of an operation: `displayLanguage`, else the one the
+ * value set's compose sets (valueset-expansion-parameter), else `Accept-Language`, else the value
+ * set's own language. An expansion echoes it when it was not a parameter.
+ */
+export function withDisplayLanguage<T extends Omit<ExpansionOptions, 'maxCodes'>>(
+  options: T,
+  valueSet?: ValueSetResource,
+): T {
+  if (options.languages) return options;
+  const languages = parseLanguages(
+    ((valueSet?.compose && composeParameter(valueSet.compose, 'displayLanguage')) || undefined) ??
+      options.acceptLanguage ??
+      valueSet?.language,
+  );
+  if (!languages) return options;
+  const echo = [...(options.echo ?? []), { name: 'displayLanguage', valueCode: languages.text }];
+  return { ...options, languages, echo };
 }
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {
@@ -669,6 +745,100 @@ function walksHierarchy(filter: ConceptFilter): boolean {
     (filter.property === 'concept' || filter.property === 'code') &&
     ['is-a', 'is-not-a', 'descendent-of'].includes(op)
   );
+}
+
+const SD = 'http://hl7.org/fhir/StructureDefinition/';
+
+/** Concept extensions that an expansion shows as the R5 standard concept properties. */
+const EXTENSION_PROPERTIES: Record<string, { code: string; uri: string; as: string }> = {
+  [`${SD}itemWeight`]: {
+    code: 'weight',
+    uri: `${CONCEPT_PROPERTIES}itemWeight`,
+    as: 'valueDecimal',
+  },
+  [`${SD}codesystem-label`]: {
+    code: 'label',
+    uri: `${CONCEPT_PROPERTIES}label`,
+    as: 'valueString',
+  },
+  [`${SD}valueset-label`]: { code: 'label', uri: `${CONCEPT_PROPERTIES}label`, as: 'valueString' },
+  [`${SD}codesystem-conceptOrder`]: {
+    code: 'order',
+    uri: `${CONCEPT_PROPERTIES}order`,
+    as: 'valueDecimal',
+  },
+  [`${SD}valueset-conceptOrder`]: {
+    code: 'order',
+    uri: `${CONCEPT_PROPERTIES}order`,
+    as: 'valueDecimal',
+  },
+  [`${SD}structuredefinition-standards-status`]: {
+    code: 'status',
+    uri: `${CONCEPT_PROPERTIES}status`,
+    as: 'valueCode',
+  },
+};
+
+/** Concept extensions that an expansion repeats on the code. */
+const SHOWN_EXTENSIONS = new Set(
+  [
+    'rendering-style',
+    'rendering-xhtml',
+    'valueset-deprecated',
+    'valueset-concept-definition',
+    'structuredefinition-standards-status',
+  ].map((name) => SD + name),
+);
+
+/**
+ * What a code's extensions show in an expansion: properties (label, order, weight, and the code
+ * system's status), the value set's own overriding the code system's; and the extensions
+ * repeated as they are (rendering, the value set's deprecation and definition).
+ */
+function extensionFacets(code: ExpandedCode): {
+  properties: JsonObject[];
+  extensions: Extension[];
+} {
+  const properties = new Map<string, JsonObject>();
+  const extensions: Extension[] = [];
+  const read = (list: Extension[] | undefined, fromValueSet: boolean) => {
+    for (const extension of list ?? []) {
+      const mapped = EXTENSION_PROPERTIES[extension.url];
+      const isStatus = mapped?.code === 'status';
+      if (mapped && !(fromValueSet && isStatus)) {
+        const value = valueOf(extension);
+        if (value !== undefined && value !== null)
+          properties.set(mapped.code, { code: mapped.code, [mapped.as]: value as Json });
+      } else if (SHOWN_EXTENSIONS.has(extension.url)) {
+        extensions.push(extension);
+      }
+    }
+  };
+  read(code.entry?.extension, false);
+  read(code.extension, true);
+  return { properties: [...properties.values()], extensions };
+}
+
+const PREFERRED_FOR_LANGUAGE = {
+  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
+  code: 'preferredForLanguage',
+  display: 'Preferred For Language',
+};
+
+/**
+ * Whether a designation is one a `designation` parameter asks for: a language (`de`, or
+ * `urn:ietf:bcp:47|de`), or a use (`system|code`).
+ */
+function designationMatches(designation: Designation, wanted: string): boolean {
+  const bar = wanted.indexOf('|');
+  if (bar < 0) {
+    return designation.language === wanted || !!designation.language?.startsWith(`${wanted}-`);
+  }
+  const system = wanted.slice(0, bar);
+  const code = wanted.slice(bar + 1);
+  if (system === 'urn:ietf:bcp:47')
+    return designation.language?.toLowerCase() === code.toLowerCase();
+  return designation.use?.system === system && designation.use?.code === code;
 }
 
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {

@@ -29,6 +29,7 @@ export interface Designation {
   use?: Coding;
   additionalUse?: Coding[];
   value: string;
+  extension?: Extension[];
 }
 
 export interface ConceptProperty {
@@ -177,6 +178,15 @@ export interface Issue {
 export interface OperationOutcomeResource {
   resourceType: 'OperationOutcome';
   issue: Issue[];
+}
+
+const STANDARDS_STATUS =
+  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
+
+/** The standards status an element's extensions give it (`deprecated`, `withdrawn`, …). */
+export function standardsStatusOf(element: { extension?: Extension[] }): string | undefined {
+  const found = (element.extension ?? []).find((e) => e.url === STANDARDS_STATUS)?.valueCode;
+  return typeof found === 'string' ? found : undefined;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -17,6 +17,11 @@ export interface IssueSpec {
   messageId?: string;
   /** Not repeated in the `message` output parameter (a warning it leaves out). */
   quiet?: boolean;
+  /**
+   * Whether $validate-code's `message` repeats it: by default the issues that are not merely
+   * informational.
+   */
+  inMessage?: boolean;
 }
 
 export function issueOf(spec: IssueSpec): Issue {

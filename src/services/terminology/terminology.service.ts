@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../context';
-import { Expander, type ExpansionOptions } from './expand';
+import { Expander, forValueSet, withDisplayLanguage, type ExpansionOptions } from './expand';
 import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
 import { TerminologyLibrary, splitCanonical, type StoredTerminology } from './library';
@@ -36,7 +36,12 @@ export class TerminologyService {
   ): Promise<ValueSetResource> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    return new Expander(library, { ...options, maxCodes: this.maxExpansion }).expand(valueSet);
+    const expander = new Expander(library, {
+      ...forValueSet(options, valueSet),
+      maxCodes: this.maxExpansion,
+    });
+    await expander.checkSupplements();
+    return expander.expand(valueSet);
   }
 
   async validateInValueSet(
@@ -48,10 +53,10 @@ export class TerminologyService {
   ): Promise<ValidateResult> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    return new Validator(library, { ...options, maxCodes: this.maxExpansion }).validate(
-      input,
-      valueSet,
-    );
+    return new Validator(library, {
+      ...forValueSet(options, valueSet),
+      maxCodes: this.maxExpansion,
+    }).validate(input, valueSet);
   }
 
   /** CodeSystem/$validate-code: the code system is the input's system (or `url`). */
@@ -62,7 +67,10 @@ export class TerminologyService {
     options: Omit<ValidateOptions, 'maxCodes'>,
   ): Promise<ValidateResult> {
     const library = this.library(ctx, resources);
-    return new Validator(library, { ...options, maxCodes: this.maxExpansion }).validate(input);
+    return new Validator(library, {
+      ...withDisplayLanguage(options),
+      maxCodes: this.maxExpansion,
+    }).validate(input);
   }
 
   async lookup(

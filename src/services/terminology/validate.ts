@@ -14,11 +14,13 @@ import type {
   CodeableConcept,
   Coding,
   ConceptSetComponent,
+  Designation,
   ParameterValue,
   ValueSetResource,
 } from './fhir';
+import { standardsStatusOf } from './fhir';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
-import { displaysOf, languageMatches, type LanguagePreference } from './languages';
+import { displaysOf, isLanguageTag, languageMatches, type LanguagePreference } from './languages';
 import {
   compareVersions,
   presentVersions,
@@ -105,6 +107,7 @@ export class Validator {
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
+    await this.expander.checkSupplements();
     if (input.kind === 'codeableConcept') return this.validateConcept(input.concept, valueSet);
     const prefix = input.kind === 'code' ? '' : 'Coding.';
     const check = await this.check(input.coding, prefix, input.kind === 'code', valueSet, false);
@@ -283,7 +286,11 @@ export class Validator {
     const version = include
       ? await this.includeVersion(system, include.version, stated, at, issues, unknown)
       : stated;
-    const model = await this.library.codeSystem(system, this.expander.versionBase(system, version));
+    const stored = await this.library.codeSystem(
+      system,
+      this.expander.versionBase(system, version),
+    );
+    const model = stored && (await this.expander.withSupplements(stored));
     if (!model) {
       const wanted = this.expander.versionBase(system, version);
       if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
@@ -319,6 +326,17 @@ export class Validator {
         member: dependedOn ? undefined : false,
         unknownInput: valueSet !== undefined && known.length === 0 && !dependedOn,
       };
+    }
+    if (model.content === 'supplement') {
+      issues.push({
+        severity: 'error',
+        code: 'invalid',
+        txCode: 'invalid-data',
+        text: `CodeSystem ${model.canonical} is a supplement, so can't be used as a value in Coding.system`,
+        path: at('system'),
+        messageId: 'CODESYSTEM_CS_NO_SUPPLEMENT',
+      });
+      return failed(valueSet ? [notInVs()] : []);
     }
     const refused = this.expander.versionCheckIssue(model, at('version'));
     if (refused) issues.push(refused);
@@ -360,6 +378,16 @@ export class Validator {
             : `The concept '${entry.code}' has a status of inactive and its use should be reviewed`,
         path: bare ? 'code' : whole,
         messageId: 'INACTIVE_CONCEPT_FOUND',
+      });
+    }
+    if (entry.deprecated && !entry.inactive && !this.options.membershipOnly) {
+      issues.push({
+        severity: 'warning',
+        code: 'business-rule',
+        txCode: 'code-comment',
+        text: `The concept '${entry.code}' is deprecated and its use should be reviewed`,
+        path: bare ? 'code' : whole,
+        messageId: 'DEPRECATED_CONCEPT_FOUND',
       });
     }
     let member = true;
@@ -568,7 +596,18 @@ export class Validator {
     path: string,
   ): IssueSpec | undefined {
     const languages: LanguagePreference | undefined = this.options.languages;
-    const all = displaysOf(model, entry);
+    const invalidTag = languages?.tags.find((t) => !isLanguageTag(t));
+    if (invalidTag !== undefined) {
+      throw new TerminologyError(400, {
+        severity: 'error',
+        code: 'processing',
+        txCode: 'invalid-display',
+        text: `Invalid displayLanguage: '${languages?.text}'`,
+        messageId: 'INVALID_DISPLAY_NAME',
+      });
+    }
+    const known = displaysOf(model, entry);
+    const all = known.filter((d) => !isDeprecated(d));
     const candidates = languages
       ? all.filter((d) => languages.tags.some((t) => languageMatches(t, d.language)) || !d.language)
       : all;
@@ -576,76 +615,70 @@ export class Validator {
     const same = (a: string, b: string) =>
       caseless ? a.toLowerCase() === b.toLowerCase() : a === b;
     if (candidates.some((d) => same(d.value, display))) return undefined;
-    if (!languages && all.some((d) => same(d.value, display))) return undefined;
-    if (languages && !all.some((d) => languages.tags.some((t) => languageMatches(t, d.language))))
-      return this.noDisplayInLanguages(
-        model,
-        entry,
-        display,
+    if (known.some((d) => isDeprecated(d) && same(d.value, display))) {
+      const correct = candidates.map((d) => `"${d.value}"`).join(', ');
+      return {
+        severity: 'warning',
+        code: 'invalid',
+        txCode: 'display-comment',
+        text: `'${display}' is no longer considered a correct display for code '${entry.code}' (status = deprecated). The correct display is one of ${correct}.`,
         path,
-        all.some((d) => same(d.value, display)),
-      );
-    const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
-    const whitespace = candidates.some((d) => same(squash(d.value), squash(display)));
-    // A designation of a special use in no stated language is not offered as a display.
-    const shown = (candidates.length > 0 ? candidates : all).filter(
-      (d, i, list) =>
-        (d.language !== undefined || d.use === undefined) &&
-        list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
-    );
-    // No display in the wanted languages, where the code system says what language it is in.
-    const noneForLanguage = candidates.length === 0 && !!languages && !!model.resource.language;
-    const valid =
-      noneForLanguage && languages
-        ? `There are no valid display names found for language(s) '${languages.tags.join(', ')}'. Default display is '${entry.display ?? ''}'`
-        : shown.length === 1
-          ? `Valid display is '${shown[0].value}' (${shown[0].language ?? 'en'})`
-          : `Valid display is one of ${shown.length} choices: ${shown.map((d) => `'${d.value}' (${d.language ?? 'en'})`).join(' or ')}`;
-    const text =
-      `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid}` +
-      (noneForLanguage ? '' : ` (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`);
-    return {
-      severity: this.options.lenientDisplay ? 'warning' : 'error',
+        messageId: 'INACTIVE_DISPLAY_FOUND',
+        inMessage: false,
+      };
+    }
+    const severity = this.options.lenientDisplay ? 'warning' : 'error';
+    const issue = (text: string, messageId: string): IssueSpec => ({
+      severity,
       code: 'invalid',
       txCode: 'invalid-display',
       text,
       path,
-      messageId: noneForLanguage
-        ? 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR'
-        : whitespace
-          ? 'Display_Name_WS_for__should_be_one_of__instead_of'
-          : 'Display_Name_for__should_be_one_of__instead_of',
-    };
-  }
-
-  /** The concept has no display in the wanted languages: a default-language one is only noted. */
-  private noDisplayInLanguages(
-    model: CodeSystemModel,
-    entry: ConceptEntry,
-    display: string,
-    path: string,
-    validByDefault: boolean,
-  ): IssueSpec {
-    const languages = this.options.languages?.tags.join(', ') ?? '--';
-    if (validByDefault) {
-      return {
-        severity: 'information',
-        code: 'invalid',
-        txCode: 'invalid-display',
-        text: `There are no valid display names found for the code ${model.url}#${entry.code} for language(s) '${languages}'. The display is '${display}' which is a valid display for the default language`,
-        path,
-        messageId: 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_OK',
-      };
+      messageId,
+    });
+    if (languages && candidates.length === 0) {
+      const wanted = languages.tags.join(', ');
+      if (all.some((d) => same(d.value, display))) {
+        return {
+          ...issue(
+            `There are no valid display names found for the code ${model.url}#${entry.code} for language(s) '${wanted}'. The display is '${display}' which is a valid display for the default language`,
+            'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_OK',
+          ),
+          severity: 'information',
+          inMessage: true,
+        };
+      }
+      return issue(
+        `Wrong Display Name '${display}' for ${model.url}#${entry.code}. There are no valid display names found for language(s) '${wanted}'. Default display is '${entry.display ?? ''}'`,
+        'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR',
+      );
     }
-    return {
-      severity: this.options.lenientDisplay ? 'warning' : 'error',
-      code: 'invalid',
-      txCode: 'invalid-display',
-      text: `Wrong Display Name '${display}' for ${model.url}#${entry.code}. There are no valid display names found for language(s) '${languages}'. Default display is '${entry.display ?? ''}'`,
-      path,
-      messageId: 'NO_VALID_DISPLAY_FOUND_NONE_FOR_LANG_ERR',
-    };
+    const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+    const whitespace = candidates.some((d) => same(squash(d.value), squash(display)));
+    // A designation of a special use in no stated language is not offered as a display.
+    const shown = candidates.filter(
+      (d, i, list) =>
+        (d.language !== undefined || d.use === undefined) &&
+        list.findIndex((o) => o.value === d.value && o.language === d.language) === i,
+    );
+    const named = (d: Designation) => `'${d.value}'${d.language ? ` (${d.language})` : ''}`;
+    const valid =
+      shown.length === 1
+        ? `Valid display is ${named(shown[0])}`
+        : `Valid display is one of ${shown.length} choices: ${shown.map(named).join(' or ')}`;
+    return issue(
+      `${whitespace ? 'Wrong whitespace in Display Name' : 'Wrong Display Name'} '${display}' for ${model.url}#${entry.code}. ${valid} (for the language(s) '${languages?.tags.join(', ') ?? '--'}')`,
+      whitespace
+        ? 'Display_Name_WS_for__should_be_one_of__instead_of'
+        : 'Display_Name_for__should_be_one_of__instead_of',
+    );
   }
+}
+
+/** A designation whose standards status says it is no longer to be used. */
+function isDeprecated(designation: Designation): boolean {
+  const status = standardsStatusOf(designation);
+  return status === 'deprecated' || status === 'withdrawn';
 }
 
 /** The versions of a system a value set's includes name, latest first. */
@@ -803,15 +836,17 @@ const NOTES = new Set([
 ]);
 
 /**
- * The `message`: the texts of the issues about the code (errors, warnings, and display notes),
- * sorted, joined.
+ * The `message`: the texts of the issues it repeats, sorted, joined. An issue says so itself
+ * (IssueSpec.inMessage); else the issues about the code (errors, warnings, and display notes)
+ * are repeated, not quiet ones nor notes about the content used.
  */
 function messageOf(issues: IssueSpec[]): string | undefined {
   const told = issues.filter(
     (i) =>
-      !i.quiet &&
-      !NOTES.has(i.messageId ?? '') &&
-      (i.severity !== 'information' || i.txCode === 'invalid-display'),
+      i.inMessage ??
+      (!i.quiet &&
+        !NOTES.has(i.messageId ?? '') &&
+        (i.severity !== 'information' || i.txCode === 'invalid-display')),
   );
   const texts = [...new Set(told.map((i) => i.text))].sort();
   return texts.length > 0 ? texts.join('; ') : undefined;
