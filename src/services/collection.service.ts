@@ -585,12 +585,15 @@ export class CollectionService {
    */
   async prepareVersionExpansion(
     ctx: ServiceContext,
-    head: Pick<RepoView, 'repo' | 'owner'>,
+    head: Pick<RepoView, 'owner'> & { repo: RepoView['repo'] | null },
     autoexpand: boolean,
+    upcoming: SystemReference[] = [],
   ): Promise<((r: Repositories, made: RepoView) => Promise<void>) | null> {
     if (!autoexpand) return null;
-    const current = await this.repos.collections.referencesAt(head.repo.id, null);
-    const resolved = await this.resolveFor(ctx, head, {}, current);
+    // No repository yet: the same transaction makes it, with `upcoming` as its references.
+    const current = head.repo ? await this.repos.collections.referencesAt(head.repo.id, null) : [];
+    // `upcoming`: references the same transaction adds before the version is made.
+    const resolved = await this.resolveFor(ctx, head, {}, [...current, ...upcoming]);
     return async (r, collection) => {
       const references = await r.collections.referencesAt(
         collection.repo.id,
@@ -618,6 +621,89 @@ export class CollectionService {
       await r.collections.setDefaultExpansion(collection.version.id, expansionId);
       collection.version.expansionId = expansionId;
     };
+  }
+
+  /**
+   * Replacing every reference of a collection's HEAD by `body`'s (as an add takes them),
+   * checked and resolved as the caller before any transaction: a malformed reference, one given
+   * twice or one resolving to nothing the caller may see is a 400 naming it. `apply` runs inside
+   * the caller's transaction, on the collection it made or locked there: the references are ended
+   * and the new ones added and evaluated into the auto-expansion; a reference naming a concept
+   * or mapping its repository lacks is a 400 there, and nothing of the transaction stays.
+   */
+  async prepareReplaceReferences(
+    ctx: ServiceContext,
+    owner: Pick<RepoView, 'owner'>,
+    body: unknown,
+  ): Promise<{
+    references: NewReference[];
+    apply: (r: Repositories, collection: RepoView) => Promise<void>;
+  }> {
+    const actor = requireUser(ctx);
+    const items = referencesOfBody(body);
+    const references: NewReference[] = [];
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (!item.ok) throw AppError.field('compose', `${item.expression}: ${item.message}`);
+      const key = referenceKey(item.reference.expression, item.reference.include);
+      if (seen.has(key)) {
+        throw AppError.field('compose', `${item.reference.expression}: given twice.`);
+      }
+      seen.add(key);
+      references.push(item.reference);
+    }
+    const resolved = await this.resolveFor(ctx, owner, {}, references);
+    for (const reference of references) {
+      if (!resolutionOf(resolved, reference).resolved) {
+        throw AppError.field(
+          'compose',
+          `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
+        );
+      }
+    }
+    const apply = async (r: Repositories, collection: RepoView): Promise<void> => {
+      const seq = await r.repos.nextChange(collection.repo.id);
+      const expansionId = await this.headExpansionId(r, collection);
+      const current = await r.collections.referencesAt(collection.repo.id, null);
+      if (current.length > 0) {
+        const ended = await r.collections.endReferences(
+          collection.repo.id,
+          current.map((c) => c.id),
+          seq,
+        );
+        const touched = await r.collections.deleteRowsOf(expansionId, ended);
+        await r.collections.recomputeMembers(expansionId, 'c', touched.c);
+        await r.collections.recomputeMembers(expansionId, 'm', touched.m);
+      }
+      if (references.length > 0) {
+        const rows = await r.collections.insertReferences(
+          collection.repo.id,
+          seq,
+          actor.username,
+          references,
+        );
+        await this.evaluate(r, { expansionId, parameters: {}, resolved, pinAll: false }, rows);
+        const counts = await r.collections.rowCounts(
+          expansionId,
+          rows.map((row) => row.id),
+        );
+        const empty = rows.find((row) => row.code !== null && !counts.get(row.id));
+        if (empty) {
+          throw AppError.field(
+            'compose',
+            `${empty.resourceType} '${empty.code}' is not in '${systemLabel(empty)}'.`,
+          );
+        }
+        const touched = await r.collections.objectsOf(
+          expansionId,
+          rows.map((row) => row.id),
+        );
+        await r.collections.recomputeMembers(expansionId, 'c', touched.c);
+        await r.collections.recomputeMembers(expansionId, 'm', touched.m);
+      }
+      await r.collections.touchExpansion(expansionId);
+    };
+    return { references, apply };
   }
 
   // ------------------------------------------------------------------------------------------

@@ -185,8 +185,8 @@ export class Services {
         (done, total, message) => task.progress(done, total, message),
       ),
     );
-    this.repositories.onCollectionVersion((ctx, head, autoexpand) =>
-      this.collections.prepareVersionExpansion(ctx, head, autoexpand),
+    this.repositories.onCollectionVersion((ctx, head, autoexpand, upcoming) =>
+      this.collections.prepareVersionExpansion(ctx, head, autoexpand, upcoming),
     );
   }
 
