@@ -74,8 +74,8 @@ export class CascadeService {
     const [root] = await this.repos.cascade.conceptsByCode(scope, code);
     if (!root) throw AppError.notFound(`Concept '${code}' in ${repo.version.mnemonic}`);
     const omit = parameters.omitIfExistsIn
-      ? await this.omissionScope(ctx, parameters.omitIfExistsIn)
-      : null;
+      ? [await this.omissionScope(ctx, parameters.omitIfExistsIn)]
+      : [];
     const walk = await walkCascade(
       this.repos.cascade,
       scope,
@@ -133,8 +133,11 @@ export class CascadeService {
     };
   }
 
-  /** `omitIfExistsIn`: a repository (version) URL the caller may read. */
-  private async omissionScope(ctx: ServiceContext, url: string): Promise<CascadeScope> {
+  /**
+   * `omitIfExistsIn`: a repository (version) URL the caller may read; a repository the caller
+   * may not read answers as reading it would (401, 403, 404), as every path naming one does.
+   */
+  async omissionScope(ctx: ServiceContext, url: string): Promise<CascadeScope> {
     let ref: RepoRef;
     try {
       ref = parseRepoUrl(url);

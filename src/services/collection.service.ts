@@ -878,7 +878,7 @@ export class CollectionService {
           scope,
           starts,
           { ...cascade, includeRetired: cascade.includeRetired && !selection.activeOnly },
-          null,
+          [],
           null,
         );
         const startIds = new Set(starts.map((c) => c.conceptId));

@@ -150,6 +150,7 @@ export class Services {
       this.repositories,
       this.concepts,
       this.mappings,
+      this.cascade,
       options.cascadeMaxResources ?? DEFAULT_CASCADE_MAX_RESOURCES,
     );
     this.collections = new CollectionService(

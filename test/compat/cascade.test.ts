@@ -758,6 +758,10 @@ describe('$cascade and private content inside a walk', () => {
     const asOutsider = await request(t.app).get(omit).set('Authorization', outsider.auth);
     expect([directOutsider.status, asOutsider.status]).toEqual([403, 403]);
     expect(JSON.stringify(asOutsider.body)).not.toMatch(/Secret|S1/);
+    const missing = `${pub}HEAD/concepts/P1/$cascade/?omitIfExistsIn=${encodeURIComponent(
+      secret.replace('SECRET', 'NOSUCH'),
+    )}`;
+    await request(t.app).get(missing).set('Authorization', outsider.auth).expect(404);
     // A collection holding private members: the caller's own view of it only.
     const viaMix = `${mix}concepts/P1/$cascade/?omitIfExistsIn=${encodeURIComponent(mix)}`;
     expect(ids(await cascade(viaMix, owner.auth), 'Concept')).toEqual(['P1']);
