@@ -132,7 +132,7 @@ export class Services {
     this.auth = new AuthService(this.repos, this.users, this.rateLimits);
     this.repositories = new RepositoryService(this.repos, new PathResolver(this.repos));
     this.concepts = new ConceptService(this.repos, this.repositories);
-    this.resolver = new ReferenceResolver(this.repos, this.repositories);
+    this.resolver = new ReferenceResolver(this.repos);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
     this.mappings = new MappingService(this.repos, this.repositories, this.resolver);
     this.cascade = new CascadeService(
