@@ -96,7 +96,7 @@ export type AddOutcome = { collection: RepoView } & (
 interface Evaluation {
   expansionId: string;
   parameters: ExpansionParameters;
-  /** The repositories its references name, resolved before its transaction opened. */
+  /** The repositories its references name, resolved once in its transaction before it. */
   resolved: ResolvedRepositories;
   /**
    * Store the version of every member read (a frozen collection version, an expansion made
@@ -198,38 +198,41 @@ export class CollectionService {
       return false;
     });
 
-    const resolved = await this.resolveFor(
-      ctx,
-      collection,
-      {},
-      fresh.map((c) => c.reference),
-    );
-    let resolvable = fresh.filter(({ index, reference }) => {
-      if (resolutionOf(resolved, reference).resolved) return true;
-      results[index] = refused(
-        reference,
-        `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
-      );
-      return false;
-    });
-
     await progress(0, items.length, 'Evaluating the references');
-    if (resolvable.length > 0) {
+    if (fresh.length > 0) {
       await this.repos.transaction(async (r) => {
-        const seq = await r.repos.nextChange(collection.repo.id);
+        // Locked first, numbered only when something is added: an add of nothing writes nothing.
+        await r.repos.lockHead(collection.repo.id);
         // Asked again under the collection's lock: a parallel add of the same reference that
         // committed meanwhile makes this one a duplicate, as if the two had come in turn.
         const added = await r.collections.currentByExpression(
           collection.repo.id,
-          resolvable.map((c) => c.reference.expression),
+          fresh.map((c) => c.reference.expression),
         );
-        resolvable = resolvable.filter(({ index, reference }) => {
+        const unseen = fresh.filter(({ index, reference }) => {
           const id = added.get(referenceKey(reference.expression, reference.include));
           if (id === undefined) return true;
           results[index] = refused(reference, `Already in the collection (reference ${id}).`);
           return false;
         });
+        // Resolved once, here: as the caller, on this transaction's connection, under its lock.
+        const resolved = await this.resolveFor(
+          ctx,
+          collection,
+          {},
+          unseen.map((c) => c.reference),
+          r,
+        );
+        const resolvable = unseen.filter(({ index, reference }) => {
+          if (resolutionOf(resolved, reference).resolved) return true;
+          results[index] = refused(
+            reference,
+            `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
+          );
+          return false;
+        });
         if (resolvable.length === 0) return;
+        const seq = await r.repos.nextChange(collection.repo.id);
         const rows = await r.collections.insertReferences(
           collection.repo.id,
           seq,
@@ -412,13 +415,13 @@ export class CollectionService {
     if (await this.repos.collections.mnemonicTaken(collection.version.id, data.mnemonic)) {
       throw expansionTaken(collection, data.mnemonic);
     }
-    const references = await this.repos.collections.referencesAt(
-      collection.repo.id,
-      collection.version.seq,
-    );
-    const resolved = await this.resolveFor(ctx, collection, parsed, references);
     const expansionId = await this.repos
       .transaction(async (r) => {
+        const references = await r.collections.referencesAt(
+          collection.repo.id,
+          collection.version.seq,
+        );
+        const resolved = await this.resolveFor(ctx, collection, parsed, references, r);
         const id = await r.collections.insertExpansion({
           collectionId: collection.repo.id,
           versionId: collection.version.id,
@@ -578,33 +581,23 @@ export class CollectionService {
   }
 
   /**
-   * Called when a collection version is about to be made, before its transaction: resolves the
-   * repositories HEAD's references name, and answers the work to do inside the transaction once
-   * the version is made — evaluating its references into its own expansion, its default. Nothing
-   * to do when `autoexpand` is false.
+   * Called when a collection version is about to be made: answers the work to do inside its
+   * transaction once the version is made — resolving the repositories the version's references
+   * name (as the caller, on the transaction's connection) and evaluating them into its own
+   * expansion, its default. Nothing to do when `autoexpand` is false.
    */
   async prepareVersionExpansion(
     ctx: ServiceContext,
     head: Pick<RepoView, 'owner'> & { repo: RepoView['repo'] | null },
     autoexpand: boolean,
-    upcoming: SystemReference[] = [],
   ): Promise<((r: Repositories, made: RepoView) => Promise<void>) | null> {
     if (!autoexpand) return null;
-    // No repository yet: the same transaction makes it, with `upcoming` as its references.
-    const current = head.repo ? await this.repos.collections.referencesAt(head.repo.id, null) : [];
-    // `upcoming`: references the same transaction adds before the version is made.
-    const resolved = await this.resolveFor(ctx, head, {}, [...current, ...upcoming]);
     return async (r, collection) => {
       const references = await r.collections.referencesAt(
         collection.repo.id,
         collection.version.seq,
       );
-      if (references.some((reference) => !resolved.has(resolutionKey(reference)))) {
-        throw new AppError(
-          'CONFLICT',
-          'The references of the collection changed while the version was being made; nothing was created. Try again.',
-        );
-      }
+      const resolved = await this.resolveFor(ctx, head, {}, references, r);
       const expansionId = await r.collections.insertExpansion({
         collectionId: collection.repo.id,
         versionId: collection.version.id,
@@ -625,11 +618,12 @@ export class CollectionService {
 
   /**
    * Replacing every reference of a collection's HEAD by `body`'s (as an add takes them),
-   * checked and resolved as the caller before any transaction: a malformed reference, one given
-   * twice or one resolving to nothing the caller may see is a 400 naming it. `apply` runs inside
-   * the caller's transaction, on the collection it made or locked there: the references are ended
-   * and the new ones added and evaluated into the auto-expansion; a reference naming a concept
-   * or mapping its repository lacks is a 400 there, and nothing of the transaction stays.
+   * checked as the caller before any transaction: a malformed reference or one given twice is a
+   * 400 naming it. `apply` runs inside the caller's transaction, on the collection it made or
+   * locked there: the references are resolved once, as the caller on the transaction's
+   * connection (one resolving to nothing the caller may see is a 400 naming it), the current ones
+   * ended and the new ones added and evaluated into the auto-expansion; a reference naming a
+   * concept or mapping its repository lacks is a 400 there, and nothing of the transaction stays.
    */
   async prepareReplaceReferences(
     ctx: ServiceContext,
@@ -652,16 +646,16 @@ export class CollectionService {
       seen.add(key);
       references.push(item.reference);
     }
-    const resolved = await this.resolveFor(ctx, owner, {}, references);
-    for (const reference of references) {
-      if (!resolutionOf(resolved, reference).resolved) {
-        throw AppError.field(
-          'compose',
-          `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
-        );
-      }
-    }
     const apply = async (r: Repositories, collection: RepoView): Promise<void> => {
+      const resolved = await this.resolveFor(ctx, owner, {}, references, r);
+      for (const reference of references) {
+        if (!resolutionOf(resolved, reference).resolved) {
+          throw AppError.field(
+            'compose',
+            `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
+          );
+        }
+      }
       const seq = await r.repos.nextChange(collection.repo.id);
       const expansionId = await this.headExpansionId(r, collection);
       const current = await r.collections.referencesAt(collection.repo.id, null);
@@ -762,7 +756,7 @@ export class CollectionService {
     references: ReferenceRow[],
   ): Promise<ResolvedSystem[]> {
     const p = evaluation.parameters;
-    // Only the transaction's connection is used here: every repository was resolved before.
+    // Every repository was resolved once, before this evaluation, in the same transaction.
     const targets = await targetsOf(references, p, async (asked) =>
       asked.map((reference) => resolutionOf(evaluation.resolved, reference)),
     );
@@ -905,18 +899,21 @@ export class CollectionService {
   }
 
   /**
-   * Resolves, as the caller and before any transaction opens, every repository that evaluating
-   * `references` under the parameters `p` reads (see `targetsOf`).
+   * Resolves, as the caller, every repository that evaluating `references` under the parameters
+   * `p` reads (see `targetsOf`), once, inside the transaction that evaluates them: `within` is
+   * the repositories its work received, so every statement runs on its connection.
    */
   private async resolveFor(
     ctx: ServiceContext,
     collection: Pick<RepoView, 'owner'>,
     p: ExpansionParameters,
     references: SystemReference[],
+    within: Repositories,
   ): Promise<ResolvedRepositories> {
     const resolved: ResolvedRepositories = new Map();
+    if (references.length === 0) return resolved;
     await targetsOf(references, p, async (asked) => {
-      const resolutions = await this.resolveAll(ctx, asked, collection);
+      const resolutions = await this.resolveAll(ctx, asked, collection, within);
       asked.forEach((reference, i) => resolved.set(resolutionKey(reference), resolutions[i]));
       return resolutions;
     });
@@ -931,6 +928,7 @@ export class CollectionService {
     ctx: ServiceContext,
     references: SystemReference[],
     collection: Pick<RepoView, 'owner'>,
+    within: Repositories,
   ): Promise<Resolution[]> {
     return this.resolver.resolveMany(
       ctx,
@@ -940,6 +938,7 @@ export class CollectionService {
         namespace: reference.namespace,
       })),
       ownerUrl(collection.owner),
+      within,
     );
   }
 
@@ -1017,7 +1016,7 @@ export class CollectionService {
 /** What resolving a reference's repository depends on. */
 type SystemReference = Pick<NewReference, 'system' | 'version' | 'namespace'>;
 
-/** Resolutions by `resolutionKey`, made before the transaction that evaluates with them. */
+/** Resolutions by `resolutionKey`, made in the transaction before the evaluation reads them. */
 type ResolvedRepositories = Map<string, Resolution>;
 
 function resolutionKey(reference: SystemReference): string {
@@ -1033,8 +1032,8 @@ function resolutionOf(resolved: ResolvedRepositories, reference: SystemReference
 /**
  * The repository each reference is evaluated against under the parameters `p`, with its
  * resolution from `resolve`: first as the reference names it, then — when a system parameter
- * applies — again as the parameters name it. The same steps serve resolving before the
- * transaction and reading those resolutions inside it, so the two cannot differ.
+ * applies — again as the parameters name it. The same steps serve resolving and then reading
+ * those resolutions in the evaluation, so the two cannot differ.
  */
 async function targetsOf<R extends SystemReference>(
   references: R[],

@@ -136,7 +136,7 @@ export class Services {
     this.auth = new AuthService(this.repos, this.users, this.rateLimits);
     this.repositories = new RepositoryService(this.repos, new PathResolver(this.repos));
     this.concepts = new ConceptService(this.repos, this.repositories);
-    this.resolver = new ReferenceResolver(this.repos, this.repositories);
+    this.resolver = new ReferenceResolver(this.repos);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
     this.mappings = new MappingService(this.repos, this.repositories, this.resolver);
     this.cascade = new CascadeService(
@@ -186,8 +186,10 @@ export class Services {
         (done, total, message) => task.progress(done, total, message),
       ),
     );
-    this.repositories.onCollectionVersion((ctx, head, autoexpand, upcoming) =>
-      this.collections.prepareVersionExpansion(ctx, head, autoexpand, upcoming),
+    // The version's references are read and resolved inside its transaction, so references
+    // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
+    this.repositories.onCollectionVersion((ctx, head, autoexpand) =>
+      this.collections.prepareVersionExpansion(ctx, head, autoexpand),
     );
   }
 

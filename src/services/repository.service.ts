@@ -37,9 +37,9 @@ import { removeRowExtra, setRowExtra } from './extras';
 export type { Owner, RepoCounts, RepoView } from './paths';
 
 /**
- * What else happens when a collection version is made. It is called before the transaction (it
- * may read through the pool, as the caller) and answers the work to do inside the transaction,
- * on the transaction's repositories only, once the version is made.
+ * What else happens when a collection version is made. It is called before the transaction and
+ * answers the work to do inside it, on the transaction's repositories only (what it reads as the
+ * caller included), once the version is made.
  */
 export type CollectionVersionHook = (
   ctx: ServiceContext,
