@@ -80,6 +80,8 @@ const keyOf = (system: string, code: string) => `${system}#${code}`;
 export class Expander {
   /** The version parameters (`name|url|version`) that decided a code system version. */
   private readonly usedRules = new Set<string>();
+  /** Systems a compose names in more than one version (a versionless component being one). */
+  private readonly severalVersions = new Set<string>();
 
   /**
    * @param refuseChecked a code system version that `check-system-version` does not allow is the
@@ -111,6 +113,7 @@ export class Expander {
       this.fromExpansion(valueSet, set);
       return set;
     }
+    for (const system of systemsInSeveralVersions(compose)) this.severalVersions.add(system);
     const seen = new Set<string>();
     const inner = [...path, canonical];
     for (const [i, include] of (compose.include ?? []).entries()) {
@@ -421,8 +424,9 @@ export class Expander {
     return out;
   }
 
-  private showVersion(_code: ExpandedCode): boolean {
-    return false;
+  /** An expansion names the version of codes whose system the compose names in several versions. */
+  private showVersion(code: ExpandedCode): boolean {
+    return this.severalVersions.has(code.system);
   }
 
   private designationsOf(code: ExpandedCode): Designation[] {
@@ -457,6 +461,18 @@ export class Expander {
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {
   return resource.version ? `${resource.url}|${resource.version}` : (resource.url ?? '');
+}
+
+/** The systems that a compose's components name with different versions (or none). */
+function systemsInSeveralVersions(compose: NonNullable<ValueSetResource['compose']>): string[] {
+  const versions = new Map<string, Set<string | undefined>>();
+  for (const component of [...(compose.include ?? []), ...(compose.exclude ?? [])]) {
+    if (!component.system) continue;
+    const seen = versions.get(component.system) ?? new Set();
+    seen.add(component.version);
+    versions.set(component.system, seen);
+  }
+  return [...versions].filter(([, seen]) => seen.size > 1).map(([system]) => system);
 }
 
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {
