@@ -84,13 +84,14 @@ export class Expander {
   private readonly severalVersions = new Set<string>();
 
   /**
-   * @param refuseChecked a code system version that `check-system-version` does not allow is the
-   * request's error (false: the caller reports it, as $validate-code does on the coding)
+   * @param validating for $validate-code: a code system version `check-system-version` does not
+   * allow is not refused (the validator reports it on the coding), and a missing included value
+   * set is worded as the validator words it
    */
   constructor(
     private readonly library: TerminologyLibrary,
     private readonly options: ExpansionOptions,
-    private readonly refuseChecked = true,
+    private readonly validating = false,
   ) {}
 
   /** Every code of a value set, each once, in compose order. */
@@ -220,9 +221,11 @@ export class Expander {
     const found = await this.library.valueSet(url, wanted);
     if (!found) {
       throw TerminologyError.notFound(
-        wanted
-          ? `Unable to find included value set '${url}' version '${wanted}'`
-          : `Unable to find included value set '${url}'`,
+        this.validating
+          ? `A definition for the value Set '${wanted ? `${url}|${wanted}` : url}' could not be found`
+          : wanted
+            ? `Unable to find included value set '${url}' version '${wanted}'`
+            : `Unable to find included value set '${url}'`,
       );
     }
     if (path.includes(canonicalOf(found))) {
@@ -251,7 +254,7 @@ export class Expander {
         'UNKNOWN_CODESYSTEM',
       );
     }
-    const refused = this.refuseChecked && this.versionCheckIssue(model);
+    const refused = !this.validating && this.versionCheckIssue(model);
     if (refused) throw new TerminologyError(400, refused);
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);

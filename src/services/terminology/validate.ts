@@ -77,8 +77,7 @@ export class Validator {
     private readonly library: TerminologyLibrary,
     private readonly options: ValidateOptions,
   ) {
-    // A version check-system-version does not allow is reported on the coding.
-    this.expander = new Expander(library, options, false);
+    this.expander = new Expander(library, options, true);
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
@@ -308,7 +307,7 @@ export class Validator {
   }
 
   private withInactive(valueSet: ValueSetResource): Promise<CodeSet> {
-    return new Expander(this.library, { ...this.options, activeOnly: false }, false).codesOf(
+    return new Expander(this.library, { ...this.options, activeOnly: false }, true).codesOf(
       valueSet,
     );
   }
