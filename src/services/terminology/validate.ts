@@ -47,6 +47,8 @@ export interface ValidateResult {
   codeableConcept?: CodeableConcept;
   issues: IssueSpec[];
   unknownSystems: string[];
+  /** Code systems not found that the value set does not use (`x-unknown-system`). */
+  unusedUnknownSystems?: string[];
 }
 
 /** The outcome of checking one coding. */
@@ -63,6 +65,8 @@ interface CodingCheck {
   member?: boolean;
   /** Code systems (`url|version`) that could not be found. */
   unknown: string[];
+  /** Those that the value set does not use. */
+  unused?: string[];
 }
 
 /**
@@ -97,6 +101,7 @@ export class Validator {
       status: statusOf(check.entry),
       issues: check.issues,
       unknownSystems: check.unknown,
+      unusedUnknownSystems: check.unused,
     };
     return result;
   }
@@ -139,6 +144,7 @@ export class Validator {
       codeableConcept: concept,
       issues,
       unknownSystems: checks.flatMap((c) => c.unknown),
+      unusedUnknownSystems: checks.flatMap((c) => c.unused ?? []),
     };
   }
 
@@ -220,7 +226,9 @@ export class Validator {
     if (!model) {
       const wanted = this.expander.versionBase(system, version);
       issues.push(await this.unknownSystem(system, wanted, at('system'), unknown));
-      return include ? { ...failed(), member: undefined } : failed(valueSet ? [notInVs()] : []);
+      if (include) return { ...failed(), member: undefined };
+      if (valueSet) return { ...failed([notInVs()]), unknown: [], unused: unknown };
+      return failed();
     }
     const refused = this.expander.versionCheckIssue(model, at('version'));
     if (refused) issues.push(refused);
@@ -494,6 +502,8 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
   if (result.version !== undefined) out.push({ name: 'version', valueString: result.version });
   for (const system of result.unknownSystems)
     out.push({ name: 'x-caused-by-unknown-system', valueCanonical: system });
+  for (const system of result.unusedUnknownSystems ?? [])
+    out.push({ name: 'x-unknown-system', valueCanonical: system });
   return out;
 }
 
