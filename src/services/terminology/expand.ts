@@ -120,7 +120,10 @@ export class Expander {
     for (const [i, include] of (compose.include ?? []).entries()) {
       const found = await this.component(include, `ValueSet.compose.include[${i}]`, set, inner);
       for (const code of found) {
-        const key = keyOf(code.system, code.code);
+        // Where the expansion names versions, a code is listed once per version.
+        const key = this.showVersion(code)
+          ? `${keyOf(code.system, code.code)}|${code.version ?? ''}`
+          : keyOf(code.system, code.code);
         if (seen.has(key)) continue;
         seen.add(key);
         set.codes.push(code);
