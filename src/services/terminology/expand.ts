@@ -239,7 +239,7 @@ export class Expander {
     return found;
   }
 
-  /** The code system version an include uses (force-system-version, the include, system-version). */
+  /** The code system version an include uses (see `versionBase`), if check-system-version allows it. */
   async codeSystemFor(component: ConceptSetComponent, set?: CodeSet): Promise<CodeSystemModel> {
     const system = component.system as string;
     const version = this.versionBase(system, component.version);

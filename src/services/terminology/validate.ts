@@ -222,9 +222,9 @@ export class Validator {
     const version = include
       ? await this.includeVersion(system, include.version, stated, at, issues, unknown)
       : stated;
-    const model = await this.library.codeSystem(system, this.expander.versionBase(system, version));
+    const wanted = this.expander.versionBase(system, version);
+    const model = await this.library.codeSystem(system, wanted);
     if (!model) {
-      const wanted = this.expander.versionBase(system, version);
       issues.push(await this.unknownSystem(system, wanted, at('system'), unknown));
       if (include) return { ...failed(), member: undefined };
       if (valueSet) return { ...failed([notInVs()]), unknown: [], unused: unknown };
