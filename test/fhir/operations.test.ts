@@ -270,7 +270,7 @@ describe('$validate-code', () => {
       ...tx(codeSystem, reds),
     ]);
     expect(param(system.body, 'result')?.valueBoolean).toBe(false);
-    // The value set does not use that system: it is the input's unknown system.
+    // The value set does not use that system: it is unknown, but not what decided the result.
     expect(param(system.body, 'x-unknown-system')?.valueCanonical).toBe('http://nowhere/cs');
   });
 

@@ -131,13 +131,13 @@ export class Expander {
   private readonly usedRules = new Set<string>();
 
   /**
-   * @param refuseChecked a code system version that `check-system-version` does not allow is the
-   * request's error (false: the caller reports it, as $validate-code does on the coding)
+   * @param validating for $validate-code: a code system version `check-system-version` does not
+   * allow is not refused (the validator reports it on the coding)
    */
   constructor(
     private readonly library: TerminologyLibrary,
     private readonly options: ExpansionOptions,
-    private readonly refuseChecked = true,
+    private readonly validating = false,
   ) {}
 
   /** Every code of a value set, each once, in compose order. */
@@ -298,7 +298,7 @@ export class Expander {
     return found;
   }
 
-  /** The code system version an include uses (force-system-version, the include, system-version). */
+  /** The code system version an include uses (see `versionBase`), if check-system-version allows it. */
   async codeSystemFor(component: ConceptSetComponent, set?: CodeSet): Promise<CodeSystemModel> {
     const system = component.system as string;
     const version = this.versionBase(system, component.version);
@@ -316,7 +316,7 @@ export class Expander {
         'UNKNOWN_CODESYSTEM',
       );
     }
-    const refused = this.refuseChecked && this.versionCheckIssue(model);
+    const refused = !this.validating && this.versionCheckIssue(model);
     if (refused) throw new TerminologyError(400, refused);
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);

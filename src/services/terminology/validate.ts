@@ -102,8 +102,7 @@ export class Validator {
     private readonly library: TerminologyLibrary,
     private readonly options: ValidateOptions,
   ) {
-    // A version check-system-version does not allow is reported on the coding.
-    this.expander = new Expander(library, options, false);
+    this.expander = new Expander(library, options, true);
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
@@ -286,13 +285,10 @@ export class Validator {
     const version = include
       ? await this.includeVersion(system, include.version, stated, at, issues, unknown)
       : stated;
-    const stored = await this.library.codeSystem(
-      system,
-      this.expander.versionBase(system, version),
-    );
+    const wanted = this.expander.versionBase(system, version);
+    const stored = await this.library.codeSystem(system, wanted);
     const model = stored && (await this.expander.withSupplements(stored));
     if (!model) {
-      const wanted = this.expander.versionBase(system, version);
       if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
         issues.push({
           severity: 'error',
@@ -324,7 +320,8 @@ export class Validator {
       return {
         ...failed(valueSet && !dependedOn ? [notInVs()] : []),
         member: dependedOn ? undefined : false,
-        unknownInput: valueSet !== undefined && known.length === 0 && !dependedOn,
+        // Not what decided the result (x-unknown-system), when the value set does not use it.
+        unknownInput: valueSet !== undefined && !dependedOn,
       };
     }
     if (model.content === 'supplement') {
@@ -472,7 +469,7 @@ export class Validator {
 
   private withInactive(valueSet: ValueSetResource): Promise<CodeSet> {
     const compose = valueSet.compose && { ...valueSet.compose, inactive: undefined };
-    return new Expander(this.library, { ...this.options, activeOnly: false }, false).codesOf({
+    return new Expander(this.library, { ...this.options, activeOnly: false }, true).codesOf({
       ...valueSet,
       compose,
     });
