@@ -183,6 +183,11 @@ export class Expander {
     // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
     const definition: ValueSetResource = { ...valueSet, expansion };
     delete definition.compose;
+    // Nor is the description; the standards status is told by the warning-* parameters.
+    delete definition.description;
+    const extensions = valueSet.extension?.filter((e) => e.url !== STANDARDS_STATUS);
+    if (extensions?.length) definition.extension = extensions;
+    else delete definition.extension;
     return definition;
   }
 
