@@ -1,5 +1,5 @@
 import type { ConceptEntry, CodeSystemModel } from './code-system';
-import type { Designation } from './fhir';
+import type { Designation, Extension, ValueSetResource } from './fhir';
 
 /** A language preference list (`displayLanguage` or `Accept-Language`): tags by weight. */
 export interface LanguagePreference {
@@ -21,6 +21,23 @@ export function parseLanguages(text: string | undefined): LanguagePreference | u
     .sort((a, b) => b.weight - a.weight || a.i - b.i)
     .map((t) => t.tag);
   return tags.length > 0 ? { text, tags } : undefined;
+}
+
+const EXPANSION_PARAMETER = 'http://hl7.org/fhir/StructureDefinition/valueset-expansion-parameter';
+
+/**
+ * The display languages a value set asks for when the request names none: its compose's
+ * `displayLanguage` expansion parameter, else its own language.
+ */
+export function valueSetLanguages(valueSet: ValueSetResource): LanguagePreference | undefined {
+  const compose = valueSet.compose as { extension?: Extension[] } | undefined;
+  const parameter = (compose?.extension ?? [])
+    .filter((e) => e.url === EXPANSION_PARAMETER)
+    .map((e) => (e.extension as Extension[] | undefined) ?? [])
+    .find((parts) => parts.some((p) => p.url === 'name' && p.valueCode === 'displayLanguage'));
+  const value = parameter?.find((p) => p.url === 'value');
+  const language = value?.valueCode ?? value?.valueString ?? valueSet.language;
+  return parseLanguages(typeof language === 'string' ? language : undefined);
 }
 
 /** Whether a designation's language answers a wanted tag (`en` answers `en-AU` and back). */

@@ -2,6 +2,7 @@ import type { ServiceContext } from '../context';
 import { Expander, type ExpansionOptions } from './expand';
 import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
+import { valueSetLanguages } from './languages';
 import { TerminologyLibrary, splitCanonical, type StoredTerminology } from './library';
 import { lookup, subsumes, type LookupInput } from './lookup';
 import { translate, type TranslateInput } from './translate';
@@ -48,7 +49,8 @@ export class TerminologyService {
   ): Promise<ValidateResult> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    return new Validator(library, { ...options, maxCodes: this.maxExpansion }).validate(
+    const languages = options.languages ?? valueSetLanguages(valueSet);
+    return new Validator(library, { ...options, languages, maxCodes: this.maxExpansion }).validate(
       input,
       valueSet,
     );
