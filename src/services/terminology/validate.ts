@@ -244,38 +244,20 @@ export class Validator {
         version && known.length > 0
           ? `A definition for CodeSystem '${system}' version '${version}' could not be found, so the code cannot be validated. Valid versions: ${known.join(', ')}`
           : `A definition for CodeSystem '${system}' could not be found, so the code cannot be validated`;
-      if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
-        issues.push({
-          severity: 'error',
-          code: 'invalid',
-          txCode: 'invalid-data',
-          text: `${at('system')} must be an absolute reference, not a local reference`,
-          path: at('system'),
-          messageId: 'Terminology_TX_System_Relative',
-        });
-      }
       const namesValueSet =
         known.length === 0 && (await this.library.valueSet(system)) !== undefined;
-      issues.push(
-        namesValueSet
-          ? {
-              severity: 'error',
-              code: 'invalid',
-              txCode: 'invalid-data',
-              text: `The Coding references a value set, not a code system ('${system}')`,
-              path: at('system'),
-              messageId: 'Terminology_TX_System_ValueSet2',
-            }
-          : {
-              severity: 'error',
-              code: 'not-found',
-              txCode: 'not-found',
-              text,
-              path: at('system'),
-              messageId:
-                version && known.length > 0 ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
-            },
-      );
+      issues.push(...systemReferenceIssues(system, namesValueSet, at('system')));
+      if (!namesValueSet) {
+        issues.push({
+          severity: 'error',
+          code: 'not-found',
+          txCode: 'not-found',
+          text,
+          path: at('system'),
+          messageId:
+            version && known.length > 0 ? 'UNKNOWN_CODESYSTEM_VERSION' : 'UNKNOWN_CODESYSTEM',
+        });
+      }
       // Membership cannot be settled when the value set draws on the unknown code system.
       const dependedOn = valueSet !== undefined && includesSystem(valueSet, system);
       const unknownSystem = valueSet && known.length === 0 && !dependedOn ? 'input' : 'caused-by';
@@ -546,6 +528,32 @@ function isDeprecatedInValueSet(code: ExpandedCode): boolean {
       (e.url === VALUESET_DEPRECATED && (e.valueCode === 'true' || e.valueBoolean === true)) ||
       (e.url === STANDARDS_STATUS && e.valueCode === 'deprecated'),
   );
+}
+
+/** A system that is no code system's URL: a local reference, or a value set's URL. */
+function systemReferenceIssues(system: string, namesValueSet: boolean, path: string): IssueSpec[] {
+  const issues: IssueSpec[] = [];
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
+    issues.push({
+      severity: 'error',
+      code: 'invalid',
+      txCode: 'invalid-data',
+      text: `${path} must be an absolute reference, not a local reference`,
+      path,
+      messageId: 'Terminology_TX_System_Relative',
+    });
+  }
+  if (namesValueSet) {
+    issues.push({
+      severity: 'error',
+      code: 'invalid',
+      txCode: 'invalid-data',
+      text: `The Coding references a value set, not a code system ('${system}')`,
+      path,
+      messageId: 'Terminology_TX_System_ValueSet2',
+    });
+  }
+  return issues;
 }
 
 /** Whether a value set's compose draws on a code system (its includes and excludes). */
