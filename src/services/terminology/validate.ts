@@ -271,6 +271,8 @@ export class Validator {
     if (!entry) {
       // Only membership is asked: a code the code system lacks is simply not in the value set.
       if (this.options.membershipOnly) return { ...failed(valueSet ? [notInVs()] : []), model };
+      if (model.content === 'fragment')
+        return this.fragmentCheck(coding, model, valueSet, issues, at('code'), notInVs);
       issues.push({
         severity: 'error',
         code: 'code-invalid',
@@ -373,6 +375,35 @@ export class Validator {
     }
     const valid = member && !issues.some((i) => i.severity === 'error' || i.severity === 'fatal');
     return { coding, model, entry, valid, issues, member };
+  }
+
+  /**
+   * A code a fragment does not hold may be in another fragment: a warning, and the code is
+   * taken as valid where the value set includes the whole system.
+   */
+  private fragmentCheck(
+    coding: Coding,
+    model: CodeSystemModel,
+    valueSet: ValueSetResource | undefined,
+    issues: IssueSpec[],
+    path: string,
+    notInVs: () => IssueSpec,
+  ): CodingCheck {
+    issues.push({
+      severity: 'warning',
+      code: 'code-invalid',
+      txCode: 'invalid-code',
+      text: `Unknown Code '${coding.code}' in the CodeSystem '${model.url}' version '${model.version ?? ''}' - note that the code system is labeled as a fragment, so the code may be valid in some other fragment`,
+      path,
+      messageId: 'UNKNOWN_CODE_IN_FRAGMENT',
+    });
+    const member =
+      !valueSet ||
+      (valueSet.compose?.include ?? []).some(
+        (i) => i.system === model.url && !i.concept?.length && !i.filter?.length,
+      );
+    if (!member) issues.push(notInVs());
+    return { coding, model, valid: member, issues, member };
   }
 
   private members(valueSet: ValueSetResource): Promise<CodeSet> {
@@ -634,8 +665,12 @@ function asValidationIssue(issue: IssueSpec): IssueSpec {
     : issue;
 }
 
-/** Notes about the content used, not about the code: they stay out of the `message`. */
+/**
+ * Notes about the content used (its status, a value set deprecating a code, a code system that is
+ * only a fragment), not about the code: they stay out of the `message`.
+ */
 const NOTES = new Set([
+  'UNKNOWN_CODE_IN_FRAGMENT',
   'CONCEPT_DEPRECATED_IN_VALUESET',
   'MSG_DRAFT',
   'MSG_EXPERIMENTAL',
