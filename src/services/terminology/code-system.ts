@@ -12,6 +12,9 @@ const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
 const STANDARD = ['status', 'inactive', 'notSelectable', 'parent', 'child', 'deprecated'] as const;
 type Standard = (typeof STANDARD)[number];
 
+export const STANDARDS_STATUS =
+  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
+
 /** A concept of a code system, indexed: its hierarchy, status and designations. */
 export interface ConceptEntry {
   code: string;
@@ -170,7 +173,11 @@ export class CodeSystemModel {
     const properties = Array.isArray(concept.property) ? [...concept.property] : [];
     const value = (name: Standard) =>
       properties.find((p) => p.code === this.propertyCodes.get(name));
-    const status = value('status')?.valueCode ?? value('status')?.valueString;
+    const standards = concept.extension?.find((e) => e.url === STANDARDS_STATUS)?.valueCode;
+    const status =
+      value('status')?.valueCode ??
+      value('status')?.valueString ??
+      (typeof standards === 'string' ? standards : undefined);
     const inactive =
       value('inactive')?.valueBoolean === true ||
       status === 'retired' ||

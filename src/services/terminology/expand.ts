@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { RE2JS } from 're2js';
-import type { CodeSystemModel, ConceptEntry } from './code-system';
+import { STANDARDS_STATUS, type CodeSystemModel, type ConceptEntry } from './code-system';
 import type {
   CanonicalResource,
   ConceptFilter,
@@ -70,8 +70,6 @@ export interface CodeSet {
 
 const keyOf = (system: string, code: string) => `${system}#${code}`;
 
-export const STANDARDS_STATUS =
-  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
 export const VALUESET_DEPRECATED = 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated';
 
 /**

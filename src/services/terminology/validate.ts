@@ -1,8 +1,7 @@
-import type { CodeSystemModel, ConceptEntry } from './code-system';
+import { STANDARDS_STATUS, type CodeSystemModel, type ConceptEntry } from './code-system';
 import {
   canonicalOf,
   Expander,
-  STANDARDS_STATUS,
   VALUESET_DEPRECATED,
   warnedStatuses,
   type CodeSet,
@@ -306,6 +305,15 @@ export class Validator {
             : `The concept '${entry.code}' has a status of inactive and its use should be reviewed`,
         path: bare ? 'code' : whole,
         messageId: 'INACTIVE_CONCEPT_FOUND',
+      });
+    } else if (entry.deprecated && !this.options.membershipOnly) {
+      issues.push({
+        severity: 'warning',
+        code: 'business-rule',
+        txCode: 'code-comment',
+        text: `The concept '${entry.code}' is deprecated and its use should be reviewed`,
+        path: bare ? 'code' : whole,
+        messageId: 'DEPRECATED_CONCEPT_FOUND',
       });
     }
     let member = true;
