@@ -265,6 +265,17 @@ export class Validator {
         unknownSystem: namesValueSet ? undefined : unknownSystem,
       };
     }
+    if (model.content === 'supplement') {
+      issues.push({
+        severity: 'error',
+        code: 'invalid',
+        txCode: 'invalid-data',
+        text: `CodeSystem ${model.canonical} is a supplement, so can't be used as a value in ${at('system')}`,
+        path: at('system'),
+        messageId: 'CODESYSTEM_CS_NO_SUPPLEMENT',
+      });
+      return failed(valueSet ? [notInVs()] : []);
+    }
     issues.push(...statusIssues(model.resource));
     const entry = coding.code === undefined ? undefined : model.concept(coding.code);
     if (!entry) {
