@@ -13,6 +13,9 @@ const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
 const STANDARD = ['status', 'inactive', 'notSelectable', 'parent', 'child', 'deprecated'] as const;
 type Standard = (typeof STANDARD)[number];
 
+export const STANDARDS_STATUS =
+  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
+
 /** A concept of a code system, indexed: its hierarchy, status and designations. */
 export interface ConceptEntry {
   code: string;
@@ -174,9 +177,7 @@ export class CodeSystemModel {
     const value = (name: Standard) =>
       properties.find((p) => p.code === this.propertyCodes.get(name));
     const status =
-      value('status')?.valueCode ??
-      value('status')?.valueString ??
-      (standardsStatusOf(concept) === 'deprecated' ? 'deprecated' : undefined);
+      value('status')?.valueCode ?? value('status')?.valueString ?? standardsStatusOf(concept);
     const inactive =
       value('inactive')?.valueBoolean === true ||
       status === 'retired' ||

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { RE2JS } from 're2js';
-import type { CodeSystemModel, ConceptEntry } from './code-system';
+import { STANDARDS_STATUS, type CodeSystemModel, type ConceptEntry } from './code-system';
 import type {
   CanonicalResource,
   CodeSystemResource,
@@ -96,8 +96,6 @@ const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-v
 
 const keyOf = (system: string, code: string) => `${system}#${code}`;
 
-export const STANDARDS_STATUS =
-  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
 export const VALUESET_DEPRECATED = 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated';
 
 /**
@@ -237,6 +235,11 @@ export class Expander {
     // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
     const definition: ValueSetResource = { ...valueSet, expansion };
     delete definition.compose;
+    // Nor is the description; the standards status is told by the warning-* parameters.
+    delete definition.description;
+    const extensions = valueSet.extension?.filter((e) => e.url !== STANDARDS_STATUS);
+    if (extensions?.length) definition.extension = extensions;
+    else delete definition.extension;
     return definition;
   }
 

@@ -1,8 +1,7 @@
-import type { CodeSystemModel, ConceptEntry } from './code-system';
+import { STANDARDS_STATUS, type CodeSystemModel, type ConceptEntry } from './code-system';
 import {
   canonicalOf,
   Expander,
-  STANDARDS_STATUS,
   VALUESET_DEPRECATED,
   warnedStatuses,
   type CodeSet,
@@ -289,29 +288,11 @@ export class Validator {
     const stored = await this.library.codeSystem(system, wanted);
     const model = stored && (await this.expander.withSupplements(stored));
     if (!model) {
-      if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
-        issues.push({
-          severity: 'error',
-          code: 'invalid',
-          txCode: 'invalid-data',
-          text: `${at('system')} must be an absolute reference, not a local reference`,
-          path: at('system'),
-          messageId: 'Terminology_TX_System_Relative',
-        });
-      }
       const known = await this.library.knownVersions(system);
       const namesValueSet =
         known.length === 0 && (await this.library.valueSet(system)) !== undefined;
-      if (namesValueSet) {
-        issues.push({
-          severity: 'error',
-          code: 'invalid',
-          txCode: 'invalid-data',
-          text: `The Coding references a value set, not a code system ('${system}')`,
-          path: at('system'),
-          messageId: 'Terminology_TX_System_ValueSet2',
-        });
-      } else {
+      issues.push(...systemReferenceIssues(system, namesValueSet, at('system')));
+      if (!namesValueSet) {
         issues.push(await this.unknownSystem(system, wanted, at('system'), unknown));
       }
       // Membership cannot be settled when the value set draws on the unknown code system.
@@ -329,7 +310,7 @@ export class Validator {
         severity: 'error',
         code: 'invalid',
         txCode: 'invalid-data',
-        text: `CodeSystem ${model.canonical} is a supplement, so can't be used as a value in Coding.system`,
+        text: `CodeSystem ${model.canonical} is a supplement, so can't be used as a value in ${at('system')}`,
         path: at('system'),
         messageId: 'CODESYSTEM_CS_NO_SUPPLEMENT',
       });
@@ -342,6 +323,8 @@ export class Validator {
     if (!entry) {
       // Only membership is asked: a code the code system lacks is simply not in the value set.
       if (this.options.membershipOnly) return { ...failed(valueSet ? [notInVs()] : []), model };
+      if (model.content === 'fragment')
+        return this.fragmentCheck(coding, model, valueSet, issues, at('code'), notInVs);
       issues.push({
         severity: 'error',
         code: 'code-invalid',
@@ -376,8 +359,7 @@ export class Validator {
         path: bare ? 'code' : whole,
         messageId: 'INACTIVE_CONCEPT_FOUND',
       });
-    }
-    if (entry.deprecated && !entry.inactive && !this.options.membershipOnly) {
+    } else if (entry.deprecated && !this.options.membershipOnly) {
       issues.push({
         severity: 'warning',
         code: 'business-rule',
@@ -460,6 +442,35 @@ export class Validator {
     }
     const valid = member && !issues.some((i) => i.severity === 'error' || i.severity === 'fatal');
     return { coding, model, entry, valid, issues, member, unknown };
+  }
+
+  /**
+   * A code a fragment does not hold may be in another fragment: a warning, and the code is
+   * taken as valid where the value set includes the whole system.
+   */
+  private fragmentCheck(
+    coding: Coding,
+    model: CodeSystemModel,
+    valueSet: ValueSetResource | undefined,
+    issues: IssueSpec[],
+    path: string,
+    notInVs: () => IssueSpec,
+  ): CodingCheck {
+    issues.push({
+      severity: 'warning',
+      code: 'code-invalid',
+      txCode: 'invalid-code',
+      text: `Unknown Code '${coding.code}' in the CodeSystem '${model.url}' version '${model.version ?? ''}' - note that the code system is labeled as a fragment, so the code may be valid in some other fragment`,
+      path,
+      messageId: 'UNKNOWN_CODE_IN_FRAGMENT',
+    });
+    const member =
+      !valueSet ||
+      (valueSet.compose?.include ?? []).some(
+        (i) => i.system === model.url && !i.concept?.length && !i.filter?.length,
+      );
+    if (!member) issues.push(notInVs());
+    return { coding, model, valid: member, issues, member, unknown: [] };
   }
 
   private members(valueSet: ValueSetResource): Promise<CodeSet> {
@@ -717,6 +728,32 @@ function isDeprecatedInValueSet(code: ExpandedCode): boolean {
   );
 }
 
+/** A system that is no code system's URL: a local reference, or a value set's URL. */
+function systemReferenceIssues(system: string, namesValueSet: boolean, path: string): IssueSpec[] {
+  const issues: IssueSpec[] = [];
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(system)) {
+    issues.push({
+      severity: 'error',
+      code: 'invalid',
+      txCode: 'invalid-data',
+      text: `${path} must be an absolute reference, not a local reference`,
+      path,
+      messageId: 'Terminology_TX_System_Relative',
+    });
+  }
+  if (namesValueSet) {
+    issues.push({
+      severity: 'error',
+      code: 'invalid',
+      txCode: 'invalid-data',
+      text: `The Coding references a value set, not a code system ('${system}')`,
+      path,
+      messageId: 'Terminology_TX_System_ValueSet2',
+    });
+  }
+  return issues;
+}
+
 /** Whether a value set's compose draws on a code system (its includes and excludes). */
 function includesSystem(valueSet: ValueSetResource, system: string): boolean {
   const compose = valueSet.compose;
@@ -823,8 +860,12 @@ function asValidationIssue(issue: IssueSpec): IssueSpec {
     : issue;
 }
 
-/** Notes about the content used, not about the code: they stay out of the `message`. */
+/**
+ * Notes about the content used (its status, a value set deprecating a code, a code system that is
+ * only a fragment), not about the code: they stay out of the `message`.
+ */
 const NOTES = new Set([
+  'UNKNOWN_CODE_IN_FRAGMENT',
   'CONCEPT_DEPRECATED_IN_VALUESET',
   'MSG_DRAFT',
   'MSG_EXPERIMENTAL',
