@@ -123,7 +123,13 @@ export class Expander {
     set.showVersions = versions.differing;
     const key = (code: ExpandedCode) => versionedKeyOf(code, versions.differing && !versions.match);
     for (const [i, include] of byVersionDescending(compose.include ?? [])) {
-      const found = await this.component(include, `ValueSet.compose.include[${i}]`, set, inner);
+      const found = await this.component(
+        include,
+        `ValueSet.compose.include[${i}]`,
+        set,
+        inner,
+        valueSet,
+      );
       for (const code of found) {
         if (seen.has(key(code))) continue;
         seen.add(key(code));
@@ -136,7 +142,13 @@ export class Expander {
       const excluded = new Set<string>();
       const excludedSystems = new Set<string>();
       for (const [i, exclude] of (compose.exclude ?? []).entries()) {
-        const found = await this.component(exclude, `ValueSet.compose.exclude[${i}]`, set, inner);
+        const found = await this.component(
+          exclude,
+          `ValueSet.compose.exclude[${i}]`,
+          set,
+          inner,
+          valueSet,
+        );
         if (wholeSystem(exclude) && !versions.otherVersionExcluded)
           excludedSystems.add(exclude.system as string);
         for (const code of found) excluded.add(key(code));
@@ -197,6 +209,7 @@ export class Expander {
     at: string,
     set: CodeSet,
     path: string[],
+    container: ValueSetResource,
   ): Promise<ExpandedCode[]> {
     let result: ExpandedCode[] | undefined;
     if (component.system) {
@@ -204,8 +217,10 @@ export class Expander {
       result = this.systemCodes(model, component, at);
     }
     for (const reference of component.valueSet ?? []) {
-      const included = await this.includedValueSet(reference, path);
-      set.usedValueSets.add(canonicalOf(included));
+      const included = reference.startsWith('#')
+        ? containedValueSet(container, reference)
+        : await this.includedValueSet(reference, path);
+      if (!reference.startsWith('#')) set.usedValueSets.add(canonicalOf(included));
       const inner = await this.codesOf(included, path);
       for (const used of inner.usedCodeSystems) set.usedCodeSystems.add(used);
       for (const used of inner.usedValueSets) set.usedValueSets.add(used);
@@ -587,6 +602,15 @@ function walksHierarchy(filter: ConceptFilter): boolean {
     (filter.property === 'concept' || filter.property === 'code') &&
     ['is-a', 'is-not-a', 'descendent-of'].includes(op)
   );
+}
+
+/** A value set the container holds (`#id`): part of its definition, not a value set it uses. */
+function containedValueSet(container: ValueSetResource, reference: string): ValueSetResource {
+  const found = (container.contained ?? []).find(
+    (r): r is ValueSetResource => r.resourceType === 'ValueSet' && r.id === reference.slice(1),
+  );
+  if (!found) throw TerminologyError.notFound(`Unable to find included value set '${reference}'`);
+  return found;
 }
 
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {

@@ -108,6 +108,8 @@ export interface ConceptSetComponent {
 
 export interface ValueSetResource extends CanonicalResource {
   resourceType: 'ValueSet';
+  /** Resources inside this one, referenced as `#id`. */
+  contained?: CanonicalResource[];
   immutable?: boolean;
   compose?: {
     extension?: Extension[];
