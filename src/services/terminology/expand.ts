@@ -97,11 +97,7 @@ export class Expander {
   /** Every code of a value set, each once, in compose order. */
   async codesOf(valueSet: ValueSetResource, path: string[] = []): Promise<CodeSet> {
     const canonical = canonicalOf(valueSet);
-    if (path.includes(canonical)) {
-      throw TerminologyError.invalid(
-        `Found a circularity pointing to ${canonical} processing ValueSet with pathway [${path.join(', ')}]`,
-      );
-    }
+    if (path.includes(canonical)) throw circularity(canonical, path);
     const set: CodeSet = {
       codes: [],
       usedCodeSystems: new Set(),
@@ -245,11 +241,7 @@ export class Expander {
           : `Unable to find included value set '${url}'`,
       );
     }
-    if (path.includes(canonicalOf(found))) {
-      throw TerminologyError.invalid(
-        `Found a circularity pointing to ${canonicalOf(found)} processing ValueSet with pathway [${path.join(', ')}]`,
-      );
-    }
+    if (path.includes(canonicalOf(found))) throw circularity(canonicalOf(found), path);
     return found;
   }
 
@@ -619,6 +611,17 @@ function defaultVersion(canonicals: string[] | undefined, url: string): string |
     if (split.url === url) return split.version;
   }
   return undefined;
+}
+
+/** A value set that includes (or excludes) itself, directly or through others. */
+function circularity(canonical: string, path: string[]): TerminologyError {
+  return new TerminologyError(400, {
+    severity: 'error',
+    code: 'processing',
+    txCode: 'vs-invalid',
+    text: `Found a circularity pointing to ${canonical} processing ValueSet with pathway [${path.join(', ')}]`,
+    messageId: 'VALUESET_CIRCULAR_REFERENCE',
+  });
 }
 
 function tooCostly(valueSet: ValueSetResource, max: number): TerminologyError {
