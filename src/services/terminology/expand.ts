@@ -193,9 +193,12 @@ export class Expander {
         set.hierarchical && this.nests(page),
         set.showVersions,
       );
-    // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
+    // The expansion stands for the definition: unless includeDefinition asks for it, the compose
+    // and the narrative parts are not repeated (as tx.fhir.org and HL7's validator do).
     const definition: ValueSetResource = { ...valueSet, expansion };
-    delete definition.compose;
+    if (!this.options.includeDefinition) {
+      for (const field of DEFINITION_ONLY) delete definition[field];
+    }
     return definition;
   }
 
@@ -612,6 +615,18 @@ function defaultVersion(canonicals: string[] | undefined, url: string): string |
   }
   return undefined;
 }
+
+/** What an expansion leaves out of its value set unless `includeDefinition` is true. */
+const DEFINITION_ONLY = [
+  'compose',
+  'extension',
+  'publisher',
+  'description',
+  'purpose',
+  'contact',
+  'copyright',
+  'text',
+] as const;
 
 /** A value set that includes (or excludes) itself, directly or through others. */
 function circularity(canonical: string, path: string[]): TerminologyError {
