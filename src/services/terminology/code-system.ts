@@ -153,6 +153,8 @@ export class CodeSystemModel {
           if (concept.display && supplement.language)
             entry.designations.push({ language: supplement.language, value: concept.display });
           entry.properties.push(...(concept.property ?? []));
+          if (concept.extension)
+            entry.extension = [...(entry.extension ?? []), ...concept.extension];
         }
         add(concept.concept);
       }

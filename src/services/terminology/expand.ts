@@ -58,6 +58,8 @@ export interface ExpandedCode {
   entry?: ConceptEntry;
   /** Designations the value set itself gives the code. */
   designations?: Designation[];
+  /** Extensions the value set itself gives the code. */
+  extensions?: Extension[];
   /** Found by walking its code system's hierarchy: it may sit under its parent. */
   nested?: boolean;
 }
@@ -330,7 +332,11 @@ export class Expander {
     at: string,
   ): ExpandedCode[] {
     const system = model.url;
-    const code = (entry: ConceptEntry, designations?: Designation[]): ExpandedCode => ({
+    const code = (
+      entry: ConceptEntry,
+      designations?: Designation[],
+      extensions?: Extension[],
+    ): ExpandedCode => ({
       system,
       version: model.version,
       code: entry.code,
@@ -338,12 +344,13 @@ export class Expander {
       model,
       entry,
       designations,
+      extensions,
     });
     if (component.concept && component.concept.length > 0) {
       const listed: ExpandedCode[] = [];
       for (const item of component.concept) {
         const entry = model.concept(item.code);
-        if (entry) listed.push(code(entry, item.designation));
+        if (entry) listed.push(code(entry, item.designation, item.extension));
         else if (model.content !== 'complete')
           listed.push({ system, version: model.version, code: item.code, display: item.display });
       }
@@ -402,6 +409,10 @@ export class Expander {
     const definitions: JsonObject[] = [];
     if (page.some((c) => statusOf(c.entry)))
       definitions.push({ code: 'status', uri: `${CONCEPT_PROPERTIES}status` });
+    for (const [name, uri] of Object.entries(EXTENSION_PROPERTY_URIS)) {
+      if (page.some((c) => extensionProperties(c).some((p) => p.code === name)))
+        definitions.push({ code: name, uri });
+    }
     for (const name of wanted) {
       if (definitions.some((d) => d.code === name)) continue;
       if (name === 'definition' && page.some((c) => c.entry?.definition)) {
@@ -462,7 +473,12 @@ export class Expander {
       const designations = this.designationsOf(code);
       if (designations.length > 0) out.designation = designations as unknown as JsonObject[];
     }
-    const properties = this.propertiesOf(code);
+    const extensions = [
+      ...kept(code.entry?.extension, CODE_SYSTEM_EXTENSIONS),
+      ...kept(code.extensions, VALUE_SET_EXTENSIONS),
+    ];
+    if (extensions.length > 0) out.extension = extensions as unknown as JsonObject[];
+    const properties = [...this.propertiesOf(code), ...extensionProperties(code)];
     if (properties.length > 0) out.property = properties;
     return out;
   }
@@ -501,12 +517,71 @@ export class Expander {
 }
 
 const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
+const SD = 'http://hl7.org/fhir/StructureDefinition/';
+
+/** Extensions of a code system's concept an expansion repeats on the code. */
+const CODE_SYSTEM_EXTENSIONS = [
+  'coding-sctdescid',
+  'rendering-style',
+  'rendering-xhtml',
+  'codesystem-alternate',
+].map((name) => SD + name);
+
+/** Extensions of a value set's concept an expansion repeats on the code. */
+const VALUE_SET_EXTENSIONS = [
+  'valueset-supplement',
+  'valueset-deprecated',
+  'valueset-concept-definition',
+  'structuredefinition-standards-status',
+  'coding-sctdescid',
+  'rendering-style',
+  'rendering-xhtml',
+].map((name) => SD + name);
+
+/** Properties an expansion shows from extensions (code system's, then value set's), by code. */
+const EXTENSION_PROPERTIES: Array<[string, string[]]> = [
+  ['label', ['codesystem-label', 'valueset-label']],
+  ['order', ['codesystem-conceptOrder', 'valueset-conceptOrder']],
+  ['weight', ['itemWeight']],
+];
+
+const EXTENSION_PROPERTY_URIS: Record<string, string> = {
+  label: `${CONCEPT_PROPERTIES}label`,
+  order: `${CONCEPT_PROPERTIES}order`,
+  weight: `${CONCEPT_PROPERTIES}itemWeight`,
+};
+
+function kept(extensions: Extension[] | undefined, urls: string[]): Extension[] {
+  return (extensions ?? []).filter((e) => urls.includes(e.url));
+}
+
+/** The label, order and weight a code's extensions give it (order and weight as decimals). */
+function extensionProperties(code: ExpandedCode): JsonObject[] {
+  const found: JsonObject[] = [];
+  const all = [...(code.entry?.extension ?? []), ...(code.extensions ?? [])];
+  for (const [name, suffixes] of EXTENSION_PROPERTIES) {
+    for (const suffix of suffixes) {
+      const extension = all.find((e) => e.url === SD + suffix);
+      if (!extension) continue;
+      const number = extension.valueDecimal ?? extension.valueInteger;
+      if (name === 'label' && typeof extension.valueString === 'string')
+        found.push({ code: name, valueString: extension.valueString });
+      else if (name !== 'label' && typeof number === 'number')
+        found.push({ code: name, valueDecimal: number });
+    }
+  }
+  return found;
+}
 
 /** The status an expansion shows for a code that is not simply active. */
 function statusOf(entry: ConceptEntry | undefined): string | undefined {
   if (!entry) return undefined;
-  if (entry.inactive) return entry.status ?? 'inactive';
-  return entry.status && entry.status.toLowerCase() !== 'active' ? entry.status : undefined;
+  const standards = entry.extension?.find(
+    (e) => e.url === `${SD}structuredefinition-standards-status`,
+  )?.valueCode;
+  const status = entry.status ?? (typeof standards === 'string' ? standards : undefined);
+  if (entry.inactive) return status ?? 'inactive';
+  return status && status.toLowerCase() !== 'active' ? status : undefined;
 }
 
 export function canonicalOf(resource: { url?: string; version?: string }): string {

@@ -101,7 +101,12 @@ export interface ConceptFilter {
 export interface ConceptSetComponent {
   system?: string;
   version?: string;
-  concept?: Array<{ code: string; display?: string; designation?: Designation[] }>;
+  concept?: Array<{
+    code: string;
+    display?: string;
+    designation?: Designation[];
+    extension?: Extension[];
+  }>;
   filter?: ConceptFilter[];
   valueSet?: string[];
 }
