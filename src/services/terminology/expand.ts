@@ -91,6 +91,9 @@ const versionedKeyOf = (code: ExpandedCode, versioned: boolean) =>
  * filters, included value sets) over the library's code systems.
  */
 export class Expander {
+  /** Supplements the value sets being expanded require (`valueset-supplement`). */
+  private readonly requiredSupplements = new Set<string>();
+
   constructor(
     private readonly library: TerminologyLibrary,
     private readonly options: ExpansionOptions,
@@ -109,6 +112,13 @@ export class Expander {
       hierarchical: false,
       showVersions: false,
     };
+    for (const extension of valueSet.extension ?? []) {
+      if (
+        extension.url === `${SD}valueset-supplement` &&
+        typeof extension.valueCanonical === 'string'
+      )
+        this.requiredSupplements.add(extension.valueCanonical);
+    }
     const compose = valueSet.compose;
     if (!compose) {
       this.fromExpansion(valueSet, set);
@@ -295,7 +305,11 @@ export class Expander {
 
   private async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
     let result = model;
-    for (const canonical of this.options.useSupplements ?? []) {
+    const canonicals = new Set([
+      ...(this.options.useSupplements ?? []),
+      ...this.requiredSupplements,
+    ]);
+    for (const canonical of canonicals) {
       const supplement = await this.library.supplement(canonical);
       if (!supplement) {
         throw TerminologyError.notFound(
@@ -484,7 +498,7 @@ export class Expander {
   }
 
   private designationsOf(code: ExpandedCode): Designation[] {
-    const all = [...(code.designations ?? []), ...(code.entry?.designations ?? [])];
+    const all = [...(code.entry?.designations ?? []), ...(code.designations ?? [])];
     const wanted = this.options.designations ?? [];
     if (wanted.length === 0) return all;
     return all.filter((d) =>
@@ -555,20 +569,20 @@ function kept(extensions: Extension[] | undefined, urls: string[]): Extension[] 
   return (extensions ?? []).filter((e) => urls.includes(e.url));
 }
 
-/** The label, order and weight a code's extensions give it (order and weight as decimals). */
+/**
+ * The label, order and weight a code's extensions give it (order and weight as decimals); the
+ * value set's extension wins over the code system's.
+ */
 function extensionProperties(code: ExpandedCode): JsonObject[] {
   const found: JsonObject[] = [];
-  const all = [...(code.entry?.extension ?? []), ...(code.extensions ?? [])];
+  const all = [...(code.extensions ?? []), ...(code.entry?.extension ?? [])];
   for (const [name, suffixes] of EXTENSION_PROPERTIES) {
-    for (const suffix of suffixes) {
-      const extension = all.find((e) => e.url === SD + suffix);
-      if (!extension) continue;
-      const number = extension.valueDecimal ?? extension.valueInteger;
-      if (name === 'label' && typeof extension.valueString === 'string')
-        found.push({ code: name, valueString: extension.valueString });
-      else if (name !== 'label' && typeof number === 'number')
-        found.push({ code: name, valueDecimal: number });
-    }
+    const extension = all.find((e) => suffixes.some((suffix) => e.url === SD + suffix));
+    const number = extension?.valueDecimal ?? extension?.valueInteger;
+    if (name === 'label' && typeof extension?.valueString === 'string')
+      found.push({ code: name, valueString: extension.valueString });
+    else if (name !== 'label' && typeof number === 'number')
+      found.push({ code: name, valueDecimal: number });
   }
   return found;
 }
