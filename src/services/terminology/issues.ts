@@ -15,6 +15,8 @@ export interface IssueSpec {
   path?: string;
   /** The message's id in the FHIR validator's catalogue (the `operationoutcome-message-id`). */
   messageId?: string;
+  /** Reported only among the issues, not in a `message` (as HL7's validator does for some). */
+  issueOnly?: boolean;
 }
 
 export function issueOf(spec: IssueSpec): Issue {

@@ -263,6 +263,7 @@ export class Validator {
       return failed(valueSet ? [notInVs()] : []);
     }
     const entry = coding.code === undefined ? undefined : model.concept(coding.code);
+    if (!entry && model.content === 'fragment') return this.unknownInFragment(coding, model, at);
     if (!entry) {
       issues.push({
         severity: 'error',
@@ -417,6 +418,32 @@ export class Validator {
           : 'Display_Name_for__should_be_one_of__instead_of',
     };
   }
+
+  /** A code a fragment does not hold may be valid in another fragment: only a warning. */
+  private unknownInFragment(
+    coding: Coding,
+    model: CodeSystemModel,
+    at: (field: string) => string,
+  ): CodingCheck {
+    const version = model.version ? ` version '${model.version}'` : '';
+    return {
+      coding,
+      model,
+      valid: true,
+      member: true,
+      issues: [
+        {
+          severity: 'warning',
+          code: 'code-invalid',
+          txCode: 'invalid-code',
+          text: `Unknown Code '${coding.code}' in the CodeSystem '${model.url}'${version} - note that the code system is labeled as a fragment, so the code may be valid in some other fragment`,
+          path: at('code'),
+          messageId: 'UNKNOWN_CODE_IN_FRAGMENT',
+          issueOnly: true,
+        },
+      ],
+    };
+  }
 }
 
 /** The versions of a system a value set's includes name, latest first. */
@@ -476,7 +503,9 @@ export function validateParameters(result: ValidateResult): ParameterValue[] {
 /** The `message`: the texts of the issues that are not merely informational, sorted, joined. */
 function messageOf(issues: IssueSpec[]): string | undefined {
   const texts = [
-    ...new Set(issues.filter((i) => i.severity !== 'information').map((i) => i.text)),
+    ...new Set(
+      issues.filter((i) => i.severity !== 'information' && !i.issueOnly).map((i) => i.text),
+    ),
   ].sort();
   return texts.length > 0 ? texts.join('; ') : undefined;
 }
