@@ -197,6 +197,8 @@ export class Expander {
     if (this.options.offset !== undefined || this.options.count !== undefined)
       expansion.offset = offset;
     expansion.parameter = parameters as unknown as JsonObject[];
+    const fragments = set.warnings.filter((w) => w.name === 'used-fragment');
+    if (fragments.length > 0) expansion.extension = unclosed(fragments);
     const properties = this.propertyDefinitions(page);
     if (properties.length > 0) expansion.property = properties;
     if (page.length > 0)
@@ -337,6 +339,7 @@ export class Expander {
     if (status === 'draft') warn('warning-draft');
     if (status === 'retired') warn('warning-withdrawn');
     if (model.resource.experimental === true) warn('warning-experimental');
+    if (model.content === 'fragment') warn('used-fragment');
   }
 
   /** The codes of one system an include names: all, listed, or filtered. */
@@ -716,6 +719,17 @@ const DEFINITION_ONLY = [
   'copyright',
   'text',
 ] as const;
+
+/** An expansion over fragments of code systems may miss codes: it says so, and why. */
+function unclosed(fragments: ParameterValue[]): JsonObject[] {
+  return [
+    { url: `${SD}valueset-unclosed`, valueBoolean: true },
+    ...fragments.map((f) => ({
+      url: `${SD}valueset-unclosed-reason`,
+      valueString: `This extension is based on a fragment of the code system ${splitCanonical(String(f.valueUri)).url}`,
+    })),
+  ];
+}
 
 /** A value set that includes (or excludes) itself, directly or through others. */
 function circularity(canonical: string, path: string[]): TerminologyError {
