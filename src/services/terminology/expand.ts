@@ -305,7 +305,8 @@ export class Expander {
     return stated ?? defaultVersion(this.options.systemVersions, system);
   }
 
-  private async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
+  /** The code system with the supplements asked for (`useSupplement`, `valueset-supplement`). */
+  async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
     let result = model;
     const canonicals = new Set([
       ...(this.options.useSupplements ?? []),

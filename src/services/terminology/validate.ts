@@ -237,7 +237,8 @@ export class Validator {
       if (!isTerminologyError(error)) throw error;
       return failed(error.issues);
     }
-    const model = await this.library.codeSystem(system, version);
+    const found = await this.library.codeSystem(system, version);
+    const model = found && (await this.expander.withSupplements(found));
     if (!model) {
       const known = (await this.library.codeSystemVersions(system))
         .map((r) => r.version)
