@@ -25,6 +25,7 @@ const envSchema = z.object({
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
   CASCADE_MAX_RESOURCES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
@@ -65,6 +66,8 @@ export interface Config {
   /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
   cascadeMaxResources: number;
   expansionMaxCodes: number;
+  /** The most codes an expansion without `count`/`offset` answers (more must be paged). */
+  expansionMaxUnpagedCodes: number;
   /** The connection pool and the limits that keep one stuck request from holding the service. */
   database: {
     poolSize: number;
@@ -111,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tasksKeepDays: e.TASKS_KEEP_DAYS,
     cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
     expansionMaxCodes: e.EXPANSION_MAX_CODES,
+    expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
     database: {
       poolSize: e.DB_POOL_SIZE,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,

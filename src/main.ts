@@ -17,6 +17,7 @@ async function main(): Promise<void> {
     {
       cascadeMaxResources: config.cascadeMaxResources,
       expansionMaxCodes: config.expansionMaxCodes,
+      expansionMaxUnpagedCodes: config.expansionMaxUnpagedCodes,
     },
   );
 

@@ -80,6 +80,8 @@ export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 
 /** The default most codes of one FHIR expansion (`EXPANSION_MAX_CODES`). */
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
+/** The default most codes of one expansion that is not paged (`EXPANSION_MAX_UNPAGED_CODES`). */
+export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
 export { appErrorOf, issueOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
@@ -94,6 +96,8 @@ export interface ServiceOptions {
   cascadeMaxResources?: number;
   /** The most codes a FHIR expansion may hold before it is refused as too costly. */
   expansionMaxCodes?: number;
+  /** The most codes an expansion without `count`/`offset` answers. */
+  expansionMaxUnpagedCodes?: number;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -161,6 +165,7 @@ export class Services {
     this.terminology = new TerminologyService(
       (ctx) => this.fhirResources.stored(ctx),
       options.expansionMaxCodes ?? DEFAULT_EXPANSION_MAX_CODES,
+      options.expansionMaxUnpagedCodes ?? DEFAULT_EXPANSION_MAX_UNPAGED_CODES,
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
       this.collections.runAddReferencesJob(

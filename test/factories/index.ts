@@ -60,6 +60,7 @@ export async function createTestApp(
   const services = new Services(dataSource, options.mailer ?? mailer, {
     cascadeMaxResources: config.cascadeMaxResources,
     expansionMaxCodes: config.expansionMaxCodes,
+    expansionMaxUnpagedCodes: config.expansionMaxUnpagedCodes,
   });
   await services.ensureAdmin(ADMIN_PASSWORD);
   const built = await createApp(services, config, log);

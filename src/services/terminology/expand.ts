@@ -44,6 +44,8 @@ export interface ExpansionOptions {
   useSupplements?: string[];
   /** The most codes an expansion may hold before it is refused as too costly. */
   maxCodes: number;
+  /** The most codes an expansion without `count`/`offset` answers (more must be paged). */
+  maxUnpagedCodes?: number;
   /** The request parameters an expansion echoes. */
   echo?: ParameterValue[];
 }
@@ -176,6 +178,10 @@ export class Expander {
     let codes = set.codes;
     if (this.options.filter)
       codes = codes.filter((c) => matchesText(c, this.options.filter as string));
+    const { maxUnpagedCodes, count } = this.options;
+    const paged = this.options.offset !== undefined || count !== undefined;
+    if (!paged && maxUnpagedCodes !== undefined && codes.length > maxUnpagedCodes)
+      throw tooCostly(valueSet, maxUnpagedCodes);
     const offset = this.options.offset ?? 0;
     const page =
       this.options.count !== undefined
@@ -748,6 +754,7 @@ function tooCostly(valueSet: ValueSetResource, max: number): TerminologyError {
     severity: 'error',
     code: 'too-costly',
     text: `The value set '${canonicalOf(valueSet)}' expansion has too many codes to produce (>${max})`,
+    messageId: 'VALUESET_TOO_COSTLY',
   });
 }
 

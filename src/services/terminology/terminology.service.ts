@@ -22,6 +22,8 @@ export class TerminologyService {
     private readonly storedFor: (ctx: ServiceContext) => StoredTerminology | undefined,
     /** The most codes an expansion may hold before it is refused as too costly. */
     readonly maxExpansion: number,
+    /** The most codes an expansion without paging answers. */
+    readonly maxUnpaged: number,
   ) {}
 
   library(ctx: ServiceContext, resources: TerminologyResource[]): TerminologyLibrary {
@@ -36,7 +38,11 @@ export class TerminologyService {
   ): Promise<ValueSetResource> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    return new Expander(library, { ...options, maxCodes: this.maxExpansion }).expand(valueSet);
+    return new Expander(library, {
+      ...options,
+      maxCodes: this.maxExpansion,
+      maxUnpagedCodes: this.maxUnpaged,
+    }).expand(valueSet);
   }
 
   async validateInValueSet(
