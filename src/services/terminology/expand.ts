@@ -121,6 +121,7 @@ export class Expander {
       )
         this.requiredSupplements.add(extension.valueCanonical);
     }
+    standardsWarning(valueSet, canonical, set);
     const compose = valueSet.compose;
     if (!compose) {
       this.fromExpansion(valueSet, set);
@@ -242,6 +243,7 @@ export class Expander {
       if (!reference.startsWith('#')) set.usedValueSets.add(canonicalOf(included));
       const inner = await this.codesOf(included, path);
       for (const used of inner.usedCodeSystems) set.usedCodeSystems.add(used);
+      for (const warning of inner.warnings) addWarning(set, warning);
       for (const used of inner.usedValueSets) set.usedValueSets.add(used);
       if (result === undefined) {
         result = inner.codes;
@@ -338,11 +340,8 @@ export class Expander {
   private statusWarnings(model: CodeSystemModel, set: CodeSet): void {
     const canonical = model.canonical;
     const status = model.resource.status;
-    const already = (name: string) =>
-      set.warnings.some((w) => w.name === name && w.valueUri === canonical);
-    const warn = (name: string) => {
-      if (!already(name)) set.warnings.push({ name, valueUri: canonical });
-    };
+    const warn = (name: string) => addWarning(set, { name, valueUri: canonical });
+    standardsWarning(model.resource, canonical, set);
     if (status === 'draft') warn('warning-draft');
     if (status === 'retired') warn('warning-withdrawn');
     if (model.resource.experimental === true) warn('warning-experimental');
@@ -726,6 +725,24 @@ const DEFINITION_ONLY = [
   'copyright',
   'text',
 ] as const;
+
+function addWarning(set: CodeSet, warning: ParameterValue): void {
+  if (!set.warnings.some((w) => w.name === warning.name && w.valueUri === warning.valueUri))
+    set.warnings.push(warning);
+}
+
+/** A resource whose standards status is deprecated or withdrawn: the expansion warns of it. */
+function standardsWarning(
+  resource: { extension?: Extension[] },
+  canonical: string,
+  set: CodeSet,
+): void {
+  const status = resource.extension?.find(
+    (e) => e.url === `${SD}structuredefinition-standards-status`,
+  )?.valueCode;
+  if (status === 'deprecated' || status === 'withdrawn')
+    addWarning(set, { name: `warning-${status}`, valueUri: canonical });
+}
 
 /** An expansion over fragments of code systems may miss codes: it says so, and why. */
 function unclosed(fragments: ParameterValue[]): JsonObject[] {
