@@ -322,11 +322,16 @@ export class Expander {
     ]);
     for (const canonical of canonicals) {
       const supplement = await this.library.supplement(canonical);
+      // A supplement the request or the value set requires is a business rule, not content the
+      // answer can report as missing.
       if (!supplement) {
-        throw TerminologyError.notFound(
-          `Required supplement not found: ${canonical}`,
-          'VALUESET_SUPPLEMENT_MISSING',
-        );
+        throw new TerminologyError(422, {
+          severity: 'error',
+          code: 'business-rule',
+          txCode: 'not-found',
+          text: `Required supplement not found: ${canonical}`,
+          messageId: 'VALUESET_SUPPLEMENT_MISSING',
+        });
       }
       if (splitCanonical(supplement.supplements ?? '').url !== model.url) continue;
       result = result.withSupplement(supplement);
