@@ -263,6 +263,18 @@ export class Validator {
       });
       return failed(valueSet ? [notInVs()] : []);
     }
+    if (model.content === 'supplement') {
+      return failed([
+        {
+          severity: 'error',
+          code: 'invalid',
+          txCode: 'invalid-data',
+          text: `CodeSystem ${model.canonical} is a supplement, so can't be used as a value in ${at('system')}`,
+          path: at('system'),
+          messageId: 'CODESYSTEM_CS_NO_SUPPLEMENT',
+        },
+      ]);
+    }
     const entry = coding.code === undefined ? undefined : model.concept(coding.code);
     if (!entry && model.content === 'fragment') return this.unknownInFragment(coding, model, at);
     if (!entry) {
