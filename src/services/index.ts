@@ -85,6 +85,8 @@ export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
 /** The default size of the FHIR operations' cache of stored code systems (`FHIR_CACHE_CONCEPTS`). */
 export const DEFAULT_FHIR_CACHE_CONCEPTS = 200_000;
+/** The default most codes of one expansion that is not paged (`EXPANSION_MAX_UNPAGED_CODES`). */
+export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
 export { appErrorOf, issueOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
@@ -101,6 +103,8 @@ export interface ServiceOptions {
   expansionMaxCodes?: number;
   /** Concepts of stored code systems kept rendered for the FHIR operations; 0: none. */
   fhirCacheConcepts?: number;
+  /** The most codes an expansion without `count`/`offset` answers. */
+  expansionMaxUnpagedCodes?: number;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -178,6 +182,7 @@ export class Services {
     this.terminology = new TerminologyService(
       (ctx) => this.fhirResources.stored(ctx),
       options.expansionMaxCodes ?? DEFAULT_EXPANSION_MAX_CODES,
+      options.expansionMaxUnpagedCodes ?? DEFAULT_EXPANSION_MAX_UNPAGED_CODES,
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
       this.collections.runAddReferencesJob(

@@ -58,6 +58,8 @@ export interface ExpansionOptions {
   useSupplements?: string[];
   /** The most codes an expansion may hold before it is refused as too costly. */
   maxCodes: number;
+  /** The most codes an expansion without `count`/`offset` answers (more must be paged). */
+  maxUnpagedCodes?: number;
   /** The request parameters an expansion echoes. */
   echo?: ParameterValue[];
 }
@@ -127,6 +129,8 @@ const versionedKeyOf = (code: ExpandedCode, versioned: boolean) =>
 export class Expander {
   /** The version parameters (`name|url|version`) that decided a code system version. */
   private readonly usedRules = new Set<string>();
+  /** Supplements the value sets being expanded require (`valueset-supplement`). */
+  private readonly requiredSupplements = new Set<string>();
 
   /**
    * @param validating for $validate-code: a code system version `check-system-version` does not
@@ -141,11 +145,7 @@ export class Expander {
   /** Every code of a value set, each once, in compose order. */
   async codesOf(valueSet: ValueSetResource, path: string[] = []): Promise<CodeSet> {
     const canonical = canonicalOf(valueSet);
-    if (path.includes(canonical)) {
-      throw TerminologyError.invalid(
-        `Found a circularity pointing to ${canonical} processing ValueSet with pathway [${path.join(', ')}]`,
-      );
-    }
+    if (path.includes(canonical)) throw circularity(canonical, path);
     const set: CodeSet = {
       codes: [],
       usedCodeSystems: new Set(),
@@ -155,6 +155,13 @@ export class Expander {
       hierarchical: false,
       showVersions: false,
     };
+    for (const extension of valueSet.extension ?? []) {
+      if (
+        extension.url === `${SD}valueset-supplement` &&
+        typeof extension.valueCanonical === 'string'
+      )
+        this.requiredSupplements.add(extension.valueCanonical);
+    }
     const compose = valueSet.compose;
     this.statusWarnings(valueSet, set);
     if (!compose) {
@@ -203,6 +210,10 @@ export class Expander {
     let codes = set.codes;
     if (this.options.filter)
       codes = codes.filter((c) => matchesText(c, this.options.filter as string));
+    const { maxUnpagedCodes, count } = this.options;
+    const paged = this.options.offset !== undefined || count !== undefined;
+    if (!paged && maxUnpagedCodes !== undefined && codes.length > maxUnpagedCodes)
+      throw tooCostly(valueSet, maxUnpagedCodes);
     const offset = this.options.offset ?? 0;
     const page =
       this.options.count !== undefined
@@ -224,6 +235,8 @@ export class Expander {
     if (this.options.offset !== undefined || this.options.count !== undefined)
       expansion.offset = offset;
     expansion.parameter = parameters as unknown as JsonObject[];
+    const fragments = set.warnings.filter((w) => w.name === 'used-fragment');
+    if (fragments.length > 0) expansion.extension = unclosed(fragments);
     const properties = this.propertyDefinitions(page);
     if (properties.length > 0) expansion.property = properties;
     if (page.length > 0)
@@ -232,14 +245,12 @@ export class Expander {
         set.hierarchical && this.nests(page),
         set.showVersions,
       );
-    // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
+    // The expansion stands for the definition: unless includeDefinition asks for it, the compose
+    // and the narrative parts are not repeated (as tx.fhir.org and HL7's validator do).
     const definition: ValueSetResource = { ...valueSet, expansion };
-    delete definition.compose;
-    // Nor is the description; the standards status is told by the warning-* parameters.
-    delete definition.description;
-    const extensions = valueSet.extension?.filter((e) => e.url !== STANDARDS_STATUS);
-    if (extensions?.length) definition.extension = extensions;
-    else delete definition.extension;
+    if (!this.options.includeDefinition) {
+      for (const field of DEFINITION_ONLY) delete definition[field];
+    }
     return definition;
   }
 
@@ -266,9 +277,12 @@ export class Expander {
       result = this.systemCodes(model, component, at);
     }
     for (const reference of component.valueSet ?? []) {
-      const included =
-        containedValueSet(container, reference) ?? (await this.includedValueSet(reference, path));
-      set.usedValueSets.add(canonicalOf(included));
+      const contained = reference.startsWith('#');
+      const included = contained
+        ? containedValueSet(container, reference)
+        : await this.includedValueSet(reference, path);
+      // A contained value set is part of the definition, not a value set it uses.
+      if (!contained) set.usedValueSets.add(canonicalOf(included));
       const inner = await this.codesOf(included, path);
       for (const used of inner.usedCodeSystems) set.usedCodeSystems.add(used);
       for (const used of inner.usedValueSets) set.usedValueSets.add(used);
@@ -293,11 +307,7 @@ export class Expander {
         wanted ? 'VS_EXP_IMPORT_UNK_PINNED' : 'Unable_to_resolve_value_Set_',
       );
     }
-    if (path.includes(canonicalOf(found))) {
-      throw TerminologyError.invalid(
-        `Found a circularity pointing to ${canonicalOf(found)} processing ValueSet with pathway [${path.join(', ')}]`,
-      );
-    }
+    if (path.includes(canonicalOf(found))) throw circularity(canonicalOf(found), path);
     return found;
   }
 
@@ -361,7 +371,8 @@ export class Expander {
 
   /** Fails when a supplement to apply cannot be found. */
   async checkSupplements(): Promise<void> {
-    for (const canonical of this.options.useSupplements ?? []) await this.supplement(canonical);
+    const canonicals = [...(this.options.useSupplements ?? []), ...this.requiredSupplements];
+    for (const canonical of canonicals) await this.supplement(canonical);
   }
 
   private async supplement(canonical: string): Promise<CodeSystemResource> {
@@ -375,10 +386,17 @@ export class Expander {
     return supplement;
   }
 
-  /** The code system with the supplements to apply that supplement it. */
+  /**
+   * The code system with the supplements to apply that supplement it (`useSupplement`, and
+   * the `valueset-supplement`s of the value sets expanded).
+   */
   async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
     let result = model;
-    for (const canonical of this.options.useSupplements ?? []) {
+    const canonicals = new Set([
+      ...(this.options.useSupplements ?? []),
+      ...this.requiredSupplements,
+    ]);
+    for (const canonical of canonicals) {
       const supplement = await this.supplement(canonical);
       if (splitCanonical(supplement.supplements ?? '').url !== model.url) continue;
       result = result.withSupplement(supplement);
@@ -392,6 +410,9 @@ export class Expander {
   private statusWarnings(resource: CanonicalResource, set: CodeSet): void {
     for (const status of warnedStatuses(resource))
       addWarning(set, `warning-${status}`, canonicalOf(resource));
+    // An expansion over a fragment may miss codes (see unclosed).
+    if ('content' in resource && resource.content === 'fragment')
+      addWarning(set, 'used-fragment', canonicalOf(resource));
   }
 
   /** The codes of one system an include names: all, listed, or filtered. */
@@ -596,29 +617,23 @@ export class Expander {
   }
 }
 
-/** A value set the container holds, named by a local reference (`#id`). */
-function containedValueSet(
-  container: ValueSetResource,
-  reference: string,
-): ValueSetResource | undefined {
-  if (!reference.startsWith('#') || !Array.isArray(container.contained)) return undefined;
-  return (container.contained as ValueSetResource[]).find(
-    (r) => r.resourceType === 'ValueSet' && r.id === reference.slice(1),
-  );
-}
-
 function addWarning(set: CodeSet, name: string, canonical: unknown): void {
   if (!set.warnings.some((w) => w.name === name && w.valueUri === canonical))
     set.warnings.push({ name, valueUri: canonical });
 }
 
 const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
+const SD = 'http://hl7.org/fhir/StructureDefinition/';
 
 /** The status an expansion shows for a code that is not simply active. */
 function statusOf(entry: ConceptEntry | undefined): string | undefined {
   if (!entry) return undefined;
-  if (entry.inactive) return entry.status ?? 'inactive';
-  return entry.status && entry.status.toLowerCase() !== 'active' ? entry.status : undefined;
+  const standards = entry.extension?.find(
+    (e) => e.url === `${SD}structuredefinition-standards-status`,
+  )?.valueCode;
+  const status = entry.status ?? (typeof standards === 'string' ? standards : undefined);
+  if (entry.inactive) return status ?? 'inactive';
+  return status && status.toLowerCase() !== 'active' ? status : undefined;
 }
 
 const VALUESET_SUPPLEMENT = 'http://hl7.org/fhir/StructureDefinition/valueset-supplement';
@@ -750,8 +765,6 @@ function walksHierarchy(filter: ConceptFilter): boolean {
   );
 }
 
-const SD = 'http://hl7.org/fhir/StructureDefinition/';
-
 /** Concept extensions that an expansion shows as the R5 standard concept properties. */
 const EXTENSION_PROPERTIES: Record<string, { code: string; uri: string; as: string }> = {
   [`${SD}itemWeight`]: {
@@ -790,6 +803,9 @@ const SHOWN_EXTENSIONS = new Set(
     'valueset-deprecated',
     'valueset-concept-definition',
     'structuredefinition-standards-status',
+    'coding-sctdescid',
+    'codesystem-alternate',
+    'valueset-supplement',
   ].map((name) => SD + name),
 );
 
@@ -844,6 +860,20 @@ function designationMatches(designation: Designation, wanted: string): boolean {
   return designation.use?.system === system && designation.use?.code === code;
 }
 
+/** A value set the container holds (`#id`): part of its definition, not a value set it uses. */
+function containedValueSet(container: ValueSetResource, reference: string): ValueSetResource {
+  const found = (container.contained ?? []).find(
+    (r): r is ValueSetResource => r.resourceType === 'ValueSet' && r.id === reference.slice(1),
+  );
+  if (!found) {
+    throw TerminologyError.notFound(
+      `A definition for the value Set '${reference}' could not be found`,
+      'Unable_to_resolve_value_Set_',
+    );
+  }
+  return found;
+}
+
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {
   for (const canonical of canonicals ?? []) {
     const split = splitCanonical(canonical);
@@ -852,11 +882,46 @@ function defaultVersion(canonicals: string[] | undefined, url: string): string |
   return undefined;
 }
 
+/** What an expansion leaves out of its value set unless `includeDefinition` is true. */
+const DEFINITION_ONLY = [
+  'compose',
+  'extension',
+  'publisher',
+  'description',
+  'purpose',
+  'contact',
+  'copyright',
+  'text',
+] as const;
+
+/** An expansion over fragments of code systems may miss codes: it says so, and why. */
+function unclosed(fragments: ParameterValue[]): JsonObject[] {
+  return [
+    { url: `${SD}valueset-unclosed`, valueBoolean: true },
+    ...fragments.map((f) => ({
+      url: `${SD}valueset-unclosed-reason`,
+      valueString: `This extension is based on a fragment of the code system ${splitCanonical(String(f.valueUri)).url}`,
+    })),
+  ];
+}
+
+/** A value set that includes (or excludes) itself, directly or through others. */
+function circularity(canonical: string, path: string[]): TerminologyError {
+  return new TerminologyError(400, {
+    severity: 'error',
+    code: 'processing',
+    txCode: 'vs-invalid',
+    text: `Found a circularity pointing to ${canonical} processing ValueSet with pathway [${path.join(', ')}]`,
+    messageId: 'VALUESET_CIRCULAR_REFERENCE',
+  });
+}
+
 function tooCostly(valueSet: ValueSetResource, max: number): TerminologyError {
   return new TerminologyError(422, {
     severity: 'error',
     code: 'too-costly',
     text: `The value set '${canonicalOf(valueSet)}' expansion has too many codes to produce (>${max})`,
+    messageId: 'VALUESET_TOO_COSTLY',
   });
 }
 

@@ -114,6 +114,8 @@ export interface ConceptSetComponent {
 
 export interface ValueSetResource extends CanonicalResource {
   resourceType: 'ValueSet';
+  /** Resources inside this one, referenced as `#id`. */
+  contained?: CanonicalResource[];
   immutable?: boolean;
   compose?: {
     extension?: Extension[];

@@ -22,6 +22,8 @@ export interface IssueSpec {
    * informational.
    */
   inMessage?: boolean;
+  /** Reported only among the issues, not in a `message` (as HL7's validator does for some). */
+  issueOnly?: boolean;
 }
 
 export function issueOf(spec: IssueSpec): Issue {

@@ -22,6 +22,8 @@ export class TerminologyService {
     private readonly storedFor: (ctx: ServiceContext) => StoredTerminology | undefined,
     /** The most codes an expansion may hold before it is refused as too costly. */
     readonly maxExpansion: number,
+    /** The most codes an expansion without paging answers. */
+    readonly maxUnpaged: number,
   ) {}
 
   library(ctx: ServiceContext, resources: TerminologyResource[]): TerminologyLibrary {
@@ -39,6 +41,7 @@ export class TerminologyService {
     const expander = new Expander(library, {
       ...forValueSet(options, valueSet),
       maxCodes: this.maxExpansion,
+      maxUnpagedCodes: this.maxUnpaged,
     });
     await expander.checkSupplements();
     return expander.expand(valueSet);

@@ -883,6 +883,7 @@ function messageOf(issues: IssueSpec[]): string | undefined {
     (i) =>
       i.inMessage ??
       (!i.quiet &&
+        !i.issueOnly &&
         !NOTES.has(i.messageId ?? '') &&
         (i.severity !== 'information' || i.txCode === 'invalid-display')),
   );
