@@ -25,6 +25,7 @@ const envSchema = z.object({
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
   CASCADE_MAX_RESOURCES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
@@ -69,6 +70,8 @@ export interface Config {
     cascadeMaxResources: number;
     /** The most codes one FHIR expansion may hold. */
     expansionMaxCodes: number;
+    /** The most codes an expansion without `count`/`offset` answers (more must be paged). */
+    expansionMaxUnpagedCodes: number;
     /** Concepts of stored code systems the FHIR operations keep rendered; 0: none. */
     fhirCacheConcepts: number;
   };
@@ -119,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     services: {
       cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
       expansionMaxCodes: e.EXPANSION_MAX_CODES,
+      expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
     },
     database: {

@@ -26,7 +26,13 @@ export function capabilityStatement(req: Request) {
   ];
   const resource = (type: string, operations: Array<{ name: string; definition: string }>) => ({
     type,
-    interaction: [{ code: 'read' }, { code: 'search-type' }, { code: 'create' }],
+    interaction: [
+      { code: 'read' },
+      { code: 'search-type' },
+      { code: 'create' },
+      { code: 'update' },
+      { code: 'delete' },
+    ],
     searchParam: search,
     operation: operations,
   });

@@ -39,7 +39,6 @@ export function expansionOptions(
   params: OperationParams,
   req: Request,
 ): Omit<ExpansionOptions, 'maxCodes'> {
-  const displayLanguage = params.string('displayLanguage') ?? req.get('accept-language');
   return {
     activeOnly: params.boolean('activeOnly'),
     filter: params.string('filter'),
@@ -49,7 +48,8 @@ export function expansionOptions(
     includeDesignations: params.boolean('includeDesignations'),
     designations: params.strings('designation'),
     includeDefinition: params.boolean('includeDefinition'),
-    languages: parseLanguages(displayLanguage),
+    languages: parseLanguages(params.string('displayLanguage')),
+    acceptLanguage: req.get('accept-language'),
     properties: params.strings('property'),
     systemVersions: params.strings('system-version'),
     checkSystemVersions: params.strings('check-system-version'),

@@ -8,6 +8,7 @@ import type {
   FhirResourceType,
   FhirResult,
   FhirSearchInput,
+  FhirTarget,
   StoredResource,
 } from '../../src/services/fhir-resource.service';
 import { param, queryString } from '../http';
@@ -40,7 +41,7 @@ const SUBSETTED = {
 /**
  * The FHIR-format resource endpoints (spec operations §2.8, §4.7): sources read as CodeSystem and
  * ConceptMap, collections as ValueSet, under `/fhir/` (server-wide ids, see `globalIdOf`) and in
- * the owner namespaces; CodeSystem and ValueSet creates. Paths are given in full; operations (`$…`) are routed elsewhere, before
+ * the owner namespaces; creates, updates and deletes. Paths are given in full; operations (`$…`) are routed elsewhere, before
  * this router, and are passed on if they reach it. Errors are AppErrors, for the FHIR error
  * handler to answer as OperationOutcomes.
  */
@@ -65,6 +66,28 @@ export function fhirResourceRouter(services: Services): Router {
         `${owner.prefix}/${type}`,
         create((req) => ({ kind: 'owner', owner: owner.ref(req) })),
       );
+    }
+    // Updates and deletes by server-wide id and in the owner namespaces.
+    const update = (target: (req: Request) => FhirTarget): RequestHandler =>
+      handle(
+        async (req, ctx) => (await resources.update(ctx, type, target(req), req.body)).resource,
+      );
+    const remove = (target: (req: Request) => FhirTarget): RequestHandler =>
+      handle(async (req, ctx) => {
+        await resources.remove(ctx, type, target(req));
+        return NO_CONTENT;
+      });
+    const global = (req: Request): FhirTarget => ({ kind: 'global', id: param(req, 'id') });
+    router.put(`/fhir/${type}/:id`, update(global));
+    router.delete(`/fhir/${type}/:id`, remove(global));
+    for (const owner of OWNERS) {
+      const target = (req: Request): FhirTarget => ({
+        kind: 'owner',
+        owner: owner.ref(req),
+        id: param(req, 'id'),
+      });
+      router.put(`${owner.prefix}/${type}/:id`, update(target));
+      router.delete(`${owner.prefix}/${type}/:id`, remove(target));
     }
     router.get(
       `/fhir/${type}`,
@@ -156,8 +179,11 @@ interface Created {
   body: object;
 }
 
+/** A resource removed: 204 without a body. */
+const NO_CONTENT = { status: 204 } as const;
+
 /** What a handler answers: a resource to send, or another handler to pass the request to. */
-type Answer = object | Created | RequestHandler;
+type Answer = object | Created | typeof NO_CONTENT | RequestHandler;
 
 /**
  * Adapts a handler: the request's context in, the resource written out (`application/fhir+json`),
@@ -172,6 +198,10 @@ function handle(handler: (req: Request, ctx: ServiceContext) => Promise<Answer>)
     const answer = await handler(req, requestContext(res));
     if (typeof answer === 'function') {
       await (answer as RequestHandler)(req, res, next);
+      return;
+    }
+    if (answer === NO_CONTENT) {
+      res.status(204).end();
       return;
     }
     if (isCreated(answer)) {

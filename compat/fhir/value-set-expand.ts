@@ -44,16 +44,19 @@ function containsAsR4(item: JsonObject): JsonObject {
   const { property, contains, ...rest } = item;
   const out: JsonObject = { ...rest };
   if (Array.isArray(property) && property.length > 0) {
-    out.extension = (property as JsonObject[]).map((p): JsonObject => {
-      const { code, ...value } = p;
-      return {
-        url: `${R5}.contains.property`,
-        extension: [
-          { url: 'code', valueCode: code ?? null },
-          { url: 'value', ...value },
-        ],
-      };
-    });
+    out.extension = [
+      ...(Array.isArray(rest.extension) ? rest.extension : []),
+      ...(property as JsonObject[]).map((p): JsonObject => {
+        const { code, ...value } = p;
+        return {
+          url: `${R5}.contains.property`,
+          extension: [
+            { url: 'code', valueCode: code ?? null },
+            { url: 'value', ...value },
+          ],
+        };
+      }),
+    ];
   }
   if (Array.isArray(contains)) out.contains = (contains as JsonObject[]).map(containsAsR4);
   return out;

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import type { RepoRef, ServiceContext, Services } from '../../src/services';
+import type { ExpansionDetail, RepoRef, ServiceContext, Services } from '../../src/services';
 import {
   bodyOf,
   created,
@@ -112,9 +112,10 @@ export function collectionRouter(services: Services): Router {
       .route(expansionPath)
       .get(
         route(async (req, ctx) => {
-          const view = await collections.getExpansion(ctx, at(req), param(req, 'expansion'));
-          const summary = (await collections.summaries(ctx, [view])).get(view.expansion.id);
-          return ok(expansionJson(view, { summary, verbose: flag(req.query.verbose) }));
+          const view = await collections.expansionDetail(ctx, at(req), param(req, 'expansion'));
+          return ok(
+            expansionJson(view, { summary: view.summary, verbose: flag(req.query.verbose) }),
+          );
         }),
       )
       .delete(
@@ -170,15 +171,13 @@ export function collectionRouter(services: Services): Router {
   }
 
   async function expansionList(req: Request, ctx: ServiceContext, ref: RepoRef) {
-    const page = await collections.listExpansions(ctx, ref, listParams(req));
+    const page = await collections.listExpansions(ctx, ref, listParams(req), {
+      summaries: flag(req.query.includeSummary),
+    });
     const verbose = flag(req.query.verbose);
-    const summaries = flag(req.query.includeSummary)
-      ? await collections.summaries(ctx, page.items)
-      : undefined;
     return list(
       page,
-      (view: (typeof page.items)[number]) =>
-        expansionJson(view, { summary: summaries?.get(view.expansion.id), verbose }),
+      (view: ExpansionDetail) => expansionJson(view, { summary: view.summary, verbose }),
       req,
     );
   }

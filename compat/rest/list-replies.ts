@@ -1,30 +1,23 @@
 import type { Request } from 'express';
-import type { OrganizationEntity, UserEntity } from '../../src/db/entities';
-import type { Page, ServiceContext, Services } from '../../src/services';
-import { flag, list, type Reply } from '../http';
+import type { OrgItem, Page, UserItem } from '../../src/services';
+import { list, type Reply } from '../http';
 import { orgDetail, orgSummary } from './org.mapper';
 import { userDetail, userSummary } from './user.mapper';
 
-/** A user list in summary form, or in detail with `verbose=true` (counts batched per page). */
-export async function userListReply(
-  services: Services,
-  req: Request,
-  ctx: ServiceContext,
-  page: Page<UserEntity>,
-): Promise<Reply> {
-  if (!flag(req.query.verbose)) return list(page, userSummary, req);
-  const counts = await Promise.all(page.items.map((u) => services.users.counts(ctx, u)));
-  return list(page, (u: UserEntity) => userDetail(u, counts[page.items.indexOf(u)]), req);
+/** A user list in summary form, or in detail when the service read their counts (`verbose`). */
+export function userListReply(req: Request, page: Page<UserItem>): Reply {
+  return list(
+    page,
+    ({ user, counts }: UserItem) => (counts ? userDetail(user, counts) : userSummary(user)),
+    req,
+  );
 }
 
-/** An org list in summary form, or in detail with `verbose=true` (counts batched per page). */
-export async function orgListReply(
-  services: Services,
-  req: Request,
-  ctx: ServiceContext,
-  page: Page<OrganizationEntity>,
-): Promise<Reply> {
-  if (!flag(req.query.verbose)) return list(page, orgSummary, req);
-  const counts = await Promise.all(page.items.map((o) => services.orgs.counts(ctx, o)));
-  return list(page, (o: OrganizationEntity) => orgDetail(o, counts[page.items.indexOf(o)]), req);
+/** An org list in summary form, or in detail when the service read their counts (`verbose`). */
+export function orgListReply(req: Request, page: Page<OrgItem>): Reply {
+  return list(
+    page,
+    ({ org, counts }: OrgItem) => (counts ? orgDetail(org, counts) : orgSummary(org)),
+    req,
+  );
 }

@@ -17,7 +17,7 @@ export function orgRouter(services: Services): Router {
   router.get(
     '/orgs/',
     route(async (req, ctx) =>
-      orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req, ORG_FILTERS))),
+      orgListReply(req, await orgs.listItems(ctx, listParams(req, ORG_FILTERS))),
     ),
   );
   router.post(
@@ -46,12 +46,7 @@ export function orgRouter(services: Services): Router {
   router.get(
     '/orgs/:org/members/',
     route(async (req, ctx) =>
-      userListReply(
-        services,
-        req,
-        ctx,
-        await orgs.members(ctx, param(req, 'org'), listParams(req)),
-      ),
+      userListReply(req, await orgs.memberItems(ctx, param(req, 'org'), listParams(req))),
     ),
   );
   router.get(

@@ -1,12 +1,12 @@
 import { Router, type Request } from 'express';
 import type { RepositoryKind } from '../../src/db/entities';
 import {
-  refOf,
   type ListParams,
   type Page,
   type RepoRef,
   type RepoScope,
   type RepoDetail,
+  type RepoDetailWithContent,
   type RepoView,
   type ServiceContext,
   type Services,
@@ -52,6 +52,19 @@ const FILTERS = [
 export function repoRouter(services: Services): Router {
   const { repositories } = services;
   const router = Router();
+
+  /** spec core §4.5/§4.6 get parameters: the detail with the children it asks for. */
+  const detailOf = (
+    req: Request,
+    ctx: ServiceContext,
+    at: RepoRef,
+  ): Promise<RepoDetailWithContent> =>
+    services.repositoryDetails.detail(ctx, at, {
+      concepts: flag(req.query.includeConcepts),
+      mappings: flag(req.query.includeMappings),
+      references: flag(req.query.includeReferences),
+      params: listParams(req, ['includeRetired']),
+    });
 
   const listReply = async (req: Request, ctx: ServiceContext, scope: RepoScope): Promise<Reply> =>
     repoListReply(req, await repositories.list(ctx, repoListParams(req), scope));
@@ -125,9 +138,7 @@ export function repoRouter(services: Services): Router {
 
       router.get(
         repoPath,
-        route(async (req, ctx) =>
-          ok(await withChildren(services, req, ctx, await repositories.detail(ctx, ref(req)))),
-        ),
+        route(async (req, ctx) => ok(withChildren(await detailOf(req, ctx, ref(req))))),
       );
       const update = route(async (req, ctx) =>
         ok(repoDetailOf(await repositories.update(ctx, ref(req), bodyOf(req)))),
@@ -145,14 +156,7 @@ export function repoRouter(services: Services): Router {
       router.get(
         versionPath,
         route(async (req, ctx) =>
-          ok(
-            await withChildren(
-              services,
-              req,
-              ctx,
-              await repositories.detail(ctx, ref(req, param(req, 'version'))),
-            ),
-          ),
+          ok(withChildren(await detailOf(req, ctx, ref(req, param(req, 'version'))))),
         ),
       );
       const updateVersion = route(async (req, ctx) =>
@@ -204,31 +208,16 @@ function repoDetailOf({ view, counts }: RepoDetail): object {
  * spec core §4.5/§4.6 get parameters: the detail with `concepts`, `mappings` and (collections)
  * `references` of the version read, windowed by `limit`/`offset`.
  */
-async function withChildren(
-  services: Services,
-  req: Request,
-  ctx: ServiceContext,
-  { view, counts }: RepoDetail,
-): Promise<object> {
+function withChildren({
+  view,
+  counts,
+  concepts,
+  mappings,
+  references,
+}: RepoDetailWithContent): object {
   const body = repoDetailOf({ view, counts }) as Record<string, unknown>;
-  const at = { ...refOf(view), version: view.version.mnemonic };
-  const params = listParams(req, ['includeRetired']);
-  const collection = view.repo.kind === 'collection';
-  if (flag(req.query.includeConcepts)) {
-    const page = collection
-      ? await services.collections.listConcepts(ctx, at, params)
-      : await services.concepts.list(ctx, at, params);
-    body.concepts = page.items.map(conceptSummary);
-  }
-  if (flag(req.query.includeMappings)) {
-    const page = collection
-      ? await services.collections.listMappings(ctx, at, params)
-      : await services.mappings.list(ctx, at, params);
-    body.mappings = page.items.map(({ view, ends }) => mappingSummary(view, ends));
-  }
-  if (collection && flag(req.query.includeReferences)) {
-    const page = await services.collections.listReferences(ctx, at, params);
-    body.references = page.items.map(referenceJson);
-  }
+  if (concepts) body.concepts = concepts.map(conceptSummary);
+  if (mappings) body.mappings = mappings.map(({ view, ends }) => mappingSummary(view, ends));
+  if (references) body.references = references.map(referenceJson);
   return body;
 }

@@ -28,7 +28,7 @@ export function userRouter(services: Services): Router {
   router.get(
     '/users/',
     route(async (req, ctx) =>
-      userListReply(services, req, ctx, await users.list(ctx, listParams(req, USER_FILTERS))),
+      userListReply(req, await users.listItems(ctx, listParams(req, USER_FILTERS))),
     ),
   );
   router.post(
@@ -63,7 +63,7 @@ export function userRouter(services: Services): Router {
   router.get(
     '/user/orgs/',
     route(async (req, ctx) =>
-      orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req), await users.me(ctx))),
+      orgListReply(req, await orgs.listItems(ctx, listParams(req), { type: 'self' })),
     ),
   );
 
@@ -106,10 +106,12 @@ export function userRouter(services: Services): Router {
   );
   router.get(
     '/users/:user/orgs/',
-    route(async (req, ctx) => {
-      const user = await users.get(ctx, param(req, 'user'));
-      return orgListReply(services, req, ctx, await orgs.list(ctx, listParams(req), user));
-    }),
+    route(async (req, ctx) =>
+      orgListReply(
+        req,
+        await orgs.listItems(ctx, listParams(req), { type: 'user', username: param(req, 'user') }),
+      ),
+    ),
   );
 
   return router;

@@ -59,6 +59,9 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         expandValueSet: allow,
         translate: allow,
         subsumes: allow,
+        codeSystem: allow,
+        valueSet: allow,
+        conceptMap: allow,
       },
       Mutation: {
         login: allow,

@@ -9,6 +9,7 @@ import {
 } from './resolvers/mapping.resolver';
 import { OrgResolver } from './resolvers/org.resolver';
 import { TerminologyResolver } from './resolvers/terminology.resolver';
+import { FhirResourceResolver } from './resolvers/fhir-resource.resolver';
 import {
   OrgRepositoriesResolver,
   RepositoryFieldsResolver,
@@ -39,6 +40,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       CollectionResolver,
       CollectionContentResolver,
       TerminologyResolver,
+      FhirResourceResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,

@@ -53,6 +53,18 @@ export abstract class VersionedRepository<TVersion extends VersionRow> {
     );
   }
 
+  /** The current (HEAD) versions of every object of one repository, by id. */
+  currentOfRepository(repositoryId: string): Promise<TVersion[]> {
+    return this.versions
+      .createQueryBuilder(this.t.alias)
+      .where(
+        `${this.t.alias}.repository_id = :repositoryId AND ${this.t.alias}.valid_to_seq IS NULL`,
+        { repositoryId },
+      )
+      .orderBy(`${this.t.alias}.id`)
+      .getMany();
+  }
+
   /** The version current at HEAD (`seq` null) or at a frozen change number. */
   findVersionAt(objectId: string, seq: string | null): Promise<TVersion | null> {
     const qb = this.ofObject(objectId);

@@ -5,7 +5,10 @@ export type MapTypeFilter = '*' | 'none' | string[];
 
 /** The parameters of spec operations §4.2, parsed. */
 export interface CascadeParameters {
-  /** Map types to cascade through: null = all but `excludeMapTypes`. */
+  /**
+   * Map types to cascade through: null (not given) = all but `excludeMapTypes`; when given
+   * (`*` included), `excludeMapTypes` is ignored (spec operations §4.2).
+   */
   mapTypes: MapTypeFilter | null;
   excludeMapTypes: string[];
   /** Map types of the mappings listed: null = those cascaded through. */
@@ -72,7 +75,7 @@ export function parseCascadeParameters(input: CascadeInput): CascadeParameters {
   // Deprecated (spec operations §4.2): includeMappings=false lists no mappings.
   if (returnMapTypes === null && !bool('includeMappings', true)) returnMapTypes = 'none';
   return {
-    mapTypes: mapTypes === '*' ? null : mapTypes,
+    mapTypes,
     excludeMapTypes: list(text('excludeMapTypes') ?? text('excludeMapType')),
     returnMapTypes,
     method,

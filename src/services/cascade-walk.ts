@@ -33,7 +33,8 @@ function allows(filter: MapTypeFilter, mapType: string | null): boolean {
  * The one cascade walk (spec operations §4.2), used by `$cascade`, by references with `cascade`
  * and so by expansions: level by level from the starting concepts, through their mappings (to
  * target concepts of the same scope) and their hierarchy, never cascading a concept twice, until
- * `cascadeLevels` or `limit` resources (concepts and mappings; null: no limit). `reader` is the
+ * `cascadeLevels` or `limit` resources (concepts and mappings; null: no limit); a concept one of
+ * the `omit` scopes already holds (itself or an equivalent) is not reached. `reader` is the
  * caller's repository, so that a walk inside a transaction uses only its connection.
  */
 export async function walkCascade(
@@ -41,7 +42,7 @@ export async function walkCascade(
   scope: CascadeScope,
   starts: readonly WalkConcept[],
   p: CascadeParameters,
-  omit: CascadeScope | null,
+  omit: readonly CascadeScope[],
   limit: number | null,
 ): Promise<Walk> {
   const nodes = new Map<string, WalkNode>();
@@ -88,9 +89,12 @@ export async function walkCascade(
     const fresh = [...targets, ...hierarchy.map((h) => h.to)]
       .map((c) => c.conceptId)
       .filter((id) => !nodes.has(id));
-    const omitted = omit
-      ? await reader.alreadyIn(omit, [...new Set(fresh)], p.equivalencyMapTypes)
-      : new Set<string>();
+    // omitIfExistsIn (and, for $clone, the destination too): what any of them holds.
+    const omitted = new Set<string>();
+    for (const scope of omit) {
+      const held = await reader.alreadyIn(scope, [...new Set(fresh)], p.equivalencyMapTypes);
+      for (const id of held) omitted.add(id);
+    }
     const targetById = new Map(targets.map((c) => [c.conceptId, c]));
     const next: WalkConcept[] = [];
     const reach = (concept: WalkConcept | undefined): string | undefined => {

@@ -10,7 +10,7 @@ import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
 import type { MappingItem, MappingView } from './mapping-views';
 import type { MappingService } from './mapping.service';
-import type { RepoView } from './paths';
+import { mayViewRepo, type RepoView } from './paths';
 import type { RepositoryService } from './repository.service';
 import { parseRepoUrl, type RepoRef } from './urls';
 
@@ -74,8 +74,8 @@ export class CascadeService {
     const [root] = await this.repos.cascade.conceptsByCode(scope, code);
     if (!root) throw AppError.notFound(`Concept '${code}' in ${repo.version.mnemonic}`);
     const omit = parameters.omitIfExistsIn
-      ? await this.omissionScope(ctx, parameters.omitIfExistsIn)
-      : null;
+      ? [await this.omissionScope(ctx, parameters.omitIfExistsIn)]
+      : [];
     const walk = await walkCascade(
       this.repos.cascade,
       scope,
@@ -119,13 +119,25 @@ export class CascadeService {
     }
     const expansionId = repo.version.expansionId;
     if (!expansionId) return { kind: 'expansion', expansionId: '0', repositoryIds: [] };
+    // Only members of sources the caller may see are walked (and so shown): a public
+    // collection may hold concepts of a private source.
     const ids = await this.repos.collections.memberRepositoryIds(expansionId);
-    const visible = await this.repositories.headViews(ctx, ids);
-    return { kind: 'expansion', expansionId, repositoryIds: [...visible.keys()] };
+    const heads = await this.repositories.headViews(ctx, ids);
+    const visible = await Promise.all(
+      [...heads.values()].map(async (view) => ((await mayViewRepo(ctx, view.repo)) ? view : null)),
+    );
+    return {
+      kind: 'expansion',
+      expansionId,
+      repositoryIds: visible.filter((v): v is RepoView => v !== null).map((v) => v.repo.id),
+    };
   }
 
-  /** `omitIfExistsIn`: a repository (version) URL the caller may read. */
-  private async omissionScope(ctx: ServiceContext, url: string): Promise<CascadeScope> {
+  /**
+   * `omitIfExistsIn`: a repository (version) URL the caller may read; a repository the caller
+   * may not read answers as reading it would (401, 403, 404), as every path naming one does.
+   */
+  async omissionScope(ctx: ServiceContext, url: string): Promise<CascadeScope> {
     let ref: RepoRef;
     try {
       ref = parseRepoUrl(url);

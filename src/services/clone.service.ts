@@ -5,6 +5,7 @@ import type { CascadeScope, Repositories, WalkConcept } from '../repositories';
 import { requireUser } from './access';
 import { cascadeInputOf, parseCascadeParameters, type CascadeInput } from './cascade-parameters';
 import { walkCascade } from './cascade-walk';
+import type { CascadeService } from './cascade.service';
 import type { ConceptContent, ConceptService, ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
 import type { MappingItem, MappingView } from './mapping-views';
@@ -70,6 +71,7 @@ export class CloneService {
     private readonly repositories: RepositoryService,
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
+    private readonly cascade: CascadeService,
     private readonly maxResources: number,
   ) {}
 
@@ -77,14 +79,24 @@ export class CloneService {
     requireUser(ctx);
     const data = parseInput(bodySchema, body);
     const input = { ...CLONE_DEFAULTS, ...cascadeInputOf(data.parameters ?? {}, 'parameters') };
-    // A clone walks the hierarchy to gather concepts but keeps none (rule 4).
-    const parameters = { ...parseCascadeParameters(input), omitIfExistsIn: null };
+    const parameters = parseCascadeParameters(input);
     const destination = await this.concepts.writableSource(ctx, destinationRef);
+    // What the destination holds (rule 1) is never cloned; nor is what the caller's own
+    // `omitIfExistsIn` holds (a repository the caller may read, else 401/403/404 for the request).
+    const omit: CascadeScope[] = [
+      { kind: 'source', repositoryId: destination.repo.id, seq: null },
+      ...(parameters.omitIfExistsIn
+        ? [await this.cascade.omissionScope(ctx, parameters.omitIfExistsIn)]
+        : []),
+    ];
     const outcomes = new Map<string, CloneOutcome>();
     for (const expression of data.expressions) {
       if (outcomes.has(expression)) continue;
       try {
-        outcomes.set(expression, await this.cloneOne(ctx, destination, expression, parameters));
+        outcomes.set(
+          expression,
+          await this.cloneOne(ctx, destination, expression, parameters, omit),
+        );
       } catch (error) {
         const known = isAppError(error) ? error : fromDatabaseError(error);
         if (!known) throw error;
@@ -99,6 +111,7 @@ export class CloneService {
     destination: RepoView,
     expression: string,
     parameters: ReturnType<typeof parseCascadeParameters>,
+    omit: readonly CascadeScope[],
   ): Promise<CloneOutcome> {
     const ref = parseConceptUrl(expression);
     // The version the expression names, else the origin's HEAD (what its author sees).
@@ -114,24 +127,26 @@ export class CloneService {
       repositoryId: origin.repo.id,
       seq: origin.version.seq,
     };
-    const here: CascadeScope = { kind: 'source', repositoryId: destination.repo.id, seq: null };
+    const here = omit[0];
     const [root] = await this.repos.cascade.conceptsByCode(scope, ref.id);
     if (!root)
       throw AppError.notFound(
         `Concept '${ref.id}' in ${origin.repo.mnemonic}/${origin.version.mnemonic}`,
       );
     const types = parameters.equivalencyMapTypes;
-    // Rule 1: a concept the destination already has an equivalent of is not cloned; the walk
-    // ends there (omitIfExistsIn: the destination).
-    if ((await this.repos.cascade.alreadyIn(here, [root.conceptId], types)).size > 0) {
-      return { ok: true, concepts: [], mappings: [], limitReached: false };
+    // Rule 1: a concept the destination (or `omitIfExistsIn`) already has, or has an equivalent
+    // of, is not cloned; the walk ends there.
+    for (const held of omit) {
+      if ((await this.repos.cascade.alreadyIn(held, [root.conceptId], types)).size > 0) {
+        return { ok: true, concepts: [], mappings: [], limitReached: false };
+      }
     }
     const walk = await walkCascade(
       this.repos.cascade,
       scope,
       [root],
       parameters,
-      here,
+      omit,
       this.maxResources,
     );
     const cloned = [...walk.nodes.values()].map((n) => n.concept);
@@ -161,16 +176,24 @@ export class CloneService {
         if (equivalents.has(concept.conceptId)) continue;
         const found = entities.get(concept.versionId)!;
         const v = found.version;
-        // Rule 4: no hierarchy; rule 3: ids and external ids by the destination's schemes.
+        // Rule 4: no hierarchy; rule 3: ids and external ids by the destination's schemes
+        // (blank where it assigns none), names' and descriptions' too.
+        const settings = destination.repo.settings;
+        const itemId = (scheme: string | null | undefined): string | null =>
+          scheme === 'uuid' ? crypto.randomUUID() : null;
         const content: ConceptContent = {
           conceptClass: v.conceptClass ?? 'Misc',
           datatype: v.datatype ?? 'N/A',
           externalId: null,
-          names: v.names.map((n) => ({ ...n, uuid: crypto.randomUUID(), external_id: null })),
+          names: v.names.map((n) => ({
+            ...n,
+            uuid: crypto.randomUUID(),
+            external_id: itemId(settings.autoidConceptNameExternalId),
+          })),
           descriptions: v.descriptions.map((d) => ({
             ...d,
             uuid: crypto.randomUUID(),
-            external_id: null,
+            external_id: itemId(settings.autoidConceptDescriptionExternalId),
           })),
           extras: v.extras,
           retired: v.retired,

@@ -32,7 +32,7 @@ import {
   removalOf,
   type ReferenceItem,
 } from './reference-input';
-import type { RepositoryService, RepoView } from './repository.service';
+import { isRepoView, type RepositoryService, type RepoView } from './repository.service';
 import type { TaskService } from './task.service';
 import { ownerUrl, repoUrl, type OwnerRef, type RepoRef } from './urls';
 import type { TaskView } from '../jobs';
@@ -55,6 +55,12 @@ export interface AddedReference {
 export interface ExpansionView {
   collection: RepoView;
   expansion: ExpansionRow;
+}
+
+/** An expansion as a detail (or a list with summaries) shows it: with its `summary` when asked. */
+export interface ExpansionDetail extends ExpansionView {
+  /** Active concepts and mappings the caller may see (spec operations §2.1). */
+  summary?: ExpansionCounts;
 }
 
 /** The task kind of a background reference add. */
@@ -90,7 +96,7 @@ export type AddOutcome = { collection: RepoView } & (
 interface Evaluation {
   expansionId: string;
   parameters: ExpansionParameters;
-  /** The repositories its references name, resolved before its transaction opened. */
+  /** The repositories its references name, resolved once in its transaction before it. */
   resolved: ResolvedRepositories;
   /**
    * Store the version of every member read (a frozen collection version, an expansion made
@@ -192,38 +198,41 @@ export class CollectionService {
       return false;
     });
 
-    const resolved = await this.resolveFor(
-      ctx,
-      collection,
-      {},
-      fresh.map((c) => c.reference),
-    );
-    let resolvable = fresh.filter(({ index, reference }) => {
-      if (resolutionOf(resolved, reference).resolved) return true;
-      results[index] = refused(
-        reference,
-        `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
-      );
-      return false;
-    });
-
     await progress(0, items.length, 'Evaluating the references');
-    if (resolvable.length > 0) {
+    if (fresh.length > 0) {
       await this.repos.transaction(async (r) => {
-        const seq = await r.repos.nextChange(collection.repo.id);
+        // Locked first, numbered only when something is added: an add of nothing writes nothing.
+        await r.repos.lockHead(collection.repo.id);
         // Asked again under the collection's lock: a parallel add of the same reference that
         // committed meanwhile makes this one a duplicate, as if the two had come in turn.
         const added = await r.collections.currentByExpression(
           collection.repo.id,
-          resolvable.map((c) => c.reference.expression),
+          fresh.map((c) => c.reference.expression),
         );
-        resolvable = resolvable.filter(({ index, reference }) => {
+        const unseen = fresh.filter(({ index, reference }) => {
           const id = added.get(referenceKey(reference.expression, reference.include));
           if (id === undefined) return true;
           results[index] = refused(reference, `Already in the collection (reference ${id}).`);
           return false;
         });
+        // Resolved once, here: as the caller, on this transaction's connection, under its lock.
+        const resolved = await this.resolveFor(
+          ctx,
+          collection,
+          {},
+          unseen.map((c) => c.reference),
+          r,
+        );
+        const resolvable = unseen.filter(({ index, reference }) => {
+          if (resolutionOf(resolved, reference).resolved) return true;
+          results[index] = refused(
+            reference,
+            `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
+          );
+          return false;
+        });
         if (resolvable.length === 0) return;
+        const seq = await r.repos.nextChange(collection.repo.id);
         const rows = await r.collections.insertReferences(
           collection.repo.id,
           seq,
@@ -343,7 +352,7 @@ export class CollectionService {
   /** References of a collection version (HEAD when none is named), `q` over the expressions. */
   async listReferences(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     params: ListParams,
   ): Promise<Page<ReferenceView>> {
     const collection = await this.collection(ctx, ref);
@@ -406,13 +415,13 @@ export class CollectionService {
     if (await this.repos.collections.mnemonicTaken(collection.version.id, data.mnemonic)) {
       throw expansionTaken(collection, data.mnemonic);
     }
-    const references = await this.repos.collections.referencesAt(
-      collection.repo.id,
-      collection.version.seq,
-    );
-    const resolved = await this.resolveFor(ctx, collection, parsed, references);
     const expansionId = await this.repos
       .transaction(async (r) => {
+        const references = await r.collections.referencesAt(
+          collection.repo.id,
+          collection.version.seq,
+        );
+        const resolved = await this.resolveFor(ctx, collection, parsed, references, r);
         const id = await r.collections.insertExpansion({
           collectionId: collection.repo.id,
           versionId: collection.version.id,
@@ -446,7 +455,8 @@ export class CollectionService {
     ctx: ServiceContext,
     ref: RepoRef,
     params: ListParams,
-  ): Promise<Page<ExpansionView>> {
+    options: { summaries?: boolean } = {},
+  ): Promise<Page<ExpansionDetail>> {
     const collection = await this.collection(ctx, ref);
     const slice = await this.repos.collections.listExpansions(
       ref.version === undefined
@@ -454,8 +464,9 @@ export class CollectionService {
         : { versionId: collection.version.id },
       windowOf(params),
     );
+    const views = slice.rows.map((expansion) => ({ collection, expansion }));
     return pageOf(
-      slice.rows.map((expansion) => ({ collection, expansion })),
+      options.summaries ? await this.withSummaries(ctx, views) : views,
       slice.total,
       params,
     );
@@ -464,6 +475,26 @@ export class CollectionService {
   async getExpansion(ctx: ServiceContext, ref: RepoRef, mnemonic: string): Promise<ExpansionView> {
     const collection = await this.collection(ctx, ref);
     return { collection, expansion: await this.findExpansion(collection, mnemonic) };
+  }
+
+  /** An expansion's detail: the expansion and its summary, in one call. */
+  async expansionDetail(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    mnemonic: string,
+  ): Promise<ExpansionDetail> {
+    const [detail] = await this.withSummaries(ctx, [await this.getExpansion(ctx, ref, mnemonic)]);
+    return detail;
+  }
+
+  /** Expansions with their summaries, read in one statement. */
+  private async withSummaries(
+    ctx: ServiceContext,
+    views: ExpansionView[],
+  ): Promise<ExpansionDetail[]> {
+    if (views.length === 0) return [];
+    const counts = await this.summaries(ctx, views);
+    return views.map((view) => ({ ...view, summary: counts.get(view.expansion.id) }));
   }
 
   /** Deletes an expansion; never the auto-expansion HEAD keeps following its references. */
@@ -497,7 +528,7 @@ export class CollectionService {
    */
   async listConcepts(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     params: ListParams,
     expansionMnemonic?: string,
   ): Promise<Page<ConceptView>> {
@@ -561,7 +592,7 @@ export class CollectionService {
 
   async listMappings(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     params: ListParams,
     expansionMnemonic?: string,
   ): Promise<Page<MappingItem>> {
@@ -574,30 +605,23 @@ export class CollectionService {
   }
 
   /**
-   * Called when a collection version is about to be made, before its transaction: resolves the
-   * repositories HEAD's references name, and answers the work to do inside the transaction once
-   * the version is made — evaluating its references into its own expansion, its default. Nothing
-   * to do when `autoexpand` is false.
+   * Called when a collection version is about to be made: answers the work to do inside its
+   * transaction once the version is made — resolving the repositories the version's references
+   * name (as the caller, on the transaction's connection) and evaluating them into its own
+   * expansion, its default. Nothing to do when `autoexpand` is false.
    */
   async prepareVersionExpansion(
     ctx: ServiceContext,
-    head: Pick<RepoView, 'repo' | 'owner'>,
+    head: Pick<RepoView, 'owner'> & { repo: RepoView['repo'] | null },
     autoexpand: boolean,
   ): Promise<((r: Repositories, made: RepoView) => Promise<void>) | null> {
     if (!autoexpand) return null;
-    const current = await this.repos.collections.referencesAt(head.repo.id, null);
-    const resolved = await this.resolveFor(ctx, head, {}, current);
     return async (r, collection) => {
       const references = await r.collections.referencesAt(
         collection.repo.id,
         collection.version.seq,
       );
-      if (references.some((reference) => !resolved.has(resolutionKey(reference)))) {
-        throw new AppError(
-          'CONFLICT',
-          'The references of the collection changed while the version was being made; nothing was created. Try again.',
-        );
-      }
+      const resolved = await this.resolveFor(ctx, head, {}, references, r);
       const expansionId = await r.collections.insertExpansion({
         collectionId: collection.repo.id,
         versionId: collection.version.id,
@@ -614,6 +638,90 @@ export class CollectionService {
       await r.collections.setDefaultExpansion(collection.version.id, expansionId);
       collection.version.expansionId = expansionId;
     };
+  }
+
+  /**
+   * Replacing every reference of a collection's HEAD by `body`'s (as an add takes them),
+   * checked as the caller before any transaction: a malformed reference or one given twice is a
+   * 400 naming it. `apply` runs inside the caller's transaction, on the collection it made or
+   * locked there: the references are resolved once, as the caller on the transaction's
+   * connection (one resolving to nothing the caller may see is a 400 naming it), the current ones
+   * ended and the new ones added and evaluated into the auto-expansion; a reference naming a
+   * concept or mapping its repository lacks is a 400 there, and nothing of the transaction stays.
+   */
+  async prepareReplaceReferences(
+    ctx: ServiceContext,
+    owner: Pick<RepoView, 'owner'>,
+    body: unknown,
+  ): Promise<{
+    references: NewReference[];
+    apply: (r: Repositories, collection: RepoView) => Promise<void>;
+  }> {
+    const actor = requireUser(ctx);
+    const items = referencesOfBody(body);
+    const references: NewReference[] = [];
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (!item.ok) throw AppError.field('compose', `${item.expression}: ${item.message}`);
+      const key = referenceKey(item.reference.expression, item.reference.include);
+      if (seen.has(key)) {
+        throw AppError.field('compose', `${item.reference.expression}: given twice.`);
+      }
+      seen.add(key);
+      references.push(item.reference);
+    }
+    const apply = async (r: Repositories, collection: RepoView): Promise<void> => {
+      const resolved = await this.resolveFor(ctx, owner, {}, references, r);
+      for (const reference of references) {
+        if (!resolutionOf(resolved, reference).resolved) {
+          throw AppError.field(
+            'compose',
+            `'${systemLabel(reference)}' does not resolve to a source or collection you can see.`,
+          );
+        }
+      }
+      const seq = await r.repos.nextChange(collection.repo.id);
+      const expansionId = await this.headExpansionId(r, collection);
+      const current = await r.collections.referencesAt(collection.repo.id, null);
+      if (current.length > 0) {
+        const ended = await r.collections.endReferences(
+          collection.repo.id,
+          current.map((c) => c.id),
+          seq,
+        );
+        const touched = await r.collections.deleteRowsOf(expansionId, ended);
+        await r.collections.recomputeMembers(expansionId, 'c', touched.c);
+        await r.collections.recomputeMembers(expansionId, 'm', touched.m);
+      }
+      if (references.length > 0) {
+        const rows = await r.collections.insertReferences(
+          collection.repo.id,
+          seq,
+          actor.username,
+          references,
+        );
+        await this.evaluate(r, { expansionId, parameters: {}, resolved, pinAll: false }, rows);
+        const counts = await r.collections.rowCounts(
+          expansionId,
+          rows.map((row) => row.id),
+        );
+        const empty = rows.find((row) => row.code !== null && !counts.get(row.id));
+        if (empty) {
+          throw AppError.field(
+            'compose',
+            `${empty.resourceType} '${empty.code}' is not in '${systemLabel(empty)}'.`,
+          );
+        }
+        const touched = await r.collections.objectsOf(
+          expansionId,
+          rows.map((row) => row.id),
+        );
+        await r.collections.recomputeMembers(expansionId, 'c', touched.c);
+        await r.collections.recomputeMembers(expansionId, 'm', touched.m);
+      }
+      await r.collections.touchExpansion(expansionId);
+    };
+    return { references, apply };
   }
 
   // ------------------------------------------------------------------------------------------
@@ -672,7 +780,7 @@ export class CollectionService {
     references: ReferenceRow[],
   ): Promise<ResolvedSystem[]> {
     const p = evaluation.parameters;
-    // Only the transaction's connection is used here: every repository was resolved before.
+    // Every repository was resolved once, before this evaluation, in the same transaction.
     const targets = await targetsOf(references, p, async (asked) =>
       asked.map((reference) => resolutionOf(evaluation.resolved, reference)),
     );
@@ -788,7 +896,7 @@ export class CollectionService {
           scope,
           starts,
           { ...cascade, includeRetired: cascade.includeRetired && !selection.activeOnly },
-          null,
+          [],
           null,
         );
         const startIds = new Set(starts.map((c) => c.conceptId));
@@ -815,18 +923,21 @@ export class CollectionService {
   }
 
   /**
-   * Resolves, as the caller and before any transaction opens, every repository that evaluating
-   * `references` under the parameters `p` reads (see `targetsOf`).
+   * Resolves, as the caller, every repository that evaluating `references` under the parameters
+   * `p` reads (see `targetsOf`), once, inside the transaction that evaluates them: `within` is
+   * the repositories its work received, so every statement runs on its connection.
    */
   private async resolveFor(
     ctx: ServiceContext,
     collection: Pick<RepoView, 'owner'>,
     p: ExpansionParameters,
     references: SystemReference[],
+    within: Repositories,
   ): Promise<ResolvedRepositories> {
     const resolved: ResolvedRepositories = new Map();
+    if (references.length === 0) return resolved;
     await targetsOf(references, p, async (asked) => {
-      const resolutions = await this.resolveAll(ctx, asked, collection);
+      const resolutions = await this.resolveAll(ctx, asked, collection, within);
       asked.forEach((reference, i) => resolved.set(resolutionKey(reference), resolutions[i]));
       return resolutions;
     });
@@ -841,6 +952,7 @@ export class CollectionService {
     ctx: ServiceContext,
     references: SystemReference[],
     collection: Pick<RepoView, 'owner'>,
+    within: Repositories,
   ): Promise<Resolution[]> {
     return this.resolver.resolveMany(
       ctx,
@@ -850,6 +962,7 @@ export class CollectionService {
         namespace: reference.namespace,
       })),
       ownerUrl(collection.owner),
+      within,
     );
   }
 
@@ -874,7 +987,7 @@ export class CollectionService {
 
   private async readableExpansion(
     ctx: ServiceContext,
-    ref: RepoRef,
+    ref: RepoRef | RepoView,
     expansionMnemonic?: string,
   ): Promise<{ expansion: ExpansionRow | null; repositoryIds: string[] }> {
     const collection = await this.collection(ctx, ref);
@@ -905,8 +1018,9 @@ export class CollectionService {
     return expansion;
   }
 
-  private async collection(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
-    return this.repositories.get(ctx, { ...ref, kind: 'collection' });
+  /** A collection by its path, or as a service already resolved it. */
+  private async collection(ctx: ServiceContext, ref: RepoRef | RepoView): Promise<RepoView> {
+    return this.repositories.at(ctx, isRepoView(ref) ? ref : { ...ref, kind: 'collection' });
   }
 
   /** HEAD of a collection the caller may change the references of. */
@@ -926,7 +1040,7 @@ export class CollectionService {
 /** What resolving a reference's repository depends on. */
 type SystemReference = Pick<NewReference, 'system' | 'version' | 'namespace'>;
 
-/** Resolutions by `resolutionKey`, made before the transaction that evaluates with them. */
+/** Resolutions by `resolutionKey`, made in the transaction before the evaluation reads them. */
 type ResolvedRepositories = Map<string, Resolution>;
 
 function resolutionKey(reference: SystemReference): string {
@@ -942,8 +1056,8 @@ function resolutionOf(resolved: ResolvedRepositories, reference: SystemReference
 /**
  * The repository each reference is evaluated against under the parameters `p`, with its
  * resolution from `resolve`: first as the reference names it, then — when a system parameter
- * applies — again as the parameters name it. The same steps serve resolving before the
- * transaction and reading those resolutions inside it, so the two cannot differ.
+ * applies — again as the parameters name it. The same steps serve resolving and then reading
+ * those resolutions in the evaluation, so the two cannot differ.
  */
 async function targetsOf<R extends SystemReference>(
   references: R[],

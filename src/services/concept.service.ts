@@ -284,6 +284,27 @@ export class ConceptService {
   }
 
   /**
+   * A new version of a concept with `content`, inside the caller's transaction, which holds the
+   * source's change number `seq`; false (nothing written) when its standard checksum equals the
+   * current version's (spec core §9.4).
+   */
+  async reviseIn(
+    repos: Repositories,
+    source: RepoView,
+    current: ConceptVersionEntity,
+    content: ConceptContent,
+    seq: string,
+    options: { username: string; comment: string | null },
+  ): Promise<boolean> {
+    const concept = { id: current.conceptId, mnemonic: current.mnemonic } as ConceptEntity;
+    const row = this.versionRow(source, concept, content, seq, options.username, options.comment);
+    if (row.checksumStandard === current.checksumStandard) return false;
+    await repos.concepts.endCurrent(current.conceptId, seq);
+    await repos.concepts.insertVersion(row);
+    return true;
+  }
+
+  /**
    * A concept as HEAD or a source version sees it (spec core §9.3), or one of its versions by id.
    */
   async get(
@@ -591,10 +612,10 @@ export class ConceptService {
   /** The concepts of a source at HEAD or a version (spec core §4.3 list parameters). */
   async list(
     ctx: ServiceContext,
-    sourceRef: RepoRef,
+    sourceRef: RepoRef | RepoView,
     params: ListParams,
   ): Promise<Page<ConceptView>> {
-    const source = await this.repositories.get(ctx, sourceRef);
+    const source = await this.repositories.at(ctx, sourceRef);
     const scope: ConceptScope = {
       scope: 'source',
       repositoryId: source.repo.id,
@@ -868,6 +889,11 @@ function displayNameOf(names: ConceptName[], defaultLocale: string): ConceptName
     names.find((n) => n.locale_preferred) ??
     names[0]
   );
+}
+
+/** What a concept version holds, as an edit starts from it. */
+export function conceptContentOf(version: ConceptVersionEntity): ConceptContent {
+  return contentOf(version);
 }
 
 function contentOf(version: ConceptVersionEntity): ConceptContent {

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger';
+import type { Repositories } from '../repositories';
 import type { Actor } from './actor';
-import type { Loaders } from './loaders';
+import { createLoaders, type Loaders } from './loaders';
 
 export type { Actor } from './actor';
 export { ANONYMOUS } from './actor';
@@ -14,4 +15,12 @@ export interface ServiceContext {
   baseUrl: string;
   /** The caller's address as limits count it (an IPv6 address by its /56); absent outside HTTP. */
   client?: string;
+}
+
+/**
+ * The caller's context inside an open transaction: the same caller, with loaders that read on
+ * the transaction's connection (`within`, the repositories its work received), never the pool's.
+ */
+export function contextOn(ctx: ServiceContext, within: Repositories): ServiceContext {
+  return { ...ctx, loaders: createLoaders(within, ctx.actor) };
 }

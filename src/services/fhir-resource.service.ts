@@ -1,18 +1,34 @@
-import { HEAD, type RepositoryKind } from '../db/entities';
-import { AppError, isAppError } from '../errors';
-import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../repositories';
+import { HEAD, type MappingVersionEntity, type RepositoryKind } from '../db/entities';
+import { AppError } from '../errors';
+import type {
+  FhirRepoSearch,
+  NewReference,
+  RepoName,
+  Repositories,
+  VersionChoice,
+} from '../repositories';
 import { requireUser, viewerOf } from './access';
 import type { CollectionService } from './collection.service';
-import type { ConceptService } from './concept.service';
+import { conceptContentOf, type ConceptService } from './concept.service';
+import {
+  byCode,
+  conceptContentFrom,
+  fhirConceptsOf,
+  fhirMappingsOf,
+  listsEveryConcept,
+  mappingKey,
+  referenceInputs,
+  type FhirConcept,
+} from './fhir-content';
 import type { ServiceContext } from './context';
 import { defaultListParams } from './list';
-import type { MappingService } from './mapping.service';
+import { mappingContentOf, type MappingContent, type MappingService } from './mapping.service';
 import type { MappingItem } from './mapping-views';
 import type { Owner, RepoView } from './paths';
 import { RenderedCache } from './rendered-cache';
 import { refOf, type RepositoryService } from './repository.service';
 import type { StoredTerminology } from './terminology/library';
-import { isObject, type CodeSystemConcept, type CodeSystemResource } from './terminology/fhir';
+import { isObject, type CodeSystemResource } from './terminology/fhir';
 import {
   childrenAmong,
   codeSystemOf,
@@ -325,11 +341,10 @@ export class FhirResourceService {
   }
 
   /**
-   * `POST /fhir/X/` and `POST {owner}/X/` for CodeSystem and ValueSet (spec operations §4.7
-   * create rules 1–5): a source with its concepts, or a collection with its references, and the
-   * version the resource names, made through the repository, concept and collection services
-   * (their validation and access rules). Those write paths each commit on their own, so a create
-   * that fails part-way removes the repository it made: nothing of it is left.
+   * `POST /fhir/X/` and `POST {owner}/X/` (spec operations §4.7 create rules 1–5): a source with
+   * its concepts (CodeSystem), a collection with its references (ValueSet), or a source with its
+   * mappings (ConceptMap), and the version the resource names, in one transaction: a create that
+   * fails makes nothing. Access, fields and ids follow the REST creates (the same service steps).
    */
   async create(
     ctx: ServiceContext,
@@ -338,92 +353,235 @@ export class FhirResourceService {
     body: unknown,
   ): Promise<FhirCreated> {
     requireUser(ctx);
-    if (type === 'ConceptMap') {
-      throw new AppError(
-        'NOT_ALLOWED',
-        'ConceptMap cannot be created; its mappings belong to a source.',
-      );
-    }
     const input = parseCreate(type, namespace, body);
     const kind = KIND[type];
-    const ref: RepoRef = { owner: input.owner, kind, id: input.id };
-    // Checked before anything is written: a body naming content it cannot hold makes nothing.
-    const concepts = type === 'CodeSystem' ? conceptInputs(input.resource, input.language) : [];
-    const references = type === 'ValueSet' ? referenceInputs(input.resource) : [];
-    const made = await this.repositories.create(ctx, input.owner, kind, input.fields);
-    try {
-      if (type === 'CodeSystem') await this.createConcepts(ctx, ref, concepts);
-      else await this.addReferences(ctx, ref, references);
-      await this.repositories.createVersion(ctx, ref, {
-        id: input.version,
-        released: input.status === 'active',
-        retired: input.status === 'retired',
-      });
-    } catch (error) {
-      // Undone, not deleted as a user deletes (a collection would only be deactivated, its id
-      // kept): the repository goes with everything made in it.
-      await this.repos.repos.delete(made.view.repo.id);
-      throw error;
-    }
+    const made = await this.repositories.prepareCreate(ctx, input.owner, kind, input.fields);
+    const content = await this.prepareContent(ctx, type, made.owner, input);
+    const version = await this.repositories.prepareVersion(
+      ctx,
+      { owner: made.owner, kind },
+      versionInput(input),
+      { upcoming: content.upcoming },
+    );
+    await this.repos.transaction(async (r) => {
+      const head = await made.apply(r);
+      await content.apply(r, head);
+      await version.apply(r, head);
+    });
     const read = await this.readIn(ctx, type, namespace, input.owner, input.id, input.version, 1);
-    const location = resourceUriOf(ownerOfRef(ref), type, input.id, input.version);
-    return { resource: read!.resource, location };
+    const location = resourceUriOf(made.owner, type, input.id, input.version);
+    return { resource: withVersionId(read!.resource), location };
   }
 
-  /** Concepts in an order that makes each parent before its children (cycles: parents after). */
-  private async createConcepts(
+  /**
+   * `PUT {owner}/X/:id` and `PUT /fhir/X/:id`: the repository made to match the resource, in one
+   * transaction. Its definition is updated; with content (`concept`, `compose`, `group`) its
+   * concepts are created, edited and (when `content` is complete) retired, its references
+   * replaced, or its mappings created, edited and retired. Then the version the resource names:
+   * a new one is made from HEAD; an existing draft is made again from HEAD; a released or retired
+   * one is frozen (409). Without a version, only HEAD changes. Answers the resource as stored.
+   */
+  async update(
     ctx: ServiceContext,
-    ref: RepoRef,
-    concepts: ConceptInput[],
-  ): Promise<void> {
-    const byCode = new Map(concepts.map((c) => [c.code, c]));
-    const made = new Set<string>();
-    const later: ConceptInput[] = [];
-    const urlOf = (code: string) =>
-      `${repoUrl(ownerOfRef(ref), 'source', ref.id)}concepts/${encodeURIComponent(code)}/`;
-    const visiting = new Set<string>();
-    const make = async (concept: ConceptInput): Promise<void> => {
-      if (made.has(concept.code) || visiting.has(concept.code)) return;
-      visiting.add(concept.code);
-      for (const parent of concept.parents) {
-        const found = byCode.get(parent);
-        if (found) await make(found);
-      }
-      const ready = concept.parents.filter((p) => made.has(p));
-      if (ready.length < concept.parents.length) later.push(concept);
-      await conceptStep(concept.code, () =>
-        this.concepts.create(ctx, ref, { ...concept.body, parentConceptUrls: ready.map(urlOf) }),
-      );
-      made.add(concept.code);
+    type: FhirResourceType,
+    target: FhirTarget,
+    body: unknown,
+  ): Promise<FhirRead> {
+    requireUser(ctx);
+    const { owner, id, namespace } = targetOf(type, target);
+    const kind = KIND[type];
+    const input = parseUpdate(type, target, owner, id, body);
+    // The FHIR fields kept in extras are replaced; the repository's other extras stay.
+    const before = await this.repositories.get(ctx, { owner, kind, id });
+    const kept = Object.entries(before.repo.extras ?? {}).filter(
+      ([name]) => !STORED_EXTRA_FIELDS.includes(name),
+    );
+    input.fields.extras = {
+      ...Object.fromEntries(kept),
+      ...(input.fields.extras ?? {}),
     };
-    for (const concept of concepts) await make(concept);
-    for (const concept of later) {
-      await conceptStep(concept.code, () =>
-        this.concepts.update(
+    const prepared = await this.repositories.prepareUpdate(ctx, { owner, kind, id }, input.fields);
+    const head = prepared.view;
+    const content = await this.prepareContent(ctx, type, head.owner, input);
+    let version: Awaited<ReturnType<RepositoryService['prepareVersion']>> | null = null;
+    if (input.version !== undefined && input.version !== HEAD) {
+      const existing = await this.repos.repos.findVersion(head.repo.id, input.version);
+      if (existing && (existing.released || existing.retired)) {
+        throw new AppError(
+          'CONFLICT',
+          `Version '${existing.mnemonic}' is ${existing.retired ? 'retired' : 'released'}: its content cannot change. Name a new version.`,
+        );
+      }
+      version = await this.repositories.prepareVersion(ctx, head, versionInput(input), {
+        upcoming: content.upcoming,
+        replacing: existing ?? undefined,
+      });
+    }
+    await this.repos.transaction(async (r) => {
+      const repo = await prepared.apply(r);
+      const current: RepoView = { ...head, repo };
+      await content.apply(r, current);
+      await version?.apply(r, current);
+    });
+    const read = await this.readIn(ctx, type, namespace, owner, id, input.version ?? HEAD, 1);
+    return { resource: withVersionId(read!.resource), more: read!.more };
+  }
+
+  /**
+   * `DELETE {owner}/X/:id` and `DELETE /fhir/X/:id`: the repository removed as its REST delete
+   * removes it (a source with everything in it; a collection deactivated), with the same access.
+   */
+  async remove(ctx: ServiceContext, type: FhirResourceType, target: FhirTarget): Promise<void> {
+    const { owner, id } = targetOf(type, target);
+    await this.repositories.delete(ctx, { owner, kind: KIND[type], id });
+  }
+
+  /**
+   * The content of a write checked and resolved as the caller, before the transaction; `apply`
+   * writes it there, into the repository the transaction made or locked. Nothing to do when the
+   * resource carries no content element.
+   */
+  private async prepareContent(
+    ctx: ServiceContext,
+    type: FhirResourceType,
+    owner: Owner,
+    input: ParsedResource,
+  ): Promise<PreparedContent> {
+    const resource = input.resource;
+    const username = requireUser(ctx).username;
+    switch (type) {
+      case 'CodeSystem': {
+        if (resource.concept === undefined) return NO_CONTENT;
+        const concepts = fhirConceptsOf(resource, input.language);
+        const complete = listsEveryConcept(resource);
+        return {
+          apply: (r, source) =>
+            this.syncConcepts(r, source, concepts, input.language, complete, username),
+        };
+      }
+      case 'ValueSet': {
+        if (resource.compose === undefined) return NO_CONTENT;
+        const replace = await this.collections.prepareReplaceReferences(
           ctx,
-          ref,
-          concept.code,
-          { parentConceptUrls: concept.parents.map(urlOf) },
-          'partial',
-        ),
-      );
+          { owner },
+          { data: referenceInputs(resource) },
+        );
+        return { upcoming: replace.references, apply: replace.apply };
+      }
+      case 'ConceptMap': {
+        if (resource.group === undefined) return NO_CONTENT;
+        const mappings = fhirMappingsOf(resource, ctx.baseUrl);
+        const contents = await Promise.all(
+          mappings.map((m) => this.mappings.contentOf(ctx, { owner }, m)),
+        );
+        return { apply: (r, source) => this.syncMappings(r, source, contents, username) };
+      }
     }
   }
 
-  /** A ValueSet's includes and excludes as collection references; each must be added. */
-  private async addReferences(
-    ctx: ServiceContext,
-    ref: RepoRef,
-    references: Array<Record<string, unknown>>,
+  /**
+   * Makes a source's HEAD hold the concepts of a CodeSystem: new codes created, changed ones a
+   * new version (unchanged ones untouched), and — when the body lists every concept — those it
+   * leaves out retired. One change number for all of it.
+   */
+  private async syncConcepts(
+    r: Repositories,
+    source: RepoView,
+    concepts: FhirConcept[],
+    language: string,
+    complete: boolean,
+    username: string,
   ): Promise<void> {
-    if (references.length === 0) return;
-    const results = await this.collections.addReferences(ctx, ref, { data: references });
-    const refused = results.filter((r) => !r.added);
-    if (refused.length > 0) {
-      throw AppError.field(
-        'compose',
-        `References could not be added: ${refused.map((r) => `${String(r.expression)}: ${String(r.message)}`).join('; ')}`,
-      );
+    let seq: string | null = null;
+    const change = async () => (seq ??= await r.repos.nextChange(source.repo.id));
+    const current = byCode(await r.concepts.currentOfRepository(source.repo.id));
+    for (const concept of concepts) {
+      const found = current.get(concept.code);
+      if (!found) {
+        const content = conceptContentFrom(concept, language, null);
+        await this.concepts.insertIn(r, source, await change(), content, {
+          id: concept.code,
+          username,
+          comment: null,
+        });
+        continue;
+      }
+      const content = conceptContentFrom(concept, language, conceptContentOf(found));
+      await this.concepts.reviseIn(r, source, found, content, seq ?? (await change()), {
+        username,
+        comment: null,
+      });
+    }
+    if (!complete) return;
+    const listed = new Set(concepts.map((c) => c.code));
+    for (const [code, found] of current) {
+      if (listed.has(code) || found.retired) continue;
+      const content = { ...conceptContentOf(found), retired: true };
+      await this.concepts.reviseIn(r, source, found, content, await change(), {
+        username,
+        comment: 'Concept was retired',
+      });
+    }
+  }
+
+  /**
+   * Makes a source's HEAD hold the mappings of a ConceptMap: each found by map type and ends
+   * (spec core §2.7) is kept (a new version when its names changed, reactivated when retired),
+   * the others created; those the body leaves out are retired.
+   */
+  private async syncMappings(
+    r: Repositories,
+    source: RepoView,
+    contents: MappingContent[],
+    username: string,
+  ): Promise<void> {
+    let seq: string | null = null;
+    const change = async () => (seq ??= await r.repos.nextChange(source.repo.id));
+    const keyOf = (c: MappingContent) =>
+      mappingKey({
+        mapType: c.mapType,
+        fromSourceUrl: c.from.sourceUrl,
+        fromConceptCode: c.from.code,
+        toSourceUrl: c.to.sourceUrl,
+        toConceptCode: c.to.code,
+      });
+    const current = new Map<string, MappingVersionEntity>();
+    for (const version of await r.mappings.currentOfRepository(source.repo.id)) {
+      const key = keyOf(mappingContentOf(version));
+      // Of two with the same key (one retired), the current one speaks for both.
+      if (!current.has(key) || current.get(key)!.retired) current.set(key, version);
+    }
+    const listed = new Set<string>();
+    // Retirements first: a mapping the body replaces frees its ends for the new one.
+    for (const content of contents) listed.add(keyOf(content));
+    for (const [key, found] of current) {
+      if (listed.has(key) || found.retired) continue;
+      const content = { ...mappingContentOf(found), retired: true };
+      await this.mappings.reviseIn(r, source, found, content, await change(), {
+        username,
+        comment: 'Mapping was retired',
+      });
+    }
+    for (const content of contents) {
+      const found = current.get(keyOf(content));
+      if (!found) {
+        await this.mappings.insertIn(r, source, await change(), content, {
+          username,
+          comment: null,
+        });
+        continue;
+      }
+      const kept = mappingContentOf(found);
+      const next: MappingContent = {
+        ...kept,
+        from: { ...content.from, name: content.from.name ?? kept.from.name },
+        to: { ...content.to, name: content.to.name ?? kept.to.name },
+        retired: false,
+      };
+      await this.mappings.reviseIn(r, source, found, next, seq ?? (await change()), {
+        username,
+        comment: null,
+      });
     }
   }
 
@@ -737,29 +895,44 @@ function checkStatus(status: string | undefined): FhirRepoSearch['status'] {
 // ---------------------------------------------------------------------------------------------
 // FHIR create (spec operations §4.7)
 
-/** What a create names, checked: where the repository goes, its fields, and its version. */
-interface CreateInput {
+/** What a write names, checked: where the repository goes, its fields, and its version. */
+interface ParsedResource {
   owner: OwnerRef;
   id: string;
-  version: string;
+  /** None: an update of HEAD only. */
+  version?: string;
   status: 'draft' | 'active' | 'retired';
   language: string;
   fields: Record<string, unknown>;
   resource: Record<string, unknown>;
 }
 
+/** A create always names its version (rule 2: 0.1 by default). */
+interface CreateInput extends ParsedResource {
+  version: string;
+}
+
+/** Where an update or delete goes: a repository by owner and id, or by server-wide id. */
+export type FhirTarget =
+  { kind: 'owner'; owner: OwnerRef; id: string } | { kind: 'global'; id: string };
+
+/** Content checked before a write's transaction, and the work to do inside it. */
+interface PreparedContent {
+  /** References the transaction adds to a collection (its version resolves them beforehand). */
+  upcoming?: NewReference[];
+  apply: (r: Repositories, head: RepoView) => Promise<void>;
+}
+
+const NO_CONTENT: PreparedContent = { apply: async () => undefined };
+
 /** `/orgs/:org/X/:id/[version/:version/]` */
 const RESOURCE_URI =
   /^\/(orgs|users)\/([^/]+)\/(CodeSystem|ValueSet|ConceptMap)\/([^/]+)\/(?:version\/([^/]+)\/?)?$/;
 const STATUSES = ['draft', 'active', 'retired'];
+
 function parseCreate(type: FhirResourceType, namespace: FhirNamespace, body: unknown): CreateInput {
-  if (!isObject(body) || body.resourceType !== type) {
-    throw AppError.field('resourceType', `The body must be a ${type} resource.`);
-  }
-  // Rule 1: the canonical URL is mandatory.
-  const url = optionalText(body, 'url');
-  if (url === undefined) throw AppError.field('url', 'url is required.');
-  const accession = accessionOf(body.identifier, type);
+  const resource = resourceOf(type, body);
+  const accession = accessionOf(resource.identifier, type);
   let owner: OwnerRef;
   let id: string;
   if (namespace.kind === 'global') {
@@ -777,42 +950,113 @@ function parseCreate(type: FhirResourceType, namespace: FhirNamespace, body: unk
     if (accession && !sameOwner(accession.owner, owner)) {
       throw AppError.field('identifier', 'The accession identifier names another owner.');
     }
-    const given = accession?.id ?? optionalText(body, 'id');
+    const given = accession?.id ?? optionalText(resource, 'id');
     if (given === undefined) {
       throw AppError.field('id', 'Give the id, or an accession identifier.');
     }
     id = given;
   }
   // Rule 2: the accession identifier's version wins, then `version`, else 0.1.
-  const version = accession?.version ?? optionalText(body, 'version') ?? '0.1';
+  const version = accession?.version ?? optionalText(resource, 'version') ?? '0.1';
+  return { owner, id, version, ...definitionOf(resource, id) };
+}
+
+/**
+ * An update names the repository by its path; the body's `id` and accession identifier, when
+ * given, must name the same one. Its version is the accession identifier's, else `version`.
+ */
+function parseUpdate(
+  type: FhirResourceType,
+  target: FhirTarget,
+  owner: OwnerRef,
+  id: string,
+  body: unknown,
+): ParsedResource {
+  const resource = resourceOf(type, body);
+  const given = optionalText(resource, 'id');
+  if (given !== undefined && given !== target.id && given !== id) {
+    throw AppError.field('id', `The id in the body ('${given}') is not the one in the path.`);
+  }
+  const accession = accessionOf(resource.identifier, type);
+  if (accession && (!sameOwner(accession.owner, owner) || accession.id !== id)) {
+    throw AppError.field('identifier', 'The accession identifier names another resource.');
+  }
+  const version = accession?.version ?? optionalText(resource, 'version');
+  return { owner, id, version, ...definitionOf(resource, id) };
+}
+
+function resourceOf(type: FhirResourceType, body: unknown): Record<string, unknown> {
+  if (!isObject(body) || body.resourceType !== type) {
+    throw AppError.field('resourceType', `The body must be a ${type} resource.`);
+  }
+  return body;
+}
+
+/** The repository fields a resource gives (rules 1 and 3), and its status and language. */
+function definitionOf(
+  resource: Record<string, unknown>,
+  id: string,
+): Pick<ParsedResource, 'status' | 'language' | 'fields' | 'resource'> {
+  // Rule 1: the canonical URL is mandatory.
+  const url = optionalText(resource, 'url');
+  if (url === undefined) throw AppError.field('url', 'url is required.');
   // Rule 3: empty language is en, empty status draft.
-  const language = optionalText(body, 'language') ?? 'en';
-  const status = optionalText(body, 'status') ?? 'draft';
+  const language = optionalText(resource, 'language') ?? 'en';
+  const status = optionalText(resource, 'status') ?? 'draft';
   if (!STATUSES.includes(status)) {
     throw AppError.field('status', `Must be one of ${STATUSES.join(', ')}.`);
   }
   const extras: Record<string, unknown> = {};
-  for (const field of STORED_EXTRA_FIELDS)
-    if (body[field] !== undefined) extras[field] = body[field];
-  const name = optionalText(body, 'name');
-  const title = optionalText(body, 'title');
+  for (const field of STORED_EXTRA_FIELDS) {
+    if (resource[field] !== undefined) extras[field] = resource[field];
+  }
+  const name = optionalText(resource, 'name');
+  const title = optionalText(resource, 'title');
   return {
-    owner,
-    id,
-    version,
-    status: status as CreateInput['status'],
+    status: status as ParsedResource['status'],
     language,
-    resource: body,
+    resource,
     fields: {
       id,
       name: name ?? title ?? id,
       fullName: title ?? null,
-      description: optionalText(body, 'description') ?? null,
+      description: optionalText(resource, 'description') ?? null,
       canonicalUrl: url,
       defaultLocale: language,
       ...(Object.keys(extras).length > 0 ? { extras } : {}),
     },
   };
+}
+
+/** The repository version a resource names: released when active, retired when retired. */
+function versionInput(input: ParsedResource): Record<string, unknown> {
+  return {
+    id: input.version,
+    released: input.status === 'active',
+    retired: input.status === 'retired',
+  };
+}
+
+/** The repository a target names, and the namespace its answer is read through. */
+function targetOf(
+  type: FhirResourceType,
+  target: FhirTarget,
+): { owner: OwnerRef; id: string; namespace: FhirNamespace } {
+  if (target.kind === 'owner') {
+    return { owner: target.owner, id: target.id, namespace: target };
+  }
+  const name = parseGlobalId(target.id);
+  if (!name) throw AppError.notFound(`${type} '${target.id}'`);
+  const owner: OwnerRef =
+    name.ownerType === 'org'
+      ? { type: 'org', id: name.owner }
+      : { type: 'user', username: name.owner };
+  return { owner, id: name.mnemonic, namespace: { kind: 'global' } };
+}
+
+/** A written resource's `meta.versionId`: the repository version it was read at. */
+function withVersionId(resource: StoredResource): StoredResource {
+  return { ...resource, meta: { ...resource.meta, versionId: resource.version } } as StoredResource;
 }
 
 function optionalText(record: Record<string, unknown>, field: string): string | undefined {
@@ -863,131 +1107,4 @@ function sameOwner(a: OwnerRef, b: OwnerRef): boolean {
   if (a.type === 'org' && b.type === 'org') return a.id === b.id;
   if (a.type === 'user' && b.type === 'user') return a.username === b.username;
   return false;
-}
-
-function ownerOfRef(ref: RepoRef): Pick<Owner, 'type' | 'id'> {
-  const { owner } = ref;
-  if (owner.type === 'org') return { type: 'Organization', id: owner.id };
-  if (owner.type === 'user') return { type: 'User', id: owner.username };
-  throw new Error('a FHIR create names its owner');
-}
-
-/** A concept of a CodeSystem create, as the concept service takes it, and its parents' codes. */
-interface ConceptInput {
-  code: string;
-  body: Record<string, unknown>;
-  parents: string[];
-}
-
-/** The concepts of a CodeSystem (nested ones too, with their nesting as parents). */
-function conceptInputs(resource: Record<string, unknown>, language: string): ConceptInput[] {
-  const found: ConceptInput[] = [];
-  const seen = new Set<string>();
-  const visit = (concepts: unknown, parent: string | undefined, path: string) => {
-    if (concepts === undefined) return;
-    if (!Array.isArray(concepts)) throw AppError.field(path, 'Must be a list of concepts.');
-    concepts.forEach((raw: unknown, i) => {
-      const at = `${path}[${i}]`;
-      if (!isObject(raw) || typeof raw.code !== 'string' || raw.code.trim() === '') {
-        throw AppError.field(at, 'A concept needs a code.');
-      }
-      const concept = raw as unknown as CodeSystemConcept;
-      if (seen.has(concept.code))
-        throw AppError.field(at, `The code '${concept.code}' is given twice.`);
-      seen.add(concept.code);
-      const properties = Array.isArray(concept.property) ? concept.property.filter(isObject) : [];
-      const value = (code: string) => {
-        const p = properties.find((x) => x.code === code);
-        return p === undefined ? undefined : (p.valueString ?? p.valueCode ?? p.valueBoolean);
-      };
-      const status = value('status');
-      const parents = [
-        ...(parent !== undefined ? [parent] : []),
-        ...properties
-          .filter((p) => p.code === 'parent')
-          .map((p) => p.valueCode ?? p.valueString ?? p.valueCoding?.code)
-          .filter((v): v is string => typeof v === 'string'),
-      ];
-      const designations = Array.isArray(concept.designation)
-        ? concept.designation.filter(isObject)
-        : [];
-      const names = [
-        ...(typeof concept.display === 'string' && concept.display.trim() !== ''
-          ? [{ name: concept.display, locale: language, locale_preferred: true }]
-          : []),
-        ...designations
-          .filter((d) => typeof d.value === 'string' && d.value.trim() !== '')
-          .filter((d) => !(d.value === concept.display && (d.language ?? language) === language))
-          .map((d) => ({
-            name: d.value,
-            locale: d.language ?? language,
-            locale_preferred: false,
-            name_type: d.use?.code ?? null,
-          })),
-      ];
-      found.push({
-        code: concept.code,
-        parents: [...new Set(parents)],
-        body: {
-          id: concept.code,
-          conceptClass: typeof value('conceptclass') === 'string' ? value('conceptclass') : 'Misc',
-          datatype: typeof value('datatype') === 'string' ? value('datatype') : 'N/A',
-          names:
-            names.length > 0
-              ? names
-              : [{ name: concept.code, locale: language, locale_preferred: true }],
-          descriptions:
-            typeof concept.definition === 'string' && concept.definition.trim() !== ''
-              ? [{ description: concept.definition, locale: language, locale_preferred: true }]
-              : [],
-          retired: value('inactive') === true || status === 'retired' || status === 'inactive',
-        },
-      });
-      visit(concept.concept, concept.code, `${at}.concept`);
-    });
-  };
-  visit(resource.concept, undefined, 'concept');
-  return found;
-}
-
-/** Rule 5: a ValueSet's includes (each naming its system) and excludes, as references. */
-function referenceInputs(resource: Record<string, unknown>): Array<Record<string, unknown>> {
-  const compose = resource.compose;
-  if (compose === undefined) return [];
-  if (!isObject(compose)) throw AppError.field('compose', 'Must be an object.');
-  const components = (field: 'include' | 'exclude') => {
-    const list = compose[field];
-    if (list === undefined) return [];
-    if (!Array.isArray(list)) throw AppError.field(`compose.${field}`, 'Must be a list.');
-    return list.map((item: unknown, i) => {
-      const at = `compose.${field}[${i}]`;
-      if (!isObject(item)) throw AppError.field(at, 'Must be an object.');
-      if (typeof item.system !== 'string' || item.system.trim() === '') {
-        throw AppError.field(`${at}.system`, 'system is required.');
-      }
-      if (item.valueSet !== undefined) {
-        throw AppError.field(`${at}.valueSet`, 'Including other value sets is not supported here.');
-      }
-      return {
-        system: item.system,
-        ...(typeof item.version === 'string' ? { version: item.version } : {}),
-        ...(item.concept !== undefined ? { concept: item.concept } : {}),
-        ...(item.filter !== undefined ? { filter: item.filter } : {}),
-        ...(field === 'exclude' ? { exclude: true } : {}),
-      };
-    });
-  };
-  return [...components('include'), ...components('exclude')];
-}
-
-/** A concept's step of a create; its errors name the concept. */
-async function conceptStep(code: string, step: () => Promise<unknown>): Promise<void> {
-  try {
-    await step();
-  } catch (error) {
-    if (isAppError(error) && error.code === 'INVALID') {
-      throw AppError.invalid(`Concept '${code}': ${error.message}`, error.fieldErrors);
-    }
-    throw error;
-  }
 }

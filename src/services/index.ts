@@ -17,12 +17,13 @@ import type { Actor, ServiceContext } from './context';
 import { createLoaders } from './loaders';
 import type { Mailer } from './mailer';
 import { OrgService } from './org.service';
-export type { OrgDetail } from './org.service';
+export type { OrgDetail, OrgItem } from './org.service';
 import { PathResolver } from './paths';
 import { RepositoryService } from './repository.service';
+import { RepositoryDetailService } from './repository-detail.service';
 export { refOf } from './repository.service';
 import { UserService } from './user.service';
-export type { UserDetail } from './user.service';
+export type { UserDetail, UserItem } from './user.service';
 import { JobQueue } from '../jobs';
 import { TaskService } from './task.service';
 import { ReferenceResolver } from './reference-resolver';
@@ -56,10 +57,12 @@ export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoDetail, RepoScope, RepoView } from './repository.service';
+export type { RepoDetailInclude, RepoDetailWithContent } from './repository-detail.service';
 export type { ConceptDetail, ConceptInclude, ConceptView, EditMode } from './concept.service';
 export type {
   AddedReference,
   AddOutcome,
+  ExpansionDetail,
   ExpansionView,
   ReferenceView,
 } from './collection.service';
@@ -82,6 +85,8 @@ export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
 /** The default size of the FHIR operations' cache of stored code systems (`FHIR_CACHE_CONCEPTS`). */
 export const DEFAULT_FHIR_CACHE_CONCEPTS = 200_000;
+/** The default most codes of one expansion that is not paged (`EXPANSION_MAX_UNPAGED_CODES`). */
+export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
 export { appErrorOf, issueOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
@@ -98,6 +103,8 @@ export interface ServiceOptions {
   expansionMaxCodes?: number;
   /** Concepts of stored code systems kept rendered for the FHIR operations; 0: none. */
   fhirCacheConcepts?: number;
+  /** The most codes an expansion without `count`/`offset` answers. */
+  expansionMaxUnpagedCodes?: number;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -111,6 +118,8 @@ export class Services {
   readonly auth: AuthService;
   readonly rateLimits: RateLimitService;
   readonly repositories: RepositoryService;
+  /** Repository details with their first concepts, mappings and references (one call). */
+  readonly repositoryDetails: RepositoryDetailService;
   readonly concepts: ConceptService;
   readonly mappings: MappingService;
   readonly collections: CollectionService;
@@ -131,7 +140,7 @@ export class Services {
     this.auth = new AuthService(this.repos, this.users, this.rateLimits);
     this.repositories = new RepositoryService(this.repos, new PathResolver(this.repos));
     this.concepts = new ConceptService(this.repos, this.repositories);
-    this.resolver = new ReferenceResolver(this.repos, this.repositories);
+    this.resolver = new ReferenceResolver(this.repos);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
     this.mappings = new MappingService(this.repos, this.repositories, this.resolver);
     this.cascade = new CascadeService(
@@ -145,6 +154,7 @@ export class Services {
       this.repositories,
       this.concepts,
       this.mappings,
+      this.cascade,
       options.cascadeMaxResources ?? DEFAULT_CASCADE_MAX_RESOURCES,
     );
     this.collections = new CollectionService(
@@ -154,6 +164,12 @@ export class Services {
       this.concepts,
       this.mappings,
       this.tasks,
+    );
+    this.repositoryDetails = new RepositoryDetailService(
+      this.repositories,
+      this.concepts,
+      this.mappings,
+      this.collections,
     );
     this.fhirResources = new FhirResourceService(
       this.repos,
@@ -166,6 +182,7 @@ export class Services {
     this.terminology = new TerminologyService(
       (ctx) => this.fhirResources.stored(ctx),
       options.expansionMaxCodes ?? DEFAULT_EXPANSION_MAX_CODES,
+      options.expansionMaxUnpagedCodes ?? DEFAULT_EXPANSION_MAX_UNPAGED_CODES,
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
       this.collections.runAddReferencesJob(
@@ -174,6 +191,8 @@ export class Services {
         (done, total, message) => task.progress(done, total, message),
       ),
     );
+    // The version's references are read and resolved inside its transaction, so references
+    // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
     this.repositories.onCollectionVersion((ctx, head, autoexpand) =>
       this.collections.prepareVersionExpansion(ctx, head, autoexpand),
     );

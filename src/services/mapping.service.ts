@@ -177,6 +177,48 @@ export class MappingService {
     return { source, mapping, version };
   }
 
+  /**
+   * The content of a new mapping of `source` from OCL mapping fields (its ends resolved as a
+   * create resolves them, as the caller), before any transaction.
+   */
+  async contentOf(
+    ctx: ServiceContext,
+    source: Pick<RepoView, 'owner'>,
+    input: unknown,
+  ): Promise<MappingContent> {
+    const data = parseInput(createSchema, input);
+    return {
+      mapType: data.mapType,
+      from: await this.end(ctx, 'from', data, null, ownerUrl(source.owner)),
+      to: await this.end(ctx, 'to', data, null, ownerUrl(source.owner)),
+      sortWeight: data.sortWeight ?? null,
+      externalId: data.externalId ?? null,
+      extras: data.extras ?? null,
+      retired: data.retired ?? false,
+    };
+  }
+
+  /**
+   * A new version of a mapping with `content`, inside the caller's transaction, which holds the
+   * source's change number `seq`; false (nothing written) when its standard checksum is equal.
+   */
+  async reviseIn(
+    repos: Repositories,
+    source: RepoView,
+    current: MappingVersionEntity,
+    content: MappingContent,
+    seq: string,
+    options: { username: string; comment: string | null },
+  ): Promise<boolean> {
+    const mapping = { id: current.mappingId, mnemonic: current.mnemonic } as MappingEntity;
+    if (!content.retired) await assertUnique(repos, source, content, current.mappingId);
+    const row = versionRow(source, mapping, content, seq, options.username, options.comment);
+    if (row.checksumStandard === current.checksumStandard) return false;
+    await repos.mappings.endCurrent(current.mappingId, seq);
+    await repos.mappings.insertVersion(row);
+    return true;
+  }
+
   async get(
     ctx: ServiceContext,
     sourceRef: RepoRef,
@@ -326,10 +368,10 @@ export class MappingService {
   /** The mappings of a source at HEAD or a version (spec core §4.4 filters). */
   async list(
     ctx: ServiceContext,
-    sourceRef: RepoRef,
+    sourceRef: RepoRef | RepoView,
     params: ListParams,
   ): Promise<Page<MappingItem>> {
-    const source = await this.repositories.get(ctx, sourceRef);
+    const source = await this.repositories.at(ctx, sourceRef);
     return this.page(
       ctx,
       source,
@@ -768,6 +810,11 @@ function endOf(version: MappingVersionEntity, side: 'from' | 'to'): End {
     repositoryId: version[`${side}RepositoryId`],
     conceptId: version[`${side}ConceptId`],
   };
+}
+
+/** What a mapping version holds, as an edit starts from it. */
+export function mappingContentOf(version: MappingVersionEntity): MappingContent {
+  return contentOf(version);
 }
 
 function contentOf(version: MappingVersionEntity): MappingContent {

@@ -10,7 +10,7 @@ import {
 import { authorize, requireUser, viewerOf } from './access';
 import type { ServiceContext } from './context';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
-import { stripUndefined, type UserService } from './user.service';
+import { stripUndefined, type UserItem, type UserService } from './user.service';
 import {
   extras,
   mnemonic,
@@ -64,6 +64,13 @@ export interface OrgDetail {
   counts: OrgCounts;
 }
 
+/** An org as a list shows it: with its counts when the list is verbose. */
+export interface OrgItem {
+  org: OrganizationEntity;
+  /** Present on the items of a list read with `verbose`. */
+  counts?: OrgCounts;
+}
+
 export class OrgService {
   constructor(
     private readonly repos: Repositories,
@@ -105,6 +112,32 @@ export class OrgService {
     const slice = await this.repos.orgs.search(filter, viewer, sort, windowOf(params));
     const facets = params.includeFacets ? await this.repos.orgs.facets(filter, viewer) : undefined;
     return pageOf(slice.rows, slice.total, params, facets);
+  }
+
+  /**
+   * Orgs as a list shows them, with their counts (one batched statement) when `verbose`; with
+   * `memberOf`, only the orgs of that user (`self`: the caller, who must be signed in).
+   */
+  async listItems(
+    ctx: ServiceContext,
+    params: ListParams,
+    memberOf?: { type: 'self' } | { type: 'user'; username: string },
+  ): Promise<Page<OrgItem>> {
+    const member =
+      memberOf === undefined
+        ? undefined
+        : memberOf.type === 'self'
+          ? await this.users.me(ctx)
+          : await this.users.get(ctx, memberOf.username);
+    const page = await this.list(ctx, params, member);
+    if (!params.verbose) return { ...page, items: page.items.map((org) => ({ org })) };
+    const counts = await Promise.all(page.items.map((org) => this.counts(ctx, org)));
+    return { ...page, items: page.items.map((org, i) => ({ org, counts: counts[i] })) };
+  }
+
+  /** Members of an org as a user list shows them (with their counts when `verbose`). */
+  async memberItems(ctx: ServiceContext, id: string, params: ListParams): Promise<Page<UserItem>> {
+    return this.users.withCounts(ctx, await this.members(ctx, id, params), params);
   }
 
   counts(ctx: ServiceContext, org: OrganizationEntity): Promise<OrgCounts> {

@@ -3,7 +3,9 @@ import { AppError, isAppError } from '../errors';
 import type { OwnerKey, Repositories } from '../repositories';
 import { mayViewRepo } from './paths';
 import type { ServiceContext } from './context';
-import type { Owner, RepositoryService, RepoView } from './repository.service';
+import { contextOn } from './context';
+import { PathResolver } from './paths';
+import type { Owner, RepoView } from './repository.service';
 import { ownerUrl, parseOwnerUrl, parseRepoUrl, type OwnerRef, type RepoRef } from './urls';
 
 /** A reference in its expanded form (spec operations §2.4); other fields are ignored here. */
@@ -51,6 +53,16 @@ interface Outcome {
 /** Per-batch memo of the lookups many references share (owners of namespaces). */
 type Memo = Map<string, Promise<Owner | null>>;
 
+/**
+ * Where a resolution reads: the caller's context, and the repositories and path resolver of the
+ * pool or of one open transaction (whose context's loaders read on its connection too).
+ */
+interface Scope {
+  ctx: ServiceContext;
+  repos: Repositories;
+  paths: PathResolver;
+}
+
 /** Path segments after a repository (or its version) that are not a version id. */
 const SUB_RESOURCES = new Set([
   'concepts',
@@ -74,10 +86,11 @@ const CONCURRENCY = 8;
  * caller may not see is unresolved, never an error.
  */
 export class ReferenceResolver {
-  constructor(
-    private readonly repos: Repositories,
-    private readonly repositories: RepositoryService,
-  ) {}
+  private readonly paths: PathResolver;
+
+  constructor(private readonly repos: Repositories) {
+    this.paths = new PathResolver(repos);
+  }
 
   /** One reference; `namespace` (an owner URL, or null/`/` for global) unless the reference names one. */
   async resolve(
@@ -88,12 +101,18 @@ export class ReferenceResolver {
     return (await this.resolveMany(ctx, [ref], namespace))[0];
   }
 
-  /** Many references, in order; each distinct (url, version, namespace) is resolved once. */
+  /**
+   * Many references, in order; each distinct (url, version, namespace) is resolved once. With
+   * `within` (the repositories an open transaction's work received), every statement runs on
+   * that transaction's connection: a write resolves what it needs under its own locks.
+   */
   async resolveMany(
     ctx: ServiceContext,
     refs: Array<string | ReferenceInput>,
     namespace?: string | null,
+    within?: Repositories,
   ): Promise<Resolution[]> {
+    const scope = this.scopeOf(ctx, within);
     const fallback = namespaceOf(namespace);
     const parsed = refs.map((ref) => parse(ref, fallback));
     const keys = parsed.map(batchKeyOf);
@@ -104,10 +123,12 @@ export class ReferenceResolver {
     const queue = [...distinct.entries()];
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        outcomes.set(next[0], await this.outcomeOf(ctx, next[1], memo));
+        outcomes.set(next[0], await this.outcomeOf(scope, next[1], memo));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+    // One transaction has one connection: its statements go one after another anyway.
+    const workers = Math.min(within ? 1 : CONCURRENCY, queue.length);
+    await Promise.all(Array.from({ length: workers }, worker));
     return parsed.map((p, i) => {
       const outcome = outcomes.get(keys[i])!;
       return {
@@ -159,23 +180,29 @@ export class ReferenceResolver {
       (await this.repos.urlRegistry.findByUrl(null, url));
     if (!entry) return { repo: null, registryEntryUrl: null };
     const owner = entry.ownerOrgId || entry.ownerUserId ? registryOwner : null;
-    return this.viaEntry(ctx, entry, owner, HEAD, new Map());
+    return this.viaEntry(this.scopeOf(ctx), entry, owner, HEAD, new Map());
   }
 
-  private async outcomeOf(ctx: ServiceContext, parsed: Parsed, memo: Memo): Promise<Outcome> {
+  /** The pool's scope, or an open transaction's (its own loaders on its own connection). */
+  private scopeOf(ctx: ServiceContext, within?: Repositories): Scope {
+    if (!within) return { ctx, repos: this.repos, paths: this.paths };
+    return { ctx: contextOn(ctx, within), repos: within, paths: new PathResolver(within) };
+  }
+
+  private async outcomeOf(scope: Scope, parsed: Parsed, memo: Memo): Promise<Outcome> {
     if (parsed.kind === 'relative') {
       if (!parsed.ref) return { repo: null, registryEntryUrl: null };
       const repo = await hidden(() =>
-        this.repositories.get(ctx, { ...parsed.ref!, version: parsed.version }),
+        scope.paths.repository(scope.ctx, { ...parsed.ref!, version: parsed.version }),
       );
       return { repo, registryEntryUrl: null };
     }
-    return this.canonical(ctx, parsed.resolutionUrl, parsed.version, parsed.namespace, memo);
+    return this.canonical(scope, parsed.resolutionUrl, parsed.version, parsed.namespace, memo);
   }
 
   /** spec operations §4.4, in order: owner registry, owner repositories, global registry. */
   private async canonical(
-    ctx: ServiceContext,
+    scope: Scope,
     url: string,
     version: string | undefined,
     namespace: OwnerRef | null | 'invalid',
@@ -183,21 +210,21 @@ export class ReferenceResolver {
   ): Promise<Outcome> {
     if (namespace === 'invalid') return { repo: null, registryEntryUrl: null };
     // A namespace that does not exist or that the caller may not see is no namespace at all.
-    const owner = namespace ? await this.owner(ctx, namespace, memo) : null;
+    const owner = namespace ? await this.owner(scope, namespace, memo) : null;
     if (owner) {
-      const entry = await this.repos.urlRegistry.findByUrl(ownerKeyOf(owner), url);
-      if (entry) return this.viaEntry(ctx, entry, owner, version, memo);
-      const repo = await this.firstVisible(ctx, owner, url);
-      if (repo) return { repo: await this.atVersion(repo, version), registryEntryUrl: null };
+      const entry = await scope.repos.urlRegistry.findByUrl(ownerKeyOf(owner), url);
+      if (entry) return this.viaEntry(scope, entry, owner, version, memo);
+      const repo = await this.firstVisible(scope, owner, url);
+      if (repo) return { repo: await this.atVersion(scope, repo, version), registryEntryUrl: null };
     }
-    const global = await this.repos.urlRegistry.findByUrl(null, url);
-    if (global) return this.viaEntry(ctx, global, null, version, memo);
+    const global = await scope.repos.urlRegistry.findByUrl(null, url);
+    if (global) return this.viaEntry(scope, global, null, version, memo);
     return { repo: null, registryEntryUrl: null };
   }
 
   /** An entry resolves to the repository in its own namespace registered under its URL. */
   private async viaEntry(
-    ctx: ServiceContext,
+    scope: Scope,
     entry: UrlRegistryEntryEntity,
     registryOwner: Owner | null,
     version: string | undefined,
@@ -210,30 +237,30 @@ export class ReferenceResolver {
     } catch {
       namespace = null;
     }
-    const owner = namespace ? await this.owner(ctx, namespace, memo) : null;
-    const repo = owner ? await this.firstVisible(ctx, owner, entry.url) : null;
-    return { repo: repo ? await this.atVersion(repo, version) : null, registryEntryUrl };
+    const owner = namespace ? await this.owner(scope, namespace, memo) : null;
+    const repo = owner ? await this.firstVisible(scope, owner, entry.url) : null;
+    return { repo: repo ? await this.atVersion(scope, repo, version) : null, registryEntryUrl };
   }
 
   /** The owner a namespace names, if it exists and the caller may see it. */
-  private owner(ctx: ServiceContext, ref: OwnerRef, memo: Memo): Promise<Owner | null> {
+  private owner(scope: Scope, ref: OwnerRef, memo: Memo): Promise<Owner | null> {
     const key =
       ref.type === 'org' ? `org:${ref.id}` : ref.type === 'user' ? `user:${ref.username}` : 'self';
     let found = memo.get(key);
     if (!found) {
-      found = hidden(() => this.repositories.resolveOwner(ctx, ref));
+      found = hidden(() => scope.paths.owner(scope.ctx, ref));
       memo.set(key, found);
     }
     return found;
   }
 
   /** The first repository of the owner under the canonical URL that the caller may see, at HEAD. */
-  private async firstVisible(
-    ctx: ServiceContext,
-    owner: Owner,
-    url: string,
-  ): Promise<RepoView | null> {
-    for (const repo of await this.repos.urlRegistry.reposWithCanonicalUrl(ownerKeyOf(owner), url)) {
+  private async firstVisible(scope: Scope, owner: Owner, url: string): Promise<RepoView | null> {
+    const { ctx } = scope;
+    for (const repo of await scope.repos.urlRegistry.reposWithCanonicalUrl(
+      ownerKeyOf(owner),
+      url,
+    )) {
       if (await mayViewRepo(ctx, repo)) {
         const head = await ctx.loaders.headVersion.load(repo.id);
         if (head) return { repo, owner, version: head };
@@ -246,16 +273,20 @@ export class ReferenceResolver {
    * The version a reference asks for: an id, `HEAD`, `latest` (newest released); without one, a
    * canonical URL means the newest released version, else HEAD (as OCL resolves it).
    */
-  private async atVersion(view: RepoView, version: string | undefined): Promise<RepoView | null> {
+  private async atVersion(
+    { repos }: Scope,
+    view: RepoView,
+    version: string | undefined,
+  ): Promise<RepoView | null> {
     let found: RepositoryVersionEntity | null;
     if (version === undefined) {
-      found = (await this.repos.repos.latestReleased(view.repo.id)) ?? view.version;
+      found = (await repos.repos.latestReleased(view.repo.id)) ?? view.version;
     } else if (version === 'latest') {
-      found = await this.repos.repos.latestReleased(view.repo.id);
+      found = await repos.repos.latestReleased(view.repo.id);
     } else if (version === HEAD) {
       found = view.version;
     } else {
-      found = await this.repos.repos.findVersion(view.repo.id, version);
+      found = await repos.repos.findVersion(view.repo.id, version);
     }
     return found ? { ...view, version: found } : null;
   }

@@ -4,10 +4,12 @@ import {
   type RepositoryEntity,
   type RepositoryKind,
   type RepositorySnapshot,
+  type RepositoryVersionEntity,
 } from '../db/entities';
 import { AppError } from '../errors';
 import {
   isUniqueViolation,
+  type NewReference,
   type OwnerKey,
   type Repositories,
   type RepoSearch,
@@ -35,15 +37,28 @@ import { removeRowExtra, setRowExtra } from './extras';
 export type { Owner, RepoCounts, RepoView } from './paths';
 
 /**
- * What else happens when a collection version is made. It is called before the transaction (it
- * may read through the pool, as the caller) and answers the work to do inside the transaction,
- * on the transaction's repositories only, once the version is made.
+ * What else happens when a collection version is made. It is called before the transaction and
+ * answers the work to do inside it, on the transaction's repositories only (what it reads as the
+ * caller included), once the version is made.
  */
 export type CollectionVersionHook = (
   ctx: ServiceContext,
-  head: Pick<RepoView, 'repo' | 'owner'>,
+  head: { owner: Owner; repo: RepositoryEntity | null },
   autoexpand: boolean,
+  upcoming?: UpcomingReference[],
 ) => Promise<((r: Repositories, made: RepoView) => Promise<void>) | null>;
+
+/** A repository the same transaction makes before its version. */
+export interface PendingRepo {
+  owner: Owner;
+  kind: RepositoryKind;
+}
+
+/** A reference the same transaction adds before the version is made (resolved beforehand). */
+export type UpcomingReference = Pick<NewReference, 'system' | 'version' | 'namespace'>;
+
+/** Work prepared as the caller, before a transaction, to run inside it on its repositories. */
+export type TransactionStep<T> = (r: Repositories) => Promise<T>;
 
 /** A repository as its detail shows it: what one service call answers. */
 export interface RepoDetail {
@@ -222,6 +237,14 @@ export class RepositoryService {
     return this.paths.repository(ctx, ref);
   }
 
+  /**
+   * A repository named by its path, or the view itself when a service already resolved (and
+   * checked) it in the same call: what lets one read-model reuse its resolution.
+   */
+  async at(ctx: ServiceContext, at: RepoRef | RepoView): Promise<RepoView> {
+    return isRepoView(at) ? at : this.get(ctx, at);
+  }
+
   async list(
     ctx: ServiceContext,
     params: ListParams,
@@ -332,6 +355,22 @@ export class RepositoryService {
     kind: RepositoryKind,
     input: unknown,
   ): Promise<RepoDetail> {
+    const prepared = await this.prepareCreate(ctx, ownerRef, kind, input);
+    const made = await this.repos.transaction(prepared.apply);
+    return this.detailOf(ctx, made);
+  }
+
+  /**
+   * A create checked as the caller (access, fields, a free id) before any transaction; `apply`
+   * inserts the repository and its HEAD inside the caller's transaction. A parallel create of the
+   * same id that commits first makes `apply` fail with the same 400 as a sequential duplicate.
+   */
+  async prepareCreate(
+    ctx: ServiceContext,
+    ownerRef: OwnerRef,
+    kind: RepositoryKind,
+    input: unknown,
+  ): Promise<{ owner: Owner; apply: TransactionStep<RepoView> }> {
     const actor = requireUser(ctx);
     const owner = await this.resolveOwner(ctx, ownerRef);
     await authorize(ctx, {
@@ -368,14 +407,17 @@ export class RepositoryService {
       createdBy: actor.username,
       updatedBy: actor.username,
     };
-    try {
-      const repo = await this.repos.transaction((r) => r.repos.insert(values, actor.username));
-      const head = (await this.repos.repos.findVersion(repo.id, HEAD))!;
-      return await this.detailOf(ctx, { repo, owner, version: head });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw repoTaken(owner, id);
-      throw error;
-    }
+    const apply = async (r: Repositories): Promise<RepoView> => {
+      try {
+        const repo = await r.repos.insert(values, actor.username);
+        const head = (await r.repos.findVersion(repo.id, HEAD))!;
+        return { repo, owner, version: head };
+      } catch (error) {
+        if (isUniqueViolation(error)) throw repoTaken(owner, id);
+        throw error;
+      }
+    };
+    return { owner, apply };
   }
 
   /** Partial update of HEAD's metadata; `id`/`short_code` never change. Versions keep their snapshot. */
@@ -402,6 +444,20 @@ export class RepositoryService {
   }
 
   async update(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoDetail> {
+    const prepared = await this.prepareUpdate(ctx, ref, input);
+    const saved = await this.repos.transaction(prepared.apply);
+    return this.detailOf(ctx, { ...prepared.view, repo: saved });
+  }
+
+  /**
+   * A partial update checked as the caller (access, fields) before any transaction; `apply`
+   * writes it inside the caller's transaction.
+   */
+  async prepareUpdate(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    input: unknown,
+  ): Promise<{ view: RepoView; apply: TransactionStep<RepositoryEntity> }> {
     const view = await this.get(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
     const record = (input ?? {}) as Record<string, unknown>;
@@ -412,7 +468,7 @@ export class RepositoryService {
     }
     const data = this.parseFields(view.repo.kind, input);
     const updatedBy = requireUser(ctx).username;
-    const saved = await this.repos.transaction(async (r) => {
+    const apply = async (r: Repositories): Promise<RepositoryEntity> => {
       // Applied to the row as committed, under its lock: parallel edits of other fields stay.
       const repo = await r.repos.lock(view.repo.id);
       Object.assign(repo, stripUndefined(data.fields));
@@ -424,8 +480,8 @@ export class RepositoryService {
       repo.settings = { ...repo.settings, ...data.settings };
       repo.updatedBy = updatedBy;
       return r.repos.save(repo);
-    });
-    return this.detailOf(ctx, { ...view, repo: saved });
+    };
+    return { view, apply };
   }
 
   /**
@@ -464,48 +520,90 @@ export class RepositoryService {
    * snapshot, whatever the size of the repository (design §4).
    */
   async createVersion(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoDetail> {
-    const actor = requireUser(ctx);
     const head = await this.get(ctx, atHead(ref));
-    const { repo, owner } = head;
-    await authorize(ctx, { action: 'repo.edit', repo });
+    const prepared = await this.prepareVersion(ctx, head, input);
+    const version = await this.repos.transaction((r) => prepared.apply(r, head));
+    return this.detailOf(ctx, { repo: head.repo, owner: head.owner, version });
+  }
+
+  /**
+   * A version create checked as the caller (access, fields, a free id unless `replacing`)
+   * before any transaction; `apply` freezes HEAD inside the caller's transaction, after whatever
+   * else it wrote there. `upcoming`: references that transaction adds to a collection first.
+   * `replacing`: a draft version of that id that `apply` deletes and makes again (a FHIR update
+   * of a draft); refused when another version is based on it.
+   */
+  async prepareVersion(
+    ctx: ServiceContext,
+    head: RepoView | PendingRepo,
+    input: unknown,
+    options: { upcoming?: UpcomingReference[]; replacing?: RepositoryVersionEntity } = {},
+  ): Promise<{ apply: (r: Repositories, head: RepoView) => Promise<RepositoryVersionEntity> }> {
+    const actor = requireUser(ctx);
+    // A pending repository is made by the same transaction, whose caller was allowed to.
+    const existing = 'repo' in head ? head.repo : null;
+    if (existing) await authorize(ctx, { action: 'repo.edit', repo: existing });
     const data = parseInput(versionCreateSchema, input);
-    if (await this.repos.repos.versionTaken(repo.id, data.id)) throw versionTaken(repo, data.id);
+    const replacing = options.replacing;
+    if (existing && !replacing && (await this.repos.repos.versionTaken(existing.id, data.id))) {
+      throw versionTaken(existing, data.id);
+    }
+    const kind = existing ? existing.kind : (head as PendingRepo).kind;
     const alsoInside =
-      repo.kind === 'collection' && this.collectionVersionMade
-        ? await this.collectionVersionMade(ctx, head, data.autoexpand ?? true)
+      kind === 'collection' && this.collectionVersionMade
+        ? await this.collectionVersionMade(
+            ctx,
+            { owner: head.owner, repo: existing },
+            data.autoexpand ?? true,
+            options.upcoming,
+          )
         : null;
-    try {
-      const version = await this.repos.transaction(async (r) => {
-        const head = await r.repos.lockHead(repo.id);
+    const apply = async (r: Repositories, current: RepoView): Promise<RepositoryVersionEntity> => {
+      const repo = current.repo;
+      try {
+        const locked = await r.repos.lockHead(repo.id);
+        if (replacing) {
+          const dependents = await r.repos.dependentVersions(repo.id, replacing.mnemonic);
+          if (dependents.length > 0) {
+            throw new AppError(
+              'CONFLICT',
+              `Version '${replacing.mnemonic}' cannot change: ${dependents.join(', ')} ${dependents.length > 1 ? 'are' : 'is'} based on it.`,
+            );
+          }
+          await r.repos.deleteVersion(replacing.id);
+        }
         const previous =
-          data.previousVersion ?? (await r.repos.newestVersion(repo.id))?.mnemonic ?? null;
+          data.previousVersion ??
+          (replacing ? replacing.previousVersion : null) ??
+          (await r.repos.newestVersion(repo.id))?.mnemonic ??
+          null;
         if (data.previousVersion && !(await r.repos.findVersion(repo.id, data.previousVersion))) {
           throw AppError.field('previousVersion', `There is no version '${data.previousVersion}'.`);
         }
         const made = await r.repos.insertVersion({
           repositoryId: repo.id,
           mnemonic: data.id,
-          seq: head.seq,
-          activeConcepts: head.activeConcepts,
-          activeMappings: head.activeMappings,
-          description: data.description ?? null,
+          seq: locked.seq,
+          activeConcepts: locked.activeConcepts,
+          activeMappings: locked.activeMappings,
+          description: data.description ?? replacing?.description ?? null,
           released: data.released ?? false,
           retired: data.retired ?? false,
           previousVersion: previous,
-          externalId: data.externalId ?? null,
-          extras: data.extras ?? null,
-          metadata: snapshotOf(repo),
+          externalId: data.externalId ?? replacing?.externalId ?? null,
+          extras: data.extras ?? replacing?.extras ?? null,
+          metadata: snapshotOf(current.repo),
           createdBy: actor.username,
           updatedBy: actor.username,
         });
-        await alsoInside?.(r, { repo, owner, version: made });
+        await alsoInside?.(r, { repo: current.repo, owner: current.owner, version: made });
         return made;
-      });
-      return await this.detailOf(ctx, { repo, owner, version });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw versionTaken(repo, data.id);
-      throw error;
-    }
+      } catch (error) {
+        if (isUniqueViolation(error)) throw versionTaken(repo, data.id);
+        throw error;
+      }
+    };
+    return { apply };
   }
 
   /** Edits a version's description, release and retirement; what it contains never changes. */
@@ -659,4 +757,9 @@ function repoTaken(owner: Owner, id: string): AppError {
 
 function versionTaken(repo: RepositoryEntity, id: string): AppError {
   return new AppError('CONFLICT', `'${repo.mnemonic}' already has a version '${id}'.`);
+}
+
+/** A resolved repository view, told from a path naming one. */
+export function isRepoView(at: RepoRef | RepoView): at is RepoView {
+  return 'repo' in at;
 }

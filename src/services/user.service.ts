@@ -105,6 +105,13 @@ export interface UserDetail {
   rateLimits: UserRateLimits | undefined;
 }
 
+/** A user as a list shows it: with its counts when the list is verbose. */
+export interface UserItem {
+  user: UserEntity;
+  /** Present on the items of a list read with `verbose`. */
+  counts?: UserCounts;
+}
+
 export class UserService {
   constructor(
     private readonly repos: Repositories,
@@ -138,6 +145,22 @@ export class UserService {
     const slice = await this.repos.users.search(filter, sort, windowOf(params));
     const facets = params.includeFacets ? await this.repos.users.facets(filter) : undefined;
     return pageOf(slice.rows, slice.total, params, facets);
+  }
+
+  /** Users as a list shows them: with their counts (one statement) when `verbose`. */
+  async listItems(ctx: ServiceContext, params: ListParams): Promise<Page<UserItem>> {
+    return this.withCounts(ctx, await this.list(ctx, params), params);
+  }
+
+  /** A page's users, with their counts (one batched statement) when the list is verbose. */
+  async withCounts(
+    ctx: ServiceContext,
+    page: Page<UserEntity>,
+    params: ListParams,
+  ): Promise<Page<UserItem>> {
+    if (!params.verbose) return { ...page, items: page.items.map((user) => ({ user })) };
+    const counts = await Promise.all(page.items.map((user) => this.counts(ctx, user)));
+    return { ...page, items: page.items.map((user, i) => ({ user, counts: counts[i] })) };
   }
 
   /** Active members of an org, as a user list (access is checked by the org service). */

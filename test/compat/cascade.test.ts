@@ -5,6 +5,7 @@ import {
   createConcept,
   createConcepts,
   createMappingBetween,
+  createRepo,
   createSource,
   createVersion,
 } from '../factories/content';
@@ -471,5 +472,302 @@ describe('one walk for $cascade and collection references', () => {
     ]);
     const after = await request(t.app).get(`${c.url}references/`).expect(200);
     expect(after.body).toEqual([]);
+  });
+});
+
+describe('$cascade, every value of the map-type, level and method parameters', () => {
+  it('returnMapTypes takes a list of several types (any case), and 0 lists none', async () => {
+    const two = await cascade(
+      `${source}concepts/SET/$cascade/?returnMapTypes=concept-set, SAME-AS`,
+    );
+    expect(ids(two, 'Concept')).toEqual(['SET', 'Q', 'M1', 'A1', 'A2', 'A1a']);
+    expect(ids(two, 'Mapping').sort()).toEqual(['m4', 'm5', 'm6', 'm7']);
+    const zero = await cascade(`${source}concepts/SET/$cascade/?returnMapTypes=0`);
+    expect(ids(zero, 'Mapping')).toEqual([]);
+    expect(ids(zero, 'Concept')).toEqual(['SET', 'Q', 'M1', 'A1', 'A2', 'A1a']);
+    expect(zero.total).toBe(6);
+  });
+
+  it('excludeMapTypes is ignored when mapTypes is set (a list or *)', async () => {
+    const excluded = await cascade(`${source}concepts/Q/$cascade/?excludeMapTypes=Q-AND-A`);
+    expect(ids(excluded, 'Concept')).toEqual(['Q']);
+    expect(ids(excluded, 'Mapping')).toEqual(['m7']);
+    const listed = await cascade(
+      `${source}concepts/SET/$cascade/?mapTypes=CONCEPT-SET&excludeMapTypes=CONCEPT-SET`,
+    );
+    expect(ids(listed, 'Concept')).toEqual(['SET', 'Q', 'M1']);
+    expect(ids(listed, 'Mapping')).toEqual(['m4', 'm5']);
+    const every = await cascade(`${source}concepts/Q/$cascade/?mapTypes=*&excludeMapTypes=Q-AND-A`);
+    expect(ids(every, 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    expect(ids(every, 'Mapping').sort()).toEqual(['m1', 'm2', 'm3', 'm6', 'm7']);
+  });
+
+  it('cascadeLevels n >= 2 goes n levels further; an explicit * is the default', async () => {
+    const byLevels: Record<string, unknown[]> = {};
+    for (const levels of ['0', '1', '2', '*']) {
+      const bundle = await cascade(`${source}concepts/SET/$cascade/?cascadeLevels=${levels}`);
+      byLevels[levels] = (bundle.entry as Entry[])
+        .filter((e) => e.type === 'Concept')
+        .map((e) => `${String(e.id)}:${String(e.terminal)}`);
+    }
+    expect(byLevels).toEqual({
+      '0': ['SET:false', 'Q:null', 'M1:null'],
+      '1': ['SET:false', 'Q:false', 'M1:true', 'A1:null', 'A2:null'],
+      '2': ['SET:false', 'Q:false', 'M1:true', 'A1:false', 'A2:false', 'A1a:null'],
+      '*': ['SET:false', 'Q:false', 'M1:true', 'A1:false', 'A2:false', 'A1a:true'],
+    });
+    expect(await cascade(`${source}concepts/SET/$cascade/?cascadeLevels=*`)).toEqual(
+      expect.objectContaining({
+        total: (await cascade(`${source}concepts/SET/$cascade/`)).total,
+      }),
+    );
+    const tree = await cascade(`${source}concepts/P/$cascade/?cascadeLevels=0`);
+    expect(ids(tree, 'Concept')).toEqual(['P', 'C1']);
+  });
+
+  it('method is case-insensitive: sourcetoconcepts, sourcemappings, SOURCEMAPPINGS', async () => {
+    const concepts = await cascade(`${source}concepts/Q/$cascade/?method=sourcetoconcepts`);
+    expect(ids(concepts, 'Concept')).toEqual(['Q', 'A1', 'A2', 'A1a']);
+    for (const method of ['sourcemappings', 'SOURCEMAPPINGS']) {
+      const mappings = await cascade(`${source}concepts/Q/$cascade/?method=${method}`);
+      expect(ids(mappings, 'Concept')).toEqual(['Q']);
+      expect(ids(mappings, 'Mapping').sort()).toEqual(['m1', 'm2', 'm7']);
+    }
+    // sourcemappings follows no hierarchy either.
+    const tree = await cascade(`${source}concepts/P/$cascade/?method=sourcemappings`);
+    expect(ids(tree, 'Concept')).toEqual(['P']);
+  });
+});
+
+describe('$cascade, hierarchy view with reverse', () => {
+  const under = (e: Entry) => (e.entries ?? []).map((x) => `${String(x.type)}:${String(x.id)}`);
+
+  it('nests from a target back to what points at it, and from a child to its parents', async () => {
+    const bundle = await cascade(`${source}concepts/A1a/$cascade/?view=hierarchy&reverse=true`);
+    expect(bundle.total).toBeNull();
+    const root = bundle.entry as Entry;
+    expect(root.id).toBe('A1a');
+    expect(under(root)).toEqual(['Mapping:m3', 'Concept:A1']);
+    const m3 = root.entries![0];
+    expect(m3).toMatchObject({
+      from_concept_code: 'A1',
+      from_concept_url: `${source}concepts/A1/`,
+      cascade_target_concept_code: 'A1',
+      target_concept_code: 'A1',
+      target_concept_name: 'Smear',
+    });
+    expect(m3.to_concept_code).toBeUndefined();
+    const a1 = root.entries![1];
+    expect(under(a1)).toEqual(['Mapping:m1', 'Concept:Q']);
+    const q = a1.entries![1];
+    expect(under(q)).toEqual(['Mapping:m4', 'Concept:SET', 'Mapping:m6', 'Concept:A2']);
+    const a2 = q.entries![3];
+    // A2 is pointed at by Q (m2): Q appears again, not cascaded again.
+    expect(under(a2)).toEqual(['Mapping:m2', 'Concept:Q']);
+    expect(a2.entries![1].entries).toEqual([]);
+
+    const parents = await cascade(`${source}concepts/C2/$cascade/?view=hierarchy&reverse=true`);
+    const c2 = parents.entry as Entry;
+    expect(under(c2)).toEqual(['Concept:C1']);
+    expect(under(c2.entries![0])).toEqual(['Concept:P']);
+    expect(c2.entries![0].entries![0]).toMatchObject({ id: 'P', terminal: true, entries: [] });
+  });
+
+  it('answers the web client’s Associations request for parents (reverse=true)', async () => {
+    const bundle = await cascade(
+      `${source}concepts/A1/$cascade/?uri=${encodeURIComponent(source)}&cascadeLevels=1` +
+        '&method=sourceToConcepts&view=hierarchy&reverse=true',
+    );
+    const root = bundle.entry as Entry;
+    expect(root).toMatchObject({ id: 'A1', terminal: false });
+    expect(under(root)).toEqual(['Mapping:m1', 'Concept:Q']);
+    const q = root.entries![1];
+    expect(q.terminal).toBe(false);
+    expect(under(q)).toEqual(['Mapping:m4', 'Concept:SET', 'Mapping:m6', 'Concept:A2']);
+    // Level 2 is beyond cascadeLevels=1: reached, not cascaded.
+    expect(q.entries![1]).toMatchObject({ id: 'SET', terminal: null, entries: [] });
+    expect(q.entries![3]).toMatchObject({ id: 'A2', terminal: null, entries: [] });
+  });
+});
+
+describe('$cascade under users and collections', () => {
+  it('answers under /users/:user/ and /user/ (the caller’s own) as under /orgs/', async () => {
+    const user = await createUser(t);
+    const repo = await createRepo(t, `/users/${user.username}`, user, { id: 'MINE' });
+    expect(repo.url).toBe(`/users/${user.username}/sources/MINE/`);
+    await createConcepts(t, repo.url, user, [
+      ['X', 'Question X', 'Question'],
+      ['Y', 'Answer Y', 'Misc'],
+    ]);
+    await createMappingBetween(t, repo.url, user, [
+      'mxy',
+      'Q-AND-A',
+      `${repo.url}concepts/X/`,
+      `${repo.url}concepts/Y/`,
+    ]);
+    await createVersion(t, repo.url, user, 'v1', { released: true });
+    const byName = await cascade(`${repo.url}concepts/X/$cascade/`);
+    expect(byName.repo_version_url).toBe(`${repo.url}v1/`);
+    expect(ids(byName, 'Concept')).toEqual(['X', 'Y']);
+    expect(ids(byName, 'Mapping')).toEqual(['mxy']);
+    const own = await cascade('/user/sources/MINE/HEAD/concepts/X/$cascade/', user.auth);
+    expect(own.repo_version_url).toBe(`${repo.url}HEAD/`);
+    expect(ids(own, 'Concept')).toEqual(['X', 'Y']);
+    const released = await cascade('/user/sources/MINE/v1/concepts/X/$cascade/', user.auth);
+    expect(ids(released, 'Mapping')).toEqual(['mxy']);
+    await request(t.app).get('/user/sources/MINE/concepts/X/$cascade/').expect(401);
+
+    const coll = await createRepo(
+      t,
+      `/users/${user.username}`,
+      user,
+      { id: 'MYSET' },
+      'collections',
+    );
+    await request(t.app)
+      .put(`${coll.url}references/`)
+      .set('Authorization', user.auth)
+      .send({ data: { expressions: [`${repo.url}concepts/X/`, `${repo.url}concepts/Y/`] } })
+      .expect(200);
+    const inColl = await cascade('/user/collections/MYSET/HEAD/concepts/X/$cascade/', user.auth);
+    expect(inColl.repo_version_url).toBe(`${coll.url}HEAD/`);
+    expect(ids(inColl, 'Concept')).toEqual(['X']);
+    expect(ids(await cascade(`${coll.url}HEAD/concepts/X/$cascade/`), 'Concept')).toEqual(['X']);
+  });
+
+  it('a collection at HEAD walks its current members; with no released version, 404 saying so', async () => {
+    const c = await createCollection(t, { id: 'DRAFT' }, { owner, org });
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set('Authorization', owner.auth)
+      .send({
+        data: {
+          expressions: [`${source}concepts/Q/`, `${source}concepts/A2/`, `${source}mappings/m2/`],
+        },
+      })
+      .expect(200);
+    const head = await cascade(`${c.url}HEAD/concepts/Q/$cascade/`);
+    expect(head.repo_version_url).toBe(`${c.url}HEAD/`);
+    expect(ids(head, 'Concept')).toEqual(['Q', 'A2']);
+    expect(ids(head, 'Mapping')).toEqual(['m2']);
+    const none = await request(t.app).get(`${c.url}concepts/Q/$cascade/`).expect(404);
+    expect(none.body.message).toMatch(/DRAFT.*no released version/);
+    // An unreleased version does not count.
+    await createVersion(t, c.url, owner, 'd1', { released: false });
+    const still = await request(t.app).get(`${c.url}concepts/Q/$cascade/`).expect(404);
+    expect(still.body.message).toMatch(/no released version/);
+    expect(ids(await cascade(`${c.url}d1/concepts/Q/$cascade/`), 'Concept')).toEqual(['Q', 'A2']);
+  });
+});
+
+describe('$cascade and private content inside a walk', () => {
+  /**
+   * PUB (public) has P1 mapped (Q-AND-A) to S1 of SECRET, a private source of another org of the
+   * same author; the public collection MIX holds P1, S1 and the mapping.
+   */
+  let pub: string;
+  let secret: string;
+  let mix: string;
+  let outsider: TestUser;
+
+  beforeAll(async () => {
+    secret = (await createSource(t, { id: 'SECRET', public_access: 'None' }, { owner })).url;
+    await createConcepts(t, secret, owner, [['S1', 'Secret name', 'Misc']]);
+    await createConcepts(t, secret, owner, [['S2', 'Secret answer', 'Misc']]);
+    await createMappingBetween(t, secret, owner, [
+      'sm',
+      'Q-AND-A',
+      `${secret}concepts/S1/`,
+      `${secret}concepts/S2/`,
+    ]);
+    pub = (await createSource(t, { id: 'PUB' }, { owner, org })).url;
+    await createConcepts(t, pub, owner, [['P1', 'Public question', 'Question']]);
+    await createMappingBetween(t, pub, owner, [
+      'pm',
+      'Q-AND-A',
+      `${pub}concepts/P1/`,
+      `${secret}concepts/S1/`,
+    ]);
+    mix = (await createCollection(t, { id: 'MIX' }, { owner, org })).url;
+    await request(t.app)
+      .put(`${mix}references/`)
+      .set('Authorization', owner.auth)
+      .send({
+        data: {
+          expressions: [
+            `${pub}concepts/P1/`,
+            `${pub}mappings/pm/`,
+            `${secret}concepts/S1/`,
+            `${secret}concepts/S2/`,
+            `${secret}mappings/sm/`,
+          ],
+        },
+      })
+      .expect(200);
+    await createVersion(t, mix, owner, 'r1', { released: true });
+    outsider = await createUser(t);
+  });
+
+  it('a mapping of a public source to a private concept: listed, the concept never shown', async () => {
+    for (const auth of [undefined, outsider.auth]) {
+      const bundle = await cascade(`${pub}HEAD/concepts/P1/$cascade/`, auth);
+      expect(ids(bundle, 'Concept')).toEqual(['P1']);
+      const pm = (bundle.entry as Entry[]).find((e) => e.id === 'pm')!;
+      expect(pm).toMatchObject({
+        to_concept_code: 'S1',
+        cascade_target_concept_name: null,
+        cascade_target_source_owner: null,
+        cascade_target_source_name: null,
+      });
+      expect(JSON.stringify(bundle)).not.toMatch(/Secret/);
+    }
+    const mine = await cascade(`${pub}HEAD/concepts/P1/$cascade/`, owner.auth);
+    const pm = (mine.entry as Entry[]).find((e) => e.id === 'pm')!;
+    expect(pm).toMatchObject({
+      cascade_target_concept_name: 'Secret name',
+      cascade_target_source_name: 'SECRET',
+    });
+  });
+
+  it('in a collection, members of a source the caller may not see are neither reached nor shown', async () => {
+    for (const auth of [undefined, outsider.auth]) {
+      for (const view of ['flat', 'hierarchy']) {
+        const bundle = await cascade(`${mix}concepts/P1/$cascade/?view=${view}`, auth);
+        expect(JSON.stringify(bundle)).not.toMatch(/Secret|"S2"|"sm"/);
+        if (view === 'flat') {
+          expect(ids(bundle, 'Concept')).toEqual(['P1']);
+          expect(ids(bundle, 'Mapping')).toEqual(['pm']);
+        } else {
+          expect((bundle.entry as Entry).entries!.map((e) => e.id)).toEqual(['pm']);
+        }
+      }
+      const hidden = request(t.app).get(`${mix}concepts/S1/$cascade/`);
+      await (auth ? hidden.set('Authorization', auth) : hidden).expect(404);
+    }
+    const mine = await cascade(`${mix}concepts/P1/$cascade/`, owner.auth);
+    expect(ids(mine, 'Concept')).toEqual(['P1', 'S1', 'S2']);
+    expect(ids(mine, 'Mapping')).toEqual(['pm', 'sm']);
+  });
+
+  it('omitIfExistsIn naming a private repository answers as reading it would (401/403), leaking nothing', async () => {
+    const omit = `${pub}HEAD/concepts/P1/$cascade/?omitIfExistsIn=${encodeURIComponent(secret)}`;
+    const direct = await request(t.app).get(secret);
+    const anonymous = await request(t.app).get(omit);
+    expect([direct.status, anonymous.status]).toEqual([401, 401]);
+    const directOutsider = await request(t.app).get(secret).set('Authorization', outsider.auth);
+    const asOutsider = await request(t.app).get(omit).set('Authorization', outsider.auth);
+    expect([directOutsider.status, asOutsider.status]).toEqual([403, 403]);
+    expect(JSON.stringify(asOutsider.body)).not.toMatch(/Secret|S1/);
+    const missing = `${pub}HEAD/concepts/P1/$cascade/?omitIfExistsIn=${encodeURIComponent(
+      secret.replace('SECRET', 'NOSUCH'),
+    )}`;
+    await request(t.app).get(missing).set('Authorization', outsider.auth).expect(404);
+    // A collection holding private members: the caller's own view of it only.
+    const viaMix = `${mix}concepts/P1/$cascade/?omitIfExistsIn=${encodeURIComponent(mix)}`;
+    expect(ids(await cascade(viaMix, owner.auth), 'Concept')).toEqual(['P1']);
+    await cascade(
+      `${pub}HEAD/concepts/P1/$cascade/?omitIfExistsIn=${encodeURIComponent(secret)}`,
+      owner.auth,
+    );
   });
 });

@@ -432,6 +432,16 @@ describe('no race duplicates data', () => {
       ),
     );
     expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    // Exactly one expansion under that mnemonic exists.
+    const listed = await request(t.app)
+      .get(`/orgs/${w.org}/collections/K0/HEAD/expansions/`)
+      .query({ limit: 0 })
+      .set('Authorization', w.owner.auth)
+      .expect(200);
+    const named = (listed.body as Array<{ mnemonic: string }>).filter(
+      (e) => e.mnemonic === mnemonic,
+    );
+    expect(named).toHaveLength(1);
     await post().expect(201);
   });
 });

@@ -149,6 +149,14 @@ describe.each(matrix)('an org source with public_access %s, asked by %s', (acces
       });
       const res = await request(t.app).delete(throwaway.url).set(auth(caller));
       expect(res.status).toBe(204);
+      // Gone, even to a superuser (a deleted source is removed, not hidden).
+      const after = await request(t.app).get(throwaway.url).set('Authorization', t.admin);
+      expect(after.status).toBe(404);
+      const listed = await request(t.app)
+        .get(`/orgs/${org.id}/sources/`)
+        .query({ limit: 0 })
+        .set('Authorization', t.admin);
+      expect(listed.body.map((s: { id: string }) => s.id)).not.toContain(throwaway.id);
       return;
     }
     const res = await request(t.app).delete(sources[access].url).set(auth(caller));

@@ -8,7 +8,15 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
-import { createRepo, createVersion, type Caller } from '../factories/content';
+import {
+  createConcept,
+  createMappingBetween,
+  createRepo,
+  createVersion,
+  retire,
+  type Caller,
+  type TestRepo,
+} from '../factories/content';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -934,41 +942,18 @@ describe('source versions (spec core §4.6, §9)', () => {
 });
 
 describe('active_concepts and active_mappings (frozen by versions)', () => {
-  /** One content change: bumps the repository's change number and answers it. */
-  async function bump(repoId: string): Promise<number> {
-    await t.dataSource.query('UPDATE repositories SET head_seq = head_seq + 1 WHERE id = $1', [
-      repoId,
+  /** A concept `id` of the source, made through the API. */
+  const addConcept = (source: TestRepo, by: Caller, id: string) =>
+    createConcept(t, source.url, by, { id });
+
+  /** A mapping `id` between two concepts of the source, made through the API. */
+  const addMapping = (source: TestRepo, by: Caller, id: string, from: string, to: string) =>
+    createMappingBetween(t, source.url, by, [
+      id,
+      'SAME-AS',
+      `${source.url}concepts/${from}/`,
+      `${source.url}concepts/${to}/`,
     ]);
-    const rows = await t.dataSource.query<Array<{ head_seq: string }>>(
-      'SELECT head_seq::text AS head_seq FROM repositories WHERE id = $1',
-      [repoId],
-    );
-    return Number(rows[0].head_seq);
-  }
-
-  async function addConcept(repoId: string, seq: number, mnemonic: string): Promise<string> {
-    const rows = await t.dataSource.query<Array<{ id: string }>>(
-      'INSERT INTO concepts (repository_id, mnemonic) VALUES ($1, $2) RETURNING id::text',
-      [repoId, mnemonic],
-    );
-    await t.dataSource.query(
-      'INSERT INTO concept_versions (concept_id, repository_id, valid_from_seq, retired) VALUES ($1, $2, $3, false)',
-      [rows[0].id, repoId, seq],
-    );
-    return rows[0].id;
-  }
-
-  async function addMapping(repoId: string, seq: number, mnemonic: string): Promise<string> {
-    const rows = await t.dataSource.query<Array<{ id: string }>>(
-      'INSERT INTO mappings (repository_id, mnemonic) VALUES ($1, $2) RETURNING id::text',
-      [repoId, mnemonic],
-    );
-    await t.dataSource.query(
-      'INSERT INTO mapping_versions (mapping_id, repository_id, valid_from_seq, retired) VALUES ($1, $2, $3, false)',
-      [rows[0].id, repoId, seq],
-    );
-    return rows[0].id;
-  }
 
   const counts = async (url: string): Promise<[number, number]> => {
     const res = await request(t.app).get(url);
@@ -979,33 +964,20 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
   it('HEAD follows content changes; a version keeps the counts of the moment it was made', async () => {
     const { org, admin } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
-    const repoId = source.body.uuid as string;
     await createVersion(t, source.url, admin, 'empty');
 
-    const seq1 = await bump(repoId);
-    const c1 = await addConcept(repoId, seq1, 'C1');
-    await addConcept(repoId, seq1, 'C2');
-    const m1 = await addMapping(repoId, seq1, 'M1');
-    await addMapping(repoId, seq1, 'M2');
+    await addConcept(source, admin, 'C1');
+    await addConcept(source, admin, 'C2');
+    await addMapping(source, admin, 'M1', 'C1', 'C2');
+    await addMapping(source, admin, 'M2', 'C2', 'C1');
     expect(await counts(source.url)).toEqual([2, 2]);
     await createVersion(t, source.url, admin, 'v1');
     expect(await counts(`${source.url}v1/`)).toEqual([2, 2]);
 
-    // Second change: C1 retired (a new retired version), C3 added, M1 removed.
-    const seq2 = await bump(repoId);
-    await t.dataSource.query(
-      'UPDATE concept_versions SET valid_to_seq = $2 WHERE concept_id = $1 AND valid_to_seq IS NULL',
-      [c1, seq2],
-    );
-    await t.dataSource.query(
-      'INSERT INTO concept_versions (concept_id, repository_id, valid_from_seq, retired) VALUES ($1, $2, $3, true)',
-      [c1, repoId, seq2],
-    );
-    await addConcept(repoId, seq2, 'C3');
-    await t.dataSource.query(
-      'UPDATE mapping_versions SET valid_to_seq = $2 WHERE mapping_id = $1 AND valid_to_seq IS NULL',
-      [m1, seq2],
-    );
+    // Then: C1 retired (a new retired version), C3 added, M1 retired.
+    await retire(t, source.url, admin, 'concepts', 'C1');
+    await addConcept(source, admin, 'C3');
+    await retire(t, source.url, admin, 'mappings', 'M1');
 
     expect(await counts(source.url)).toEqual([2, 1]);
     expect(await counts(`${source.url}HEAD/`)).toEqual([2, 1]);
@@ -1014,9 +986,8 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
     await createVersion(t, source.url, admin, 'v2');
     expect(await counts(`${source.url}v2/`)).toEqual([2, 1]);
 
-    // Third change: C4 added; only HEAD sees it, v2 keeps its count.
-    const seq3 = await bump(repoId);
-    await addConcept(repoId, seq3, 'C4');
+    // Then C4 added; only HEAD sees it, v2 keeps its count.
+    await addConcept(source, admin, 'C4');
     expect(await counts(source.url)).toEqual([3, 1]);
     expect(await counts(`${source.url}v2/`)).toEqual([2, 1]);
 
@@ -1041,8 +1012,7 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
     const { org, admin } = await orgWithPeople();
     const a = await createSource(`/orgs/${org.id}`, admin);
     const b = await createSource(`/orgs/${org.id}`, admin);
-    const seq = await bump(a.body.uuid as string);
-    await addConcept(a.body.uuid as string, seq, 'only-in-a');
+    await addConcept(a, admin, 'only-in-a');
     expect(await counts(a.url)).toEqual([1, 0]);
     expect(await counts(b.url)).toEqual([0, 0]);
   });

@@ -179,3 +179,23 @@ export async function createMappingBetween(
     to_concept_url: to,
   });
 }
+
+/**
+ * Retires a concept (`resource` `concepts`) or a mapping (`mappings`) of a source through the
+ * API: a new, retired version in HEAD; throws unless the answer is 204.
+ */
+export async function retire(
+  t: TestApp,
+  sourceUrl: string,
+  by: Caller,
+  resource: 'concepts' | 'mappings',
+  id: string,
+): Promise<void> {
+  const res = await request(t.app)
+    .delete(`${sourceUrl}${resource}/${encodeURIComponent(id)}/`)
+    .set('Authorization', authorization(by));
+  if (res.status !== 204)
+    throw new Error(
+      `retire of ${resource} ${id} failed: ${res.status} ${JSON.stringify(res.body)}`,
+    );
+}

@@ -806,13 +806,4 @@ describe('create (spec operations §4.7)', () => {
     // The id is free again.
     expect((await post(`/orgs/${w.org}/ValueSet`, body('A'), w.owner)).status).toBe(201);
   });
-
-  it('answers 405 for a ConceptMap create', async () => {
-    const res = await post(
-      `/orgs/${w.org}/ConceptMap`,
-      { resourceType: 'ConceptMap', id: 'x', url: 'http://example.org/cm' },
-      w.owner,
-    );
-    expect(res.status).toBe(405);
-  });
 });

@@ -8,6 +8,7 @@ import {
   type TestApp,
   type TestUser,
 } from '../factories';
+import { createConcept, createRepo, createVersion, retire } from '../factories/content';
 import { dataOf, errorCode, gql, type GqlResponse } from './gql';
 
 let t: TestApp;
@@ -89,34 +90,37 @@ function fieldErrorKeys(res: GqlResponse): string[] {
   return Object.keys(res.errors![0].extensions!.fieldErrors ?? {}).sort();
 }
 
+/** A source of `owner` (an owner URL: `/orgs/x/`, `/user/`), made with the shared factory. */
 async function makeSource(
   by: TestUser,
   owner: string,
   input: Record<string, unknown> = {},
 ): Promise<{ id: string; url: string; uuid: string }> {
-  const id = (input.id as string | undefined) ?? uniqueId('src');
-  const created = dataOf(
-    await gql(t, by.auth, CREATE_SOURCE, { owner, input: { name: `Source ${id}`, ...input, id } }),
-  ).createSource;
-  return { id, url: created.url as string, uuid: created.uuid as string };
+  const made = await createRepo(t, owner.replace(/\/$/, ''), by, input, 'sources');
+  return { id: made.id, url: made.url, uuid: made.body.uuid as string };
 }
 
+/** A collection of `owner`, made with the shared factory. */
 async function makeCollection(
   by: TestUser,
   owner: string,
   input: Record<string, unknown> = {},
 ): Promise<{ id: string; url: string }> {
-  const id = (input.id as string | undefined) ?? uniqueId('col');
-  const created = dataOf(
-    await gql(t, by.auth, CREATE_COLLECTION, {
-      owner,
-      input: { name: `Collection ${id}`, ...input, id },
-    }),
-  ).createCollection;
-  return { id, url: created.url as string };
+  const made = await createRepo(t, owner.replace(/\/$/, ''), by, input, 'collections');
+  return { id: made.id, url: made.url };
 }
 
+/** A version of a source (`input.id`, other fields as sent), made with the shared factory. */
 async function makeVersion(
+  by: TestUser,
+  url: string,
+  { id, ...fields }: Record<string, unknown>,
+): Promise<void> {
+  await createVersion(t, url, by, id as string, fields);
+}
+
+/** `createSourceVersion`, where its answer is what a test checks. */
+async function createSourceVersion(
   by: TestUser,
   url: string,
   input: Record<string, unknown>,
@@ -149,54 +153,6 @@ async function versionsOf(auth: string | undefined, url: string) {
     totalCount: source.versions.totalCount as number,
     versions: (source.versions.items as Array<{ version: string }>).map((v) => v.version),
   };
-}
-
-/* Content is written straight into the tables, as the content services of later stages will. */
-
-async function repoDbId(orgId: string, sourceId: string): Promise<string> {
-  const rows = await t.dataSource.query<Array<{ id: string }>>(
-    'SELECT id FROM repositories WHERE mnemonic=$1 AND owner_org_id=(SELECT id FROM organizations WHERE mnemonic=$2)',
-    [sourceId, orgId],
-  );
-  expect(rows).toHaveLength(1);
-  return rows[0].id;
-}
-
-/** One content change: the repository's change number moves on; answers the new number. */
-async function nextSeq(repoId: string): Promise<string> {
-  const result = await t.dataSource.query<unknown[]>(
-    'UPDATE repositories SET head_seq = head_seq + 1 WHERE id=$1 RETURNING head_seq',
-    [repoId],
-  );
-  // TypeORM answers an UPDATE on Postgres as [rows, affected count].
-  const rows = (Array.isArray(result[0]) ? result[0] : result) as Array<{ head_seq: string }>;
-  expect(rows).toHaveLength(1);
-  return rows[0].head_seq;
-}
-
-async function addConcept(repoId: string, mnemonic: string): Promise<string> {
-  const seq = await nextSeq(repoId);
-  const rows = await t.dataSource.query<Array<{ id: string }>>(
-    'INSERT INTO concepts (repository_id, mnemonic) VALUES ($1,$2) RETURNING id',
-    [repoId, mnemonic],
-  );
-  await t.dataSource.query(
-    'INSERT INTO concept_versions (concept_id, repository_id, valid_from_seq) VALUES ($1,$2,$3)',
-    [rows[0].id, repoId, seq],
-  );
-  return rows[0].id;
-}
-
-async function retireConcept(repoId: string, conceptId: string): Promise<void> {
-  const seq = await nextSeq(repoId);
-  await t.dataSource.query(
-    'UPDATE concept_versions SET valid_to_seq=$2 WHERE concept_id=$1 AND valid_to_seq IS NULL',
-    [conceptId, seq],
-  );
-  await t.dataSource.query(
-    'INSERT INTO concept_versions (concept_id, repository_id, valid_from_seq, retired) VALUES ($1,$2,$3,true)',
-    [conceptId, repoId, seq],
-  );
 }
 
 describe('createSource', () => {
@@ -490,7 +446,7 @@ describe('source(url)', () => {
 
   test('reads a version by its id, with its own uuid and url', async () => {
     const { id, url, uuid } = await makeSource(admin, `/orgs/${org}/`);
-    const created = await makeVersion(admin, url, { id: 'v1', description: 'First' });
+    const created = await createSourceVersion(admin, url, { id: 'v1', description: 'First' });
     const v1 = dataOf(await gql(t, undefined, SOURCE, { url: sourceUrl(org, id, 'v1') })).source;
     expect(v1).toMatchObject({
       id,
@@ -665,7 +621,7 @@ describe('updateSource', () => {
       extras: { era: 'new' },
     });
     // A version made now freezes the new metadata.
-    const v2 = await makeVersion(admin, url, { id: 'v2' });
+    const v2 = await createSourceVersion(admin, url, { id: 'v2' });
     expect(v2).toMatchObject({ version: 'v2', name: 'After' });
   });
 
@@ -757,7 +713,7 @@ describe('source versions', () => {
 
   test('createSourceVersion freezes HEAD under the new id', async () => {
     const { id, url } = await makeSource(admin, `/orgs/${org}/`, { name: 'Frozen' });
-    const v1 = await makeVersion(admin, url, {
+    const v1 = await createSourceVersion(admin, url, {
       id: 'v1',
       description: 'First release',
       released: true,
@@ -804,11 +760,11 @@ describe('source versions', () => {
 
   test('previousVersion defaults to the newest version; an explicit one must exist', async () => {
     const { id, url } = await makeSource(admin, `/orgs/${org}/`);
-    expect((await makeVersion(admin, url, { id: 'v1' })).previousVersion).toBeNull();
-    expect((await makeVersion(admin, url, { id: 'v2' })).previousVersion).toBe('v1');
-    expect((await makeVersion(admin, url, { id: 'v3' })).previousVersion).toBe('v2');
+    expect((await createSourceVersion(admin, url, { id: 'v1' })).previousVersion).toBeNull();
+    expect((await createSourceVersion(admin, url, { id: 'v2' })).previousVersion).toBe('v1');
+    expect((await createSourceVersion(admin, url, { id: 'v3' })).previousVersion).toBe('v2');
     expect(
-      (await makeVersion(admin, url, { id: 'v4', previousVersion: 'v1' })).previousVersion,
+      (await createSourceVersion(admin, url, { id: 'v4', previousVersion: 'v1' })).previousVersion,
     ).toBe('v1');
     const unknown = await gql(t, admin.auth, CREATE_SOURCE_VERSION, {
       url,
@@ -981,22 +937,21 @@ describe('Source.versions and counts', () => {
 
   test('activeConcepts follows HEAD while a version keeps the count it was frozen with', async () => {
     const { id, url } = await makeSource(admin, `/orgs/${org}/`);
-    const repoId = await repoDbId(org, id);
     const counts = async (version?: string) => {
       const s = dataOf(
         await gql(t, undefined, SOURCE, { url: sourceUrl(org, id, version) }),
       ).source;
       return [s.activeConcepts as number, s.activeMappings as number];
     };
-    const c1 = await addConcept(repoId, 'C1');
+    await createConcept(t, url, admin, { id: 'C1' });
     expect(await counts()).toEqual([1, 0]);
     await makeVersion(admin, url, { id: 'v1' });
-    await addConcept(repoId, 'C2');
-    await addConcept(repoId, 'C3');
+    await createConcept(t, url, admin, { id: 'C2' });
+    await createConcept(t, url, admin, { id: 'C3' });
     expect(await counts()).toEqual([3, 0]);
     expect(await counts('v1')).toEqual([1, 0]);
     await makeVersion(admin, url, { id: 'v2', released: true });
-    await retireConcept(repoId, c1);
+    await retire(t, url, admin, 'concepts', 'C1');
     expect(await counts()).toEqual([2, 0]);
     expect(await counts('v1')).toEqual([1, 0]);
     expect(await counts('v2')).toEqual([3, 0]);

@@ -13,7 +13,15 @@ import {
 } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { HEAD } from '../../db/entities';
-import { parseConceptUrl, parseRepoUrl, refOf, type ConceptView, type Page } from '../../services';
+import { AppError } from '../../errors';
+import {
+  parseConceptUrl,
+  parseRepoUrl,
+  refOf,
+  type ConceptView,
+  type Page,
+  type RepoRef,
+} from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   CascadeArgs,
@@ -32,6 +40,15 @@ function selects(info: GraphQLResolveInfo, field: string): boolean {
       (selection) => selection.kind === Kind.FIELD && selection.name.value === field,
     ),
   );
+}
+
+/** `Concept.cascade(repository:)`: a source or collection (version) URL. */
+function repositoryArg(url: string): RepoRef {
+  try {
+    return parseRepoUrl(url);
+  } catch {
+    throw AppError.field('repository', `'${url}' is not a source or collection URL.`);
+  }
 }
 
 function pageOf(page: Page<ConceptView>): ConceptPage {
@@ -105,13 +122,11 @@ export class ConceptResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<CascadeResultObject> {
     const { source } = concept.view;
+    const repository = args.repository
+      ? repositoryArg(args.repository)
+      : { ...refOf(source), version: source.version.mnemonic };
     return CascadeResultObject.from(
-      await ctx.services.cascade.cascade(
-        ctx,
-        { ...refOf(source), version: source.version.mnemonic },
-        concept.id,
-        cascadeInputOf(args),
-      ),
+      await ctx.services.cascade.cascade(ctx, repository, concept.id, cascadeInputOf(args)),
     );
   }
 

@@ -42,7 +42,8 @@ export class CascadeArgs {
 
   @Field(() => Int, {
     nullable: true,
-    description: 'Levels cascaded below this concept: 0 is this concept only; absent: all.',
+    description:
+      'Levels cascaded: 0 cascades this concept only (what it reaches is listed, not cascaded), 1 also what it reached, …; absent: all.',
   })
   cascadeLevels?: number;
 
@@ -66,6 +67,13 @@ export class CascadeArgs {
 
   @Field(() => Boolean, { nullable: true, description: 'Retired concepts and mappings too.' })
   includeRetired?: boolean;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The source or collection (version) URL to cascade in, as REST `…/collections/:collection/[:version/]concepts/:concept/$cascade/` does (no version: the latest released one); absent: the source version this concept was read through.',
+  })
+  repository?: string;
 }
 
 /** The arguments as the service's parameters (spec operations §4.2) name them. */

@@ -6,11 +6,15 @@ import type {
   Extension,
   PropertyDefinition,
 } from './fhir';
+import { standardsStatusOf } from './fhir';
 
 /** The standard concept properties (http://hl7.org/fhir/concept-properties) by what they mean. */
 const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
 const STANDARD = ['status', 'inactive', 'notSelectable', 'parent', 'child', 'deprecated'] as const;
 type Standard = (typeof STANDARD)[number];
+
+export const STANDARDS_STATUS =
+  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
 
 /** A concept of a code system, indexed: its hierarchy, status and designations. */
 export interface ConceptEntry {
@@ -40,6 +44,8 @@ export class CodeSystemModel {
   readonly version?: string;
   readonly concepts: ConceptEntry[] = [];
   readonly supplements: CodeSystemResource[] = [];
+  /** The supplement (`url|version`) each designation a supplement added came from. */
+  readonly designationSources = new Map<Designation, string>();
   private readonly byCode = new Map<string, ConceptEntry>();
   private readonly propertyCodes = new Map<Standard, string>();
 
@@ -145,20 +151,25 @@ export class CodeSystemModel {
   withSupplement(supplement: CodeSystemResource): CodeSystemModel {
     const merged = new CodeSystemModel(this.resource);
     merged.supplements.push(...this.supplements, supplement);
-    const add = (concepts: CodeSystemConcept[] | undefined) => {
+    const add = (concepts: CodeSystemConcept[] | undefined, source: CodeSystemResource) => {
+      const canonical = source.version ? `${source.url}|${source.version}` : (source.url ?? '');
       for (const concept of concepts ?? []) {
         const entry = merged.concept(concept.code);
         if (entry) {
-          entry.designations.push(...(concept.designation ?? []));
-          if (concept.display && supplement.language)
-            entry.designations.push({ language: supplement.language, value: concept.display });
+          const added = [...(concept.designation ?? [])];
+          if (concept.display && source.language)
+            added.push({ language: source.language, value: concept.display });
+          for (const designation of added) merged.designationSources.set(designation, canonical);
+          entry.designations.push(...added);
           entry.properties.push(...(concept.property ?? []));
+          if (concept.extension)
+            entry.extension = [...(entry.extension ?? []), ...concept.extension];
         }
-        add(concept.concept);
+        add(concept.concept, source);
       }
     };
-    for (const earlier of merged.supplements.slice(0, -1)) add(earlier.concept);
-    add(supplement.concept);
+    for (const earlier of merged.supplements.slice(0, -1)) add(earlier.concept, earlier);
+    add(supplement.concept, supplement);
     return merged;
   }
 
@@ -170,7 +181,8 @@ export class CodeSystemModel {
     const properties = Array.isArray(concept.property) ? [...concept.property] : [];
     const value = (name: Standard) =>
       properties.find((p) => p.code === this.propertyCodes.get(name));
-    const status = value('status')?.valueCode ?? value('status')?.valueString;
+    const status =
+      value('status')?.valueCode ?? value('status')?.valueString ?? standardsStatusOf(concept);
     const inactive =
       value('inactive')?.valueBoolean === true ||
       status === 'retired' ||

@@ -1,17 +1,34 @@
 import crypto from 'node:crypto';
 import { RE2JS } from 're2js';
-import type { CodeSystemModel, ConceptEntry } from './code-system';
+import { STANDARDS_STATUS, type CodeSystemModel, type ConceptEntry } from './code-system';
 import type {
+  CanonicalResource,
+  CodeSystemResource,
   ConceptFilter,
   ConceptSetComponent,
   Designation,
+  Extension,
+  Json,
   JsonObject,
   ParameterValue,
   ValueSetResource,
 } from './fhir';
-import { TerminologyError } from './issues';
-import { preferredDisplay, type LanguagePreference } from './languages';
-import { splitCanonical, versionMatches, type TerminologyLibrary } from './library';
+import { valueOf } from './fhir';
+import { type IssueSpec, TerminologyError } from './issues';
+import {
+  chooseDisplay,
+  displayLanguageOf,
+  parseLanguages,
+  type DisplayChoice,
+  type LanguagePreference,
+} from './languages';
+import {
+  compareVersions,
+  presentVersions,
+  splitCanonical,
+  versionMatches,
+  type TerminologyLibrary,
+} from './library';
 
 /** The expansion parameters of $expand (and what $validate-code shares with it). */
 export interface ExpansionOptions {
@@ -24,7 +41,10 @@ export interface ExpansionOptions {
   /** `designation` parameters: a language, or `system|code` of a use. */
   designations?: string[];
   includeDefinition?: boolean;
+  /** `displayLanguage`. */
   languages?: LanguagePreference;
+  /** The `Accept-Language` header: the display language when no other names one. */
+  acceptLanguage?: string;
   properties?: string[];
   /** `system-version`: versions used where a value set names none (`url|version`). */
   systemVersions?: string[];
@@ -38,6 +58,8 @@ export interface ExpansionOptions {
   useSupplements?: string[];
   /** The most codes an expansion may hold before it is refused as too costly. */
   maxCodes: number;
+  /** The most codes an expansion without `count`/`offset` answers (more must be paged). */
+  maxUnpagedCodes?: number;
   /** The request parameters an expansion echoes. */
   echo?: ParameterValue[];
 }
@@ -52,6 +74,10 @@ export interface ExpandedCode {
   entry?: ConceptEntry;
   /** Designations the value set itself gives the code. */
   designations?: Designation[];
+  /** Extensions the value set itself gives the code (e.g. valueset-deprecated, labels). */
+  extension?: Extension[];
+  /** Found by walking its code system's hierarchy: it may sit under its parent. */
+  nested?: boolean;
 }
 
 /** What expanding a value set found, before paging and rendering. */
@@ -62,48 +88,98 @@ export interface CodeSet {
   usedValueSets: Set<string>;
   usedSupplements: Set<string>;
   warnings: ParameterValue[];
+  /** One include walking one code system's hierarchy, nothing excluded or combined. */
+  hierarchical: boolean;
+  /** The compose names several versions of a system: the codes say which version. */
+  showVersions: boolean;
 }
 
+const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-version'];
+
 const keyOf = (system: string, code: string) => `${system}#${code}`;
+
+export const VALUESET_DEPRECATED = 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated';
+
+/**
+ * The statuses a reference to a resource warns of: `draft` and `experimental` code systems,
+ * and `deprecated` or `withdrawn` (standards-status, or retired) code systems and value sets.
+ */
+export function warnedStatuses(resource: CanonicalResource): string[] {
+  const standards = resource.extension?.find((e) => e.url === STANDARDS_STATUS)?.valueCode;
+  const found: string[] = [];
+  if (resource.resourceType === 'CodeSystem') {
+    if (resource.status === 'draft') found.push('draft');
+    if (resource.experimental === true) found.push('experimental');
+  }
+  if (standards === 'deprecated') found.push('deprecated');
+  if (standards === 'withdrawn' || resource.status === 'retired') found.push('withdrawn');
+  return found;
+}
+
+type ValueSetCompose = NonNullable<ValueSetResource['compose']>;
+
+/** A code's key, with its version when versions tell codes apart. */
+const versionedKeyOf = (code: ExpandedCode, versioned: boolean) =>
+  versioned ? `${code.system}|${code.version ?? ''}#${code.code}` : keyOf(code.system, code.code);
 
 /**
  * The expansion engine: evaluates a value set's compose (includes, excludes, concept lists,
  * filters, included value sets) over the library's code systems.
  */
 export class Expander {
+  /** The version parameters (`name|url|version`) that decided a code system version. */
+  private readonly usedRules = new Set<string>();
+  /** Supplements the value sets being expanded require (`valueset-supplement`). */
+  private readonly requiredSupplements = new Set<string>();
+
+  /**
+   * @param validating for $validate-code: a code system version `check-system-version` does not
+   * allow is not refused (the validator reports it on the coding)
+   */
   constructor(
     private readonly library: TerminologyLibrary,
     private readonly options: ExpansionOptions,
+    private readonly validating = false,
   ) {}
 
   /** Every code of a value set, each once, in compose order. */
   async codesOf(valueSet: ValueSetResource, path: string[] = []): Promise<CodeSet> {
     const canonical = canonicalOf(valueSet);
-    if (path.includes(canonical)) {
-      throw TerminologyError.invalid(
-        `Found a circularity pointing to ${canonical} processing ValueSet with pathway [${path.join(', ')}]`,
-      );
-    }
+    if (path.includes(canonical)) throw circularity(canonical, path);
     const set: CodeSet = {
       codes: [],
       usedCodeSystems: new Set(),
       usedValueSets: new Set(),
       usedSupplements: new Set(),
       warnings: [],
+      hierarchical: false,
+      showVersions: false,
     };
+    for (const extension of valueSet.extension ?? []) {
+      if (
+        extension.url === `${SD}valueset-supplement` &&
+        typeof extension.valueCanonical === 'string'
+      )
+        this.requiredSupplements.add(extension.valueCanonical);
+    }
     const compose = valueSet.compose;
+    this.statusWarnings(valueSet, set);
     if (!compose) {
       this.fromExpansion(valueSet, set);
       return set;
     }
     const seen = new Set<string>();
     const inner = [...path, canonical];
-    for (const [i, include] of (compose.include ?? []).entries()) {
-      const found = await this.component(include, `ValueSet.compose.include[${i}]`, set, inner);
+    const versions = versionHandling(compose);
+    if (versions.match) set.warnings.push({ name: 'versionsMatch', valueBoolean: true });
+    set.showVersions = versions.differing;
+    const key = (code: ExpandedCode) => versionedKeyOf(code, versions.differing && !versions.match);
+    for (const [i, include] of byVersionDescending(compose.include ?? [])) {
+      const at = `ValueSet.compose.include[${i}]`;
+      const found = await this.component(include, at, set, inner, valueSet);
       for (const code of found) {
-        const key = keyOf(code.system, code.code);
-        if (seen.has(key)) continue;
-        seen.add(key);
+        if (seen.has(key(code))) continue;
+        seen.add(key(code));
         set.codes.push(code);
         if (set.codes.length > this.options.maxCodes)
           throw tooCostly(valueSet, this.options.maxCodes);
@@ -111,15 +187,20 @@ export class Expander {
     }
     if ((compose.exclude ?? []).length > 0) {
       const excluded = new Set<string>();
+      const excludedSystems = new Set<string>();
       for (const [i, exclude] of (compose.exclude ?? []).entries()) {
-        const found = await this.component(exclude, `ValueSet.compose.exclude[${i}]`, set, inner);
-        for (const code of found) excluded.add(keyOf(code.system, code.code));
+        const at = `ValueSet.compose.exclude[${i}]`;
+        const found = await this.component(exclude, at, set, inner, valueSet);
+        if (wholeSystem(exclude) && !versions.otherVersionExcluded)
+          excludedSystems.add(exclude.system as string);
+        for (const code of found) excluded.add(key(code));
       }
-      set.codes = set.codes.filter((c) => !excluded.has(keyOf(c.system, c.code)));
+      set.codes = set.codes.filter((c) => !excluded.has(key(c)) && !excludedSystems.has(c.system));
     }
     if (compose.inactive === false || this.options.activeOnly) {
       set.codes = set.codes.filter((c) => !c.entry?.inactive);
     }
+    set.hierarchical = keepsHierarchy(compose);
     return set;
   }
 
@@ -129,12 +210,16 @@ export class Expander {
     let codes = set.codes;
     if (this.options.filter)
       codes = codes.filter((c) => matchesText(c, this.options.filter as string));
+    const { maxUnpagedCodes, count } = this.options;
+    const paged = this.options.offset !== undefined || count !== undefined;
+    if (!paged && maxUnpagedCodes !== undefined && codes.length > maxUnpagedCodes)
+      throw tooCostly(valueSet, maxUnpagedCodes);
     const offset = this.options.offset ?? 0;
     const page =
       this.options.count !== undefined
         ? codes.slice(offset, offset + this.options.count)
         : codes.slice(offset);
-    const parameters: ParameterValue[] = [...(this.options.echo ?? [])];
+    const parameters: ParameterValue[] = this.echoed();
     for (const used of set.usedValueSets)
       parameters.push({ name: 'used-valueset', valueUri: used });
     for (const used of set.usedCodeSystems)
@@ -150,13 +235,32 @@ export class Expander {
     if (this.options.offset !== undefined || this.options.count !== undefined)
       expansion.offset = offset;
     expansion.parameter = parameters as unknown as JsonObject[];
+    const fragments = set.warnings.filter((w) => w.name === 'used-fragment');
+    if (fragments.length > 0) expansion.extension = unclosed(fragments);
     const properties = this.propertyDefinitions(page);
     if (properties.length > 0) expansion.property = properties;
-    if (page.length > 0) expansion.contains = page.map((c) => this.render(c));
-    // The expansion stands for the definition: compose is not repeated (tx.fhir.org does the same).
+    if (page.length > 0)
+      expansion.contains = this.contains(
+        page,
+        set.hierarchical && this.nests(page),
+        set.showVersions,
+      );
+    // The expansion stands for the definition: unless includeDefinition asks for it, the compose
+    // and the narrative parts are not repeated (as tx.fhir.org and HL7's validator do).
     const definition: ValueSetResource = { ...valueSet, expansion };
-    delete definition.compose;
+    if (!this.options.includeDefinition) {
+      for (const field of DEFINITION_ONLY) delete definition[field];
+    }
     return definition;
+  }
+
+  /** The request parameters echoed: the version parameters only where they decided a version. */
+  private echoed(): ParameterValue[] {
+    return (this.options.echo ?? []).filter(
+      (p) =>
+        !VERSION_RULES.includes(p.name) ||
+        this.usedRules.has(`${p.name}|${String(p.valueUri ?? p.valueCanonical ?? p.valueString)}`),
+    );
   }
 
   /** An include or exclude: its system's codes (listed or filtered), within its value sets. */
@@ -165,18 +269,24 @@ export class Expander {
     at: string,
     set: CodeSet,
     path: string[],
+    container: ValueSetResource,
   ): Promise<ExpandedCode[]> {
     let result: ExpandedCode[] | undefined;
     if (component.system) {
-      const model = await this.codeSystemFor(component, at, set);
+      const model = await this.codeSystemFor(component, set);
       result = this.systemCodes(model, component, at);
     }
     for (const reference of component.valueSet ?? []) {
-      const included = await this.includedValueSet(reference, path);
-      set.usedValueSets.add(canonicalOf(included));
+      const contained = reference.startsWith('#');
+      const included = contained
+        ? containedValueSet(container, reference)
+        : await this.includedValueSet(reference, path);
+      // A contained value set is part of the definition, not a value set it uses.
+      if (!contained) set.usedValueSets.add(canonicalOf(included));
       const inner = await this.codesOf(included, path);
       for (const used of inner.usedCodeSystems) set.usedCodeSystems.add(used);
       for (const used of inner.usedValueSets) set.usedValueSets.add(used);
+      for (const warning of inner.warnings) addWarning(set, warning.name, warning.valueUri);
       if (result === undefined) {
         result = inner.codes;
       } else {
@@ -193,36 +303,25 @@ export class Expander {
     const found = await this.library.valueSet(url, wanted);
     if (!found) {
       throw TerminologyError.notFound(
-        wanted
-          ? `Unable to find included value set '${url}' version '${wanted}'`
-          : `Unable to find included value set '${url}'`,
+        `A definition for the value Set '${wanted ? `${url}|${wanted}` : url}' could not be found`,
+        wanted ? 'VS_EXP_IMPORT_UNK_PINNED' : 'Unable_to_resolve_value_Set_',
       );
     }
-    if (path.includes(canonicalOf(found))) {
-      throw TerminologyError.invalid(
-        `Found a circularity pointing to ${canonicalOf(found)} processing ValueSet with pathway [${path.join(', ')}]`,
-      );
-    }
+    if (path.includes(canonicalOf(found))) throw circularity(canonicalOf(found), path);
     return found;
   }
 
-  /** The code system version an include uses (force-system-version, the include, system-version). */
-  async codeSystemFor(
-    component: ConceptSetComponent,
-    at: string,
-    set?: CodeSet,
-  ): Promise<CodeSystemModel> {
+  /** The code system version an include uses (see `versionBase`), if check-system-version allows it. */
+  async codeSystemFor(component: ConceptSetComponent, set?: CodeSet): Promise<CodeSystemModel> {
     const system = component.system as string;
-    const version = this.versionFor(system, component.version, at);
+    const version = this.versionBase(system, component.version);
     let model = await this.library.codeSystem(system, version);
     if (!model) {
-      const known = (await this.library.codeSystemVersions(system))
-        .map((r) => r.version)
-        .filter((v): v is string => v !== undefined);
+      const known = await this.library.knownVersions(system);
       if (version && known.length > 0) {
         throw TerminologyError.notFound(
-          `A definition for CodeSystem '${system}' version '${version}' could not be found, so the value set cannot be expanded. Valid versions: ${known.join(', ')}`,
-          'UNKNOWN_CODESYSTEM_VERSION',
+          `A definition for CodeSystem '${system}' version '${version}' could not be found, so the value set cannot be expanded. Valid versions: ${presentVersions(known)}`,
+          'UNKNOWN_CODESYSTEM_VERSION_EXP',
         );
       }
       throw TerminologyError.notFound(
@@ -230,35 +329,75 @@ export class Expander {
         'UNKNOWN_CODESYSTEM',
       );
     }
+    const refused = !this.validating && this.versionCheckIssue(model);
+    if (refused) throw new TerminologyError(400, refused);
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);
-    if (set) this.statusWarnings(model, set);
+    if (set) this.statusWarnings(model.resource, set);
     return model;
   }
 
-  versionFor(system: string, stated: string | undefined, at: string): string | undefined {
-    const forced = defaultVersion(this.options.forceSystemVersions, system);
-    if (forced) return forced;
-    const checked = defaultVersion(this.options.checkSystemVersions, system);
-    if (checked && stated && !versionMatches(checked, stated)) {
-      throw TerminologyError.invalid(
-        `The version '${stated}' of the code system '${system}' is not the version '${checked}' that check-system-version requires`,
-        `${at}.version`,
-      );
-    }
-    return stated ?? defaultVersion(this.options.systemVersions, system);
+  /**
+   * The version of a code system to use: `force-system-version`, else the one stated, else
+   * `system-version`, else `check-system-version`. The parameters that decide are echoed.
+   */
+  versionBase(system: string, stated: string | undefined): string | undefined {
+    const rule = (name: string, canonicals: string[] | undefined): string | undefined => {
+      const version = defaultVersion(canonicals, system);
+      if (version) this.usedRules.add(`${name}|${system}|${version}`);
+      return version;
+    };
+    return (
+      rule('force-system-version', this.options.forceSystemVersions) ??
+      (stated || undefined) ??
+      rule('system-version', this.options.systemVersions) ??
+      rule('check-system-version', this.options.checkSystemVersions)
+    );
   }
 
-  private async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
+  /** `check-system-version`: the code system version used is not one it allows. */
+  versionCheckIssue(model: CodeSystemModel, path?: string): IssueSpec | undefined {
+    const required = defaultVersion(this.options.checkSystemVersions, model.url);
+    if (!required || versionMatches(required, model.version)) return undefined;
+    return {
+      severity: 'error',
+      code: 'exception',
+      txCode: 'version-error',
+      text: `The version '${model.version ?? ''}' is not allowed for system '${model.url}': required to be '${required}' by a version-check parameter`,
+      path,
+      messageId: 'VALUESET_VERSION_CHECK',
+    };
+  }
+
+  /** Fails when a supplement to apply cannot be found. */
+  async checkSupplements(): Promise<void> {
+    const canonicals = [...(this.options.useSupplements ?? []), ...this.requiredSupplements];
+    for (const canonical of canonicals) await this.supplement(canonical);
+  }
+
+  private async supplement(canonical: string): Promise<CodeSystemResource> {
+    const supplement = await this.library.supplement(canonical);
+    if (!supplement) {
+      throw TerminologyError.notFound(
+        `Required supplement not found: ${canonical}`,
+        'VALUESET_SUPPLEMENT_MISSING',
+      );
+    }
+    return supplement;
+  }
+
+  /**
+   * The code system with the supplements to apply that supplement it (`useSupplement`, and
+   * the `valueset-supplement`s of the value sets expanded).
+   */
+  async withSupplements(model: CodeSystemModel, set?: CodeSet): Promise<CodeSystemModel> {
     let result = model;
-    for (const canonical of this.options.useSupplements ?? []) {
-      const supplement = await this.library.supplement(canonical);
-      if (!supplement) {
-        throw TerminologyError.notFound(
-          `Required supplement not found: ${canonical}`,
-          'VALUESET_SUPPLEMENT_MISSING',
-        );
-      }
+    const canonicals = new Set([
+      ...(this.options.useSupplements ?? []),
+      ...this.requiredSupplements,
+    ]);
+    for (const canonical of canonicals) {
+      const supplement = await this.supplement(canonical);
       if (splitCanonical(supplement.supplements ?? '').url !== model.url) continue;
       result = result.withSupplement(supplement);
       set?.usedSupplements.add(
@@ -268,17 +407,12 @@ export class Expander {
     return result;
   }
 
-  private statusWarnings(model: CodeSystemModel, set: CodeSet): void {
-    const canonical = model.canonical;
-    const status = model.resource.status;
-    const already = (name: string) =>
-      set.warnings.some((w) => w.name === name && w.valueUri === canonical);
-    const warn = (name: string) => {
-      if (!already(name)) set.warnings.push({ name, valueUri: canonical });
-    };
-    if (status === 'draft') warn('warning-draft');
-    if (status === 'retired') warn('warning-withdrawn');
-    if (model.resource.experimental === true) warn('warning-experimental');
+  private statusWarnings(resource: CanonicalResource, set: CodeSet): void {
+    for (const status of warnedStatuses(resource))
+      addWarning(set, `warning-${status}`, canonicalOf(resource));
+    // An expansion over a fragment may miss codes (see unclosed).
+    if ('content' in resource && resource.content === 'fragment')
+      addWarning(set, 'used-fragment', canonicalOf(resource));
   }
 
   /** The codes of one system an include names: all, listed, or filtered. */
@@ -288,7 +422,11 @@ export class Expander {
     at: string,
   ): ExpandedCode[] {
     const system = model.url;
-    const code = (entry: ConceptEntry, designations?: Designation[]): ExpandedCode => ({
+    const code = (
+      entry: ConceptEntry,
+      designations?: Designation[],
+      extension?: Extension[],
+    ): ExpandedCode => ({
       system,
       version: model.version,
       code: entry.code,
@@ -296,21 +434,28 @@ export class Expander {
       model,
       entry,
       designations,
+      extension,
     });
     if (component.concept && component.concept.length > 0) {
       const listed: ExpandedCode[] = [];
       for (const item of component.concept) {
         const entry = model.concept(item.code);
-        if (entry) listed.push(code(entry, item.designation));
+        if (entry) listed.push(code(entry, item.designation, item.extension));
         else if (model.content !== 'complete')
           listed.push({ system, version: model.version, code: item.code, display: item.display });
       }
       return this.filtered(model, listed, component.filter ?? [], at);
     }
+    // A text search over a whole code system finds a flat list (as tx.fhir.org does).
+    const filters = component.filter ?? [];
+    const nested =
+      filters.length === 0
+        ? !this.options.filter
+        : filters.length === 1 && walksHierarchy(filters[0]);
     return this.filtered(
       model,
-      model.concepts.map((entry) => code(entry)),
-      component.filter ?? [],
+      model.concepts.map((entry) => ({ ...code(entry), nested })),
+      filters,
       at,
     );
   }
@@ -348,11 +493,23 @@ export class Expander {
     walk(valueSet.expansion?.contains);
   }
 
+  /** The properties the page's codes carry: those asked for, and the status of any not active. */
   private propertyDefinitions(page: ExpandedCode[]): JsonObject[] {
     const wanted = this.options.properties ?? [];
-    if (wanted.length === 0) return [];
     const definitions: JsonObject[] = [];
+    if (page.some((c) => statusOf(c.entry)))
+      definitions.push({ code: 'status', uri: `${CONCEPT_PROPERTIES}status` });
+    const shown = new Set(page.flatMap((c) => extensionFacets(c).properties.map((p) => p.code)));
+    for (const { code, uri } of Object.values(EXTENSION_PROPERTIES)) {
+      if (shown.has(code) && !definitions.some((d) => d.code === code))
+        definitions.push({ code, uri });
+    }
     for (const name of wanted) {
+      if (definitions.some((d) => d.code === name)) continue;
+      if (name === 'definition' && page.some((c) => c.entry?.definition)) {
+        definitions.push({ code: name, uri: `${CONCEPT_PROPERTIES}definition` });
+        continue;
+      }
       const holder = page.find((c) => c.model?.propertyDefinition(name));
       const definition = holder?.model?.propertyDefinition(name);
       if (definition) {
@@ -362,41 +519,82 @@ export class Expander {
     return definitions;
   }
 
-  private render(code: ExpandedCode): JsonObject {
-    const out: JsonObject = { system: code.system };
-    if (code.version && this.showVersion(code)) out.version = code.version;
+  /**
+   * Whether the page is shown as a tree: the whole expansion, no `excludeNested`, no offset,
+   * and each code under at most one parent.
+   */
+  private nests(page: ExpandedCode[]): boolean {
+    const { excludeNested, offset, count } = this.options;
+    if (excludeNested || offset || (count !== undefined && count <= page.length)) return false;
+    const entries = new Set(page.map((c) => c.entry));
+    return page.every(
+      (c) => !c.nested || (c.entry?.parents ?? []).filter((p) => entries.has(p)).length <= 1,
+    );
+  }
+
+  /** The rendered codes: each nested one under its parent when that is there too. */
+  private contains(page: ExpandedCode[], tree: boolean, showVersions: boolean): JsonObject[] {
+    const rendered = new Map(page.map((c) => [c, this.render(c, showVersions)]));
+    if (!tree) return [...rendered.values()];
+    const byEntry = new Map(page.filter((c) => c.entry).map((c) => [c.entry, c]));
+    const roots: JsonObject[] = [];
+    for (const [code, out] of rendered) {
+      const parent = code.nested
+        ? code.entry?.parents.map((p) => byEntry.get(p)).find((p) => p?.nested)
+        : undefined;
+      const holder = parent && rendered.get(parent);
+      if (holder) ((holder.contains ??= []) as JsonObject[]).push(out);
+      else roots.push(out);
+    }
+    return roots;
+  }
+
+  private render(code: ExpandedCode, showVersion: boolean): JsonObject {
+    const out: JsonObject = {};
+    // The value set's own deprecation marks (and rendering, definitions) travel with the code.
+    const facets = extensionFacets(code);
+    if (facets.extensions.length > 0) out.extension = facets.extensions as unknown as JsonObject[];
+    out.system = code.system;
+    if (code.version && showVersion) out.version = code.version;
     if (code.entry?.abstract) out.abstract = true;
     if (code.entry?.inactive) out.inactive = true;
     out.code = code.code;
-    const display =
+    const choice =
       code.model && code.entry
-        ? preferredDisplay(code.model, code.entry, this.options.languages)
-        : code.display;
-    if (display !== undefined) out.display = display;
+        ? chooseDisplay(code.model, code.entry, this.options.languages)
+        : { value: code.display };
+    if (choice.value !== undefined) out.display = choice.value;
     if (this.options.includeDesignations) {
-      const designations = this.designationsOf(code);
+      const designations = this.designationsOf(code, choice);
       if (designations.length > 0) out.designation = designations as unknown as JsonObject[];
     }
-    const properties = this.propertiesOf(code);
+    const properties = [
+      ...facets.properties,
+      ...this.propertiesOf(code).filter((p) => !facets.properties.some((f) => f.code === p.code)),
+    ];
     if (properties.length > 0) out.property = properties;
     return out;
   }
 
-  private showVersion(_code: ExpandedCode): boolean {
-    return false;
-  }
-
-  private designationsOf(code: ExpandedCode): Designation[] {
-    const all = [...(code.designations ?? []), ...(code.entry?.designations ?? [])];
+  /**
+   * The designations of a code; when another language's display is shown, the concept's own
+   * display becomes a designation (preferred for its language) in place of the one shown.
+   */
+  private designationsOf(code: ExpandedCode, choice: DisplayChoice): Designation[] {
+    const own = code.entry?.display;
+    const all = [...(code.entry?.designations ?? []), ...(code.designations ?? [])].filter(
+      (d) => d !== choice.designation,
+    );
+    if (code.model && own !== undefined && choice.value !== own) {
+      all.unshift({
+        language: displayLanguageOf(code.model),
+        use: PREFERRED_FOR_LANGUAGE,
+        value: own,
+      });
+    }
     const wanted = this.options.designations ?? [];
     if (wanted.length === 0) return all;
-    return all.filter((d) =>
-      wanted.some((w) => {
-        const bar = w.indexOf('|');
-        if (bar < 0) return d.language === w || d.language?.startsWith(`${w}-`);
-        return d.use?.system === w.slice(0, bar) && d.use?.code === w.slice(bar + 1);
-      }),
-    );
+    return all.filter((d) => wanted.some((w) => designationMatches(d, w)));
   }
 
   private propertiesOf(code: ExpandedCode): JsonObject[] {
@@ -412,12 +610,268 @@ export class Expander {
         if (property.code === name) found.push({ ...property } as unknown as JsonObject);
       }
     }
+    const status = statusOf(code.entry);
+    if (status && !found.some((p) => p.code === 'status'))
+      found.push({ code: 'status', valueCode: status });
     return found;
   }
 }
 
+function addWarning(set: CodeSet, name: string, canonical: unknown): void {
+  if (!set.warnings.some((w) => w.name === name && w.valueUri === canonical))
+    set.warnings.push({ name, valueUri: canonical });
+}
+
+const CONCEPT_PROPERTIES = 'http://hl7.org/fhir/concept-properties#';
+const SD = 'http://hl7.org/fhir/StructureDefinition/';
+
+/** The status an expansion shows for a code that is not simply active. */
+function statusOf(entry: ConceptEntry | undefined): string | undefined {
+  if (!entry) return undefined;
+  const standards = entry.extension?.find(
+    (e) => e.url === `${SD}structuredefinition-standards-status`,
+  )?.valueCode;
+  const status = entry.status ?? (typeof standards === 'string' ? standards : undefined);
+  if (entry.inactive) return status ?? 'inactive';
+  return status && status.toLowerCase() !== 'active' ? status : undefined;
+}
+
+const VALUESET_SUPPLEMENT = 'http://hl7.org/fhir/StructureDefinition/valueset-supplement';
+
+/**
+ * The options of an operation on a value set: its display language (see withDisplayLanguage),
+ * and the supplements it names (valueset-supplement) applied besides `useSupplement`.
+ */
+export function forValueSet<T extends Omit<ExpansionOptions, 'maxCodes'>>(
+  options: T,
+  valueSet: ValueSetResource,
+): T {
+  const named = (valueSet.extension ?? [])
+    .filter((e) => e.url === VALUESET_SUPPLEMENT)
+    .map((e) => e.valueCanonical)
+    .filter((c): c is string => typeof c === 'string');
+  const withLanguage = withDisplayLanguage(options, valueSet);
+  if (named.length === 0) return withLanguage;
+  return { ...withLanguage, useSupplements: [...(options.useSupplements ?? []), ...named] };
+}
+
+/**
+ * The options with the display language of an operation: `displayLanguage`, else the one the
+ * value set's compose sets (valueset-expansion-parameter), else `Accept-Language`, else the value
+ * set's own language. An expansion echoes it when it was not a parameter.
+ */
+export function withDisplayLanguage<T extends Omit<ExpansionOptions, 'maxCodes'>>(
+  options: T,
+  valueSet?: ValueSetResource,
+): T {
+  if (options.languages) return options;
+  const languages = parseLanguages(
+    ((valueSet?.compose && composeParameter(valueSet.compose, 'displayLanguage')) || undefined) ??
+      options.acceptLanguage ??
+      valueSet?.language,
+  );
+  if (!languages) return options;
+  const echo = [...(options.echo ?? []), { name: 'displayLanguage', valueCode: languages.text }];
+  return { ...options, languages, echo };
+}
+
 export function canonicalOf(resource: { url?: string; version?: string }): string {
   return resource.version ? `${resource.url}|${resource.version}` : (resource.url ?? '');
+}
+
+const EXPANSION_PARAMETER = [
+  'http://hl7.org/fhir/StructureDefinition/valueset-expansion-parameter',
+  'http://hl7.org/fhir/tools/StructureDefinition/valueset-expansion-parameter',
+];
+
+/** A `valueset-expansion-parameter` extension of the compose, by its name. */
+function composeParameter(compose: ValueSetCompose, name: string): string | undefined {
+  for (const extension of compose.extension ?? []) {
+    if (!EXPANSION_PARAMETER.includes(extension.url)) continue;
+    const parts = (Array.isArray(extension.extension) ? extension.extension : []) as Extension[];
+    if (parts.find((p) => p.url === 'name')?.valueCode !== name) continue;
+    const value = parts.find((p) => p.url === 'value');
+    const primitive = value?.valueString ?? value?.valueBoolean ?? value?.valueCode;
+    return typeof primitive === 'string' || typeof primitive === 'boolean' ? String(primitive) : '';
+  }
+  return undefined;
+}
+
+/**
+ * How a compose naming several versions of one code system treats them: as different codes
+ * (shown with their versions), or, with `versionsMatch`, as the same code (the latest wins).
+ * Excluding only other versions of the one included system means the same codes
+ * (`versionsMatch`, echoed) unless the value set says otherwise.
+ */
+function versionHandling(compose: ValueSetCompose): {
+  differing: boolean;
+  match: boolean;
+  otherVersionExcluded: boolean;
+} {
+  const includes = compose.include ?? [];
+  const excludes = compose.exclude ?? [];
+  const stated = composeParameter(compose, 'versionsMatch');
+  const versionsOf = new Map<string, string | undefined>();
+  const differing = [...excludes, ...includes].some((c) => {
+    const system = c.system ?? '';
+    if (!versionsOf.has(system)) versionsOf.set(system, c.version);
+    return versionsOf.get(system) !== c.version;
+  });
+  const system = includes[0]?.system;
+  const otherVersionExcluded =
+    stated !== 'true' &&
+    excludes.length > 0 &&
+    includes.length > 0 &&
+    [...includes, ...excludes].every((c) => system && c.system === system && c.version) &&
+    !includes.some((i) => excludes.some((e) => e.version === i.version));
+  const match = stated === 'true' || (stated === undefined && otherVersionExcluded);
+  return { differing, match, otherVersionExcluded };
+}
+
+/** Includes of one system's versions, latest first (the first found wins a merge). */
+function byVersionDescending(
+  includes: ConceptSetComponent[],
+): Array<[number, ConceptSetComponent]> {
+  return [...includes.entries()].sort(([, a], [, b]) =>
+    a.system === b.system && a.version && b.version ? compareVersions(b.version, a.version) : 0,
+  );
+}
+
+function wholeSystem(component: ConceptSetComponent): boolean {
+  return (
+    !!component.system &&
+    !component.concept?.length &&
+    !component.filter?.length &&
+    !component.valueSet?.length
+  );
+}
+
+/** Java's ValueSetExpander keeps a hierarchy for one include of one system, nothing excluded. */
+function keepsHierarchy(compose: ValueSetCompose): boolean {
+  const includes = compose.include ?? [];
+  if (includes.length !== 1 || (compose.exclude ?? []).length > 0) return false;
+  const [include] = includes;
+  return (
+    !include.valueSet?.length && !include.concept?.length && (include.filter ?? []).length <= 1
+  );
+}
+
+/** Filters that walk down the hierarchy (the codes found keep their parents). */
+function walksHierarchy(filter: ConceptFilter): boolean {
+  const op = filter.op ?? r5Op(filter);
+  return (
+    (filter.property === 'concept' || filter.property === 'code') &&
+    ['is-a', 'is-not-a', 'descendent-of'].includes(op)
+  );
+}
+
+/** Concept extensions that an expansion shows as the R5 standard concept properties. */
+const EXTENSION_PROPERTIES: Record<string, { code: string; uri: string; as: string }> = {
+  [`${SD}itemWeight`]: {
+    code: 'weight',
+    uri: `${CONCEPT_PROPERTIES}itemWeight`,
+    as: 'valueDecimal',
+  },
+  [`${SD}codesystem-label`]: {
+    code: 'label',
+    uri: `${CONCEPT_PROPERTIES}label`,
+    as: 'valueString',
+  },
+  [`${SD}valueset-label`]: { code: 'label', uri: `${CONCEPT_PROPERTIES}label`, as: 'valueString' },
+  [`${SD}codesystem-conceptOrder`]: {
+    code: 'order',
+    uri: `${CONCEPT_PROPERTIES}order`,
+    as: 'valueDecimal',
+  },
+  [`${SD}valueset-conceptOrder`]: {
+    code: 'order',
+    uri: `${CONCEPT_PROPERTIES}order`,
+    as: 'valueDecimal',
+  },
+  [`${SD}structuredefinition-standards-status`]: {
+    code: 'status',
+    uri: `${CONCEPT_PROPERTIES}status`,
+    as: 'valueCode',
+  },
+};
+
+/** Concept extensions that an expansion repeats on the code. */
+const SHOWN_EXTENSIONS = new Set(
+  [
+    'rendering-style',
+    'rendering-xhtml',
+    'valueset-deprecated',
+    'valueset-concept-definition',
+    'structuredefinition-standards-status',
+    'coding-sctdescid',
+    'codesystem-alternate',
+    'valueset-supplement',
+  ].map((name) => SD + name),
+);
+
+/**
+ * What a code's extensions show in an expansion: properties (label, order, weight, and the code
+ * system's status), the value set's own overriding the code system's; and the extensions
+ * repeated as they are (rendering, the value set's deprecation and definition).
+ */
+function extensionFacets(code: ExpandedCode): {
+  properties: JsonObject[];
+  extensions: Extension[];
+} {
+  const properties = new Map<string, JsonObject>();
+  const extensions: Extension[] = [];
+  const read = (list: Extension[] | undefined, fromValueSet: boolean) => {
+    for (const extension of list ?? []) {
+      const mapped = EXTENSION_PROPERTIES[extension.url];
+      const isStatus = mapped?.code === 'status';
+      if (mapped && !(fromValueSet && isStatus)) {
+        const value = valueOf(extension);
+        if (value !== undefined && value !== null)
+          properties.set(mapped.code, { code: mapped.code, [mapped.as]: value as Json });
+      } else if (SHOWN_EXTENSIONS.has(extension.url)) {
+        extensions.push(extension);
+      }
+    }
+  };
+  read(code.entry?.extension, false);
+  read(code.extension, true);
+  return { properties: [...properties.values()], extensions };
+}
+
+const PREFERRED_FOR_LANGUAGE = {
+  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
+  code: 'preferredForLanguage',
+  display: 'Preferred For Language',
+};
+
+/**
+ * Whether a designation is one a `designation` parameter asks for: a language (`de`, or
+ * `urn:ietf:bcp:47|de`), or a use (`system|code`).
+ */
+function designationMatches(designation: Designation, wanted: string): boolean {
+  const bar = wanted.indexOf('|');
+  if (bar < 0) {
+    return designation.language === wanted || !!designation.language?.startsWith(`${wanted}-`);
+  }
+  const system = wanted.slice(0, bar);
+  const code = wanted.slice(bar + 1);
+  if (system === 'urn:ietf:bcp:47')
+    return designation.language?.toLowerCase() === code.toLowerCase();
+  return designation.use?.system === system && designation.use?.code === code;
+}
+
+/** A value set the container holds (`#id`): part of its definition, not a value set it uses. */
+function containedValueSet(container: ValueSetResource, reference: string): ValueSetResource {
+  const found = (container.contained ?? []).find(
+    (r): r is ValueSetResource => r.resourceType === 'ValueSet' && r.id === reference.slice(1),
+  );
+  if (!found) {
+    throw TerminologyError.notFound(
+      `A definition for the value Set '${reference}' could not be found`,
+      'Unable_to_resolve_value_Set_',
+    );
+  }
+  return found;
 }
 
 function defaultVersion(canonicals: string[] | undefined, url: string): string | undefined {
@@ -428,11 +882,46 @@ function defaultVersion(canonicals: string[] | undefined, url: string): string |
   return undefined;
 }
 
+/** What an expansion leaves out of its value set unless `includeDefinition` is true. */
+const DEFINITION_ONLY = [
+  'compose',
+  'extension',
+  'publisher',
+  'description',
+  'purpose',
+  'contact',
+  'copyright',
+  'text',
+] as const;
+
+/** An expansion over fragments of code systems may miss codes: it says so, and why. */
+function unclosed(fragments: ParameterValue[]): JsonObject[] {
+  return [
+    { url: `${SD}valueset-unclosed`, valueBoolean: true },
+    ...fragments.map((f) => ({
+      url: `${SD}valueset-unclosed-reason`,
+      valueString: `This extension is based on a fragment of the code system ${splitCanonical(String(f.valueUri)).url}`,
+    })),
+  ];
+}
+
+/** A value set that includes (or excludes) itself, directly or through others. */
+function circularity(canonical: string, path: string[]): TerminologyError {
+  return new TerminologyError(400, {
+    severity: 'error',
+    code: 'processing',
+    txCode: 'vs-invalid',
+    text: `Found a circularity pointing to ${canonical} processing ValueSet with pathway [${path.join(', ')}]`,
+    messageId: 'VALUESET_CIRCULAR_REFERENCE',
+  });
+}
+
 function tooCostly(valueSet: ValueSetResource, max: number): TerminologyError {
   return new TerminologyError(422, {
     severity: 'error',
     code: 'too-costly',
     text: `The value set '${canonicalOf(valueSet)}' expansion has too many codes to produce (>${max})`,
+    messageId: 'VALUESET_TOO_COSTLY',
   });
 }
 

@@ -29,6 +29,7 @@ export interface Designation {
   use?: Coding;
   additionalUse?: Coding[];
   value: string;
+  extension?: Extension[];
 }
 
 export interface ConceptProperty {
@@ -101,15 +102,23 @@ export interface ConceptFilter {
 export interface ConceptSetComponent {
   system?: string;
   version?: string;
-  concept?: Array<{ code: string; display?: string; designation?: Designation[] }>;
+  concept?: Array<{
+    code: string;
+    display?: string;
+    designation?: Designation[];
+    extension?: Extension[];
+  }>;
   filter?: ConceptFilter[];
   valueSet?: string[];
 }
 
 export interface ValueSetResource extends CanonicalResource {
   resourceType: 'ValueSet';
+  /** Resources inside this one, referenced as `#id`. */
+  contained?: CanonicalResource[];
   immutable?: boolean;
   compose?: {
+    extension?: Extension[];
     lockedDate?: string;
     inactive?: boolean;
     include?: ConceptSetComponent[];
@@ -171,6 +180,15 @@ export interface Issue {
 export interface OperationOutcomeResource {
   resourceType: 'OperationOutcome';
   issue: Issue[];
+}
+
+const STANDARDS_STATUS =
+  'http://hl7.org/fhir/StructureDefinition/structuredefinition-standards-status';
+
+/** The standards status an element's extensions give it (`deprecated`, `withdrawn`, …). */
+export function standardsStatusOf(element: { extension?: Extension[] }): string | undefined {
+  const found = (element.extension ?? []).find((e) => e.url === STANDARDS_STATUS)?.valueCode;
+  return typeof found === 'string' ? found : undefined;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -2,6 +2,7 @@ import { AppError } from '../../errors';
 import type { Issue, OperationOutcomeResource } from './fhir';
 
 export const TX_ISSUE_TYPE = 'http://hl7.org/fhir/tools/CodeSystem/tx-issue-type';
+const MESSAGE_ID = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id';
 
 export interface IssueSpec {
   severity: Issue['severity'];
@@ -12,12 +13,22 @@ export interface IssueSpec {
   text: string;
   /** The FHIRPath of the input element the issue is about. */
   path?: string;
-  /** The message's id in the FHIR validator's catalogue (kept for logs; not sent). */
+  /** The message's id in the FHIR validator's catalogue (the message-id extension). */
   messageId?: string;
+  /** Not repeated in the `message` output parameter (a warning it leaves out). */
+  quiet?: boolean;
+  /**
+   * Whether $validate-code's `message` repeats it: by default the issues that are not merely
+   * informational.
+   */
+  inMessage?: boolean;
+  /** Reported only among the issues, not in a `message` (as HL7's validator does for some). */
+  issueOnly?: boolean;
 }
 
 export function issueOf(spec: IssueSpec): Issue {
   const issue: Issue = { severity: spec.severity, code: spec.code };
+  if (spec.messageId) issue.extension = [{ url: MESSAGE_ID, valueString: spec.messageId }];
   issue.details = {
     ...(spec.txCode ? { coding: [{ system: TX_ISSUE_TYPE, code: spec.txCode }] } : {}),
     text: spec.text,

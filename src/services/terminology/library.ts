@@ -35,6 +35,12 @@ export function versionMatches(requested: string, actual: string | undefined): b
   return want.every((segment, i) => /^[x*X]$/.test(segment) || segment === have[i]);
 }
 
+/** A list of versions as messages give it: `a`, `a or b`, `a, b and c`. */
+export function presentVersions(versions: string[]): string {
+  if (versions.length <= 2) return versions.join(' or ');
+  return `${versions.slice(0, -1).join(', ')} and ${versions[versions.length - 1]}`;
+}
+
 /** Orders versions: numeric segments numerically, others as text; later versions are greater. */
 export function compareVersions(a: string | undefined, b: string | undefined): number {
   if (a === b) return 0;
@@ -89,6 +95,14 @@ export class TerminologyLibrary {
 
   async conceptMapVersions(url: string): Promise<ConceptMapResource[]> {
     return (await this.all('ConceptMap', url)) as ConceptMapResource[];
+  }
+
+  /** The versions of a code system that exist, in order (as messages list them). */
+  async knownVersions(url: string): Promise<string[]> {
+    const versions = (await this.codeSystemVersions(url))
+      .map((r) => r.version)
+      .filter((v): v is string => v !== undefined);
+    return [...new Set(versions)].sort();
   }
 
   /** One of the request's own resources by its id. */

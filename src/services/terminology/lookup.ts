@@ -1,5 +1,6 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import type { Coding, ParameterValue } from './fhir';
+import { canonicalOf } from './expand';
 import { TerminologyError } from './issues';
 import { preferredDisplay, type LanguagePreference } from './languages';
 import type { TerminologyLibrary } from './library';
@@ -89,6 +90,8 @@ export async function lookup(
             display: designation.use.display ?? designation.use.code,
           },
         });
+      const source = model.designationSources.get(designation);
+      if (source) part.push({ name: 'source', valueCanonical: source });
       part.push({ name: 'value', valueString: designation.value });
       out.push({ name: 'designation', part });
     }
@@ -109,6 +112,8 @@ export async function lookup(
   out.push(...propertiesOf(model, entry, wants));
   out.push({ name: 'system', valueUri: model.url });
   if (model.version) out.push({ name: 'version', valueString: model.version });
+  for (const supplement of model.supplements)
+    out.push({ name: 'used-supplement', valueCanonical: canonicalOf(supplement) });
   return out;
 }
 

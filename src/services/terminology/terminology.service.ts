@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../context';
-import { Expander, type ExpansionOptions } from './expand';
+import { Expander, forValueSet, withDisplayLanguage, type ExpansionOptions } from './expand';
 import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
 import { TerminologyLibrary, splitCanonical, type StoredTerminology } from './library';
@@ -22,6 +22,8 @@ export class TerminologyService {
     private readonly storedFor: (ctx: ServiceContext) => StoredTerminology | undefined,
     /** The most codes an expansion may hold before it is refused as too costly. */
     readonly maxExpansion: number,
+    /** The most codes an expansion without paging answers. */
+    readonly maxUnpaged: number,
   ) {}
 
   library(ctx: ServiceContext, resources: TerminologyResource[]): TerminologyLibrary {
@@ -36,7 +38,13 @@ export class TerminologyService {
   ): Promise<ValueSetResource> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    return new Expander(library, { ...options, maxCodes: this.maxExpansion }).expand(valueSet);
+    const expander = new Expander(library, {
+      ...forValueSet(options, valueSet),
+      maxCodes: this.maxExpansion,
+      maxUnpagedCodes: this.maxUnpaged,
+    });
+    await expander.checkSupplements();
+    return expander.expand(valueSet);
   }
 
   async validateInValueSet(
@@ -48,10 +56,10 @@ export class TerminologyService {
   ): Promise<ValidateResult> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    return new Validator(library, { ...options, maxCodes: this.maxExpansion }).validate(
-      input,
-      valueSet,
-    );
+    return new Validator(library, {
+      ...forValueSet(options, valueSet),
+      maxCodes: this.maxExpansion,
+    }).validate(input, valueSet);
   }
 
   /** CodeSystem/$validate-code: the code system is the input's system (or `url`). */
@@ -62,7 +70,10 @@ export class TerminologyService {
     options: Omit<ValidateOptions, 'maxCodes'>,
   ): Promise<ValidateResult> {
     const library = this.library(ctx, resources);
-    return new Validator(library, { ...options, maxCodes: this.maxExpansion }).validate(input);
+    return new Validator(library, {
+      ...withDisplayLanguage(options),
+      maxCodes: this.maxExpansion,
+    }).validate(input);
   }
 
   async lookup(

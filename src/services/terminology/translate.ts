@@ -89,10 +89,18 @@ export async function translate(
           const concept: Coding = { system: to, code: toCode };
           const display = input.reverse ? element.display : target.display;
           if (display) concept.display = display;
+          // Reversed (as tx.fhir.org answers): the concept is the target matched, with the
+          // source it maps from.
+          const found: ParameterValue[] = input.reverse
+            ? [
+                { name: 'concept', valueCoding: { system: from, code: fromCode } },
+                { name: 'source', valueCoding: concept },
+              ]
+            : [{ name: 'concept', valueCoding: concept }];
           matches.push({
             name: 'match',
             part: [
-              { name: 'concept', valueCoding: concept },
+              ...found,
               { name: 'equivalence', valueCode: equivalence },
               { name: 'originMap', valueCanonical: canonicalOf(map) },
               {

@@ -1,0 +1,121 @@
+import request from 'supertest';
+import {
+  addMember,
+  createOrg,
+  createTestApp,
+  createUser,
+  uniqueId,
+  type TestApp,
+} from '../factories';
+import {
+  createConcept,
+  createMappingBetween,
+  createRepo,
+  createVersion,
+} from '../factories/content';
+import { dataOf, errorCode, gql } from './gql';
+
+/** GraphQL parity of the FHIR resource reads (spec operations §4.7, design §2 feature parity). */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+const QUERY = `query ($url: String!, $version: String) {
+  codeSystem(url: $url, version: $version)
+  valueSet(url: $url, version: $version)
+  conceptMap(url: $url, version: $version)
+}`;
+
+async function world(orgFields: Record<string, unknown> = {}) {
+  const admin = await createUser(t);
+  const member = await createUser(t);
+  const { id: org } = await createOrg(t, admin, orgFields);
+  await addMember(t, org, admin, member);
+  const canonical = `http://example.org/gql/${uniqueId('cs')}`;
+  const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: canonical });
+  const concept = (id: string) => `/orgs/${org}/sources/S/concepts/${id}/`;
+  await createConcept(t, source.url, admin, { id: 'A' });
+  await createConcept(t, source.url, admin, { id: 'B' });
+  await createMappingBetween(t, source.url, admin, ['M1', 'SAME-AS', concept('A'), concept('B')]);
+  await createVersion(t, source.url, admin, 'v1', { released: true });
+  await createConcept(t, source.url, admin, { id: 'C' });
+  await createVersion(t, source.url, admin, 'v2');
+  const vsCanonical = `http://example.org/gql/${uniqueId('vs')}`;
+  const collection = await createRepo(
+    t,
+    `/orgs/${org}`,
+    admin,
+    { id: 'V', canonical_url: vsCanonical },
+    'collections',
+  );
+  const added = await request(t.app)
+    .put(`${collection.url}references/`)
+    .set('Authorization', admin.auth)
+    .send({ data: { expressions: [`/orgs/${org}/sources/S/v1/concepts/A/`] } });
+  expect(added.status).toBe(200);
+  await createVersion(t, collection.url, admin, 'c1', { released: true });
+  return { org, admin, member, canonical, vsCanonical };
+}
+
+describe('FHIR resources through GraphQL', () => {
+  it('reads a CodeSystem, a ValueSet and a ConceptMap as the FHIR edge does', async () => {
+    const w = await world();
+    const cs = dataOf(await gql(t, undefined, QUERY, { url: w.canonical }));
+    expect(cs.codeSystem).toMatchObject({
+      resourceType: 'CodeSystem',
+      url: w.canonical,
+      version: 'v1',
+    });
+    expect(cs.codeSystem.concept.map((c: { code: string }) => c.code)).toEqual(['A', 'B']);
+    expect(cs.conceptMap).toMatchObject({ resourceType: 'ConceptMap', version: 'v1' });
+    expect(cs.conceptMap.group[0].element[0]).toMatchObject({
+      code: 'A',
+      target: [expect.objectContaining({ code: 'B', equivalence: 'equivalent' })],
+    });
+    expect(cs.valueSet).toBeNull();
+    // The same resource the FHIR edge answers.
+    const rest = await request(t.app).get(
+      `/fhir/CodeSystem?url=${encodeURIComponent(w.canonical)}`,
+    );
+    // (each supertest request has its own port: the accession identifier's system differs)
+    const withoutIdentifier = (resource: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(resource).filter(([k]) => k !== 'identifier'));
+    expect(withoutIdentifier(cs.codeSystem)).toEqual(
+      withoutIdentifier(rest.body.entry[0].resource),
+    );
+
+    const draft = dataOf(await gql(t, undefined, QUERY, { url: w.canonical, version: 'v2' }));
+    expect(draft.codeSystem.concept.map((c: { code: string }) => c.code)).toEqual(['A', 'B', 'C']);
+
+    const vs = dataOf(await gql(t, undefined, QUERY, { url: w.vsCanonical }));
+    expect(vs.valueSet).toMatchObject({
+      resourceType: 'ValueSet',
+      version: 'c1',
+      compose: { include: [{ system: w.canonical, concept: [{ code: 'A' }] }] },
+    });
+    expect(vs.codeSystem).toBeNull();
+  });
+
+  it('answers null for private content to those who may not see it', async () => {
+    const w = await world({ public_access: 'None' });
+    const outsider = await createUser(t);
+    for (const auth of [undefined, outsider.auth]) {
+      const res = dataOf(await gql(t, auth, QUERY, { url: w.canonical }));
+      expect(res).toEqual({ codeSystem: null, valueSet: null, conceptMap: null });
+    }
+    const member = dataOf(await gql(t, w.member.auth, QUERY, { url: w.canonical }));
+    expect(member.codeSystem).toMatchObject({ version: 'v1' });
+  });
+
+  it('refuses version * and a bad page as INVALID', async () => {
+    const w = await world();
+    expect(errorCode(await gql(t, undefined, QUERY, { url: w.canonical, version: '*' }))).toBe(
+      'INVALID',
+    );
+    const page = await gql(t, undefined, `{ codeSystem(url: "${w.canonical}", page: 0) }`);
+    expect(errorCode(page)).toBe('INVALID');
+  });
+});
