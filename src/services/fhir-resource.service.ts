@@ -597,13 +597,12 @@ export class FhirResourceService {
     page: number | undefined,
   ): Promise<FhirRead | null> {
     const ref: RepoRef = { owner, kind: KIND[type], id, version };
-    let view = await this.repositories.get(ctx, ref);
-    if (version === undefined) {
-      // spec operations §2.8: version-less reads answer the latest released version.
-      const latest = await this.repos.repos.latestReleased(view.repo.id);
-      if (!latest) return null;
-      view = { ...view, version: latest };
-    }
+    // spec operations §2.8: version-less reads answer the latest released version.
+    const view =
+      version === undefined
+        ? await this.repositories.latestReleased(ctx, ref)
+        : await this.repositories.get(ctx, ref);
+    if (!view) return null;
     return this.withContent(ctx, type, view, renderContext(ctx, namespace), checkPage(page));
   }
 

@@ -51,6 +51,20 @@ export class PathResolver {
   async repository(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
     return checkRepo(ctx, ref, await this.repos.paths.resolve(pathKey(ctx, ref.owner, ref)));
   }
+
+  /**
+   * A repository's newest released version, by the rules of every path; null when it has none
+   * (a version-less FHIR read, spec operations §2.8, answers an empty Bundle then).
+   */
+  async latestReleased(ctx: ServiceContext, ref: RepoRef): Promise<RepoView | null> {
+    const latest = { ...ref, version: 'latest' };
+    const found = await checkRepoVersionless(
+      ctx,
+      latest,
+      await this.repos.paths.resolve(pathKey(ctx, ref.owner, latest)),
+    );
+    return found.version ? { ...found, version: found.version } : null;
+  }
 }
 
 /** The statement's key for a path as the caller reads it. `/user/` needs a signed-in caller. */
@@ -109,13 +123,7 @@ export async function checkRepo(
   ref: RepoRef,
   found: PathRow,
 ): Promise<RepoView> {
-  const owner = await checkOwner(ctx, ref.owner, found);
-  const { repo, version } = found;
-  const label = ref.kind === 'source' ? 'Source' : 'Collection';
-  if (!repo || repo.kind !== ref.kind || (!repo.isActive && !isSuperuser(ctx.actor))) {
-    throw AppError.notFound(`${label} '${ref.id}'`);
-  }
-  await authorize(ctx, { action: 'repo.view', repo });
+  const { repo, owner, version } = await checkRepoVersionless(ctx, ref, found);
   if (!version) {
     throw AppError.notFound(
       ref.version === 'latest'
@@ -123,6 +131,22 @@ export async function checkRepo(
         : `Version '${ref.version}' of '${repo.mnemonic}'`,
     );
   }
+  return { repo, owner, version };
+}
+
+/** The rules of `checkRepo` but the last: the version may be missing (null). */
+async function checkRepoVersionless(
+  ctx: ServiceContext,
+  ref: RepoRef,
+  found: PathRow,
+): Promise<Omit<RepoView, 'version'> & { version: PathRow['version'] }> {
+  const owner = await checkOwner(ctx, ref.owner, found);
+  const { repo, version } = found;
+  const label = ref.kind === 'source' ? 'Source' : 'Collection';
+  if (!repo || repo.kind !== ref.kind || (!repo.isActive && !isSuperuser(ctx.actor))) {
+    throw AppError.notFound(`${label} '${ref.id}'`);
+  }
+  await authorize(ctx, { action: 'repo.view', repo });
   return { repo, owner, version };
 }
 

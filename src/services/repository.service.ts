@@ -237,6 +237,11 @@ export class RepositoryService {
     return this.paths.repository(ctx, ref);
   }
 
+  /** A repository's newest released version; null when it has none. */
+  latestReleased(ctx: ServiceContext, ref: RepoRef): Promise<RepoView | null> {
+    return this.paths.latestReleased(ctx, ref);
+  }
+
   /**
    * A repository named by its path, or the view itself when a service already resolved (and
    * checked) it in the same call: what lets one read-model reuse its resolution.

@@ -100,6 +100,27 @@ describe('versions', () => {
     expect(view.version.mnemonic).toBe('v2');
   });
 
+  it('answers the latest released version or null (no released version) by the same rules', async () => {
+    const anonymous = await as('anonymous');
+    const latest = await t.services.repositories.latestReleased(
+      anonymous,
+      orgSource(publicOrg, id),
+    );
+    expect(latest?.version.mnemonic).toBe('v2');
+    const bare = await repo(`/orgs/${publicOrg}/`, owner);
+    expect(
+      await t.services.repositories.latestReleased(anonymous, orgSource(publicOrg, bare)),
+    ).toBeNull();
+    // The repository's own rules come first: a private one is refused, a missing one not found.
+    const hidden = await repo(`/orgs/${publicOrg}/`, owner, { public_access: 'None' });
+    await expect(
+      t.services.repositories.latestReleased(anonymous, orgSource(publicOrg, hidden)),
+    ).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(
+      t.services.repositories.latestReleased(anonymous, orgSource(publicOrg, uniqueId('none'))),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('answers 404 naming what is missing', async () => {
     const ctx = await as('anonymous');
     await expect(t.services.repositories.get(ctx, orgSource(publicOrg, id, 'v9'))).rejects.toThrow(
