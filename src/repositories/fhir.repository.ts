@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { RepositoryEntity, RepositoryVersionEntity, type RepositoryKind } from '../db/entities';
+import { preparedQuery } from './prepared';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { likeLiteral, visibleRepository, type Slice, type Viewer, type Window } from './list';
 
@@ -88,15 +89,17 @@ export class FhirRepository {
       total = counted[0]?.n ?? 0;
       if (total === 0 || window.offset >= total) return { total, rows: [] };
     }
-    const rows = await this.em.query<RowRaw[]>(
-      `SELECT ${jsonColumns(this.em, RepositoryEntity, 'r')} AS repo,
+    const sql = `SELECT ${jsonColumns(this.em, RepositoryEntity, 'r')} AS repo,
          ${jsonColumns(this.em, RepositoryVersionEntity, 'v')} AS version,
          o.mnemonic AS owner_org, u.username AS owner_user
        ${from}
        ORDER BY coalesce(o.mnemonic, u.username), r.mnemonic, v.created_at DESC, v.id DESC
-       ${window.limit > 0 ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}`,
-      params,
-    );
+       ${window.limit > 0 ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}`;
+    // Every version of a URL, read by each terminology operation: prepared, as planning it costs
+    // more than running it (its text is one per filter shape, never per page).
+    const rows = all
+      ? await preparedQuery<RowRaw>(this.em, sql, params)
+      : await this.em.query<RowRaw[]>(sql, params);
     return {
       total: all ? rows.length : total,
       rows: rows.map((raw) => ({
