@@ -388,6 +388,10 @@ export class Expander {
         definitions.push({ code, uri });
     }
     for (const name of wanted) {
+      if (name === 'definition' && page.some((c) => c.entry?.definition)) {
+        definitions.push({ code: name, uri: `${CONCEPT_PROPERTY}definition` });
+        continue;
+      }
       const holder = page.find((c) => c.model?.propertyDefinition(name));
       const definition = holder?.model?.propertyDefinition(name);
       if (definition) {
