@@ -1,5 +1,12 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
-import type { Coding, ParameterValue } from './fhir';
+import { canonicalOf } from './expand';
+import type {
+  CodeSystemConcept,
+  CodeSystemResource,
+  Coding,
+  Designation,
+  ParameterValue,
+} from './fhir';
 import { TerminologyError } from './issues';
 import { preferredDisplay, type LanguagePreference } from './languages';
 import type { TerminologyLibrary } from './library';
@@ -89,6 +96,8 @@ export async function lookup(
             display: designation.use.display ?? designation.use.code,
           },
         });
+      const source = model.supplements.find((s) => givesDesignation(s, entry.code, designation));
+      if (source) part.push({ name: 'source', valueCanonical: canonicalOf(source) });
       part.push({ name: 'value', valueString: designation.value });
       out.push({ name: 'designation', part });
     }
@@ -108,8 +117,23 @@ export async function lookup(
   out.push({ name: 'name', valueString: model.resource.name ?? model.url });
   out.push(...propertiesOf(model, entry, wants));
   out.push({ name: 'system', valueUri: model.url });
+  for (const supplement of model.supplements)
+    out.push({ name: 'used-supplement', valueCanonical: canonicalOf(supplement) });
   if (model.version) out.push({ name: 'version', valueString: model.version });
   return out;
+}
+
+/** Whether a supplement is where a concept's designation comes from. */
+function givesDesignation(
+  supplement: CodeSystemResource,
+  code: string,
+  designation: Designation,
+): boolean {
+  const search = (concepts: CodeSystemConcept[] | undefined): boolean =>
+    (concepts ?? []).some(
+      (c) => (c.code === code && c.designation?.includes(designation)) || search(c.concept),
+    );
+  return search(supplement.concept);
 }
 
 function propertiesOf(
