@@ -59,6 +59,13 @@ export function displaysOf(model: CodeSystemModel, entry: ConceptEntry): Designa
   return all;
 }
 
+/** The use of a designation that is a concept's display in its language. */
+export const PREFERRED_FOR_LANGUAGE = {
+  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
+  code: 'preferredForLanguage',
+  display: 'Preferred For Language',
+};
+
 /** The display shown for a concept, and the designation that stands in for its own display. */
 export interface DisplayChoice {
   value?: string;

@@ -8,7 +8,7 @@ import type {
   ParameterValue,
 } from './fhir';
 import { TerminologyError } from './issues';
-import { preferredDisplay, type LanguagePreference } from './languages';
+import { PREFERRED_FOR_LANGUAGE, preferredDisplay, type LanguagePreference } from './languages';
 import type { TerminologyLibrary } from './library';
 
 export interface LookupInput {
@@ -18,12 +18,6 @@ export interface LookupInput {
   languages?: LanguagePreference;
   useSupplements: string[];
 }
-
-const PREFERRED_FOR_LANGUAGE = {
-  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
-  code: 'preferredForLanguage',
-  display: 'Preferred For Language',
-};
 
 /** The code system version a coding names, with its supplements; 404 when there is none. */
 export async function codeSystemOf(
