@@ -19,6 +19,7 @@ import {
   chooseDisplay,
   displayLanguageOf,
   parseLanguages,
+  PREFERRED_FOR_LANGUAGE,
   type DisplayChoice,
   type LanguagePreference,
 } from './languages';
@@ -206,6 +207,7 @@ export class Expander {
 
   /** The value set with its expansion: filtered by text, paged, rendered. */
   async expand(valueSet: ValueSetResource): Promise<ValueSetResource> {
+    await this.checkSupplements();
     const set = await this.codesOf(valueSet);
     let codes = set.codes;
     if (this.options.filter)
@@ -837,12 +839,6 @@ function extensionFacets(code: ExpandedCode): {
   read(code.extension, true);
   return { properties: [...properties.values()], extensions };
 }
-
-const PREFERRED_FOR_LANGUAGE = {
-  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
-  code: 'preferredForLanguage',
-  display: 'Preferred For Language',
-};
 
 /**
  * Whether a designation is one a `designation` parameter asks for: a language (`de`, or
