@@ -1,5 +1,11 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
-import { canonicalOf, Expander, type CodeSet, type ExpansionOptions } from './expand';
+import {
+  canonicalOf,
+  Expander,
+  type CodeSet,
+  type ExpandedCode,
+  type ExpansionOptions,
+} from './expand';
 import type { CodeableConcept, Coding, ParameterValue, ValueSetResource } from './fhir';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
 import { displaysOf, languageMatches, type LanguagePreference } from './languages';
@@ -65,6 +71,7 @@ export class Validator {
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
+    if (valueSet) this.expander.requireSupplementsOf(valueSet);
     if (input.kind === 'codeableConcept') return this.validateConcept(input.concept, valueSet);
     const prefix = input.kind === 'code' ? '' : 'Coding.';
     const check = await this.check(input.coding, prefix, input.kind === 'code', valueSet, false);
@@ -314,12 +321,24 @@ export class Validator {
         if (!isTerminologyError(error) || error.status !== 404) throw error;
         return { ...failed(error.issues), model, entry };
       }
-      member = set.codes.some(
+      const found = set.codes.find(
         (c) =>
           c.system === system &&
           c.code === entry.code &&
           (!set.showVersions || c.version === model.version),
       );
+      member = found !== undefined;
+      if (found && deprecatedIn(found)) {
+        issues.push({
+          severity: 'warning',
+          code: 'business-rule',
+          txCode: 'code-comment',
+          text: `The presence of the concept '${entry.code}' in the system '${system}' in the value set ${vsName(valueSet)} is marked with a status of deprecated and its use should be reviewed`,
+          path: at('code'),
+          messageId: 'CONCEPT_DEPRECATED_IN_VALUESET',
+          issueOnly: true,
+        });
+      }
       if (!member) {
         const inactiveOnly =
           entry.inactive &&
@@ -457,6 +476,15 @@ export class Validator {
       ],
     };
   }
+}
+
+/** Whether the value set marks the code deprecated (`valueset-deprecated`). */
+function deprecatedIn(code: ExpandedCode): boolean {
+  return (code.extensions ?? []).some(
+    (e) =>
+      e.url === 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated' &&
+      (e.valueBoolean === true || e.valueCode === 'true'),
+  );
 }
 
 /** The versions of a system a value set's includes name, latest first. */
