@@ -328,6 +328,7 @@ export class Validator {
           (!set.showVersions || c.version === model.version),
       );
       member = found !== undefined;
+      if (member) issues.push(...statusChecks(set));
       if (found && deprecatedIn(found)) {
         issues.push({
           severity: 'warning',
@@ -476,6 +477,25 @@ export class Validator {
       ],
     };
   }
+}
+
+/** What the value set's expansion warned of (draft, experimental, deprecated, withdrawn content). */
+function statusChecks(set: CodeSet): IssueSpec[] {
+  const checks: IssueSpec[] = [];
+  for (const warning of set.warnings) {
+    const status = /^warning-(draft|experimental|deprecated|withdrawn)$/.exec(warning.name)?.[1];
+    const canonical = warning.valueUri;
+    if (!status || typeof canonical !== 'string') continue;
+    const type = set.usedCodeSystems.has(canonical) ? 'CodeSystem' : 'ValueSet';
+    checks.push({
+      severity: 'information',
+      code: 'business-rule',
+      txCode: 'status-check',
+      text: `Reference to ${status} ${type} ${canonical}`,
+      messageId: `MSG_${status.toUpperCase()}`,
+    });
+  }
+  return checks;
 }
 
 /** Whether the value set marks the code deprecated (`valueset-deprecated`). */
