@@ -498,12 +498,14 @@ function statusChecks(set: CodeSet): IssueSpec[] {
   return checks;
 }
 
-/** Whether the value set marks the code deprecated (`valueset-deprecated`). */
+/** Whether the value set marks the code deprecated (`valueset-deprecated`, standards status). */
 function deprecatedIn(code: ExpandedCode): boolean {
+  const sd = 'http://hl7.org/fhir/StructureDefinition/';
   return (code.extensions ?? []).some(
     (e) =>
-      e.url === 'http://hl7.org/fhir/StructureDefinition/valueset-deprecated' &&
-      (e.valueBoolean === true || e.valueCode === 'true'),
+      (e.url === `${sd}valueset-deprecated` &&
+        (e.valueBoolean === true || e.valueCode === 'true')) ||
+      (e.url === `${sd}structuredefinition-standards-status` && e.valueCode === 'deprecated'),
   );
 }
 
