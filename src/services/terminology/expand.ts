@@ -156,13 +156,7 @@ export class Expander {
       hierarchical: false,
       showVersions: false,
     };
-    for (const extension of valueSet.extension ?? []) {
-      if (
-        extension.url === `${SD}valueset-supplement` &&
-        typeof extension.valueCanonical === 'string'
-      )
-        this.requiredSupplements.add(extension.valueCanonical);
-    }
+    this.requireSupplementsOf(valueSet);
     const compose = valueSet.compose;
     this.statusWarnings(valueSet, set);
     if (!compose) {
@@ -203,6 +197,17 @@ export class Expander {
     }
     set.hierarchical = keepsHierarchy(compose);
     return set;
+  }
+
+  /** Supplements a value set requires (`valueset-supplement`) apply to the code systems used. */
+  requireSupplementsOf(valueSet: ValueSetResource): void {
+    for (const extension of valueSet.extension ?? []) {
+      if (
+        extension.url === `${SD}valueset-supplement` &&
+        typeof extension.valueCanonical === 'string'
+      )
+        this.requiredSupplements.add(extension.valueCanonical);
+    }
   }
 
   /** The value set with its expansion: filtered by text, paged, rendered. */
