@@ -138,7 +138,8 @@ export function parseGlobalId(id: string): RepoName | undefined {
  * Sources and collections read as FHIR R4 resources (spec operations §2.8, §4.7): searches,
  * reads by owner namespace and by server-wide id, version lists, and the stored content the
  * terminology operations read. Access is the one of every path (`PathResolver`) and of every list
- * (`visibleRepository`): nothing private reaches a caller who may not see it.
+ * (`visibleRepository`): nothing private reaches a caller who may not see it. Writes (create,
+ * update, delete) go through the REST services' steps, each request in one transaction.
  */
 export class FhirResourceService {
   constructor(

@@ -374,6 +374,45 @@ describe('ValueSet update (PUT)', () => {
   });
 });
 
+describe('ValueSet writes refused or raced', () => {
+  it('refuses anonymous and outsiders, and of parallel PUTs naming one new version makes one', async () => {
+    const w = await world();
+    const id = uniqueId('vs');
+    const url = `http://example.org/w/${id}`;
+    const body = (code: string, version: string) => ({
+      resourceType: 'ValueSet',
+      url,
+      version,
+      status: 'active',
+      compose: { include: [{ system: w.canonical, version: 'v1', concept: [{ code }] }] },
+    });
+    const made = await send('post', `/orgs/${w.org}/ValueSet`, { ...body('A', '1'), id }, w.admin);
+    expect(made.status).toBe(201);
+    const path = `/orgs/${w.org}/ValueSet/${id}`;
+    const references = async (): Promise<string[]> => {
+      const res = await get(`/orgs/${w.org}/collections/${id}/references/`, w.admin);
+      return (res.body as Array<{ expression: string }>).map((r) => r.expression);
+    };
+    const before = await references();
+    expect((await send('put', path, body('B', '2'))).status).toBe(401);
+    expect((await send('put', path, body('B', '2'), w.outsider)).status).toBe(403);
+    expect((await send('put', path, body('B', '2'), w.member)).status).toBe(403);
+    expect(await references()).toEqual(before);
+    expect((await get(`${path}/version/2`, w.admin)).status).toBe(404);
+
+    const results = await Promise.all(
+      ['A', 'B', 'A', 'B', 'A'].map((code) => send('put', path, body(code, '2'), w.admin)),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 409)).toBe(true);
+    const winner = results.find((r) => r.status === 200)!;
+    const latest = await get(path);
+    expect(latest.body.version).toBe('2');
+    expect(latest.body.compose).toEqual(winner.body.compose);
+  });
+});
+
 describe('ConceptMap create, update, delete', () => {
   const conceptMap = (
     id: string,

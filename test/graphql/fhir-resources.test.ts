@@ -119,3 +119,83 @@ describe('FHIR resources through GraphQL', () => {
     expect(errorCode(page)).toBe('INVALID');
   });
 });
+
+describe('FHIR writes through GraphQL', () => {
+  const CREATE = `mutation ($type: FhirResourceType!, $owner: String, $resource: JSONObject!) {
+    createFhirResource(type: $type, owner: $owner, resource: $resource)
+  }`;
+  const UPDATE = `mutation ($type: FhirResourceType!, $owner: String, $id: String!, $resource: JSONObject!) {
+    updateFhirResource(type: $type, owner: $owner, id: $id, resource: $resource)
+  }`;
+  const DELETE = `mutation ($type: FhirResourceType!, $owner: String, $id: String!) {
+    deleteFhirResource(type: $type, owner: $owner, id: $id)
+  }`;
+
+  it('creates, updates and deletes a CodeSystem as the FHIR edge does; refusals change nothing', async () => {
+    const w = await world();
+    const id = uniqueId('gcs');
+    const url = `http://example.org/gql/${id}`;
+    const resource = {
+      resourceType: 'CodeSystem',
+      id,
+      url,
+      status: 'active',
+      concept: [{ code: 'x', display: 'Ex' }],
+    };
+    const owner = `/orgs/${w.org}/`;
+    expect(
+      errorCode(await gql(t, undefined, CREATE, { type: 'CodeSystem', owner, resource })),
+    ).toBe('UNAUTHENTICATED');
+    const outsider = await createUser(t);
+    expect(
+      errorCode(await gql(t, outsider.auth, CREATE, { type: 'CodeSystem', owner, resource })),
+    ).toBe('FORBIDDEN');
+    expect(dataOf(await gql(t, undefined, QUERY, { url })).codeSystem).toBeNull();
+
+    const made = dataOf(
+      await gql(t, w.admin.auth, CREATE, { type: 'CodeSystem', owner, resource }),
+    );
+    expect(made.createFhirResource).toMatchObject({
+      id,
+      version: '0.1',
+      meta: { versionId: '0.1' },
+    });
+    const read = dataOf(await gql(t, undefined, QUERY, { url }));
+    expect(read.codeSystem.concept.map((c: { code: string }) => c.code)).toEqual(['x']);
+
+    const edited = { ...resource, version: '0.2', concept: [{ code: 'y', display: 'Why' }] };
+    const bad = await gql(t, outsider.auth, UPDATE, {
+      type: 'CodeSystem',
+      owner,
+      id,
+      resource: edited,
+    });
+    expect(errorCode(bad)).toBe('FORBIDDEN');
+    const invalid = await gql(t, w.admin.auth, UPDATE, {
+      type: 'CodeSystem',
+      owner,
+      id,
+      resource: { ...edited, url: undefined },
+    });
+    expect(errorCode(invalid)).toBe('INVALID');
+    expect(dataOf(await gql(t, undefined, QUERY, { url })).codeSystem.version).toBe('0.1');
+
+    const updated = dataOf(
+      await gql(t, w.admin.auth, UPDATE, { type: 'CodeSystem', owner, id, resource: edited }),
+    );
+    expect(updated.updateFhirResource).toMatchObject({ version: '0.2' });
+    const latest = dataOf(await gql(t, undefined, QUERY, { url })).codeSystem;
+    expect(latest.version).toBe('0.2');
+    expect(latest.concept.map((c: { code: string }) => c.code)).toEqual(['x', 'y']);
+
+    const global = `org${w.org.length}-${w.org}-${id}`;
+    expect(errorCode(await gql(t, outsider.auth, DELETE, { type: 'CodeSystem', id: global }))).toBe(
+      'FORBIDDEN',
+    );
+    expect(
+      dataOf(await gql(t, w.admin.auth, DELETE, { type: 'CodeSystem', id: global }))
+        .deleteFhirResource,
+    ).toBe(true);
+    expect(dataOf(await gql(t, undefined, QUERY, { url })).codeSystem).toBeNull();
+  });
+});

@@ -68,6 +68,7 @@ function familyOf(name: string): string {
   if (/UrlRegistry/.test(name)) return 'url-registry';
   if (/Org$|Member$/.test(name)) return 'orgs';
   if (/User$|^login$|^signup$/.test(name)) return 'users';
+  if (/FhirResource$/.test(name)) return 'fhir resources';
   return 'other mutations';
 }
 
@@ -149,6 +150,28 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
     createUrlRegistryEntry: { owner, input: { url: `http://example.org/${m}/g${n}` } },
     updateUrlRegistryEntry: { owner, id: tenant.entryId, input: {} },
     deleteUrlRegistryEntry: { owner, id: tenant.entryId },
+    createFhirResource: {
+      type: 'CodeSystem',
+      owner,
+      resource: {
+        resourceType: 'CodeSystem',
+        id: `gf${n}`,
+        url: `http://example.org/${m}/f${n}`,
+        concept: [{ code: 'a', display: 'A' }],
+      },
+    },
+    updateFhirResource: {
+      type: 'CodeSystem',
+      owner,
+      id: 'S',
+      resource: {
+        resourceType: 'CodeSystem',
+        url: `http://example.org/${m}/S`,
+        content: 'fragment',
+        concept: [{ code: `F${n}`, display: 'F' }],
+      },
+    },
+    deleteFhirResource: { type: 'CodeSystem', owner, id: 'S' },
   };
   return structuredClone(table[field] ?? {});
 }
@@ -605,6 +628,7 @@ const FAMILIES = [
   'collection contents',
   'url-registry',
   'graphql protocol',
+  'fhir resources',
 ];
 
 describe('hostile input on the GraphQL edge never reaches a 500, never hangs, and a refused mutation writes nothing', () => {

@@ -1,8 +1,27 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Int, Mutation, Query, Resolver, registerEnumType } from 'type-graphql';
 import { AppError } from '../../errors';
+import { parseOwnerUrl } from '../../services';
+import type {
+  FhirNamespace,
+  FhirResourceType,
+  FhirTarget,
+  StoredResource,
+} from '../../services/fhir-resource.service';
 import type { GraphQLContext } from '../context';
-import type { FhirResourceType, StoredResource } from '../../services/fhir-resource.service';
+
+export enum FhirType {
+  CodeSystem = 'CodeSystem',
+  ValueSet = 'ValueSet',
+  ConceptMap = 'ConceptMap',
+}
+registerEnumType(FhirType, {
+  name: 'FhirResourceType',
+  description: 'A FHIR R4 terminology resource: a source (CodeSystem, ConceptMap) or a collection.',
+});
+
+const OWNER_DESCRIPTION =
+  'The owner URL (/orgs/:org/, /users/:user/); none: the server-wide namespace of /fhir/ (the owner and id from the accession identifier, or the server-wide id).';
 
 /**
  * The FHIR resource reads of `GET /fhir/X/?url=…&version=…` (spec operations §4.7) as GraphQL
@@ -52,6 +71,53 @@ export class FhirResourceResolver {
   ): Promise<StoredResource | null> {
     return readByUrl(ctx, 'ConceptMap', url, version, page);
   }
+
+  @Mutation(() => GraphQLJSONObject, {
+    description:
+      'POST {ns}/X/: the resource made (a source, a collection, or a source of mappings) and its version, in one transaction.',
+  })
+  async createFhirResource(
+    @Arg('type', () => FhirType) type: FhirType,
+    @Arg('resource', () => GraphQLJSONObject) resource: Record<string, unknown>,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<StoredResource> {
+    const namespace: FhirNamespace = owner
+      ? { kind: 'owner', owner: parseOwnerUrl(owner) }
+      : { kind: 'global' };
+    return (await ctx.services.fhirResources.create(ctx, type, namespace, resource)).resource;
+  }
+
+  @Mutation(() => GraphQLJSONObject, {
+    description:
+      'PUT {ns}/X/:id: the repository made to match the resource, in one transaction; the resource as stored.',
+  })
+  async updateFhirResource(
+    @Arg('type', () => FhirType) type: FhirType,
+    @Arg('id', () => String) id: string,
+    @Arg('resource', () => GraphQLJSONObject) resource: Record<string, unknown>,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<StoredResource> {
+    const target = targetOf(owner, id);
+    return (await ctx.services.fhirResources.update(ctx, type, target, resource)).resource;
+  }
+
+  @Mutation(() => Boolean, {
+    description: 'DELETE {ns}/X/:id: the repository removed as its REST delete removes it.',
+  })
+  async deleteFhirResource(
+    @Arg('type', () => FhirType) type: FhirType,
+    @Arg('id', () => String) id: string,
+    @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
+    owner: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.fhirResources.remove(ctx, type, targetOf(owner, id));
+    return true;
+  }
 }
 
 async function readByUrl(
@@ -70,4 +136,8 @@ async function readByUrl(
     { url, version: version ?? undefined, page: page ?? undefined, count: 1 },
   );
   return found.resources[0] ?? null;
+}
+
+function targetOf(owner: string | null, id: string): FhirTarget {
+  return owner ? { kind: 'owner', owner: parseOwnerUrl(owner), id } : { kind: 'global', id };
 }

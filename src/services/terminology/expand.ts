@@ -19,6 +19,7 @@ import {
   chooseDisplay,
   displayLanguageOf,
   parseLanguages,
+  PREFERRED_FOR_LANGUAGE,
   type DisplayChoice,
   type LanguagePreference,
 } from './languages';
@@ -155,13 +156,7 @@ export class Expander {
       hierarchical: false,
       showVersions: false,
     };
-    for (const extension of valueSet.extension ?? []) {
-      if (
-        extension.url === `${SD}valueset-supplement` &&
-        typeof extension.valueCanonical === 'string'
-      )
-        this.requiredSupplements.add(extension.valueCanonical);
-    }
+    this.requireSupplementsOf(valueSet);
     const compose = valueSet.compose;
     this.statusWarnings(valueSet, set);
     if (!compose) {
@@ -204,8 +199,20 @@ export class Expander {
     return set;
   }
 
+  /** Supplements a value set requires (`valueset-supplement`) apply to the code systems used. */
+  requireSupplementsOf(valueSet: ValueSetResource): void {
+    for (const extension of valueSet.extension ?? []) {
+      if (
+        extension.url === `${SD}valueset-supplement` &&
+        typeof extension.valueCanonical === 'string'
+      )
+        this.requiredSupplements.add(extension.valueCanonical);
+    }
+  }
+
   /** The value set with its expansion: filtered by text, paged, rendered. */
   async expand(valueSet: ValueSetResource): Promise<ValueSetResource> {
+    await this.checkSupplements();
     const set = await this.codesOf(valueSet);
     let codes = set.codes;
     if (this.options.filter)
@@ -837,12 +844,6 @@ function extensionFacets(code: ExpandedCode): {
   read(code.extension, true);
   return { properties: [...properties.values()], extensions };
 }
-
-const PREFERRED_FOR_LANGUAGE = {
-  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
-  code: 'preferredForLanguage',
-  display: 'Preferred For Language',
-};
 
 /**
  * Whether a designation is one a `designation` parameter asks for: a language (`de`, or

@@ -47,17 +47,24 @@ export function displayLanguageOf(model: CodeSystemModel): string {
 
 /**
  * Every display a concept has: its display (in the code system's language, none when the code
- * system states none) and designations.
+ * system states none) and the designations that are displays (of no special use).
  */
 export function displaysOf(model: CodeSystemModel, entry: ConceptEntry): Designation[] {
   const all: Designation[] = [];
   if (entry.display !== undefined)
     all.push({ language: model.resource.language, value: entry.display });
   for (const designation of entry.designations) {
-    if (typeof designation?.value === 'string') all.push(designation);
+    if (typeof designation?.value === 'string' && isDisplayUse(designation)) all.push(designation);
   }
   return all;
 }
+
+/** The use of a designation that is a concept's display in its language. */
+export const PREFERRED_FOR_LANGUAGE = {
+  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
+  code: 'preferredForLanguage',
+  display: 'Preferred For Language',
+};
 
 /** The display shown for a concept, and the designation that stands in for its own display. */
 export interface DisplayChoice {

@@ -1,8 +1,8 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
-import type { Coding, ParameterValue } from './fhir';
 import { canonicalOf } from './expand';
+import type { Coding, ParameterValue } from './fhir';
 import { TerminologyError } from './issues';
-import { preferredDisplay, type LanguagePreference } from './languages';
+import { PREFERRED_FOR_LANGUAGE, preferredDisplay, type LanguagePreference } from './languages';
 import type { TerminologyLibrary } from './library';
 
 export interface LookupInput {
@@ -12,12 +12,6 @@ export interface LookupInput {
   languages?: LanguagePreference;
   useSupplements: string[];
 }
-
-const PREFERRED_FOR_LANGUAGE = {
-  system: 'http://terminology.hl7.org/CodeSystem/hl7TermMaintInfra',
-  code: 'preferredForLanguage',
-  display: 'Preferred For Language',
-};
 
 /** The code system version a coding names, with its supplements; 404 when there is none. */
 export async function codeSystemOf(
@@ -111,9 +105,9 @@ export async function lookup(
   out.push({ name: 'name', valueString: model.resource.name ?? model.url });
   out.push(...propertiesOf(model, entry, wants));
   out.push({ name: 'system', valueUri: model.url });
-  if (model.version) out.push({ name: 'version', valueString: model.version });
   for (const supplement of model.supplements)
     out.push({ name: 'used-supplement', valueCanonical: canonicalOf(supplement) });
+  if (model.version) out.push({ name: 'version', valueString: model.version });
   return out;
 }
 

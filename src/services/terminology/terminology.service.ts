@@ -38,13 +38,11 @@ export class TerminologyService {
   ): Promise<ValueSetResource> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
-    const expander = new Expander(library, {
+    return new Expander(library, {
       ...forValueSet(options, valueSet),
       maxCodes: this.maxExpansion,
       maxUnpagedCodes: this.maxUnpaged,
-    });
-    await expander.checkSupplements();
-    return expander.expand(valueSet);
+    }).expand(valueSet);
   }
 
   async validateInValueSet(

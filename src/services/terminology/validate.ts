@@ -105,6 +105,7 @@ export class Validator {
   }
 
   async validate(input: CodeInput, valueSet?: ValueSetResource): Promise<ValidateResult> {
+    if (valueSet) this.expander.requireSupplementsOf(valueSet);
     await this.expander.checkSupplements();
     if (input.kind === 'codeableConcept') return this.validateConcept(input.concept, valueSet);
     const prefix = input.kind === 'code' ? '' : 'Coding.';
@@ -401,6 +402,7 @@ export class Validator {
           text: `The presence of the concept '${entry.code}' in the system '${system}' in the value set ${vsName(valueSet)} is marked with a status of deprecated and its use should be reviewed`,
           path: at('code'),
           messageId: 'CONCEPT_DEPRECATED_IN_VALUESET',
+          issueOnly: true,
         });
       }
       if (!member) {
