@@ -1,12 +1,6 @@
 import { HEAD, type MappingVersionEntity, type RepositoryKind } from '../db/entities';
 import { AppError } from '../errors';
-import type {
-  FhirRepoSearch,
-  NewReference,
-  RepoName,
-  Repositories,
-  VersionChoice,
-} from '../repositories';
+import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../repositories';
 import { requireUser, viewerOf } from './access';
 import type { CollectionService } from './collection.service';
 import { conceptContentOf, type ConceptService } from './concept.service';
@@ -362,7 +356,6 @@ export class FhirResourceService {
       ctx,
       { owner: made.owner, kind },
       versionInput(input),
-      { upcoming: content.upcoming },
     );
     await this.repos.transaction(async (r) => {
       const head = await made.apply(r);
@@ -414,7 +407,6 @@ export class FhirResourceService {
         );
       }
       version = await this.repositories.prepareVersion(ctx, head, versionInput(input), {
-        upcoming: content.upcoming,
         replacing: existing ?? undefined,
       });
     }
@@ -467,7 +459,7 @@ export class FhirResourceService {
           { owner },
           { data: referenceInputs(resource) },
         );
-        return { upcoming: replace.references, apply: replace.apply };
+        return { apply: replace.apply };
       }
       case 'ConceptMap': {
         if (resource.group === undefined) return NO_CONTENT;
@@ -918,8 +910,6 @@ export type FhirTarget =
 
 /** Content checked before a write's transaction, and the work to do inside it. */
 interface PreparedContent {
-  /** References the transaction adds to a collection (its version resolves them beforehand). */
-  upcoming?: NewReference[];
   apply: (r: Repositories, head: RepoView) => Promise<void>;
 }
 

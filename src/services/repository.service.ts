@@ -9,7 +9,6 @@ import {
 import { AppError } from '../errors';
 import {
   isUniqueViolation,
-  type NewReference,
   type OwnerKey,
   type Repositories,
   type RepoSearch,
@@ -45,7 +44,6 @@ export type CollectionVersionHook = (
   ctx: ServiceContext,
   head: { owner: Owner; repo: RepositoryEntity | null },
   autoexpand: boolean,
-  upcoming?: UpcomingReference[],
 ) => Promise<((r: Repositories, made: RepoView) => Promise<void>) | null>;
 
 /** A repository the same transaction makes before its version. */
@@ -53,9 +51,6 @@ export interface PendingRepo {
   owner: Owner;
   kind: RepositoryKind;
 }
-
-/** A reference the same transaction adds before the version is made (resolved beforehand). */
-export type UpcomingReference = Pick<NewReference, 'system' | 'version' | 'namespace'>;
 
 /** Work prepared as the caller, before a transaction, to run inside it on its repositories. */
 export type TransactionStep<T> = (r: Repositories) => Promise<T>;
@@ -534,15 +529,16 @@ export class RepositoryService {
   /**
    * A version create checked as the caller (access, fields, a free id unless `replacing`)
    * before any transaction; `apply` freezes HEAD inside the caller's transaction, after whatever
-   * else it wrote there. `upcoming`: references that transaction adds to a collection first.
-   * `replacing`: a draft version of that id that `apply` deletes and makes again (a FHIR update
-   * of a draft); refused when another version is based on it.
+   * else it wrote there (a collection version reads and resolves its references in there, those
+   * the transaction added first included). `replacing`: a draft version of that id that `apply`
+   * deletes and makes again (a FHIR update of a draft); refused when another version is based
+   * on it.
    */
   async prepareVersion(
     ctx: ServiceContext,
     head: RepoView | PendingRepo,
     input: unknown,
-    options: { upcoming?: UpcomingReference[]; replacing?: RepositoryVersionEntity } = {},
+    options: { replacing?: RepositoryVersionEntity } = {},
   ): Promise<{ apply: (r: Repositories, head: RepoView) => Promise<RepositoryVersionEntity> }> {
     const actor = requireUser(ctx);
     // A pending repository is made by the same transaction, whose caller was allowed to.
@@ -560,7 +556,6 @@ export class RepositoryService {
             ctx,
             { owner: head.owner, repo: existing },
             data.autoexpand ?? true,
-            options.upcoming,
           )
         : null;
     const apply = async (r: Repositories, current: RepoView): Promise<RepositoryVersionEntity> => {

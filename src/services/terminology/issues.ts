@@ -15,15 +15,11 @@ export interface IssueSpec {
   path?: string;
   /** The message's id in the FHIR validator's catalogue (the message-id extension). */
   messageId?: string;
-  /** Not repeated in the `message` output parameter (a warning it leaves out). */
-  quiet?: boolean;
   /**
-   * Whether $validate-code's `message` repeats it: by default the issues that are not merely
-   * informational.
+   * Whether $validate-code's `message` repeats it (false: reported only among the issues, as
+   * HL7's validator does for some). Unset: the validator's rule decides (see messageOf).
    */
   inMessage?: boolean;
-  /** Reported only among the issues, not in a `message` (as HL7's validator does for some). */
-  issueOnly?: boolean;
 }
 
 export function issueOf(spec: IssueSpec): Issue {

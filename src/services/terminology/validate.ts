@@ -402,7 +402,7 @@ export class Validator {
           text: `The presence of the concept '${entry.code}' in the system '${system}' in the value set ${vsName(valueSet)} is marked with a status of deprecated and its use should be reviewed`,
           path: at('code'),
           messageId: 'CONCEPT_DEPRECATED_IN_VALUESET',
-          issueOnly: true,
+          inMessage: false,
         });
       }
       if (!member) {
@@ -534,7 +534,7 @@ export class Validator {
         path: at('version'),
         messageId,
         // A warning about the default version is not repeated in the message.
-        quiet: severity === 'warning',
+        inMessage: severity !== 'warning',
       });
     if (model && !versionMatches(versionCoding, model.version)) {
       if (!result)
@@ -878,15 +878,13 @@ const NOTES = new Set([
 /**
  * The `message`: the texts of the issues it repeats, sorted, joined. An issue says so itself
  * (IssueSpec.inMessage); else the issues about the code (errors, warnings, and display notes)
- * are repeated, not quiet ones nor notes about the content used.
+ * are repeated, not notes about the content used.
  */
 function messageOf(issues: IssueSpec[]): string | undefined {
   const told = issues.filter(
     (i) =>
       i.inMessage ??
-      (!i.quiet &&
-        !i.issueOnly &&
-        !NOTES.has(i.messageId ?? '') &&
+      (!NOTES.has(i.messageId ?? '') &&
         (i.severity !== 'information' || i.txCode === 'invalid-display')),
   );
   const texts = [...new Set(told.map((i) => i.text))].sort();
