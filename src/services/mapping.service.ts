@@ -104,15 +104,7 @@ export class MappingService {
     const actor = requireUser(ctx);
     const source = await this.writableSource(ctx, sourceRef);
     const data = parseInput(createSchema, input);
-    const content: MappingContent = {
-      mapType: data.mapType,
-      from: await this.end(ctx, 'from', data, null, ownerUrl(source.owner)),
-      to: await this.end(ctx, 'to', data, null, ownerUrl(source.owner)),
-      sortWeight: data.sortWeight ?? null,
-      externalId: data.externalId ?? null,
-      extras: data.extras ?? null,
-      retired: data.retired ?? false,
-    };
+    const content = await this.contentFrom(ctx, source, data);
     if (data.id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, data.id)))
       throw mappingTaken();
     try {
@@ -186,7 +178,14 @@ export class MappingService {
     source: Pick<RepoView, 'owner'>,
     input: unknown,
   ): Promise<MappingContent> {
-    const data = parseInput(createSchema, input);
+    return this.contentFrom(ctx, source, parseInput(createSchema, input));
+  }
+
+  private async contentFrom(
+    ctx: ServiceContext,
+    source: Pick<RepoView, 'owner'>,
+    data: z.infer<typeof createSchema>,
+  ): Promise<MappingContent> {
     return {
       mapType: data.mapType,
       from: await this.end(ctx, 'from', data, null, ownerUrl(source.owner)),
