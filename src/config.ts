@@ -27,6 +27,7 @@ const envSchema = z.object({
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
+  MATCH_REQUIRES_APPROVAL: z.enum(['true', 'false']).default('true'),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
@@ -74,6 +75,8 @@ export interface Config {
     expansionMaxUnpagedCodes: number;
     /** Concepts of stored code systems the FHIR operations keep rendered; 0: none. */
     fhirCacheConcepts: number;
+    /** `$match` only for users an administrator approved (spec operations §5.1). */
+    matchRequiresApproval: boolean;
   };
   /** The connection pool and the limits that keep one stuck request from holding the service. */
   database: {
@@ -124,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expansionMaxCodes: e.EXPANSION_MAX_CODES,
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
+      matchRequiresApproval: e.MATCH_REQUIRES_APPROVAL === 'true',
     },
     database: {
       poolSize: e.DB_POOL_SIZE,

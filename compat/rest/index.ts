@@ -6,6 +6,7 @@ import { collectionRouter } from './collection.router';
 import { conceptRouter } from './concept.router';
 import { extrasRouter } from './extras.router';
 import { mappingRouter } from './mapping.router';
+import { matchRouter } from './match.router';
 import { orgRouter } from './org.router';
 import { repoRouter } from './repo.router';
 import { taskRouter } from './task.router';
@@ -37,6 +38,7 @@ export function restRouter(services: Services): Router {
   router.use(orgRouter(services));
   router.use(mappingRouter(services));
   router.use(cascadeRouter(services));
+  router.use(matchRouter(services));
   router.use(conceptRouter(services));
   router.use(collectionRouter(services));
   router.use(repoRouter(services));

@@ -32,6 +32,7 @@ export function userDetail(
     is_superuser: user.isSuperuser,
     is_active: user.isActive,
     verified: user.verified,
+    match_approved: user.matchApproved,
     url,
     orgs_url: `${url}orgs/`,
     organizations_url: `${url}orgs/`,

@@ -14,6 +14,7 @@ import { UrlRegistryRepository } from './url-registry.repository';
 import { RateLimitRepository } from './rate-limit.repository';
 import { PathRepository } from './path.repository';
 import { FhirRepository } from './fhir.repository';
+import { MatchRepository } from './match.repository';
 
 export { isUniqueViolation } from './list';
 export { AUTO_EXPANSION } from './repo.repository';
@@ -64,6 +65,7 @@ export type { ExtrasTable } from './extras.repository';
 export type { RegistryKey, UrlRegistrySearch, UrlRegistrySortKey } from './url-registry.repository';
 export type { CounterHit, CounterState } from './rate-limit.repository';
 export type { PathKey, PathRow } from './path.repository';
+export type { MatchHit, MatchQuery, MatchTarget } from './match.repository';
 export type {
   FhirRepoRow,
   FhirRepoSearch,
@@ -96,6 +98,7 @@ export class Repositories {
   readonly paths: PathRepository;
   readonly cascade: CascadeRepository;
   readonly fhir: FhirRepository;
+  readonly match: MatchRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -115,6 +118,7 @@ export class Repositories {
     this.paths = new PathRepository(em);
     this.cascade = new CascadeRepository(em);
     this.fhir = new FhirRepository(em);
+    this.match = new MatchRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

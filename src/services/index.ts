@@ -30,6 +30,8 @@ import { ReferenceResolver } from './reference-resolver';
 import { UrlRegistryService } from './url-registry.service';
 import { FhirResourceService } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
+import { MatchService } from './match.service';
+export type { MatchOptions, MatchRowResult } from './match.service';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -105,6 +107,8 @@ export interface ServiceOptions {
   fhirCacheConcepts?: number;
   /** The most codes an expansion without `count`/`offset` answers. */
   expansionMaxUnpagedCodes?: number;
+  /** `$match` only for users an administrator approved (spec operations §5.1); true by default. */
+  matchRequiresApproval?: boolean;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -129,6 +133,7 @@ export class Services {
   readonly clone: CloneService;
   readonly fhirResources: FhirResourceService;
   readonly terminology: TerminologyService;
+  readonly matches: MatchService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -183,6 +188,11 @@ export class Services {
       (ctx) => this.fhirResources.stored(ctx),
       options.expansionMaxCodes ?? DEFAULT_EXPANSION_MAX_CODES,
       options.expansionMaxUnpagedCodes ?? DEFAULT_EXPANSION_MAX_UNPAGED_CODES,
+    );
+    this.matches = new MatchService(
+      this.repos,
+      this.repositories,
+      options.matchRequiresApproval ?? true,
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
       this.collections.runAddReferencesJob(

@@ -75,6 +75,7 @@ const updateSchema = z.object({
   password: password.optional(),
   rateLimitPerMinute: userRateLimit,
   rateLimitPerDay: userRateLimit,
+  matchApproved: z.boolean().optional(),
 });
 
 export type CreateUserInput = z.input<typeof createSchema>;
@@ -292,6 +293,13 @@ export class UserService {
     }
     const { password: plain, ...changes } = parseInput(updateSchema, input);
     assertMayChangeRateLimits(ctx, user, changes);
+    if (
+      changes.matchApproved !== undefined &&
+      changes.matchApproved !== user.matchApproved &&
+      !isSuperuser(ctx.actor)
+    ) {
+      throw new AppError('FORBIDDEN', 'Only an administrator can approve a user for $match.');
+    }
     const passwordHash = plain !== undefined ? await hashPassword(plain) : undefined;
     const updatedBy = requireUser(ctx).username;
     const saved = await this.repos.transaction(async (r) => {

@@ -65,6 +65,10 @@ export class UserEntity {
   @Column({ name: 'rate_limit_per_day', type: 'integer', nullable: true })
   rateLimitPerDay: number | null;
 
+  /** Approved by an administrator for `$match` (spec operations §5.1). */
+  @Column({ name: 'match_approved', type: 'boolean', default: false })
+  matchApproved: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
