@@ -52,6 +52,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         urlRegistryEntry: allow,
         lookupUrl: allow,
         resolveReference: allow,
+        matchConcepts: signedIn,
         collectionReference: allow,
         expansion: allow,
         lookup: allow,

@@ -19,6 +19,7 @@ import {
 import { TaskResolver } from './resolvers/task.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
+import { MatchResolver } from './resolvers/match.resolver';
 
 /** The schema as declared by the resolvers, before the permission layer. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
@@ -37,6 +38,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       ConceptMappingsResolver,
       SourceMappingsResolver,
       UrlRegistryResolver,
+      MatchResolver,
       CollectionResolver,
       CollectionContentResolver,
       TerminologyResolver,
