@@ -377,7 +377,7 @@ export class FhirResourceService {
     });
     const read = await this.readIn(ctx, type, namespace, input.owner, input.id, input.version, 1);
     const location = resourceUriOf(made.owner, type, input.id, input.version);
-    return { resource: withVersionId(read!.resource), location };
+    return { resource: read!.resource, location };
   }
 
   /**
@@ -430,7 +430,7 @@ export class FhirResourceService {
       await version?.apply(r, current);
     });
     const read = await this.readIn(ctx, type, namespace, owner, id, input.version ?? HEAD, 1);
-    return { resource: withVersionId(read!.resource), more: read!.more };
+    return read!;
   }
 
   /**
@@ -1089,11 +1089,6 @@ function targetOf(
       ? { type: 'org', id: name.owner }
       : { type: 'user', username: name.owner };
   return { owner, id: name.mnemonic, namespace: { kind: 'global' } };
-}
-
-/** A written resource's `meta.versionId`: the repository version it was read at. */
-function withVersionId(resource: StoredResource): StoredResource {
-  return { ...resource, meta: { ...resource.meta, versionId: resource.version } } as StoredResource;
 }
 
 function optionalText(record: Record<string, unknown>, field: string): string | undefined {
