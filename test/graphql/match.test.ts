@@ -82,6 +82,17 @@ describe('matchConcepts', () => {
     expect(errorCode(await gql(t, waiting.auth, MATCH, { url: source.url, rows }))).toBe(
       'FORBIDDEN',
     );
+    const APPROVE = `mutation($u: String) {
+      updateUser(username: $u, input: { matchApproved: true }) { username matchApproved }
+    }`;
+    expect(errorCode(await gql(t, waiting.auth, APPROVE, { u: waiting.username }))).toBe(
+      'FORBIDDEN',
+    );
+    const approval = await gql(t, t.admin, APPROVE, { u: waiting.username });
+    expect(approval.data.updateUser).toEqual({ username: waiting.username, matchApproved: true });
+    const res = await gql(t, waiting.auth, MATCH, { url: source.url, rows });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.matchConcepts[0].results[0].id).toBe('3');
   });
 
   it('refuses bad input with a client error', async () => {

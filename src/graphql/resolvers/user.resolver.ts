@@ -69,6 +69,14 @@ export class UserResolver {
     return ctx.services.users.rateLimitsOf(ctx, user.entity)?.perDay ?? null;
   }
 
+  @FieldResolver(() => Boolean, {
+    description:
+      'Approved by an administrator for `$match` (spec operations §5.1; needed when the instance requires approval).',
+  })
+  matchApproved(@Root() user: UserType): boolean {
+    return user.entity.matchApproved;
+  }
+
   @FieldResolver(() => OrganizationPage, {
     description: 'Orgs of this user that the caller may see.',
   })

@@ -221,4 +221,10 @@ export class UpdateUserInput {
       "Superusers only: this user's requests per day (0: no limit); null: the instance's limit.",
   })
   rateLimitPerDay?: number | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Superusers only: approved for `$match` (when the instance requires approval).',
+  })
+  matchApproved?: boolean | null;
 }
