@@ -114,7 +114,7 @@ export class MatchRepository {
          FROM input r
          CROSS JOIN LATERAL (
            -- A lookup per word (not a hash of the whole dictionary).
-           SELECT t.word, t.n, (SELECT e.word FROM search_words e WHERE e.word = t.word) IS NULL
+           SELECT t.word, t.n, (SELECT 1 FROM search_words e WHERE e.word = t.word LIMIT 1) IS NULL
                AS unknown
            FROM unnest(tsvector_to_array(to_tsvector('simple', r.text))) WITH ORDINALITY AS t(word, n)
            WHERE t.word <> ALL($8::text[])

@@ -455,6 +455,39 @@ describe('$match under parallel callers', () => {
     });
   });
 
+  it('finds concepts written in parallel with the same new words, none waiting on another', async () => {
+    const sources = await Promise.all([
+      createSource(t, { id: 'PA' }),
+      createSource(t, { id: 'PB' }),
+    ]);
+    const words = [
+      'Zorblax quintessa',
+      'Quintessa zorblax',
+      'Vellumor zorblax',
+      'Zorblax vellumor',
+    ];
+    await Promise.all(
+      sources.flatMap((s) =>
+        words.map((name, i) =>
+          createConcept(t, s.url, s.owner, {
+            id: `W${i}`,
+            names: [{ name, locale: 'en', locale_preferred: true }],
+          }),
+        ),
+      ),
+    );
+    for (const s of sources) {
+      const [row] = await match(
+        { target_repo_url: s.url, rows: [{ name: 'zorblx vellumor' }] },
+        { limit: 4 },
+        t.admin,
+      );
+      // Word order does not count: both names with both words come first.
+      expect(['W2', 'W3']).toContain(row.results[0].id);
+      expect(row.results.map((r) => r.id).sort()).toEqual(['W0', 'W1', 'W2', 'W3']);
+    }
+  });
+
   it('matches more rows than one batch holds, in one answer in input order', async () => {
     const rows = Array.from({ length: 250 }, (_, i) => ({ name: CONCEPTS[i % 7][1] }));
     const answer = await match({ ...target(), rows });

@@ -4,12 +4,13 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * `$match` (spec operations §4.5, §5.1).
  *
  * The words of concepts' search text (`search_text`, what `q` searches) indexed as words, and the
- * dictionary of every such word: a typed word is corrected against the dictionary (a few
- * thousand short strings, by trigram similarity) and concepts are then found by exact words,
- * which a word index answers in a fraction of a millisecond where trigram lookups on the long
- * search text cost many. The dictionary only grows (a word of a deleted concept stays and
- * matches nothing); a trigger adds the words of each new concept version, in word order so
- * that parallel writers never wait on each other in a cycle.
+ * dictionary of every such word: a typed word is corrected against the dictionary (short
+ * strings, by trigram similarity) and concepts are then found by exact words, which a word
+ * index answers in a fraction of a millisecond where trigram lookups on the long search text
+ * cost many. The dictionary only grows (a word of a deleted concept stays and matches nothing);
+ * a trigger adds the words of each new concept version that it lacks. No unique index: a writer
+ * never waits on another's uncommitted word (two transactions adding the same new words in
+ * different orders would deadlock); a word two writers add at once is merely listed twice.
  *
  * And the approval an administrator gives a user for `$match` when the instance requires it.
  */
@@ -21,7 +22,7 @@ export class Match1764700000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX concept_versions_words ON concept_versions USING gin (to_tsvector('simple', search_text))`,
     );
-    await q.query(`CREATE TABLE search_words (word text PRIMARY KEY)`);
+    await q.query(`CREATE TABLE search_words (word text NOT NULL)`);
     await q.query(
       `INSERT INTO search_words (word)
        SELECT word FROM ts_stat('SELECT to_tsvector(''simple'', search_text) FROM concept_versions')`,
@@ -29,15 +30,15 @@ export class Match1764700000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX search_words_similar ON search_words USING gin (word gin_trgm_ops)`,
     );
-    await q.query(`CREATE INDEX search_words_prefix ON search_words (word text_pattern_ops)`);
+    // A word's lookup (equality) and the words it begins.
+    await q.query(`CREATE INDEX search_words_word ON search_words (word text_pattern_ops)`);
     await q.query(`
       CREATE FUNCTION concept_versions_words() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO search_words (word)
         SELECT DISTINCT w.word
         FROM new_rows n, unnest(tsvector_to_array(to_tsvector('simple', n.search_text))) AS w(word)
-        ORDER BY w.word
-        ON CONFLICT DO NOTHING;
+        WHERE NOT EXISTS (SELECT 1 FROM search_words s WHERE s.word = w.word);
         RETURN NULL;
       END $$`);
     await q.query(`
