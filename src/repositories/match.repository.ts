@@ -103,9 +103,9 @@ export class MatchRepository {
            datatype text, properties jsonb)
        ), words AS (
          -- Each word of a row's text as the index tokenizes it (stop words left to the scoring),
-         -- with the dictionary's words it may stand for: itself, itself with two neighbouring
-         -- letters swapped back, and only when the dictionary lacks it (a typo, an
-         -- abbreviation) the most similar words and those it begins.
+         -- with the dictionary's words it may stand for: itself; and only when the dictionary
+         -- lacks it (a typo, an abbreviation) itself with two neighbouring letters swapped back,
+         -- the most similar words and those it begins.
          SELECT r.i, w.n, '(' || concat_ws(' | ',
              string_agg(DISTINCT '''' || v.word || '''', ' | '),
              -- A word the dictionary lacks may begin one (an abbreviation): a prefix search.
@@ -126,7 +126,7 @@ export class MatchRepository {
              UNION ALL
              SELECT substr(w.word, 1, k - 1) || substr(w.word, k + 1, 1) || substr(w.word, k, 1)
                || substr(w.word, k + 2)
-             FROM generate_series(1, length(w.word) - 1) AS k WHERE length(w.word) >= 4))
+             FROM generate_series(1, length(w.word) - 1) AS k WHERE w.unknown AND length(w.word) >= 4))
            UNION ALL
            (SELECT s.word FROM search_words s
             WHERE length(w.word) >= 3 AND s.word % w.word
