@@ -59,6 +59,9 @@ const SCORED_PER_ROW = 12;
 /** Dictionary words a word the dictionary lacks may stand for (each way: similar, prefix). */
 const SIMILAR_WORDS = 4;
 
+/** Words of a row's text that narrow its search at most (the scoring reads all). */
+const MAX_WORDS = 10;
+
 /** Words too common to narrow a search (their trigrams are in most rows). */
 const STOP_WORDS = new Set([
   'of', 'the', 'and', 'with', 'without', 'for', 'in', 'on', 'to', 'by', 'or', 'de', 'du', 'des',
@@ -117,7 +120,8 @@ export class MatchRepository {
            SELECT t.word, t.n, (SELECT 1 FROM search_words e WHERE e.word = t.word LIMIT 1) IS NULL
                AS unknown
            FROM unnest(tsvector_to_array(to_tsvector('simple', r.text))) WITH ORDINALITY AS t(word, n)
-           WHERE t.word <> ALL($8::text[])
+           -- At most ${MAX_WORDS} words (in the word index's order) narrow a row, as q takes 10.
+           WHERE t.word <> ALL($8::text[]) AND t.n <= ${MAX_WORDS}
          ) w
          LEFT JOIN LATERAL (
            SELECT s.word FROM search_words s

@@ -426,12 +426,13 @@ describe('$match bad input', () => {
         { name: '%_%' },
         { name: "'; DROP TABLE concepts; --" },
         { name: 'x'.repeat(5000) },
+        { name: Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ') },
         { name: '!!! ???' },
         { name: '' },
         {},
       ],
     });
-    expect(rows).toHaveLength(6);
+    expect(rows).toHaveLength(7);
     expect(rows.every((r) => Array.isArray(r.results))).toBe(true);
   });
 });
