@@ -111,6 +111,7 @@ export class MatchService {
   ): Promise<MatchRowResult[]> {
     await this.assertMayMatch(ctx);
     const window = windowOf(options);
+    assertSemanticRanges(options);
     const body = parseInput(bodySchema, input);
     const target = await this.target(ctx, body);
     assertLexical(options, target);
@@ -245,8 +246,8 @@ function windowOf(options: MatchOptions): { limit: number; offset: number } {
   return { limit, offset };
 }
 
-/** spec operations §4.5, §8: semantic parameters are checked, then refused (lexical only). */
-function assertLexical(options: MatchOptions, target: RepoView): void {
+/** spec operations §8: the ranges of the semantic parameters. */
+function assertSemanticRanges(options: MatchOptions): void {
   const range = (name: 'numCandidates' | 'kNearest', max: number): void => {
     const value = options[name];
     if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > max))
@@ -254,6 +255,10 @@ function assertLexical(options: MatchOptions, target: RepoView): void {
   };
   range('numCandidates', 3000);
   range('kNearest', 100);
+}
+
+/** spec operations §4.5: semantic matching is refused (the target has no encoder). */
+function assertLexical(options: MatchOptions, target: RepoView): void {
   if (options.reranker && !options.semantic)
     throw AppError.field('reranker', 'reranker applies to semantic matching only.');
   const asked = options.semantic
