@@ -32,7 +32,6 @@ export function userDetail(
     is_superuser: user.isSuperuser,
     is_active: user.isActive,
     verified: user.verified,
-    match_approved: user.matchApproved,
     url,
     orgs_url: `${url}orgs/`,
     organizations_url: `${url}orgs/`,
@@ -49,6 +48,7 @@ export function userDetail(
       ? {
           rate_limit_per_minute: rateLimits.perMinute,
           rate_limit_per_day: rateLimits.perDay,
+          match_approved: user.matchApproved,
         }
       : {}),
   };

@@ -313,6 +313,15 @@ describe('$match access', () => {
     await approve(waiting);
     const [row] = await match({ ...target(), rows: [{ name: 'Malaria' }] }, {}, waiting.auth);
     expect(row.results[0].id).toBe('1006');
+    // The flag is shown to the user and to administrators only.
+    const own = await request(t.app)
+      .get(`/users/${waiting.username}/`)
+      .set('Authorization', waiting.auth);
+    expect((own.body as { match_approved?: boolean }).match_approved).toBe(true);
+    const other = await request(t.app)
+      .get(`/users/${waiting.username}/`)
+      .set('Authorization', matcher.auth);
+    expect(other.body).not.toHaveProperty('match_approved');
   });
 
   it('lets any signed-in user match when the instance does not require approval', async () => {

@@ -70,11 +70,12 @@ export class UserResolver {
   }
 
   @FieldResolver(() => Boolean, {
+    nullable: true,
     description:
-      'Approved by an administrator for `$match` (spec operations §5.1; needed when the instance requires approval).',
+      'Approved by an administrator for `$match` (spec operations §5.1; needed when the instance requires approval). Shown to the user themself and superusers, null for anyone else.',
   })
-  matchApproved(@Root() user: UserType): boolean {
-    return user.entity.matchApproved;
+  matchApproved(@Root() user: UserType, @Ctx() ctx: GraphQLContext): boolean | null {
+    return ctx.services.users.rateLimitsOf(ctx, user.entity) ? user.entity.matchApproved : null;
   }
 
   @FieldResolver(() => OrganizationPage, {
