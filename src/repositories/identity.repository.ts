@@ -13,8 +13,10 @@ export class IdentityRepository {
   /** The user this identity signs in as, if it was linked before. */
   async findUserId({ issuer, subject }: IdentityKey): Promise<string | null> {
     const rows = await this.em.query<{ user_id: string }[]>(
-      `UPDATE user_identities SET last_seen_at = now()
-       WHERE issuer = $1 AND subject = $2 RETURNING user_id::text`,
+      `WITH seen AS (
+         UPDATE user_identities SET last_seen_at = now()
+         WHERE issuer = $1 AND subject = $2 RETURNING user_id)
+       SELECT user_id::text FROM seen`,
       [issuer, subject],
     );
     return rows[0]?.user_id ?? null;

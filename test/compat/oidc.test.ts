@@ -234,7 +234,9 @@ describe("the provider's access token as a Bearer credential", () => {
   });
 
   it('answers 401 once the token has expired', async () => {
-    const { accessToken } = await signIn(uniqueId('short-judy'));
+    const short = await exchange(await authorizationCode(uniqueId('short-judy')));
+    expect(short.body.expires_in).toBe(2);
+    const accessToken = short.body.access_token as string;
     const auth = `Bearer ${accessToken}`;
     expect((await me(auth)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 3000));

@@ -1,7 +1,8 @@
 // A real OpenID Connect provider (oidc-provider) for the single sign-on tests, run as a child
 // process on a random loopback port. It prints `{"issuer": "..."}` on one line once it listens.
 // Anyone may sign in with any login name (the library's development interactions); the claims
-// follow from the name: `unverified-*` has an unverified email, `short-*` gets 2-second tokens.
+// follow from the name: `unverified-*` has an unverified email, `short-*` gets 2-second tokens
+// (no clock tolerance, so they are refused as soon as they expire).
 import http from 'node:http';
 import Provider from 'oidc-provider';
 
@@ -39,6 +40,7 @@ server.listen(0, '127.0.0.1', () => {
       profile: ['name', 'given_name', 'family_name', 'preferred_username'],
     },
     cookies: { keys: ['only-for-tests'] },
+    clockTolerance: 0,
     pkce: { required: () => false },
     ttl: {
       AccessToken: (_ctx, token) => (token.accountId.startsWith('short-') ? 2 : 3600),
