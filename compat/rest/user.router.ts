@@ -56,12 +56,7 @@ export function userRouter(services: Services): Router {
     .all(onlyMethods('GET', 'POST'));
   router
     .route('/users/oidc/code-exchange/')
-    .post(
-      route(async (req, ctx) => {
-        const { user: _user, ...tokens } = await oidc.exchangeCode(ctx, bodyOf(req));
-        return ok(tokens);
-      }),
-    )
+    .post(route(async (req, ctx) => ok((await oidc.exchangeCode(ctx, bodyOf(req))).tokens)))
     .all(onlyMethods('POST'));
   router
     .route('/users/logout/')

@@ -32,7 +32,11 @@ export class IdentityRepository {
     ]);
   }
 
-  async link(userId: string, { issuer, subject }: IdentityKey, email: string | null): Promise<void> {
+  async link(
+    userId: string,
+    { issuer, subject }: IdentityKey,
+    email: string | null,
+  ): Promise<void> {
     await this.em.query(
       `INSERT INTO user_identities (user_id, issuer, subject, email) VALUES ($1, $2, $3, $4)`,
       [userId, issuer, subject, email],

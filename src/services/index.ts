@@ -4,7 +4,7 @@ import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
 import type { OidcSettings } from '../config';
 import { OidcService } from './oidc.service';
-export type { OidcTokens } from './oidc.service';
+export type { OidcSignIn, OidcTokens } from './oidc.service';
 import { RateLimitService } from './rate-limit.service';
 import { CascadeService, DEFAULT_CASCADE_MAX_RESOURCES } from './cascade.service';
 import { CloneService } from './clone.service';

@@ -54,6 +54,11 @@ export interface OidcTokens {
   id_token?: string;
   refresh_token?: string;
   scope?: string;
+}
+
+export interface OidcSignIn {
+  tokens: OidcTokens;
+  /** The user signed in: linked, or created on this first sign-in. */
   user: UserEntity;
 }
 
@@ -106,7 +111,7 @@ export class OidcService {
    * in (creating or linking their user), so the client's next call with the token is theirs.
    * The nonce is the client's to check against the ID token: it made it and kept it.
    */
-  async exchangeCode(_ctx: ServiceContext, input: unknown): Promise<OidcTokens> {
+  async exchangeCode(_ctx: ServiceContext, input: unknown): Promise<OidcSignIn> {
     const settings = this.require();
     const data = parseInput(exchangeSchema, input);
     this.assertClient(settings, data.clientId);
@@ -123,16 +128,19 @@ export class OidcService {
       throw refusalOrOutage(error, 'code', 'The identity provider refused the code');
     }
     const user = await this.userForToken(tokens.access_token, tokens.expires_in);
-    if (!user) throw new AppError('UNAUTHENTICATED', 'The identity provider refused its own token.');
+    if (!user)
+      throw new AppError('UNAUTHENTICATED', 'The identity provider refused its own token.');
     const found = await this.repos.users.findByIds([user]);
     if (!found[0]?.isActive) throw new AppError('UNAUTHENTICATED', 'This account is deactivated.');
     return {
-      access_token: tokens.access_token,
-      token_type: tokens.token_type,
-      expires_in: tokens.expires_in,
-      id_token: tokens.id_token,
-      refresh_token: tokens.refresh_token,
-      scope: tokens.scope,
+      tokens: {
+        access_token: tokens.access_token,
+        token_type: tokens.token_type,
+        expires_in: tokens.expires_in,
+        id_token: tokens.id_token,
+        refresh_token: tokens.refresh_token,
+        scope: tokens.scope,
+      },
       user: found[0],
     };
   }

@@ -25,12 +25,14 @@ afterAll(async () => {
 /** What oclweb3 does: `GET /users/login/` here, then the provider's pages, back with a code. */
 async function authorizationCode(login: string, app: TestApp = t): Promise<string> {
   const state = uniqueId('state');
-  const start = await request(app.app).get('/users/login/').query({
-    client_id: CLIENT_ID,
-    redirect_uri: REDIRECT_URI,
-    state,
-    nonce: uniqueId('nonce'),
-  });
+  const start = await request(app.app)
+    .get('/users/login/')
+    .query({
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      state,
+      nonce: uniqueId('nonce'),
+    });
   expect(start.status).toBe(302);
   const back = await signInAtProvider(start.headers.location, login);
   expect(back.searchParams.get('state')).toBe(state);
@@ -118,7 +120,10 @@ describe('POST /users/oidc/code-exchange/', () => {
 
   it('links a first sign-in to the existing user with the same verified email', async () => {
     const login = uniqueId('carol');
-    const existing = await createUser(t, { username: uniqueId('local'), email: `${login}@sso.test` });
+    const existing = await createUser(t, {
+      username: uniqueId('local'),
+      email: `${login}@sso.test`,
+    });
     const { accessToken } = await signIn(login);
     const user = await me(`Bearer ${accessToken}`);
     expect(user.body.username).toBe(existing.username);
@@ -128,7 +133,10 @@ describe('POST /users/oidc/code-exchange/', () => {
 
   it('does not link by an email the provider did not verify', async () => {
     const login = uniqueId('unverified-dan');
-    const existing = await createUser(t, { username: uniqueId('local'), email: `${login}@sso.test` });
+    const existing = await createUser(t, {
+      username: uniqueId('local'),
+      email: `${login}@sso.test`,
+    });
     const { accessToken } = await signIn(login);
     const user = await me(`Bearer ${accessToken}`);
     expect(user.body.username).toBe(login);
@@ -148,7 +156,7 @@ describe('POST /users/oidc/code-exchange/', () => {
     const answers = await Promise.all(codes.map((code) => exchange(code)));
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     const users = await Promise.all(answers.map((r) => me(`Bearer ${r.body.access_token}`)));
-    expect(new Set(users.map((u) => u.body.uuid)).size).toBe(1);
+    expect(new Set(users.map((u) => u.body.uuid as string)).size).toBe(1);
     const [{ count }] = await t.dataSource.query<{ count: string }[]>(
       `SELECT count(*) FROM users WHERE username LIKE $1`,
       [`${login}%`],
@@ -296,7 +304,11 @@ describe('GraphQL single sign-on', () => {
     );
     expect(res.errors).toBeUndefined();
     expect(res.data.exchangeOidcCode.user).toEqual({ username: login });
-    const viewer = await gql(t, `Bearer ${res.data.exchangeOidcCode.accessToken}`, '{ me { username } }');
+    const viewer = await gql(
+      t,
+      `Bearer ${res.data.exchangeOidcCode.accessToken}`,
+      '{ me { username } }',
+    );
     expect(viewer.data.me).toEqual({ username: login });
   });
 
@@ -327,9 +339,9 @@ describe('without single sign-on configured', () => {
         .get('/user/')
         .set('Authorization', `Bearer ${CLIENT_SECRET}`);
       expect(forged.status).toBe(401);
-      expect((await request(plain.app).get('/user/').set('Authorization', plain.admin)).status).toBe(
-        200,
-      );
+      expect(
+        (await request(plain.app).get('/user/').set('Authorization', plain.admin)).status,
+      ).toBe(200);
     } finally {
       await plain.close();
     }

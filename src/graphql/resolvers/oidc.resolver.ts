@@ -54,7 +54,7 @@ export class OidcResolver {
     @Arg('codeVerifier', () => String, optional) codeVerifier: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OidcSignIn> {
-    const tokens = await ctx.services.oidc.exchangeCode(ctx, {
+    const { tokens, user } = await ctx.services.oidc.exchangeCode(ctx, {
       code,
       redirectUri: redirectUri,
       codeVerifier: codeVerifier ?? undefined,
@@ -66,7 +66,7 @@ export class OidcResolver {
       idToken: tokens.id_token ?? null,
       refreshToken: tokens.refresh_token ?? null,
       scope: tokens.scope ?? null,
-      user: UserType.from(tokens.user),
+      user: UserType.from(user),
     };
   }
 }
