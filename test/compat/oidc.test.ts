@@ -251,6 +251,26 @@ describe("the provider's access token as a Bearer credential", () => {
     expect((await me(auth)).status).toBe(401);
   });
 
+  it('shows the signed-in user their private org, and nobody else', async () => {
+    const login = uniqueId('olga');
+    const { accessToken } = await signIn(login);
+    const org = uniqueId('private');
+    await request(t.app)
+      .post('/orgs/')
+      .set('Authorization', `Bearer ${accessToken}`)
+      .send({ id: org, name: 'Private', public_access: 'None' })
+      .expect(201);
+    const own = await request(t.app)
+      .get(`/orgs/${org}/`)
+      .set('Authorization', `Bearer ${accessToken}`);
+    expect(own.status).toBe(200);
+    const other = await signIn(uniqueId('pete'));
+    const stranger = await request(t.app)
+      .get(`/orgs/${org}/`)
+      .set('Authorization', `Bearer ${other.accessToken}`);
+    expect(stranger.status).toBe(403);
+  });
+
   it('leaves API tokens and password login working', async () => {
     const local = await createUser(t);
     expect((await me(local.auth)).body.username).toBe(local.username);
@@ -319,6 +339,30 @@ describe('GraphQL single sign-on', () => {
       `mutation { exchangeOidcCode(code: "nope", redirectUri: "${REDIRECT_URI}") { accessToken } }`,
     );
     expect(res.errors?.[0].extensions?.code).toBe('INVALID');
+  });
+});
+
+describe('with the provider unreachable', () => {
+  it('answers 503 to SSO requests and keeps API tokens working', async () => {
+    const gone = await startProvider();
+    await gone.stop();
+    const down = await createTestApp(gone.env);
+    try {
+      const login = await request(down.app)
+        .get('/users/login/')
+        .query({ redirect_uri: REDIRECT_URI });
+      expect(login.status).toBe(503);
+      expect(login.body.message).toMatch(/identity provider could not be reached/);
+      const bearer = await request(down.app)
+        .get('/user/')
+        .set('Authorization', `Bearer ${uniqueId('token')}`);
+      expect(bearer.status).toBe(503);
+      expect((await request(down.app).get('/user/').set('Authorization', down.admin)).status).toBe(
+        200,
+      );
+    } finally {
+      await down.close();
+    }
   });
 });
 
