@@ -14,9 +14,15 @@ export interface TestProvider {
   stop(): Promise<void>;
 }
 
+/** The provider's script, beside this file's source (also when the benchmarks run it from dist/). */
+const SCRIPT = path.join(
+  __dirname.replace(/[\\/]dist(?=[\\/]test[\\/])/, ''),
+  'provider-process.mjs',
+);
+
 /** Starts the real provider of `provider-process.mjs` in a child process and waits until it listens. */
 export async function startProvider(clientId = CLIENT_ID): Promise<TestProvider> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'provider-process.mjs')], {
+  const child = spawn(process.execPath, [SCRIPT], {
     env: {
       ...process.env,
       CLIENT_ID: clientId,
