@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import request from 'supertest';
 import { gql } from '../graphql/gql';
 import { createTestApp, createUser, uniqueId, type TestApp } from '../factories';
@@ -23,7 +24,11 @@ afterAll(async () => {
 });
 
 /** What oclweb3 does: `GET /users/login/` here, then the provider's pages, back with a code. */
-async function authorizationCode(login: string, app: TestApp = t): Promise<string> {
+async function authorizationCode(
+  login: string,
+  app: TestApp = t,
+  extra: Record<string, string> = {},
+): Promise<string> {
   const state = uniqueId('state');
   const start = await request(app.app)
     .get('/users/login/')
@@ -32,6 +37,7 @@ async function authorizationCode(login: string, app: TestApp = t): Promise<strin
       redirect_uri: REDIRECT_URI,
       state,
       nonce: uniqueId('nonce'),
+      ...extra,
     });
   expect(start.status).toBe(302);
   const back = await signInAtProvider(start.headers.location, login);
@@ -171,6 +177,25 @@ describe('POST /users/oidc/code-exchange/', () => {
     const code = await authorizationCode(uniqueId('gina'));
     expect((await exchange(code)).status).toBe(200);
     expect((await exchange(code)).status).toBe(400);
+  });
+
+  it('passes PKCE through: the verifier of the challenge works, another is refused', async () => {
+    const verifier = crypto.randomBytes(32).toString('base64url');
+    const challenge = crypto.createHash('sha256').update(verifier).digest('base64url');
+    const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
+    const send = async (code: string, codeVerifier: string) =>
+      request(t.app).post('/users/oidc/code-exchange/').send({
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: CLIENT_ID,
+        code_verifier: codeVerifier,
+      });
+    const login = uniqueId('pkce');
+    const wrong = await send(await authorizationCode(login, t, pkce), 'x'.repeat(43));
+    expect(wrong.status).toBe(400);
+    const right = await send(await authorizationCode(login, t, pkce), verifier);
+    expect(right.status).toBe(200);
+    expect((await me(`Bearer ${right.body.access_token}`)).body.username).toBe(login);
   });
 
   it('answers 400 without a code or redirect_uri and creates nothing', async () => {
