@@ -245,8 +245,9 @@ export class OidcService {
 
   private require(): OidcSettings {
     if (!this.settings) {
+      // OCL answers 405 to its SSO endpoints where single sign-on is off.
       throw new AppError(
-        'NOT_FOUND',
+        'NOT_ALLOWED',
         'Single sign-on is not configured on this server; log in with POST /users/login/.',
       );
     }

@@ -392,18 +392,20 @@ describe('with the provider unreachable', () => {
 });
 
 describe('without single sign-on configured', () => {
-  it('answers 404 to the SSO endpoints and keeps password login', async () => {
+  it('answers 405 to the SSO endpoints, as OCL does, and keeps password login', async () => {
     const plain = await createTestApp();
     try {
       const res = await request(plain.app)
         .get('/users/login/')
         .query({ redirect_uri: REDIRECT_URI });
-      expect(res.status).toBe(404);
+      expect(res.status).toBe(405);
       expect(res.body.message).toMatch(/not configured/);
       const exchanged = await request(plain.app)
         .post('/users/oidc/code-exchange/')
         .send({ code: 'x', redirect_uri: REDIRECT_URI });
-      expect(exchanged.status).toBe(404);
+      expect(exchanged.status).toBe(405);
+      const logout = await request(plain.app).get('/users/logout/');
+      expect(logout.status).toBe(405);
       const forged = await request(plain.app)
         .get('/user/')
         .set('Authorization', `Bearer ${CLIENT_SECRET}`);
