@@ -156,6 +156,21 @@ describe('POST /users/oidc/code-exchange/', () => {
     expect((await me(`Bearer ${accessToken}`)).body.username).toBe(`${login}-2`);
   });
 
+  it('makes a valid username of a preferred_username our rules do not allow', async () => {
+    const base = uniqueId('ann');
+    const odd = await signIn(`${base} o'neil`);
+    expect((await me(`Bearer ${odd.accessToken}`)).body.username).toBe(`${base}-o-neil`);
+    // `logout` names an endpoint (GET /users/logout/), so nobody may be called that.
+    const reserved = await signIn('logout');
+    expect((await me(`Bearer ${reserved.accessToken}`)).body.username).toMatch(/^user(-\d+)?$/);
+    const made = await request(t.app)
+      .post('/users/')
+      .set('Authorization', t.admin)
+      .send({ username: 'logout', name: 'L', email: 'l@example.org', password: 'password-1' });
+    expect(made.status).toBe(400);
+    expect(made.body.errors).toHaveProperty('username');
+  });
+
   it('creates exactly one user for parallel first sign-ins of the same person', async () => {
     const login = uniqueId('frank');
     const codes = await Promise.all([1, 2, 3, 4].map(() => authorizationCode(login)));
