@@ -27,6 +27,11 @@ const envSchema = z.object({
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
+  IMPORT_MAX_SIZE: z
+    .string()
+    .regex(/^\d+(kb|mb|gb)?$/i, "Use a size such as '512mb'.")
+    .default('512mb'),
+  IMPORT_FILE_URL_HOSTS: z.string().default(''),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
@@ -74,6 +79,10 @@ export interface Config {
     expansionMaxUnpagedCodes: number;
     /** Concepts of stored code systems the FHIR operations keep rendered; 0: none. */
     fhirCacheConcepts: number;
+    /** The largest bulk import file, in bytes (`IMPORT_MAX_SIZE`). */
+    importMaxBytes: number;
+    /** Hosts a bulk import's `file_url` may name (`IMPORT_FILE_URL_HOSTS`); none: refused. */
+    importFileUrlHosts: string[];
   };
   /** The connection pool and the limits that keep one stuck request from holding the service. */
   database: {
@@ -124,6 +133,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expansionMaxCodes: e.EXPANSION_MAX_CODES,
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
+      importMaxBytes: bytesOf(e.IMPORT_MAX_SIZE),
+      importFileUrlHosts: e.IMPORT_FILE_URL_HOSTS.split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
     },
     database: {
       poolSize: e.DB_POOL_SIZE,
@@ -142,4 +155,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
   };
+}
+
+/** `512mb` → bytes. */
+function bytesOf(size: string): number {
+  const match = /^(\d+)(kb|mb|gb)?$/i.exec(size)!;
+  const unit = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[match[2]?.toLowerCase() as 'kb'] ?? 1;
+  return Number(match[1]) * unit;
 }

@@ -16,6 +16,7 @@ import {
   RepositoryEntity,
   UserEntity,
 } from '../db/entities';
+import { insertRows } from './bulk';
 import { activeMembersSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
@@ -165,6 +166,28 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
 
   findConcept(repositoryId: string, mnemonic: string): Promise<ConceptEntity | null> {
     return this.concepts.findOneBy({ repositoryId, mnemonic });
+  }
+
+  /** Inserts many concepts in one statement; their ids by mnemonic. */
+  async insertConcepts(
+    values: ReadonlyArray<Partial<ConceptEntity>>,
+  ): Promise<Map<string, string>> {
+    const rows = await insertRows(this.em, ConceptEntity, values, ['id', 'mnemonic']);
+    return new Map(rows.map((row) => [row.mnemonic, row.id]));
+  }
+
+  /** The ids of concepts named by repository and mnemonic, keyed `repositoryId|mnemonic`. */
+  async idsOf(
+    keys: ReadonlyArray<{ repositoryId: string; mnemonic: string }>,
+  ): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.em.query<Array<{ key: string; id: string }>>(
+      `SELECT c.repository_id || '|' || c.mnemonic AS key, c.id::text AS id
+       FROM unnest($1::bigint[], $2::text[]) AS k(repository_id, mnemonic)
+       JOIN concepts c ON c.repository_id = k.repository_id AND c.mnemonic = k.mnemonic`,
+      [keys.map((k) => k.repositoryId), keys.map((k) => k.mnemonic)],
+    );
+    return new Map(rows.map((row) => [row.key, row.id]));
   }
 
   insertConcept(values: Partial<ConceptEntity>): Promise<ConceptEntity> {

@@ -14,8 +14,11 @@ import { UrlRegistryRepository } from './url-registry.repository';
 import { RateLimitRepository } from './rate-limit.repository';
 import { PathRepository } from './path.repository';
 import { FhirRepository } from './fhir.repository';
+import { BulkImportRepository } from './bulk-import.repository';
 
 export { isUniqueViolation } from './list';
+export { insertRows } from './bulk';
+export type { BulkImportRecord, ImportFormat } from './bulk-import.repository';
 export { AUTO_EXPANSION } from './repo.repository';
 export type {
   ExtrasCondition,
@@ -96,6 +99,7 @@ export class Repositories {
   readonly paths: PathRepository;
   readonly cascade: CascadeRepository;
   readonly fhir: FhirRepository;
+  readonly bulkImports: BulkImportRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -115,6 +119,7 @@ export class Repositories {
     this.paths = new PathRepository(em);
     this.cascade = new CascadeRepository(em);
     this.fhir = new FhirRepository(em);
+    this.bulkImports = new BulkImportRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -1,5 +1,6 @@
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
+import { insertRows } from './bulk';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
@@ -78,6 +79,63 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
 
   findMappingsByIds(ids: readonly string[]): Promise<MappingEntity[]> {
     return this.mappings.findBy({ id: In([...ids]) });
+  }
+
+  /** The current (HEAD) version of each mapping. */
+  currentVersionsOf(mappingIds: readonly string[]): Promise<MappingVersionEntity[]> {
+    if (mappingIds.length === 0) return Promise.resolve([]);
+    return this.versions
+      .createQueryBuilder('mv')
+      .where('mv.mapping_id IN (:...mappingIds) AND mv.valid_to_seq IS NULL', {
+        mappingIds: [...mappingIds],
+      })
+      .getMany();
+  }
+
+  /** Inserts many mappings in one statement; their ids by mnemonic. */
+  async insertMappings(
+    values: ReadonlyArray<Partial<MappingEntity>>,
+  ): Promise<Map<string, string>> {
+    const rows = await insertRows(this.em, MappingEntity, values, ['id', 'mnemonic']);
+    return new Map(rows.map((row) => [row.mnemonic, row.id]));
+  }
+
+  /**
+   * Of many end tuples (spec core §2.7 uniqueness), those a current, active mapping of the
+   * source already holds: its mapping id and mnemonic by the tuple's index.
+   */
+  async duplicatesOf(
+    repositoryId: string,
+    ends: ReadonlyArray<{
+      mapType: string;
+      fromCode: string | null;
+      fromSourceUrl: string | null;
+      toCode: string | null;
+      toSourceUrl: string | null;
+    }>,
+  ): Promise<Map<number, { mappingId: string; mnemonic: string }>> {
+    if (ends.length === 0) return new Map();
+    const rows = await this.em.query<Array<{ i: number; id: string; mnemonic: string }>>(
+      `SELECT DISTINCT ON (k.i) k.i, mv.mapping_id::text AS id, mv.mnemonic
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+         WITH ORDINALITY AS k(map_type, from_code, from_url, to_code, to_url, i)
+       JOIN mapping_versions mv ON mv.repository_id = $1 AND mv.valid_to_seq IS NULL
+         AND NOT mv.retired AND mv.map_type = k.map_type
+         AND mv.from_concept_code IS NOT DISTINCT FROM k.from_code
+         AND mv.from_source_url IS NOT DISTINCT FROM k.from_url
+         AND mv.to_concept_code IS NOT DISTINCT FROM k.to_code
+         AND mv.to_source_url IS NOT DISTINCT FROM k.to_url
+       ORDER BY k.i, mv.mapping_id`,
+      [
+        repositoryId,
+        ends.map((e) => e.mapType),
+        ends.map((e) => e.fromCode),
+        ends.map((e) => e.fromSourceUrl),
+        ends.map((e) => e.toCode),
+        ends.map((e) => e.toSourceUrl),
+      ],
+    );
+    return new Map(rows.map((r) => [Number(r.i) - 1, { mappingId: r.id, mnemonic: r.mnemonic }]));
   }
 
   insertMapping(values: Partial<MappingEntity>): Promise<MappingEntity> {

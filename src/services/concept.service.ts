@@ -196,31 +196,8 @@ export class ConceptService {
     const actor = requireUser(ctx);
     assertHeadPath(sourceRef);
     const source = await this.writableSource(ctx, sourceRef);
-    const data = parseInput(createSchema, input);
-    const settings = source.repo.settings;
-    if (data.id === undefined && !settings.autoidConceptMnemonic) {
-      throw AppError.field('id', 'This field is required (the source assigns no concept ids).');
-    }
-    // spec core §4.6: names and descriptions sent without an external id get a uuid when asked.
-    const itemIds =
-      (scheme: string | null | undefined) =>
-      <T extends { external_id: string | null }>(item: T): T =>
-        scheme === 'uuid' && !item.external_id
-          ? { ...item, external_id: crypto.randomUUID() }
-          : item;
-    const content: ConceptContent = {
-      conceptClass: data.conceptClass,
-      datatype: data.datatype ?? 'N/A',
-      externalId: data.externalId ?? null,
-      names: data.names.map(withUuid).map(itemIds(settings.autoidConceptNameExternalId)),
-      descriptions: (data.descriptions ?? [])
-        .map(withUuid)
-        .map(itemIds(settings.autoidConceptDescriptionExternalId)),
-      extras: data.extras ?? null,
-      retired: data.retired ?? false,
-      parentCodes: await this.parentCodesOf(source, data.parentConceptUrls ?? [], data.id),
-    };
-    if (data.id !== undefined && (await this.repos.concepts.findConcept(source.repo.id, data.id))) {
+    const { id, content, comment } = await this.draft(source, input, { assignItemIds: true });
+    if (id !== undefined && (await this.repos.concepts.findConcept(source.repo.id, id))) {
       throw conceptTaken();
     }
     try {
@@ -228,9 +205,9 @@ export class ConceptService {
         // The change number locks the source row, so assigned ids cannot collide.
         const seq = await repos.repos.nextChange(source.repo.id);
         const view = await this.insertIn(repos, source, seq, content, {
-          id: data.id,
+          id,
           username: actor.username,
-          comment: data.updateComment ?? data.comment ?? null,
+          comment,
         });
         return { view, versionCount: 1, mappings: null, inverseMappings: null };
       });
@@ -238,6 +215,63 @@ export class ConceptService {
       if (isUniqueViolation(error)) throw conceptTaken();
       throw error;
     }
+  }
+
+  /**
+   * A concept as a create sends it (OCL fields), validated by the create's rules: its id (absent
+   * when the source assigns one), content and comment. `assignItemIds` gives names and
+   * descriptions external ids by the source's schemes (a new concept); `known` says which parent
+   * ids count as present besides the source's concepts (those a bulk import adds alongside).
+   */
+  async draft(
+    source: RepoView,
+    input: unknown,
+    options: { assignItemIds: boolean; known?: ReadonlySet<string> },
+  ): Promise<{ id: string | undefined; content: ConceptContent; comment: string | null }> {
+    const data = parseInput(createSchema, input);
+    const settings = source.repo.settings;
+    if (data.id === undefined && !settings.autoidConceptMnemonic) {
+      throw AppError.field('id', 'This field is required (the source assigns no concept ids).');
+    }
+    const content: ConceptContent = {
+      conceptClass: data.conceptClass,
+      datatype: data.datatype ?? 'N/A',
+      externalId: data.externalId ?? null,
+      names: data.names.map(withUuid),
+      descriptions: (data.descriptions ?? []).map(withUuid),
+      extras: data.extras ?? null,
+      retired: data.retired ?? false,
+      parentCodes: await this.parentCodesOf(
+        source,
+        data.parentConceptUrls ?? [],
+        data.id,
+        options.known,
+      ),
+    };
+    return {
+      id: data.id,
+      content: options.assignItemIds ? this.withItemIds(source, content) : content,
+      comment: data.updateComment ?? data.comment ?? null,
+    };
+  }
+
+  /**
+   * spec core §4.6: a new concept's names and descriptions sent without an external id get a
+   * uuid when the source asks for one.
+   */
+  withItemIds(source: RepoView, content: ConceptContent): ConceptContent {
+    const settings = source.repo.settings;
+    const itemIds =
+      (scheme: string | null | undefined) =>
+      <T extends { external_id: string | null }>(item: T): T =>
+        scheme === 'uuid' && !item.external_id
+          ? { ...item, external_id: crypto.randomUUID() }
+          : item;
+    return {
+      ...content,
+      names: content.names.map(itemIds(settings.autoidConceptNameExternalId)),
+      descriptions: content.descriptions.map(itemIds(settings.autoidConceptDescriptionExternalId)),
+    };
   }
 
   /**
@@ -806,6 +840,7 @@ export class ConceptService {
     source: RepoView,
     urls: string[],
     self: string | undefined,
+    known?: ReadonlySet<string>,
   ): Promise<string[]> {
     const codes: string[] = [];
     for (const url of urls) {
@@ -830,7 +865,7 @@ export class ConceptService {
       if (code === self) {
         throw AppError.field('parentConceptUrls', 'A concept cannot be its own parent.');
       }
-      if (!(await this.repos.concepts.findConcept(source.repo.id, code))) {
+      if (!known?.has(code) && !(await this.repos.concepts.findConcept(source.repo.id, code))) {
         throw AppError.field('parentConceptUrls', `There is no concept '${code}' in this source.`);
       }
       if (!codes.includes(code)) codes.push(code);
@@ -838,7 +873,8 @@ export class ConceptService {
     return codes;
   }
 
-  private versionRow(
+  /** The version row `content` makes (checksums, display name, search text), for every write. */
+  versionRow(
     source: RepoView,
     concept: ConceptEntity,
     content: ConceptContent,

@@ -30,6 +30,7 @@ import { ReferenceResolver } from './reference-resolver';
 import { UrlRegistryService } from './url-registry.service';
 import { FhirResourceService } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
+import { BULK_IMPORT_TASK, BulkImportService, type BulkImportJob } from './bulk-import.service';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -95,6 +96,11 @@ export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/v
 export { validateParameters } from './terminology/validate';
 export type { ExpansionOptions } from './terminology/expand';
 export { parseLanguages } from './terminology/languages';
+export type { ImportReport, LineFailure, StartImport } from './bulk-import.service';
+export type { ImportFormat } from '../repositories';
+
+/** The default largest bulk import file (`IMPORT_MAX_SIZE`), in bytes. */
+export const DEFAULT_IMPORT_MAX_BYTES = 512 * 1024 * 1024;
 
 /** Settings of the services (from the configuration). */
 export interface ServiceOptions {
@@ -105,6 +111,10 @@ export interface ServiceOptions {
   fhirCacheConcepts?: number;
   /** The most codes an expansion without `count`/`offset` answers. */
   expansionMaxUnpagedCodes?: number;
+  /** The largest bulk import file, in bytes. */
+  importMaxBytes?: number;
+  /** Hosts a bulk import's `file_url` may name; none: `file_url` is refused. */
+  importFileUrlHosts?: string[];
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -129,6 +139,7 @@ export class Services {
   readonly clone: CloneService;
   readonly fhirResources: FhirResourceService;
   readonly terminology: TerminologyService;
+  readonly bulkImports: BulkImportService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -183,6 +194,27 @@ export class Services {
       (ctx) => this.fhirResources.stored(ctx),
       options.expansionMaxCodes ?? DEFAULT_EXPANSION_MAX_CODES,
       options.expansionMaxUnpagedCodes ?? DEFAULT_EXPANSION_MAX_UNPAGED_CODES,
+    );
+    this.bulkImports = new BulkImportService(
+      this.repos,
+      this.tasks,
+      this.orgs,
+      this.users,
+      this.repositories,
+      this.concepts,
+      this.mappings,
+      this.collections,
+      {
+        maxBytes: options.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+        fileUrlHosts: options.importFileUrlHosts ?? [],
+      },
+    );
+    this.jobs.register<BulkImportJob>(BULK_IMPORT_TASK, (job, task) =>
+      this.bulkImports.run(
+        this.context(task.actor, task.log, task.baseUrl),
+        job,
+        (done, total, m) => task.progress(done, total, m),
+      ),
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
       this.collections.runAddReferencesJob(

@@ -103,17 +103,16 @@ export class MappingService {
   async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<MappingDetail> {
     const actor = requireUser(ctx);
     const source = await this.writableSource(ctx, sourceRef);
-    const data = parseInput(createSchema, input);
-    const content = await this.contentFrom(ctx, source, data);
-    if (data.id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, data.id)))
+    const { id, content, comment } = await this.draft(ctx, source, input);
+    if (id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, id)))
       throw mappingTaken();
     try {
       const made = await this.repos.transaction(async (repos) => {
         const seq = await repos.repos.nextChange(source.repo.id);
         return this.insertIn(repos, source, seq, content, {
-          id: data.id,
+          id,
           username: actor.username,
-          comment: data.updateComment ?? data.comment ?? null,
+          comment,
         });
       });
       return await this.detailOf(ctx, made);
@@ -164,9 +163,47 @@ export class MappingService {
       createdBy: options.username,
     });
     const version = await repos.mappings.insertVersion(
-      versionRow(source, mapping, row, seq, options.username, options.comment),
+      mappingVersionRow(source, mapping, row, seq, options.username, options.comment),
     );
     return { source, mapping, version };
+  }
+
+  /**
+   * A mapping as a create sends it (OCL fields), validated and its ends resolved by the create's
+   * rules: its id (absent when the source assigns one), content and comment. With `cache` (one
+   * per batch of a bulk import) each end source is resolved once, and concept ids are left for
+   * `resolveEndConcepts` to find set-based.
+   */
+  async draft(
+    ctx: ServiceContext,
+    source: Pick<RepoView, 'owner'>,
+    input: unknown,
+    cache?: EndCache,
+  ): Promise<{ id: string | undefined; content: MappingContent; comment: string | null }> {
+    const data = parseInput(createSchema, input);
+    const namespace = ownerUrl(source.owner);
+    return {
+      id: data.id,
+      content: {
+        mapType: data.mapType,
+        from: await this.end(ctx, 'from', data, null, namespace, cache),
+        to: await this.end(ctx, 'to', data, null, namespace, cache),
+        sortWeight: data.sortWeight ?? null,
+        externalId: data.externalId ?? null,
+        extras: data.extras ?? null,
+        retired: data.retired ?? false,
+      },
+      comment: data.updateComment ?? data.comment ?? null,
+    };
+  }
+
+  /** Fills the concept ids of drafted ends (resolved sources, codes) in one statement. */
+  async resolveEndConcepts(repos: Repositories, contents: MappingContent[]): Promise<void> {
+    const ends = contents.flatMap((c) => [c.from, c.to]).filter((e) => e.repositoryId && e.code);
+    const ids = await repos.concepts.idsOf(
+      ends.map((e) => ({ repositoryId: e.repositoryId!, mnemonic: e.code! })),
+    );
+    for (const end of ends) end.conceptId = ids.get(`${end.repositoryId}|${end.code}`) ?? null;
   }
 
   /**
@@ -178,23 +215,7 @@ export class MappingService {
     source: Pick<RepoView, 'owner'>,
     input: unknown,
   ): Promise<MappingContent> {
-    return this.contentFrom(ctx, source, parseInput(createSchema, input));
-  }
-
-  private async contentFrom(
-    ctx: ServiceContext,
-    source: Pick<RepoView, 'owner'>,
-    data: z.infer<typeof createSchema>,
-  ): Promise<MappingContent> {
-    return {
-      mapType: data.mapType,
-      from: await this.end(ctx, 'from', data, null, ownerUrl(source.owner)),
-      to: await this.end(ctx, 'to', data, null, ownerUrl(source.owner)),
-      sortWeight: data.sortWeight ?? null,
-      externalId: data.externalId ?? null,
-      extras: data.extras ?? null,
-      retired: data.retired ?? false,
-    };
+    return (await this.draft(ctx, source, input)).content;
   }
 
   /**
@@ -211,7 +232,7 @@ export class MappingService {
   ): Promise<boolean> {
     const mapping = { id: current.mappingId, mnemonic: current.mnemonic } as MappingEntity;
     if (!content.retired) await assertUnique(repos, source, content, current.mappingId);
-    const row = versionRow(source, mapping, content, seq, options.username, options.comment);
+    const row = mappingVersionRow(source, mapping, content, seq, options.username, options.comment);
     if (row.checksumStandard === current.checksumStandard) return false;
     await repos.mappings.endCurrent(current.mappingId, seq);
     await repos.mappings.insertVersion(row);
@@ -587,7 +608,7 @@ export class MappingService {
       const content = next(current);
       // Under the source's lock (nextChange): an edit or a reactivation cannot make a duplicate.
       if (!content.retired) await assertUnique(repos, source, content, mapping.id);
-      const row = versionRow(source, mapping, content, seq, actor.username, comment);
+      const row = mappingVersionRow(source, mapping, content, seq, actor.username, comment);
       if (row.checksumStandard === current.checksumStandard) {
         throw new AppError(
           'UNCHANGED',
@@ -618,6 +639,7 @@ export class MappingService {
     kept: End | null,
     // The owner of the mapping's source: canonical ends resolve in its namespace (spec operations §4.4).
     namespace: string | null = null,
+    cache?: EndCache,
   ): Promise<End> {
     const get = (field: string): string | null | undefined =>
       (data as Record<string, string | null | undefined>)[`${side}${field}`];
@@ -643,7 +665,7 @@ export class MappingService {
         );
       }
       const ref = parseConceptUrl(conceptUrl);
-      end = await this.resolve(ctx, ref.source, ref.id);
+      end = await this.resolve(ctx, ref.source, ref.id, cache);
       end.sourceVersion = ref.source.version ?? get('SourceVersion') ?? null;
     } else {
       if (!sourceUrl || !code) {
@@ -660,10 +682,10 @@ export class MappingService {
       }
       if (sourceUrl.startsWith('/')) {
         const ref = parseRepoUrl(sourceUrl, 'source');
-        end = await this.resolve(ctx, ref, code);
+        end = await this.resolve(ctx, ref, code, cache);
         end.sourceVersion = ref.version ?? get('SourceVersion') ?? null;
       } else {
-        end = await this.resolveCanonical(ctx, sourceUrl, code, namespace);
+        end = await this.resolveCanonical(ctx, sourceUrl, code, namespace, cache);
         end.sourceVersion = get('SourceVersion') ?? null;
       }
     }
@@ -676,17 +698,23 @@ export class MappingService {
    * under the source's relative URL. A source the caller cannot see (or that does not exist)
    * stays an unresolved, external end.
    */
-  private async resolve(ctx: ServiceContext, ref: RepoRef, code: string): Promise<End> {
+  private async resolve(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    code: string,
+    cache?: EndCache,
+  ): Promise<End> {
     const owner =
       ref.owner.type === 'org'
         ? `/orgs/${ref.owner.id}/`
         : ref.owner.type === 'user'
           ? `/users/${ref.owner.username}/`
           : '/user/';
-    const resolution = await this.resolver.resolve(ctx, `${owner}sources/${ref.id}/`);
+    const url = `${owner}sources/${ref.id}/`;
+    const resolution = await cached(cache, url, () => this.resolver.resolve(ctx, url));
     const source = resolution.repo?.repo.kind === 'source' ? resolution.repo : null;
     if (source) {
-      const concept = await this.repos.concepts.findConcept(source.repo.id, code);
+      const concept = cache ? null : await this.repos.concepts.findConcept(source.repo.id, code);
       return {
         sourceUrl: repoUrl(source.owner, 'source', source.repo.mnemonic),
         sourceVersion: null,
@@ -717,19 +745,13 @@ export class MappingService {
     url: string,
     code: string,
     namespace: string | null,
+    cache?: EndCache,
   ): Promise<End> {
-    const resolution = await this.resolver.resolve(ctx, url, namespace);
-    let repositoryId: string | null =
-      resolution.repo?.repo.kind === 'source' ? resolution.repo.repo.id : null;
-    if (!repositoryId && resolution.registryEntryUrl === null) {
-      for (const repo of await this.repos.repos.findByCanonicalUrl(url)) {
-        if (repo.kind === 'source' && (await this.visibleSource(ctx, repo.id))) {
-          repositoryId = repo.id;
-          break;
-        }
-      }
-    }
-    const concept = repositoryId ? await this.repos.concepts.findConcept(repositoryId, code) : null;
+    const repositoryId = await cached(cache, `${namespace ?? ''} ${url}`, () =>
+      this.canonicalSource(ctx, url, namespace),
+    );
+    const concept =
+      repositoryId && !cache ? await this.repos.concepts.findConcept(repositoryId, code) : null;
     return {
       sourceUrl: url,
       sourceVersion: null,
@@ -739,9 +761,38 @@ export class MappingService {
       conceptId: concept?.id ?? null,
     };
   }
+
+  /** The source a canonical end resolves to (see `resolveCanonical`), by id. */
+  private async canonicalSource(
+    ctx: ServiceContext,
+    url: string,
+    namespace: string | null,
+  ): Promise<string | null> {
+    const resolution = await this.resolver.resolve(ctx, url, namespace);
+    if (resolution.repo?.repo.kind === 'source') return resolution.repo.repo.id;
+    if (resolution.registryEntryUrl !== null) return null;
+    for (const repo of await this.repos.repos.findByCanonicalUrl(url)) {
+      if (repo.kind === 'source' && (await this.visibleSource(ctx, repo.id))) return repo.id;
+    }
+    return null;
+  }
 }
 
-function versionRow(
+/** End sources resolved for one batch of drafts (see `MappingService.draft`). */
+export type EndCache = Map<string, Promise<unknown>>;
+
+function cached<T>(cache: EndCache | undefined, key: string, work: () => Promise<T>): Promise<T> {
+  if (!cache) return work();
+  let hit = cache.get(key) as Promise<T> | undefined;
+  if (!hit) {
+    hit = work();
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
+/** The version row `content` makes (checksums, search text), for every write. */
+export function mappingVersionRow(
   source: RepoView,
   mapping: MappingEntity,
   content: MappingContent,

@@ -1,0 +1,30 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Bulk imports: the uploaded file waits here for its task (any worker process can read it), the
+ * report grows as batches commit, and a cancel request is a flag the task reads between batches.
+ * The file is dropped once the task ends; the report stays with the task.
+ */
+export class BulkImports1764720000000 implements MigrationInterface {
+  name = 'BulkImports1764720000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE bulk_imports (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        task_id uuid UNIQUE,
+        queue text NOT NULL DEFAULT 'default',
+        format text NOT NULL CHECK (format IN ('jsonl', 'csv')),
+        update_if_exists boolean NOT NULL DEFAULT true,
+        content bytea,
+        cancelled_by text,
+        report jsonb,
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE bulk_imports`);
+  }
+}
