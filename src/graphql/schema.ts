@@ -17,6 +17,7 @@ import {
   UserRepositoriesResolver,
 } from './resolvers/repository.resolver';
 import { TaskResolver } from './resolvers/task.resolver';
+import { BulkImportResolver } from './resolvers/bulk-import.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 
@@ -26,6 +27,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
     resolvers: [
       UserResolver,
       TaskResolver,
+      BulkImportResolver,
       OrgResolver,
       RepositoryResolver,
       RepositoryFieldsResolver,
