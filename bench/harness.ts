@@ -249,7 +249,7 @@ export interface CpuUse {
 }
 
 /** Starts counting CPU time; the returned function stops and answers the use since. */
-async function cpuMeter(): Promise<() => Promise<CpuUse>> {
+export async function cpuMeter(): Promise<() => Promise<CpuUse>> {
   const own = process.cpuUsage();
   const server = await serverCpu();
   const postgres = postgresTicks();

@@ -30,7 +30,7 @@ const envSchema = z.object({
   IMPORT_MAX_SIZE: z
     .string()
     .regex(/^\d+(kb|mb|gb)?$/i, "Use a size such as '512mb'.")
-    .default('512mb'),
+    .default('256mb'),
   IMPORT_FILE_URL_HOSTS: z.string().default(''),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),

@@ -6,7 +6,7 @@ export interface NewBulkImport {
   queue: string;
   format: ImportFormat;
   updateIfExists: boolean;
-  content: Buffer;
+  content: string;
   createdBy: string;
 }
 
@@ -68,8 +68,8 @@ export class BulkImportRepository {
   }
 
   /** The uploaded file; null once the import has ended. */
-  async content(id: string): Promise<Buffer | null> {
-    const rows = await this.em.query<Array<{ content: Buffer | null }>>(
+  async content(id: string): Promise<string | null> {
+    const rows = await this.em.query<Array<{ content: string | null }>>(
       `SELECT content FROM bulk_imports WHERE id = $1`,
       [id],
     );

@@ -128,15 +128,17 @@ export class BulkImportService {
       if (content?.length) throw AppError.invalid('Send either a file or file_url, not both.');
       content = await this.download(input.fileUrl);
     }
-    if (!content || content.toString('utf8').trim() === '') {
-      throw AppError.field('file', 'The import is empty: send JSON lines or CSV.');
-    }
-    if (content.length > this.options.maxBytes) {
+    if (content && content.length > this.options.maxBytes) {
       throw AppError.field('file', `The file is larger than ${this.options.maxBytes} bytes.`);
     }
-    const format =
-      input.format ??
-      (content.toString('utf8', 0, 64).trimStart().startsWith('{') ? 'jsonl' : 'csv');
+    const text = content?.toString('utf8') ?? '';
+    if (text.trim() === '') {
+      throw AppError.field('file', 'The import is empty: send JSON lines or CSV.');
+    }
+    if (text.includes('\u0000')) {
+      throw AppError.field('file', 'The file holds a NUL character: it is not JSON lines or CSV.');
+    }
+    const format = input.format ?? (text.trimStart().startsWith('{') ? 'jsonl' : 'csv');
     if (
       queue !== 'default' &&
       (await this.repos.bulkImports.activeInQueue(queue, actor.username))
@@ -147,7 +149,7 @@ export class BulkImportService {
       queue,
       format,
       updateIfExists: input.updateIfExists ?? true,
-      content,
+      content: text,
       createdBy: actor.username,
     });
     const task = await this.tasks.enqueue(
@@ -196,9 +198,8 @@ export class BulkImportService {
   ): Promise<ImportReport> {
     const started = Date.now();
     const record = await this.repos.bulkImports.find(job.importId);
-    const content = await this.repos.bulkImports.content(job.importId);
-    if (!record || !content) throw AppError.notFound('The import file');
-    const text = content.toString('utf8');
+    const text = await this.repos.bulkImports.content(job.importId);
+    if (!record || text === null) throw AppError.notFound('The import file');
     const lines = record.format === 'csv' ? csvLines(text) : jsonLines(text);
     const report = emptyReport(lines.length);
     let saved = Date.now();

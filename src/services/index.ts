@@ -100,7 +100,7 @@ export type { ImportReport, LineFailure, StartImport } from './bulk-import.servi
 export type { ImportFormat } from '../repositories';
 
 /** The default largest bulk import file (`IMPORT_MAX_SIZE`), in bytes. */
-export const DEFAULT_IMPORT_MAX_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_IMPORT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Settings of the services (from the configuration). */
 export interface ServiceOptions {
