@@ -18,6 +18,8 @@ import { conceptChecksums, mappingChecksums } from '../src/services/checksum';
  *
  *   node dist/bench/generate.js <DATABASE_URL> [--concepts N] [--other-concepts N]
  *     [--mappings N] [--sources N] [--seed N] [--org ID] [--replace] [--migrate]
+ *   node dist/bench/generate.js --jsonl FILE [--concepts N] [--mappings N] [--seed N] [--org ID]
+ *     (the dictionary as OCL bulk import JSON lines instead; see `writeJsonLines`)
  *
  * Sizes also come from BENCH_CONCEPTS, BENCH_OTHER_CONCEPTS, BENCH_MAPPINGS and BENCH_SEED.
  */
@@ -1935,10 +1937,14 @@ async function main(argv: string[]): Promise<void> {
   };
   let url: string | undefined;
   let migrate = false;
+  let jsonl: string | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--replace') options.replace = true;
-    else if (arg === '--migrate') migrate = true;
+    else if (arg === '--jsonl') {
+      jsonl = argv[++i];
+      if (!jsonl) throw new Error('--jsonl needs a file name.');
+    } else if (arg === '--migrate') migrate = true;
     else if (arg === '--org' || arg === '--username') {
       const value = argv[++i];
       if (!value) throw new Error(`${arg} needs a value.`);
@@ -1949,6 +1955,13 @@ async function main(argv: string[]): Promise<void> {
       (options as Record<string, unknown>)[FLAGS[arg]] = value;
     } else if (!arg.startsWith('--') && url === undefined) url = arg;
     else throw new Error(`Unknown argument '${arg}'.`);
+  }
+  if (jsonl) {
+    const written = await writeJsonLines(jsonl, options);
+    process.stdout.write(
+      `${jsonl}: ${count(written.lines)} JSON lines, ${count(written.bytes)} bytes\n`,
+    );
+    return;
   }
   url ??= process.env.DATABASE_URL;
   if (!url) {

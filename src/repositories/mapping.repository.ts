@@ -121,6 +121,8 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
          WITH ORDINALITY AS k(map_type, from_code, from_url, to_code, to_url, i)
        JOIN mapping_versions mv ON mv.repository_id = $1 AND mv.valid_to_seq IS NULL
          AND NOT mv.retired AND mv.map_type = k.map_type
+         AND coalesce(mv.from_concept_code, '') = coalesce(k.from_code, '')
+         AND coalesce(mv.to_concept_code, '') = coalesce(k.to_code, '')
          AND mv.from_concept_code IS NOT DISTINCT FROM k.from_code
          AND mv.from_source_url IS NOT DISTINCT FROM k.from_url
          AND mv.to_concept_code IS NOT DISTINCT FROM k.to_code
@@ -205,6 +207,8 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const rows = await this.em.query<Array<{ mnemonic: string }>>(
       `SELECT mnemonic FROM mapping_versions
        WHERE repository_id = $1 AND valid_to_seq IS NULL AND NOT retired AND map_type = $2
+         AND coalesce(from_concept_code, '') = coalesce($3, '')
+         AND coalesce(to_concept_code, '') = coalesce($5, '')
          AND from_concept_code IS NOT DISTINCT FROM $3 AND from_source_url IS NOT DISTINCT FROM $4
          AND to_concept_code IS NOT DISTINCT FROM $5 AND to_source_url IS NOT DISTINCT FROM $6
          AND ($7::bigint IS NULL OR mapping_id <> $7::bigint)

@@ -28,7 +28,7 @@ export class BulkImports1764720000000 implements MigrationInterface {
       )`);
     await q.query(
       `CREATE INDEX mapping_versions_head_ends ON mapping_versions
-         (repository_id, map_type, from_concept_code, to_concept_code)
+         (repository_id, map_type, coalesce(from_concept_code, ''), coalesce(to_concept_code, ''))
        WHERE valid_to_seq IS NULL AND NOT retired`,
     );
   }
