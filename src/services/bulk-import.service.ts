@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { ConceptVersionEntity, MappingVersionEntity } from '../db/entities';
 import { AppError, isAppError } from '../errors';
 import type { TaskView } from '../jobs';
@@ -608,53 +609,57 @@ export class BulkImportService {
     report: ImportReport,
   ): Promise<void> {
     const id = idOf(line);
-    const exists = await this.exists(ctx, line);
+    const stored = await this.stored(ctx, line);
     const decided =
-      line.type === 'Reference' ? 'write' : decide(line.action, exists, updateIfExists);
+      line.type === 'Reference' ? 'write' : decide(line.action, stored !== null, updateIfExists);
     if (decided !== 'write') {
       record(report, line, id, decided, reasonOf(decided, line.type, id ?? undefined));
       return;
     }
-    const outcome = await this.write(ctx, line, exists);
-    record(
-      report,
-      line,
-      id,
-      outcome,
-      outcome === 'unchanged' || outcome === 'created' ? null : null,
-    );
+    // No checksums for these: a line whose every field equals what is stored changes nothing.
+    if (stored && line.action !== 'DELETE' && sameAsStored(line.fields, stored)) {
+      record(report, line, id, 'unchanged', null);
+      return;
+    }
+    record(report, line, id, await this.write(ctx, line, stored !== null), null);
   }
 
-  /** Whether what the line names exists (as the caller may see it). */
-  private async exists(ctx: ServiceContext, line: Line): Promise<boolean> {
+  /** What the line names as stored (as the caller may see it), or null. */
+  private async stored(ctx: ServiceContext, line: Line): Promise<object | null> {
     const f = line.fields;
     const id = idOf(line);
     switch (line.type) {
       case 'Organization':
-        return id !== null && (await this.repos.orgs.mnemonicTaken(id));
+        return id === null ? null : this.repos.orgs.findByMnemonic(id);
       case 'User':
-        return typeof f.username === 'string' && (await this.repos.users.usernameTaken(f.username));
+        return id === null ? null : this.repos.users.findByUsername(id);
       case 'Source':
       case 'Collection':
-        return this.found(() => this.repositories.get(ctx, repoRefOf(f, kindOf(line.type), id)));
+        return (
+          (await this.found(() => this.repositories.get(ctx, repoRefOf(f, kindOf(line.type), id))))
+            ?.repo ?? null
+        );
       case 'Source Version':
       case 'Collection Version':
-        return this.found(() =>
-          this.repositories.get(ctx, { ...repoRefOf(f, kindOf(line.type)), version: id ?? '' }),
+        return (
+          (
+            await this.found(() =>
+              this.repositories.get(ctx, { ...repoRefOf(f, kindOf(line.type)), version: id ?? '' }),
+            )
+          )?.version ?? null
         );
       case 'Reference':
       case 'Concept':
       case 'Mapping':
-        return false;
+        return null;
     }
   }
 
-  private async found(read: () => Promise<unknown>): Promise<boolean> {
+  private async found<T>(read: () => Promise<T>): Promise<T | null> {
     try {
-      await read();
-      return true;
+      return await read();
     } catch (error) {
-      if (isAppError(error) && error.code === 'NOT_FOUND') return false;
+      if (isAppError(error) && error.code === 'NOT_FOUND') return null;
       throw error;
     }
   }
@@ -747,6 +752,14 @@ export class BulkImportService {
     }
     return Buffer.from(await response.arrayBuffer());
   }
+}
+
+/** Whether every field a line sends (but where it goes and its id) equals the stored one. */
+function sameAsStored(fields: Record<string, unknown>, stored: object): boolean {
+  const values = stored as Record<string, unknown>;
+  return Object.entries(withoutOwnerFields(camelKeys(fields)))
+    .filter(([key]) => key !== 'id' && key !== 'username')
+    .every(([key, value]) => isDeepStrictEqual(values[key] ?? null, value ?? null));
 }
 
 /** What a line's action does with what exists: write, or the outcome without writing. */
