@@ -280,7 +280,7 @@ type SortKey = { numeric: true; value: number } | { numeric: false; value: strin
 function pythonSorted<T>(items: readonly T[]): T[] {
   // The common case (dict keys, lists of codes): strings only, compared as they are.
   if (items.every((item) => typeof item === 'string')) {
-    return [...items].sort((a, b) => compareCodePoints(a as string, b as string));
+    return [...items].sort((a, b) => compareCodePoints(a, b));
   }
   const keyed = items.map((item) => ({ item, key: sortKeyOf(item) }));
   keyed.sort((a, b) => compareSortKeys(a.key, b.key));
