@@ -1,4 +1,6 @@
+import http from 'node:http';
 import request from 'supertest';
+import { createLogger } from '../../src/logger';
 import {
   createOrg,
   createTestApp,
@@ -561,5 +563,64 @@ describe('bulk import: other inputs and controls', () => {
     expect(
       await importLines(owner.auth, [{ type: 'Organization', id: org, name: 'Renamed' }]),
     ).toMatchObject({ updated: 1 });
+  });
+});
+
+describe('bulk import: hostile files and file_url', () => {
+  test('binary, NUL and deeply nested input is refused or reported invalid, never a 500', async () => {
+    const nul = await request(t.app)
+      .post('/importers/bulk-import/')
+      .set('Authorization', owner.auth)
+      .set('Content-Type', 'application/octet-stream')
+      .send(Buffer.from([0x7b, 0x00, 0xff, 0xfe]));
+    expect(nul.status).toBe(400);
+    expect(nul.body.message).toMatch(/NUL/);
+    const deep = `${'['.repeat(100)}${']'.repeat(100)}`;
+    const nested = {
+      type: 'Concept',
+      owner: 'x',
+      source: 'S',
+      id: 'A',
+      extras: JSON.parse(`{"a":${deep}}`) as unknown,
+    };
+    const report = await importLines(owner.auth, [nested]);
+    expect(report).toMatchObject({ invalid: 1, created: 0 });
+    expect(report.failures[0].reason).toMatch(/nested deeper/);
+  });
+
+  test('file_url downloads from a host the administrator allows', async () => {
+    const source = await createSource(t, {}, { owner });
+    const file = jsonl([concept(source.org, 'S', 'U1')]);
+    const files = http.createServer((_req, res) => res.end(file));
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const address = files.address();
+    const host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const allowed = await createTestApp({ IMPORT_FILE_URL_HOSTS: host });
+    try {
+      const res = await request(allowed.app)
+        .post('/importers/bulk-import/')
+        .set('Authorization', owner.auth)
+        .send({ file_url: `http://${host}/dictionary.json` });
+      expect(res.status).toBe(202);
+      const done = await allowed.services.tasks.waitFor(
+        allowed.services.context(
+          await allowed.services.auth.authenticate(owner.auth),
+          createLogger('silent'),
+          'http://localhost',
+        ),
+        res.body.id as string,
+        20_000,
+      );
+      expect(done.state).toBe('SUCCESS');
+      expect(done.result).toMatchObject({ created: 1 });
+      const other = await request(allowed.app)
+        .post('/importers/bulk-import/')
+        .set('Authorization', owner.auth)
+        .send({ file_url: 'http://elsewhere.example/x.json' });
+      expect(other.status).toBe(400);
+    } finally {
+      await allowed.close();
+      await new Promise((resolve) => files.close(resolve));
+    }
   });
 });
