@@ -209,14 +209,23 @@ export class BulkImportService {
       await this.repos.bulkImports.saveReport(record.id, report, final);
       saved = Date.now();
     };
+    const batches = [...batchesOf(lines)];
+    const prepare = (batch: ImportLine[]): Promise<Writer> =>
+      this.prepareBatch(ctx, batch, record.updateIfExists, report);
     try {
-      for (const batch of batchesOf(lines)) {
+      let ahead: Promise<Writer> | null = null;
+      for (const [index, batch] of batches.entries()) {
         const cancelledBy = await this.repos.bulkImports.cancelledBy(record.id);
         if (cancelledBy) {
           report.cancelled_by = cancelledBy;
           break;
         }
-        await this.runBatch(ctx, batch, record.updateIfExists, report);
+        const write: Writer = await (ahead ?? prepare(batch));
+        // The next batch is checked while this one is written, when nothing this one writes
+        // can change how it reads (server and database work at once).
+        const next = batches[index + 1];
+        ahead = next && independent(batch, next) ? prepare(next) : null;
+        await write();
         report.processed += batch.length;
         if (Date.now() - saved >= SAVE_EVERY_MS) {
           await save(false);
@@ -239,28 +248,40 @@ export class BulkImportService {
     return report;
   }
 
-  private async runBatch(
+  /**
+   * A batch checked and drafted (access, validation, content: no writes), as the work that
+   * writes it; never fails (a batch that fails as a whole fails every one of its lines).
+   */
+  private async prepareBatch(
     ctx: ServiceContext,
     batch: ImportLine[],
     updateIfExists: boolean,
     report: ImportReport,
-  ): Promise<void> {
+  ): Promise<Writer> {
     const first = batch[0];
     if (!('fields' in first)) {
-      record(report, first, null, 'invalid', first.problem);
-      return;
+      return async () => record(report, first, null, 'invalid', first.problem);
     }
     const lines = batch as Line[];
-    try {
-      if (first.type === 'Concept') await this.conceptBatch(ctx, lines, updateIfExists, report);
-      else if (first.type === 'Mapping')
-        await this.mappingBatch(ctx, lines, updateIfExists, report);
-      else await this.otherLine(ctx, first, updateIfExists, report);
-    } catch (error) {
-      // A batch that fails as a whole (its source, its transaction) fails every one of its lines.
+    const failAll = (error: unknown): void => {
       const [outcome, reason] = outcomeOf(error);
       if (outcome === 'failed') ctx.log.error({ err: error }, 'bulk import batch failed');
       for (const line of lines) record(report, line, idOf(line), outcome, reason);
+    };
+    const guarded =
+      (write: Writer): Writer =>
+      () =>
+        write().catch(failAll);
+    try {
+      if (first.type === 'Concept') {
+        return guarded(await this.conceptBatch(ctx, lines, updateIfExists, report));
+      }
+      if (first.type === 'Mapping') {
+        return guarded(await this.mappingBatch(ctx, lines, updateIfExists, report));
+      }
+      return guarded(() => this.otherLine(ctx, first, updateIfExists, report));
+    } catch (error) {
+      return async () => failAll(error);
     }
   }
 
@@ -272,9 +293,10 @@ export class BulkImportService {
     lines: Line[],
     updateIfExists: boolean,
     report: ImportReport,
-  ): Promise<void> {
+  ): Promise<Writer> {
     const source = await this.concepts.writableSource(ctx, sourceRefOf(lines[0].fields));
     const username = requireUser(ctx).username;
+    const pending: Outcome[] = [];
     const known = new Set(lines.map(idOf).filter((id): id is string => id !== null));
     const drafts: Array<{
       line: Line;
@@ -299,71 +321,77 @@ export class BulkImportService {
         });
         drafts.push({ line, ...draft });
       } catch (error) {
-        record(report, line, idOf(line), ...outcomeOf(error));
+        pending.push([line, idOf(line), ...outcomeOf(error)]);
       }
     }
-    if (drafts.length === 0) return;
-    const outcomes = await this.repos.transaction(async (repos) => {
-      const seq = await repos.repos.nextChange(source.repo.id);
-      const ids = drafts.map((d) => d.id).filter((id): id is string => id !== undefined);
-      const current = new Map(
-        (await repos.concepts.currentByMnemonics(source.repo.id, ids)).map((v) => [v.mnemonic, v]),
-      );
-      const result: Array<[Line, string | null, LineOutcome, string | null]> = [];
-      const ended: string[] = [];
-      const versions: Array<Partial<ConceptVersionEntity>> = [];
-      const fresh: Array<{
-        id: string | undefined;
-        content: ConceptContent;
-        comment: string | null;
-        line: Line;
-      }> = [];
-      for (const draft of drafts) {
-        const { line } = draft;
-        const existing = draft.id !== undefined ? current.get(draft.id) : undefined;
-        const decided = decide(line.action, existing !== undefined, updateIfExists);
-        if (decided !== 'write') {
-          result.push([line, draft.id ?? null, decided, reasonOf(decided, 'Concept', draft.id)]);
-          continue;
-        }
-        if (!existing) {
-          fresh.push({ id: draft.id, content: draft.content!, comment: draft.comment, line });
-          continue;
-        }
-        const content = draft.content ?? { ...conceptContentOf(existing), retired: true };
-        if (line.action === 'DELETE' && existing.retired) {
-          result.push([line, existing.mnemonic, 'unchanged', null]);
-          continue;
-        }
-        const concept = { id: existing.conceptId, mnemonic: existing.mnemonic };
-        const row = this.concepts.versionRow(
-          source,
-          concept as never,
-          content,
-          seq,
-          username,
-          draft.comment,
+    if (drafts.length === 0) return async () => recordAll(report, pending);
+    return async () => {
+      recordAll(report, pending);
+      const outcomes = await this.repos.transaction(async (repos) => {
+        const seq = await repos.repos.nextChange(source.repo.id);
+        const ids = drafts.map((d) => d.id).filter((id): id is string => id !== undefined);
+        const current = new Map(
+          (await repos.concepts.currentByMnemonics(source.repo.id, ids)).map((v) => [
+            v.mnemonic,
+            v,
+          ]),
         );
-        if (row.checksumStandard === existing.checksumStandard) {
-          result.push([line, existing.mnemonic, 'unchanged', null]);
-          continue;
+        const result: Array<[Line, string | null, LineOutcome, string | null]> = [];
+        const ended: string[] = [];
+        const versions: Array<Partial<ConceptVersionEntity>> = [];
+        const fresh: Array<{
+          id: string | undefined;
+          content: ConceptContent;
+          comment: string | null;
+          line: Line;
+        }> = [];
+        for (const draft of drafts) {
+          const { line } = draft;
+          const existing = draft.id !== undefined ? current.get(draft.id) : undefined;
+          const decided = decide(line.action, existing !== undefined, updateIfExists);
+          if (decided !== 'write') {
+            result.push([line, draft.id ?? null, decided, reasonOf(decided, 'Concept', draft.id)]);
+            continue;
+          }
+          if (!existing) {
+            fresh.push({ id: draft.id, content: draft.content!, comment: draft.comment, line });
+            continue;
+          }
+          const content = draft.content ?? { ...conceptContentOf(existing), retired: true };
+          if (line.action === 'DELETE' && existing.retired) {
+            result.push([line, existing.mnemonic, 'unchanged', null]);
+            continue;
+          }
+          const concept = { id: existing.conceptId, mnemonic: existing.mnemonic };
+          const row = this.concepts.versionRow(
+            source,
+            concept as never,
+            content,
+            seq,
+            username,
+            draft.comment,
+          );
+          if (row.checksumStandard === existing.checksumStandard) {
+            result.push([line, existing.mnemonic, 'unchanged', null]);
+            continue;
+          }
+          ended.push(existing.conceptId);
+          versions.push(row);
+          result.push([
+            line,
+            existing.mnemonic,
+            line.action === 'DELETE' ? 'deleted' : 'updated',
+            null,
+          ]);
         }
-        ended.push(existing.conceptId);
-        versions.push(row);
-        result.push([
-          line,
-          existing.mnemonic,
-          line.action === 'DELETE' ? 'deleted' : 'updated',
-          null,
-        ]);
-      }
-      await this.insertConcepts(repos, source, seq, username, fresh, versions);
-      for (const item of fresh) result.push([item.line, item.id ?? null, 'created', null]);
-      await repos.concepts.endCurrentOf(ended, seq);
-      await repos.concepts.insertVersions(versions);
-      return result;
-    });
-    for (const [line, id, outcome, reason] of outcomes) record(report, line, id, outcome, reason);
+        await this.insertConcepts(repos, source, seq, username, fresh, versions);
+        for (const item of fresh) result.push([item.line, item.id ?? null, 'created', null]);
+        await repos.concepts.endCurrentOf(ended, seq);
+        await repos.concepts.insertVersions(versions);
+        return result;
+      });
+      recordAll(report, outcomes);
+    };
   }
 
   /** New concepts of a batch: ids and external ids by the source's schemes where none is given. */
@@ -422,9 +450,10 @@ export class BulkImportService {
     lines: Line[],
     updateIfExists: boolean,
     report: ImportReport,
-  ): Promise<void> {
+  ): Promise<Writer> {
     const source = await this.concepts.writableSource(ctx, sourceRefOf(lines[0].fields));
     const username = requireUser(ctx).username;
+    const pending: Outcome[] = [];
     const cache: EndCache = new Map();
     const drafts: Array<{
       line: Line;
@@ -435,7 +464,7 @@ export class BulkImportService {
     for (const line of lines) {
       if (line.action === 'DELETE') {
         if (idOf(line) === null)
-          record(report, line, null, 'invalid', 'A DELETE line names the mapping by its id.');
+          pending.push([line, null, 'invalid', 'A DELETE line names the mapping by its id.']);
         else drafts.push({ line, id: idOf(line)!, content: null, comment: 'Mapping was retired' });
         continue;
       }
@@ -445,115 +474,118 @@ export class BulkImportService {
           ...(await this.mappings.draft(ctx, source, camelKeys(line.fields), cache)),
         });
       } catch (error) {
-        record(report, line, idOf(line), ...outcomeOf(error));
+        pending.push([line, idOf(line), ...outcomeOf(error)]);
       }
     }
-    if (drafts.length === 0) return;
-    const outcomes = await this.repos.transaction(async (repos) => {
-      const seq = await repos.repos.nextChange(source.repo.id);
-      await this.mappings.resolveEndConcepts(
-        repos,
-        drafts.flatMap((d) => (d.content ? [d.content] : [])),
-      );
-      const byId = new Map(
-        (
-          await repos.mappings.currentByMnemonics(
-            source.repo.id,
-            drafts.flatMap((d) => (d.id !== undefined ? [d.id] : [])),
-          )
-        ).map((v) => [v.mnemonic, v]),
-      );
-      // spec core §2.7: one active mapping per map type and ends, in the source and in the batch.
-      const duplicates = await repos.mappings.duplicatesOf(
-        source.repo.id,
-        drafts.map((d) => endsKey(d.content)),
-      );
-      const current = new Map(
-        (
-          await repos.mappings.currentVersionsOf([...duplicates.values()].map((d) => d.mappingId))
-        ).map((v) => [v.mappingId, v]),
-      );
-      const seen = new Map<string, string>();
-      const result: Array<[Line, string | null, LineOutcome, string | null]> = [];
-      const ended: string[] = [];
-      const versions: Array<Partial<MappingVersionEntity>> = [];
-      const fresh: Array<{
-        id: string | undefined;
-        content: MappingContent;
-        comment: string | null;
-        line: Line;
-      }> = [];
-      drafts.forEach((draft, index) => {
-        const { line } = draft;
-        const duplicate = duplicates.get(index);
-        // Without an id, a mapping with the same ends and map type is the one the line means.
-        const existing =
-          draft.id !== undefined
-            ? byId.get(draft.id)
-            : duplicate
-              ? current.get(duplicate.mappingId)
+    if (drafts.length === 0) return async () => recordAll(report, pending);
+    return async () => {
+      recordAll(report, pending);
+      const outcomes = await this.repos.transaction(async (repos) => {
+        const seq = await repos.repos.nextChange(source.repo.id);
+        await this.mappings.resolveEndConcepts(
+          repos,
+          drafts.flatMap((d) => (d.content ? [d.content] : [])),
+        );
+        const byId = new Map(
+          (
+            await repos.mappings.currentByMnemonics(
+              source.repo.id,
+              drafts.flatMap((d) => (d.id !== undefined ? [d.id] : [])),
+            )
+          ).map((v) => [v.mnemonic, v]),
+        );
+        // spec core §2.7: one active mapping per map type and ends, in the source and in the batch.
+        const duplicates = await repos.mappings.duplicatesOf(
+          source.repo.id,
+          drafts.map((d) => endsKey(d.content)),
+        );
+        const current = new Map(
+          (
+            await repos.mappings.currentVersionsOf([...duplicates.values()].map((d) => d.mappingId))
+          ).map((v) => [v.mappingId, v]),
+        );
+        const seen = new Map<string, string>();
+        const result: Array<[Line, string | null, LineOutcome, string | null]> = [];
+        const ended: string[] = [];
+        const versions: Array<Partial<MappingVersionEntity>> = [];
+        const fresh: Array<{
+          id: string | undefined;
+          content: MappingContent;
+          comment: string | null;
+          line: Line;
+        }> = [];
+        drafts.forEach((draft, index) => {
+          const { line } = draft;
+          const duplicate = duplicates.get(index);
+          // Without an id, a mapping with the same ends and map type is the one the line means.
+          const existing =
+            draft.id !== undefined
+              ? byId.get(draft.id)
+              : duplicate
+                ? current.get(duplicate.mappingId)
+                : undefined;
+          const key = draft.content ? JSON.stringify(endsKey(draft.content)) : null;
+          const clash =
+            draft.content && !draft.content.retired
+              ? duplicate && duplicate.mappingId !== existing?.mappingId
+                ? duplicate.mnemonic
+                : seen.get(key!)
               : undefined;
-        const key = draft.content ? JSON.stringify(endsKey(draft.content)) : null;
-        const clash =
-          draft.content && !draft.content.retired
-            ? duplicate && duplicate.mappingId !== existing?.mappingId
-              ? duplicate.mnemonic
-              : seen.get(key!)
-            : undefined;
-        const decided = decide(line.action, existing !== undefined, updateIfExists);
-        if (decided !== 'write') {
-          result.push([line, draft.id ?? null, decided, reasonOf(decided, 'Mapping', draft.id)]);
-          return;
-        }
-        if (clash !== undefined) {
+          const decided = decide(line.action, existing !== undefined, updateIfExists);
+          if (decided !== 'write') {
+            result.push([line, draft.id ?? null, decided, reasonOf(decided, 'Mapping', draft.id)]);
+            return;
+          }
+          if (clash !== undefined) {
+            result.push([
+              line,
+              draft.id ?? null,
+              'invalid',
+              `Mapping '${clash}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
+            ]);
+            return;
+          }
+          if (key && draft.content && !draft.content.retired)
+            seen.set(key, draft.id ?? `line ${line.line}`);
+          if (!existing) {
+            fresh.push({ id: draft.id, content: draft.content!, comment: draft.comment, line });
+            return;
+          }
+          if (line.action === 'DELETE' && existing.retired) {
+            result.push([line, existing.mnemonic, 'unchanged', null]);
+            return;
+          }
+          const content = draft.content ?? { ...mappingContentOf(existing), retired: true };
+          const mapping = { id: existing.mappingId, mnemonic: existing.mnemonic };
+          const row = mappingVersionRow(
+            source,
+            mapping as never,
+            content,
+            seq,
+            username,
+            draft.comment,
+          );
+          if (row.checksumStandard === existing.checksumStandard) {
+            result.push([line, existing.mnemonic, 'unchanged', null]);
+            return;
+          }
+          ended.push(existing.mappingId);
+          versions.push(row);
           result.push([
             line,
-            draft.id ?? null,
-            'invalid',
-            `Mapping '${clash}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
+            existing.mnemonic,
+            line.action === 'DELETE' ? 'deleted' : 'updated',
+            null,
           ]);
-          return;
-        }
-        if (key && draft.content && !draft.content.retired)
-          seen.set(key, draft.id ?? `line ${line.line}`);
-        if (!existing) {
-          fresh.push({ id: draft.id, content: draft.content!, comment: draft.comment, line });
-          return;
-        }
-        if (line.action === 'DELETE' && existing.retired) {
-          result.push([line, existing.mnemonic, 'unchanged', null]);
-          return;
-        }
-        const content = draft.content ?? { ...mappingContentOf(existing), retired: true };
-        const mapping = { id: existing.mappingId, mnemonic: existing.mnemonic };
-        const row = mappingVersionRow(
-          source,
-          mapping as never,
-          content,
-          seq,
-          username,
-          draft.comment,
-        );
-        if (row.checksumStandard === existing.checksumStandard) {
-          result.push([line, existing.mnemonic, 'unchanged', null]);
-          return;
-        }
-        ended.push(existing.mappingId);
-        versions.push(row);
-        result.push([
-          line,
-          existing.mnemonic,
-          line.action === 'DELETE' ? 'deleted' : 'updated',
-          null,
-        ]);
+        });
+        await this.insertMappings(repos, source, seq, username, fresh, versions);
+        for (const item of fresh) result.push([item.line, item.id ?? null, 'created', null]);
+        await repos.mappings.endCurrentOf(ended, seq);
+        await repos.mappings.insertVersions(versions);
+        return result;
       });
-      await this.insertMappings(repos, source, seq, username, fresh, versions);
-      for (const item of fresh) result.push([item.line, item.id ?? null, 'created', null]);
-      await repos.mappings.endCurrentOf(ended, seq);
-      await repos.mappings.insertVersions(versions);
-      return result;
-    });
-    for (const [line, id, outcome, reason] of outcomes) record(report, line, id, outcome, reason);
+      recordAll(report, outcomes);
+    };
   }
 
   /** New mappings of a batch: ids and external ids by the source's schemes where none is given. */
@@ -760,6 +792,31 @@ function sameAsStored(fields: Record<string, unknown>, stored: object): boolean 
   return Object.entries(withoutOwnerFields(camelKeys(fields)))
     .filter(([key]) => key !== 'id' && key !== 'username')
     .every(([key, value]) => isDeepStrictEqual(values[key] ?? null, value ?? null));
+}
+
+/** A line's outcome, recorded when its batch is written. */
+type Outcome = [Line, string | null, LineOutcome, string | null];
+
+/** Writes a prepared batch and records its lines' outcomes. */
+type Writer = () => Promise<void>;
+
+function recordAll(report: ImportReport, outcomes: Outcome[]): void {
+  for (const [line, id, outcome, reason] of outcomes) record(report, line, id, outcome, reason);
+}
+
+/**
+ * Whether `next` may be drafted while `current` is written: both are concepts or mappings (they
+ * create no owners or sources that drafts resolve) and no concept of `next` names parents (which
+ * `current` may be adding).
+ */
+function independent(current: ImportLine[], next: ImportLine[]): boolean {
+  const content = (batch: ImportLine[]): boolean =>
+    'fields' in batch[0] && (batch[0].type === 'Concept' || batch[0].type === 'Mapping');
+  return (
+    content(current) &&
+    content(next) &&
+    next.every((line) => !('fields' in line) || !line.fields.parent_concept_urls)
+  );
 }
 
 /** What a line's action does with what exists: write, or the outcome without writing. */
