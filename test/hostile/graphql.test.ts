@@ -69,6 +69,7 @@ function familyOf(name: string): string {
   if (/Org$|Member$/.test(name)) return 'orgs';
   if (/User$|^login$|^signup$|^exchangeOidcCode$/.test(name)) return 'users';
   if (/FhirResource$/.test(name)) return 'fhir resources';
+  if (/BulkImport$/.test(name)) return 'bulk imports';
   return 'other mutations';
 }
 
@@ -173,6 +174,9 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
       },
     },
     deleteFhirResource: { type: 'CodeSystem', owner, id: 'S' },
+    // An accepted import of lines that name nothing real writes no content.
+    startBulkImport: { content: '{"type": "Nothing"}', format: 'json' },
+    cancelBulkImport: { taskId: '00000000-0000-4000-8000-000000000000' },
   };
   return structuredClone(table[field] ?? {});
 }
@@ -630,6 +634,7 @@ const FAMILIES = [
   'url-registry',
   'graphql protocol',
   'fhir resources',
+  'bulk imports',
 ];
 
 describe('hostile input on the GraphQL edge never reaches a 500, never hangs, and a refused mutation writes nothing', () => {
