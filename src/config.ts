@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { ExportStorageSettings } from './services/export-storage';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -36,6 +37,13 @@ const envSchema = z.object({
   RATE_LIMIT_ANON_PER_DAY: z.coerce.number().int().min(0).default(10_000),
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(500),
   RATE_LIMIT_USER_PER_DAY: z.coerce.number().int().min(0).default(20_000),
+  EXPORT_STORAGE: z.enum(['local', 's3']).default('local'),
+  EXPORT_S3_BUCKET: z.string().optional(),
+  EXPORT_S3_PREFIX: z.string().default('exports/'),
+  EXPORT_S3_REGION: z.string().default('us-east-1'),
+  EXPORT_S3_ENDPOINT: z.string().url().optional(),
+  EXPORT_S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  EXPORT_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(0).default(10),
   LOGIN_FAILURES_PER_IP: z.coerce.number().int().min(0).default(50),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
@@ -74,6 +82,10 @@ export interface Config {
     expansionMaxUnpagedCodes: number;
     /** Concepts of stored code systems the FHIR operations keep rendered; 0: none. */
     fhirCacheConcepts: number;
+    /** Where export files live (spec operations §4.8). */
+    exportStorage: ExportStorageSettings;
+    /** How long a download address in `exportURL` is valid. */
+    exportUrlTtlSeconds: number;
   };
   /** The connection pool and the limits that keep one stuck request from holding the service. */
   database: {
@@ -124,6 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expansionMaxCodes: e.EXPANSION_MAX_CODES,
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
+      exportStorage: exportStorageOf(e),
+      exportUrlTtlSeconds: e.EXPORT_URL_TTL_SECONDS,
     },
     database: {
       poolSize: e.DB_POOL_SIZE,
@@ -141,5 +155,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         windowMinutes: e.LOGIN_FAILURE_WINDOW_MINUTES,
       },
     },
+  };
+}
+
+/** `EXPORT_STORAGE=local` (files under `DATA_DIR/exports`) or `s3` (a bucket, which is required). */
+function exportStorageOf(e: z.infer<typeof envSchema>): ExportStorageSettings {
+  if (e.EXPORT_STORAGE === 'local') {
+    return { kind: 'local', directory: path.join(path.resolve(e.DATA_DIR), 'exports') };
+  }
+  if (!e.EXPORT_S3_BUCKET) {
+    throw new Error('Invalid configuration: EXPORT_S3_BUCKET is required with EXPORT_STORAGE=s3');
+  }
+  return {
+    kind: 's3',
+    bucket: e.EXPORT_S3_BUCKET,
+    prefix: e.EXPORT_S3_PREFIX,
+    region: e.EXPORT_S3_REGION,
+    endpoint: e.EXPORT_S3_ENDPOINT,
+    forcePathStyle: e.EXPORT_S3_FORCE_PATH_STYLE === 'true',
   };
 }

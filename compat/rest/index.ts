@@ -4,6 +4,7 @@ import { API_VERSION, ok, route } from '../http';
 import { cascadeRouter } from './cascade.router';
 import { collectionRouter } from './collection.router';
 import { conceptRouter } from './concept.router';
+import { exportRouter } from './export.router';
 import { extrasRouter } from './extras.router';
 import { mappingRouter } from './mapping.router';
 import { orgRouter } from './org.router';
@@ -29,6 +30,7 @@ export function restRouter(services: Services): Router {
       return ok({ status: 'ok' });
     }),
   );
+  router.use(exportRouter(services));
   router.use(taskRouter(services));
   router.use(extrasRouter(services));
   router.use(referenceRouter(services));

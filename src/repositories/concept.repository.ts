@@ -30,6 +30,7 @@ import {
   whereWordsMatch,
   type ExtrasFilter,
   type FacetCounts,
+  type Listing,
   type Slice,
   type SortSpec,
   type Tolerance,
@@ -330,6 +331,25 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (where.scope === 'expansion' && plain && (sort.key === 'id' || sort.key === 'bestMatch'))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
     return sliceOf(qb, window);
+  }
+
+  /**
+   * The statement of `search` without a window or `q`, each row as JSON (`rowOf` reads it back):
+   * what a cursor walks to list every match in the same order as the pages (exports, sync).
+   */
+  listing(where: ConceptScope, filter: ConceptSearch, sort: SortSpec<ConceptSortKey>): Listing {
+    const qb = this.filtered(where, { ...filter, q: undefined }).select(
+      jsonColumns(this.em, ConceptVersionEntity, 'cv'),
+      'row',
+    );
+    orderBy(qb, sort, ORDER);
+    const [sql, params] = qb.getQueryAndParameters();
+    return { sql, params };
+  }
+
+  /** A row of `listing` as an entity. */
+  rowOf(raw: { row: Raw }): ConceptVersionEntity {
+    return hydrate(this.em, ConceptVersionEntity, raw.row)!;
   }
 
   /**

@@ -14,6 +14,8 @@ import { UrlRegistryRepository } from './url-registry.repository';
 import { RateLimitRepository } from './rate-limit.repository';
 import { PathRepository } from './path.repository';
 import { FhirRepository } from './fhir.repository';
+import { ExportRepository } from './export.repository';
+import { ReadSnapshot } from './snapshot';
 
 export { isUniqueViolation } from './list';
 export { AUTO_EXPANSION } from './repo.repository';
@@ -21,6 +23,7 @@ export type {
   ExtrasCondition,
   ExtrasFilter,
   FacetCounts,
+  Listing,
   Slice,
   SortSpec,
   Viewer,
@@ -79,6 +82,9 @@ export type {
   WalkMapping,
 } from './cascade.repository';
 export type { CascadeRepository } from './cascade.repository';
+export type { ReadSnapshot } from './snapshot';
+export type { Raw } from './hydrate';
+export type { DownloadRow, ExportRow, ExportState } from './export.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
@@ -96,6 +102,7 @@ export class Repositories {
   readonly paths: PathRepository;
   readonly cascade: CascadeRepository;
   readonly fhir: FhirRepository;
+  readonly exports: ExportRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -115,6 +122,7 @@ export class Repositories {
     this.paths = new PathRepository(em);
     this.cascade = new CascadeRepository(em);
     this.fhir = new FhirRepository(em);
+    this.exports = new ExportRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {
@@ -125,6 +133,11 @@ export class Repositories {
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     if (!this.dataSource) return work(this); // already inside a transaction
     return this.dataSource.transaction((em) => insideTransaction(() => work(new Repositories(em))));
+  }
+
+  /** A consistent read of long lists through cursors, on a connection of its own; close it. */
+  snapshot(): Promise<ReadSnapshot> {
+    return ReadSnapshot.open(this.em);
   }
 
   /** Liveness of the database, for health checks. */

@@ -1,5 +1,6 @@
-import { In, type EntityManager, type Repository } from 'typeorm';
+import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
+import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
@@ -9,6 +10,7 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  type Listing,
   type Slice,
   type SortSpec,
   type Window,
@@ -170,6 +172,32 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     sort: SortSpec<MappingSortKey>,
     window: Window,
   ): Promise<Slice<MappingVersionEntity>> {
+    return sliceOf(this.ordered(where, filter, sort), window);
+  }
+
+  /**
+   * The statement of `search` without a window, each row as JSON (`rowOf` reads it back): what
+   * a cursor walks to list every match in the same order as the pages (exports, synchronization).
+   */
+  listing(where: MappingScope, filter: MappingSearch, sort: SortSpec<MappingSortKey>): Listing {
+    const qb = this.ordered(where, filter, sort).select(
+      jsonColumns(this.em, MappingVersionEntity, 'mv'),
+      'row',
+    );
+    const [sql, params] = qb.getQueryAndParameters();
+    return { sql, params };
+  }
+
+  /** A row of `listing` as an entity. */
+  rowOf(raw: { row: Raw }): MappingVersionEntity {
+    return hydrate(this.em, MappingVersionEntity, raw.row)!;
+  }
+
+  private ordered(
+    where: MappingScope,
+    filter: MappingSearch,
+    sort: SortSpec<MappingSortKey>,
+  ): SelectQueryBuilder<MappingVersionEntity> {
     const qb = this.versions.createQueryBuilder('mv');
     if (where.scope === 'expansion') {
       // The members of an expansion: pinned versions, or the current version of what they
@@ -259,6 +287,6 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         }
       : undefined;
     orderBy(qb, sort, ORDER, rank);
-    return sliceOf(qb, window);
+    return qb;
   }
 }

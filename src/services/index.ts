@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
@@ -30,6 +31,16 @@ import { ReferenceResolver } from './reference-resolver';
 import { UrlRegistryService } from './url-registry.service';
 import { FhirResourceService } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
+import {
+  DEFAULT_EXPORT_URL_TTL_SECONDS,
+  EXPORT_TASK,
+  ExportService,
+  type ExportJob,
+} from './export.service';
+import { createExportStorage, type ExportStorageSettings } from './export-storage';
+export type { DocumentWriter, ExportStatus } from './export.service';
+export { stamp as exportStamp } from './export.service';
+export type { ExportStorageSettings } from './export-storage';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -57,7 +68,7 @@ export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoDetail, RepoScope, RepoView } from './repository.service';
-export type { RepoDetailInclude, RepoDetailWithContent } from './repository-detail.service';
+export type { RepoContentVisitor, RepoDetailInclude } from './repository-detail.service';
 export type { ConceptDetail, ConceptInclude, ConceptView, EditMode } from './concept.service';
 export type {
   AddedReference,
@@ -105,6 +116,10 @@ export interface ServiceOptions {
   fhirCacheConcepts?: number;
   /** The most codes an expansion without `count`/`offset` answers. */
   expansionMaxUnpagedCodes?: number;
+  /** Where export files live; default: `.data/exports` under the working directory. */
+  exportStorage?: ExportStorageSettings;
+  /** How long a download address in `exportURL` is valid. */
+  exportUrlTtlSeconds?: number;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -129,6 +144,8 @@ export class Services {
   readonly clone: CloneService;
   readonly fhirResources: FhirResourceService;
   readonly terminology: TerminologyService;
+  /** Exports of repository versions (spec operations §4.8). */
+  readonly exports: ExportService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -166,6 +183,7 @@ export class Services {
       this.tasks,
     );
     this.repositoryDetails = new RepositoryDetailService(
+      this.repos,
       this.repositories,
       this.concepts,
       this.mappings,
@@ -191,6 +209,19 @@ export class Services {
         (done, total, message) => task.progress(done, total, message),
       ),
     );
+    this.exports = new ExportService(
+      this.repos,
+      this.repositories,
+      this.jobs,
+      createExportStorage(
+        options.exportStorage ?? { kind: 'local', directory: path.resolve('.data', 'exports') },
+      ),
+      options.exportUrlTtlSeconds ?? DEFAULT_EXPORT_URL_TTL_SECONDS,
+    );
+    this.jobs.register<ExportJob>(EXPORT_TASK, (job, task) =>
+      this.exports.run(this.context(task.actor, task.log, task.baseUrl), job, task),
+    );
+    this.repositories.onVersionMade((ctx, made) => this.exports.versionMade(ctx, made));
     // The version's references are read and resolved inside its transaction, so references
     // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
     this.repositories.onCollectionVersion((ctx, head, autoexpand) =>
