@@ -106,6 +106,8 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         removeReferences: signedIn,
         createExpansion: signedIn,
         deleteExpansion: signedIn,
+        requestExport: signedIn,
+        deleteExport: signedIn,
       },
       // Fields of records are visible wherever the record is: services scope the records.
       ...Object.fromEntries(objectTypes.map((type) => [type.name, allow])),

@@ -17,6 +17,7 @@ import {
   UserRepositoriesResolver,
 } from './resolvers/repository.resolver';
 import { TaskResolver } from './resolvers/task.resolver';
+import { ExportResolver } from './resolvers/export.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 
@@ -41,6 +42,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       CollectionContentResolver,
       TerminologyResolver,
       FhirResourceResolver,
+      ExportResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,

@@ -31,6 +31,12 @@ const COLUMNS = `version_id::text AS "versionId", state, task_id::text AS "taskI
 export class ExportRepository {
   constructor(private readonly em: EntityManager) {}
 
+  /** An UPDATE or DELETE … RETURNING (TypeORM answers those with `[rows, rowCount]`). */
+  private async changed<T = unknown>(sql: string, parameters: unknown[]): Promise<T[]> {
+    const [rows] = await this.em.query<[T[], number]>(sql, parameters);
+    return rows;
+  }
+
   async find(versionId: string): Promise<ExportRow | null> {
     const rows = await this.em.query<ExportRow[]>(
       `SELECT ${COLUMNS} FROM repository_exports WHERE version_id = $1`,
@@ -69,7 +75,7 @@ export class ExportRepository {
     taskId: string,
     file: { key: string; name: string; size: number; lastUpdated: Date },
   ): Promise<boolean> {
-    const rows = await this.em.query<unknown[]>(
+    const rows = await this.changed(
       `UPDATE repository_exports
        SET state = 'ready', file_key = $3, file_name = $4, size = $5, last_updated = $6,
            finished_at = now()
@@ -82,7 +88,7 @@ export class ExportRepository {
 
   /** Records a processing export as failed (its task failed or its process died). */
   async markFailed(versionId: string, taskId: string | null, error: string): Promise<boolean> {
-    const rows = await this.em.query<unknown[]>(
+    const rows = await this.changed(
       `UPDATE repository_exports SET state = 'failed', error = $3, finished_at = now()
        WHERE version_id = $1 AND state = 'processing' AND task_id IS NOT DISTINCT FROM $2
        RETURNING version_id`,
@@ -93,7 +99,7 @@ export class ExportRepository {
 
   /** Removes a ready export's row; its file key, or null when there was no ready export. */
   async removeReady(versionId: string): Promise<string | null> {
-    const rows = await this.em.query<Array<{ key: string }>>(
+    const rows = await this.changed<{ key: string }>(
       `DELETE FROM repository_exports WHERE version_id = $1 AND state = 'ready'
        RETURNING file_key AS key`,
       [versionId],
@@ -118,7 +124,7 @@ export class ExportRepository {
    * null when there is no such address.
    */
   async useDownload(tokenHash: string): Promise<DownloadRow | 'gone' | null> {
-    const used = await this.em.query<DownloadRow[]>(
+    const used = await this.changed<DownloadRow>(
       `UPDATE export_downloads SET used_at = now()
        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()
        RETURNING version_id::text AS "versionId", file_key AS "fileKey", file_name AS "fileName"`,
