@@ -338,18 +338,21 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * what a cursor walks to list every match in the same order as the pages (exports, sync).
    */
   listing(where: ConceptScope, filter: ConceptSearch, sort: SortSpec<ConceptSortKey>): Listing {
-    const qb = this.filtered(where, { ...filter, q: undefined }).select(
-      jsonColumns(this.em, ConceptVersionEntity, 'cv'),
-      'row',
-    );
+    const qb = this.filtered(where, { ...filter, q: undefined })
+      .innerJoin('concepts', 'co', 'co.id = cv.concept_id')
+      .select(jsonColumns(this.em, ConceptVersionEntity, 'cv'), 'row')
+      .addSelect(jsonColumns(this.em, ConceptEntity, 'co'), 'object');
     orderBy(qb, sort, ORDER);
     const [sql, params] = qb.getQueryAndParameters();
     return { sql, params };
   }
 
-  /** A row of `listing` as an entity. */
-  rowOf(raw: { row: Raw }): ConceptVersionEntity {
-    return hydrate(this.em, ConceptVersionEntity, raw.row)!;
+  /** A row of `listing`: the version and its concept. */
+  rowOf(raw: { row: Raw; object: Raw }): { version: ConceptVersionEntity; concept: ConceptEntity } {
+    return {
+      version: hydrate(this.em, ConceptVersionEntity, raw.row)!,
+      concept: hydrate(this.em, ConceptEntity, raw.object)!,
+    };
   }
 
   /**

@@ -180,17 +180,30 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
    * a cursor walks to list every match in the same order as the pages (exports, synchronization).
    */
   listing(where: MappingScope, filter: MappingSearch, sort: SortSpec<MappingSortKey>): Listing {
-    const qb = this.ordered(where, filter, sort).select(
-      jsonColumns(this.em, MappingVersionEntity, 'mv'),
-      'row',
-    );
+    const endName = (side: 'from' | 'to') =>
+      `(SELECT en.display_name FROM concept_versions en
+        WHERE en.concept_id = mv.${side}_concept_id AND en.valid_to_seq IS NULL)`;
+    const qb = this.ordered(where, filter, sort)
+      .innerJoin('mappings', 'mo', 'mo.id = mv.mapping_id')
+      .select(jsonColumns(this.em, MappingVersionEntity, 'mv'), 'row')
+      .addSelect(jsonColumns(this.em, MappingEntity, 'mo'), 'object')
+      .addSelect(endName('from'), 'from_name')
+      .addSelect(endName('to'), 'to_name');
     const [sql, params] = qb.getQueryAndParameters();
     return { sql, params };
   }
 
-  /** A row of `listing` as an entity. */
-  rowOf(raw: { row: Raw }): MappingVersionEntity {
-    return hydrate(this.em, MappingVersionEntity, raw.row)!;
+  /** A row of `listing`: the version, its mapping and the current names of its ends' concepts. */
+  rowOf(raw: { row: Raw; object: Raw; from_name: string | null; to_name: string | null }): {
+    version: MappingVersionEntity;
+    mapping: MappingEntity;
+    names: { from: string | null; to: string | null };
+  } {
+    return {
+      version: hydrate(this.em, MappingVersionEntity, raw.row)!,
+      mapping: hydrate(this.em, MappingEntity, raw.object)!,
+      names: { from: raw.from_name, to: raw.to_name },
+    };
   }
 
   private ordered(

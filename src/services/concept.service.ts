@@ -736,17 +736,13 @@ export class ConceptService {
       this.repos.concepts.listing(scope, searchOf(params), sort),
       windowOf(params),
     );
-    for await (const rows of snapshot.rows<{ row: Raw }>(listing, WALK_BATCH)) {
-      const versions = rows.map((r) => this.repos.concepts.rowOf(r));
-      const [concepts, sources] = await Promise.all([
-        this.repos.concepts.findConceptsByIds([...new Set(versions.map((v) => v.conceptId))]),
-        sourcesOf([...new Set(versions.map((v) => v.repositoryId))]),
-      ]);
-      const byId = new Map(concepts.map((c) => [c.id, c]));
+    for await (const rows of snapshot.rows<{ row: Raw; object: Raw }>(listing, WALK_BATCH)) {
+      const read = rows.map((r) => this.repos.concepts.rowOf(r));
+      const sources = await sourcesOf([...new Set(read.map((r) => r.version.repositoryId))]);
       await each(
-        versions.map((version) => ({
+        read.map(({ version, concept }) => ({
           source: sources.get(version.repositoryId)!,
-          concept: byId.get(version.conceptId)!,
+          concept,
           version,
         })),
       );

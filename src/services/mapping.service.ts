@@ -573,20 +573,24 @@ export class MappingService {
       this.repos.mappings.listing(scope, { ...searchOf(params), q: undefined }, sort),
       windowOf(params),
     );
-    for await (const rows of snapshot.rows<{ row: Raw }>(listing, WALK_BATCH)) {
-      const batchCtx: ServiceContext = { ...ctx, loaders: createLoaders(this.repos, ctx.actor) };
-      const versions = rows.map((r) => this.repos.mappings.rowOf(r));
-      const [mappings, sources] = await Promise.all([
-        this.repos.mappings.findMappingsByIds([...new Set(versions.map((v) => v.mappingId))]),
-        sourcesOf([...new Set(versions.map((v) => v.repositoryId))]),
-      ]);
-      const byId = new Map(mappings.map((m) => [m.id, m]));
-      const views = versions.map((version) => ({
+    // Loaders of the walk's own: repositories stay known from batch to batch (they are few);
+    // the end names come with the rows and are dropped after each batch.
+    const walkCtx: ServiceContext = { ...ctx, loaders: createLoaders(this.repos, ctx.actor) };
+    type Row = { row: Raw; object: Raw; from_name: string | null; to_name: string | null };
+    for await (const rows of snapshot.rows<Row>(listing, WALK_BATCH)) {
+      const read = rows.map((r) => this.repos.mappings.rowOf(r));
+      const names = walkCtx.loaders.currentConceptName.clearAll();
+      for (const { version, names: ends } of read) {
+        if (version.fromConceptId) names.prime(version.fromConceptId, ends.from);
+        if (version.toConceptId) names.prime(version.toConceptId, ends.to);
+      }
+      const sources = await sourcesOf([...new Set(read.map((r) => r.version.repositoryId))]);
+      const views = read.map(({ version, mapping }) => ({
         source: sources.get(version.repositoryId)!,
-        mapping: byId.get(version.mappingId)!,
+        mapping,
         version,
       }));
-      await each(await this.items(batchCtx, views, { ...params, verbose: false }));
+      await each(await this.items(walkCtx, views, { ...params, verbose: false }));
     }
   }
 
