@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
@@ -96,9 +97,10 @@ export class LocalExportStorage implements ExportStorage {
   }
 
   async open(key: string): Promise<Readable | null> {
+    const stream = fs.createReadStream(this.pathOf(key));
     try {
-      const handle = await fs.promises.open(this.pathOf(key), 'r');
-      return handle.createReadStream();
+      await once(stream, 'open');
+      return stream;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
