@@ -338,12 +338,16 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * what a cursor walks to list every match in the same order as the pages (exports, sync).
    */
   listing(where: ConceptScope, filter: ConceptSearch, sort: SortSpec<ConceptSortKey>): Listing {
-    const qb = this.filtered(where, { ...filter, q: undefined })
-      .innerJoin('concepts', 'co', 'co.id = cv.concept_id')
-      .select(jsonColumns(this.em, ConceptVersionEntity, 'cv'), 'row')
-      .addSelect(jsonColumns(this.em, ConceptEntity, 'co'), 'object');
+    // The order is found on the narrow keys; each row's JSON is built after, in that order (a
+    // lateral join walks the keys in order), so no sort ever carries the wide rows.
+    const qb = this.filtered(where, { ...filter, q: undefined }).select('cv.id', 'key');
     orderBy(qb, sort, ORDER);
-    const [sql, params] = qb.getQueryAndParameters();
+    const [keys, params] = qb.getQueryAndParameters();
+    const sql = `SELECT l.* FROM (${keys}) k CROSS JOIN LATERAL (
+        SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} AS row,
+          ${jsonColumns(this.em, ConceptEntity, 'co')} AS object
+        FROM concept_versions cv JOIN concepts co ON co.id = cv.concept_id
+        WHERE cv.id = k.key) l`;
     return { sql, params };
   }
 

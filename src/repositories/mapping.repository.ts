@@ -183,13 +183,17 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const endName = (side: 'from' | 'to') =>
       `(SELECT en.display_name FROM concept_versions en
         WHERE en.concept_id = mv.${side}_concept_id AND en.valid_to_seq IS NULL)`;
-    const qb = this.ordered(where, filter, sort)
-      .innerJoin('mappings', 'mo', 'mo.id = mv.mapping_id')
-      .select(jsonColumns(this.em, MappingVersionEntity, 'mv'), 'row')
-      .addSelect(jsonColumns(this.em, MappingEntity, 'mo'), 'object')
-      .addSelect(endName('from'), 'from_name')
-      .addSelect(endName('to'), 'to_name');
-    const [sql, params] = qb.getQueryAndParameters();
+    // The order is found on the narrow keys; each row's JSON is built after, in that order (a
+    // lateral join walks the keys in order), so no sort ever carries the wide rows.
+    const [keys, params] = this.ordered(where, filter, sort)
+      .select('mv.id', 'key')
+      .getQueryAndParameters();
+    const sql = `SELECT l.* FROM (${keys}) k CROSS JOIN LATERAL (
+        SELECT ${jsonColumns(this.em, MappingVersionEntity, 'mv')} AS row,
+          ${jsonColumns(this.em, MappingEntity, 'mo')} AS object,
+          ${endName('from')} AS from_name, ${endName('to')} AS to_name
+        FROM mapping_versions mv JOIN mappings mo ON mo.id = mv.mapping_id
+        WHERE mv.id = k.key) l`;
     return { sql, params };
   }
 
