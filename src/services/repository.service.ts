@@ -526,13 +526,18 @@ export class RepositoryService {
     const prepared = await this.prepareVersion(ctx, head, input);
     const version = await this.repos.transaction((r) => prepared.apply(r, head));
     const made: RepoView = { repo: head.repo, owner: head.owner, version };
-    for (const listener of this.versionListeners) await listener(ctx, made);
+    await this.versionMade(ctx, made);
     return this.detailOf(ctx, made);
   }
 
   /** Called after each version is made (its automatic export, spec operations §3). */
   onVersionMade(listener: (ctx: ServiceContext, made: RepoView) => Promise<void>): void {
     this.versionListeners.push(listener);
+  }
+
+  /** Tells the listeners a version was made (after its transaction committed). */
+  async versionMade(ctx: ServiceContext, made: RepoView): Promise<void> {
+    for (const listener of this.versionListeners) await listener(ctx, made);
   }
 
   /**
