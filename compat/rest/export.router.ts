@@ -1,5 +1,6 @@
 import { Router, type Request } from 'express';
 import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { RepositoryKind } from '../../src/db/entities';
 import { AppError } from '../../src/errors';
 import { defaultListParams, type RepoRef, type Services } from '../../src/services';
@@ -28,12 +29,9 @@ function disposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
-/** Copies a file into the answer (which the caller ends). */
+/** Copies a file into the answer; a client that goes away closes the file. */
 function pipeInto(file: Readable, out: Writable): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    file.once('error', reject).once('end', resolve);
-    file.pipe(out, { end: false });
-  });
+  return pipeline(file, out);
 }
 
 /**

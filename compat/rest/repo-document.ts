@@ -1,5 +1,5 @@
-import { once } from 'node:events';
-import { PassThrough, type Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
 import type {
   RepoDetailInclude,
@@ -8,6 +8,7 @@ import type {
   ServiceContext,
   Services,
 } from '../../src/services';
+import { writeTo } from '../../src/services';
 import type { Reply } from '../http';
 import { referenceJson } from './collection.mapper';
 import { conceptContent } from './concept.mapper';
@@ -50,11 +51,9 @@ export async function writeRepoDocument(
   await write(section ? ']}' : '}');
 }
 
-/** Writes to a stream, waiting while it is full. */
-export function writerTo(out: Writable): (text: string) => Promise<void> {
-  return async (text) => {
-    if (!out.write(text)) await once(out, 'drain');
-  };
+/** Writes to a stream, waiting while it is full (never for a client that went away). */
+function writerTo(out: Writable): (text: string) => Promise<void> {
+  return (text) => writeTo(out, text);
 }
 
 /**
@@ -87,9 +86,19 @@ export function documentReply(
       zip.addReadStream(json, 'export.json');
       zip.outputStream.pipe(out, { end: false });
       zip.end();
-      await writeRepoDocument(services, ctx, view, include, writerTo(json));
-      json.end();
-      await once(zip.outputStream, 'end');
+      // A client that goes away stops the walk (and frees its connection) at the next write.
+      const gone = (): void => {
+        json.destroy();
+        (zip.outputStream as Readable).destroy();
+      };
+      out.once('close', gone);
+      try {
+        await writeRepoDocument(services, ctx, view, include, writerTo(json));
+        json.end();
+        await finished(zip.outputStream);
+      } finally {
+        out.off('close', gone);
+      }
     },
   };
 }

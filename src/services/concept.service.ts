@@ -706,6 +706,12 @@ export class ConceptService {
     await this.walk(scope, params, snapshot, async () => new Map([[source.repo.id, source]]), each);
   }
 
+  /** Refuses list parameters a walk would refuse, before anything is read or written. */
+  checkWalk(params: ListParams): void {
+    resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    windowOf(params);
+  }
+
   /** `walkSource` over the members of a collection expansion held in `repositoryIds`. */
   async walkMembers(
     ctx: ServiceContext,

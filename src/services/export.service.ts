@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { once } from 'node:events';
 import { ZipFile } from 'yazl';
 import { HEAD } from '../db/entities';
@@ -174,14 +175,16 @@ export class ExportService {
       zip.addReadStream(json, 'export.json', { mtime: lastUpdated });
       zip.outputStream.pipe(pending.stream);
       zip.end();
+      // A store that fails stops the walk at its next write.
+      pending.stream.once('error', () => json.destroy());
       let written = 0;
       await writer(ctx, view, async (text) => {
         if (task.signal.aborted) throw new Error('The server is stopping.');
         written += text.length;
-        if (!json.write(text)) await once(json, 'drain');
+        await writeTo(json, text);
       });
       json.end();
-      await once(zip.outputStream, 'end');
+      await finished(zip.outputStream);
       await task.progress(written, written, 'written');
       await pending.publish();
     } catch (error) {
@@ -277,4 +280,24 @@ function hashOf(token: string): string {
 export function stamp(at: Date): string {
   const iso = at.toISOString();
   return `${iso.slice(0, 10)}_${iso.slice(11, 19).replace(/:/g, '')}`;
+}
+
+/**
+ * Writes to a stream, waiting while it is full; fails (rather than wait for ever) when the stream
+ * is closed meanwhile (a client that went away, a store that failed).
+ */
+export async function writeTo(out: Writable, text: string): Promise<void> {
+  if (out.destroyed || out.writableEnded) throw new Error('The output was closed.');
+  if (out.write(text)) return;
+  const stop = new AbortController();
+  try {
+    await Promise.race([
+      once(out, 'drain', { signal: stop.signal }),
+      once(out, 'close', { signal: stop.signal }).then(() => {
+        throw new Error('The output was closed.');
+      }),
+    ]);
+  } finally {
+    stop.abort();
+  }
 }

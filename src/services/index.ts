@@ -39,7 +39,7 @@ import {
 } from './export.service';
 import { createExportStorage, type ExportStorageSettings } from './export-storage';
 export type { DocumentWriter, ExportStatus } from './export.service';
-export { stamp as exportStamp } from './export.service';
+export { writeTo } from './export.service';
 export type { ExportStorageSettings } from './export-storage';
 
 export { ANONYMOUS } from './context';

@@ -541,6 +541,12 @@ export class MappingService {
     );
   }
 
+  /** Refuses list parameters a walk would refuse, before anything is read or written. */
+  checkWalk(params: ListParams): void {
+    resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    windowOf(params);
+  }
+
   /** `walkSource` over the members of a collection expansion held in `repositoryIds`. */
   async walkMembers(
     ctx: ServiceContext,

@@ -56,8 +56,11 @@ export class RepositoryDetailService {
     visit: RepoContentVisitor,
   ): Promise<void> {
     const view = await this.repositories.at(ctx, at);
-    await visit.detail({ view, counts: await this.repositories.counts(ctx, view) });
     const { params } = include;
+    // Refused before the first byte: once the detail is written an answer cannot become a 400.
+    if (include.concepts) this.concepts.checkWalk(params);
+    if (include.mappings) this.mappings.checkWalk(params);
+    await visit.detail({ view, counts: await this.repositories.counts(ctx, view) });
     const collection = view.repo.kind === 'collection';
     const snapshot = await this.repos.snapshot();
     try {
