@@ -4,6 +4,7 @@ import {
   createOrg,
   createTestApp,
   createUser,
+  tasksSettled,
   uniqueId,
   type TestApp,
   type TestUser,
@@ -1453,7 +1454,7 @@ describe('N+1', () => {
         await makeVersion(admin, url, { id: 'v1' });
       }
       // A version's export runs in the background: let it finish outside the count.
-      await settledTasks(admin.username);
+      await tasksSettled(t, admin.username);
       t.queries.count = 0;
       const res = await gql(t, admin.auth, query, { id: org });
       const count = t.queries.count;
@@ -1476,16 +1477,3 @@ describe('N+1', () => {
     expect(twelve).toBe(three);
   });
 });
-
-/** Waits until none of the user's background tasks is queued or running. */
-async function settledTasks(username: string): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    const [{ n }] = await t.dataSource.query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM tasks WHERE created_by = $1 AND state IN ('PENDING', 'STARTED')`,
-      [username],
-    );
-    if (n === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`tasks of ${username} still running`);
-}
