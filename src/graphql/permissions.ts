@@ -33,6 +33,8 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
     {
       Query: {
         me: allow,
+        oidcLoginUrl: allow,
+        oidcLogoutUrl: allow,
         user: allow,
         users: allow,
         org: allow,
@@ -65,6 +67,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
       },
       Mutation: {
         login: allow,
+        exchangeOidcCode: allow,
         signup: allow,
         createUser: superuser,
         updateUser: signedIn,
