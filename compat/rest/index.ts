@@ -5,6 +5,7 @@ import { bulkImportRouter } from './bulk-import.router';
 import { cascadeRouter } from './cascade.router';
 import { collectionRouter } from './collection.router';
 import { conceptRouter } from './concept.router';
+import { exportRouter } from './export.router';
 import { extrasRouter } from './extras.router';
 import { mappingRouter } from './mapping.router';
 import { orgRouter } from './org.router';
@@ -31,6 +32,7 @@ export function restRouter(services: Services): Router {
       return ok({ status: 'ok' });
     }),
   );
+  router.use(exportRouter(services));
   router.use(taskRouter(services));
   router.use(bulkImportRouter(services));
   router.use(extrasRouter(services));

@@ -112,6 +112,8 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         deleteExpansion: signedIn,
         startBulkImport: signedIn,
         cancelBulkImport: signedIn,
+        requestExport: signedIn,
+        deleteExport: signedIn,
       },
       // Fields of records are visible wherever the record is: services scope the records.
       ...Object.fromEntries(objectTypes.map((type) => [type.name, allow])),

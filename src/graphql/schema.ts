@@ -19,6 +19,7 @@ import {
 } from './resolvers/repository.resolver';
 import { TaskResolver } from './resolvers/task.resolver';
 import { BulkImportResolver } from './resolvers/bulk-import.resolver';
+import { ExportResolver } from './resolvers/export.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 
@@ -44,6 +45,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       CollectionContentResolver,
       TerminologyResolver,
       FhirResourceResolver,
+      ExportResolver,
       OidcResolver,
     ],
     // Input is validated once, in the services, for every edge.

@@ -16,6 +16,8 @@ import { RateLimitRepository } from './rate-limit.repository';
 import { PathRepository } from './path.repository';
 import { FhirRepository } from './fhir.repository';
 import { BulkImportRepository } from './bulk-import.repository';
+import { ExportRepository } from './export.repository';
+import { ReadSnapshot } from './snapshot';
 
 export { isUniqueViolation } from './list';
 export { insertRows } from './bulk';
@@ -25,6 +27,7 @@ export type {
   ExtrasCondition,
   ExtrasFilter,
   FacetCounts,
+  Listing,
   Slice,
   SortSpec,
   Viewer,
@@ -83,6 +86,9 @@ export type {
   WalkMapping,
 } from './cascade.repository';
 export type { CascadeRepository } from './cascade.repository';
+export type { ReadSnapshot } from './snapshot';
+export type { Raw } from './hydrate';
+export type { DownloadRow, ExportRow, ExportState } from './export.repository';
 export type { IdentityKey } from './identity.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
@@ -103,6 +109,7 @@ export class Repositories {
   readonly cascade: CascadeRepository;
   readonly fhir: FhirRepository;
   readonly bulkImports: BulkImportRepository;
+  readonly exports: ExportRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -124,6 +131,7 @@ export class Repositories {
     this.cascade = new CascadeRepository(em);
     this.fhir = new FhirRepository(em);
     this.bulkImports = new BulkImportRepository(em);
+    this.exports = new ExportRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {
@@ -134,6 +142,11 @@ export class Repositories {
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     if (!this.dataSource) return work(this); // already inside a transaction
     return this.dataSource.transaction((em) => insideTransaction(() => work(new Repositories(em))));
+  }
+
+  /** A consistent read of long lists through cursors, on a connection of its own; close it. */
+  snapshot(): Promise<ReadSnapshot> {
+    return ReadSnapshot.open(this.em);
   }
 
   /** Liveness of the database, for health checks. */

@@ -1,6 +1,7 @@
-import { In, type EntityManager, type Repository } from 'typeorm';
+import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
+import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
@@ -10,6 +11,7 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  type Listing,
   type Slice,
   type SortSpec,
   type Window,
@@ -232,6 +234,49 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     sort: SortSpec<MappingSortKey>,
     window: Window,
   ): Promise<Slice<MappingVersionEntity>> {
+    return sliceOf(this.ordered(where, filter, sort), window);
+  }
+
+  /**
+   * The statement of `search` without a window, each row as JSON (`rowOf` reads it back): what
+   * a cursor walks to list every match in the same order as the pages (exports, synchronization).
+   */
+  listing(where: MappingScope, filter: MappingSearch, sort: SortSpec<MappingSortKey>): Listing {
+    const endName = (side: 'from' | 'to') =>
+      `(SELECT en.display_name FROM concept_versions en
+        WHERE en.concept_id = mv.${side}_concept_id AND en.valid_to_seq IS NULL)`;
+    // The order is found on the narrow keys; each row's JSON is built after, in that order (a
+    // lateral join walks the keys in order), so no sort ever carries the wide rows.
+    const [keys, params] = this.ordered(where, filter, sort)
+      .select('mv.id', 'key')
+      .getQueryAndParameters();
+    const sql = `SELECT l.* FROM (${keys}) k CROSS JOIN LATERAL (
+        SELECT ${jsonColumns(this.em, MappingVersionEntity, 'mv')} AS row,
+          ${jsonColumns(this.em, MappingEntity, 'mo')} AS object,
+          ${endName('from')} AS from_name, ${endName('to')} AS to_name
+        FROM mapping_versions mv JOIN mappings mo ON mo.id = mv.mapping_id
+        WHERE mv.id = k.key) l`;
+    return { sql, params };
+  }
+
+  /** A row of `listing`: the version, its mapping and the current names of its ends' concepts. */
+  rowOf(raw: { row: Raw; object: Raw; from_name: string | null; to_name: string | null }): {
+    version: MappingVersionEntity;
+    mapping: MappingEntity;
+    names: { from: string | null; to: string | null };
+  } {
+    return {
+      version: hydrate(this.em, MappingVersionEntity, raw.row)!,
+      mapping: hydrate(this.em, MappingEntity, raw.object)!,
+      names: { from: raw.from_name, to: raw.to_name },
+    };
+  }
+
+  private ordered(
+    where: MappingScope,
+    filter: MappingSearch,
+    sort: SortSpec<MappingSortKey>,
+  ): SelectQueryBuilder<MappingVersionEntity> {
     const qb = this.versions.createQueryBuilder('mv');
     if (where.scope === 'expansion') {
       // The members of an expansion: pinned versions, or the current version of what they
@@ -321,6 +366,6 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         }
       : undefined;
     orderBy(qb, sort, ORDER, rank);
-    return sliceOf(qb, window);
+    return qb;
   }
 }

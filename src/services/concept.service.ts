@@ -15,6 +15,8 @@ import {
   type MappingRow,
   type ConceptSearch,
   type ConceptSortKey,
+  type Raw,
+  type ReadSnapshot,
   type Repositories,
   type SortSpec,
 } from '../repositories';
@@ -23,7 +25,15 @@ import { authorize, requireUser } from './access';
 import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
-import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import {
+  pageOf,
+  resolveSort,
+  windowedListing,
+  windowOf,
+  WALK_BATCH,
+  type ListParams,
+  type Page,
+} from './list';
 import { endsOf, type EndSource, type MappingItem } from './mapping-views';
 import type { RepositoryService } from './repository.service';
 import { checkRepo, mayViewRepo, pathKey, type RepoView } from './paths';
@@ -711,6 +721,74 @@ export class ConceptService {
     return this.page(ctx, scope, params, sort, (ids) => this.repositories.headViews(ctx, ids));
   }
 
+  /**
+   * Every concept of a source (at HEAD or a version) matching the list parameters, in the order
+   * of its pages, `WALK_BATCH` at a time through a cursor of `snapshot`; `limit`/`offset` window
+   * the walk when given (spec operations §4.10: pages cover every item once).
+   */
+  async walkSource(
+    source: RepoView,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: ConceptView[]) => Promise<void>,
+  ): Promise<void> {
+    const scope: ConceptScope = {
+      scope: 'source',
+      repositoryId: source.repo.id,
+      seq: source.version.seq,
+    };
+    await this.walk(scope, params, snapshot, async () => new Map([[source.repo.id, source]]), each);
+  }
+
+  /** Refuses list parameters a walk would refuse, before anything is read or written. */
+  checkWalk(params: ListParams): void {
+    resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    windowOf(params);
+  }
+
+  /** `walkSource` over the members of a collection expansion held in `repositoryIds`. */
+  async walkMembers(
+    ctx: ServiceContext,
+    expansionId: string,
+    repositoryIds: string[],
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: ConceptView[]) => Promise<void>,
+  ): Promise<void> {
+    await this.walk(
+      { scope: 'expansion', expansionId, repositoryIds },
+      params,
+      snapshot,
+      (ids) => this.repositories.headViews(ctx, ids),
+      each,
+    );
+  }
+
+  private async walk(
+    scope: ConceptScope,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
+    each: (batch: ConceptView[]) => Promise<void>,
+  ): Promise<void> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const listing = windowedListing(
+      this.repos.concepts.listing(scope, searchOf(params), sort),
+      windowOf(params),
+    );
+    for await (const rows of snapshot.rows<{ row: Raw; object: Raw }>(listing, WALK_BATCH)) {
+      const read = rows.map((r) => this.repos.concepts.rowOf(r));
+      const sources = await sourcesOf([...new Set(read.map((r) => r.version.repositoryId))]);
+      await each(
+        read.map(({ version, concept }) => ({
+          source: sources.get(version.repositoryId)!,
+          concept,
+          version,
+        })),
+      );
+    }
+  }
+
   private async page(
     ctx: ServiceContext,
     scope: ConceptScope,
@@ -718,16 +796,7 @@ export class ConceptService {
     sort: SortSpec<ConceptSortKey>,
     sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
   ): Promise<Page<ConceptView>> {
-    const filter: ConceptSearch = {
-      q: params.q,
-      conceptClass: params.filters.conceptClass,
-      datatype: params.filters.datatype,
-      locale: params.filters.locale,
-      includeRetired:
-        params.filters.includeRetired?.[0] === 'true' || params.filters.includeRetired?.[0] === '1',
-      updatedSince: params.updatedSince,
-      extras: params.extras,
-    };
+    const filter = searchOf(params);
     // Search by substring first (the trigram index answers it quickly); only when nothing
     // matches, with swapped letters undone (a few more lookups), and only then by similarity,
     // which finds any typo but scans far more.
@@ -997,4 +1066,18 @@ function conceptTaken(): AppError {
 /** The URL of a concept of a source, as `parent_concept_urls` name it. */
 function conceptUrlIn(source: RepoView, code: string): string {
   return `${repoUrl(source.owner, 'source', source.repo.mnemonic)}concepts/${encodeURIComponent(code)}/`;
+}
+
+/** The concept list filters of a request (spec core §4.3). */
+function searchOf(params: ListParams): ConceptSearch {
+  return {
+    q: params.q,
+    conceptClass: params.filters.conceptClass,
+    datatype: params.filters.datatype,
+    locale: params.filters.locale,
+    includeRetired:
+      params.filters.includeRetired?.[0] === 'true' || params.filters.includeRetired?.[0] === '1',
+    updatedSince: params.updatedSince,
+    extras: params.extras,
+  };
 }

@@ -375,11 +375,12 @@ export class FhirResourceService {
       { owner: made.owner, kind },
       versionInput(input),
     );
-    await this.repos.transaction(async (r) => {
+    const frozen = await this.repos.transaction(async (r) => {
       const head = await made.apply(r);
       await content.apply(r, head);
-      await version.apply(r, head);
+      return { ...head, version: await version.apply(r, head) };
     });
+    await this.repositories.versionMade(ctx, frozen);
     const read = await this.readIn(ctx, type, namespace, input.owner, input.id, input.version, 1);
     const location = resourceUriOf(made.owner, type, input.id, input.version);
     return { resource: read!.resource, location };
@@ -428,12 +429,13 @@ export class FhirResourceService {
         replacing: existing ?? undefined,
       });
     }
-    await this.repos.transaction(async (r) => {
+    const frozen = await this.repos.transaction(async (r) => {
       const repo = await prepared.apply(r);
       const current: RepoView = { ...head, repo };
       await content.apply(r, current);
-      await version?.apply(r, current);
+      return version ? { ...current, version: await version.apply(r, current) } : null;
     });
+    if (frozen) await this.repositories.versionMade(ctx, frozen);
     const read = await this.readIn(ctx, type, namespace, owner, id, input.version ?? HEAD, 1);
     return read!;
   }

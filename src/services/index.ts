@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
@@ -34,6 +35,16 @@ import { UrlRegistryService } from './url-registry.service';
 import { FhirResourceService } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
 import { BULK_IMPORT_TASK, BulkImportService, type BulkImportJob } from './bulk-import.service';
+import {
+  DEFAULT_EXPORT_URL_TTL_SECONDS,
+  EXPORT_TASK,
+  ExportService,
+  type ExportJob,
+} from './export.service';
+import { createExportStorage, type ExportStorageSettings } from './export-storage';
+export type { DocumentWriter, ExportStatus } from './export.service';
+export { writeTo } from './export.service';
+export type { ExportStorageSettings } from './export-storage';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -61,7 +72,7 @@ export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoDetail, RepoScope, RepoView } from './repository.service';
-export type { RepoDetailInclude, RepoDetailWithContent } from './repository-detail.service';
+export type { RepoContentVisitor, RepoDetailInclude } from './repository-detail.service';
 export type { ConceptDetail, ConceptInclude, ConceptView, EditMode } from './concept.service';
 export type {
   AddedReference,
@@ -118,6 +129,10 @@ export interface ServiceOptions {
   importMaxBytes?: number;
   /** Hosts a bulk import's `file_url` may name; none: `file_url` is refused. */
   importFileUrlHosts?: string[];
+  /** Where export files live; default: `.data/exports` under the working directory. */
+  exportStorage?: ExportStorageSettings;
+  /** How long a download address in `exportURL` is valid. */
+  exportUrlTtlSeconds?: number;
   /** Single sign-on with an OpenID Connect provider; absent: password login only. */
   oidc?: OidcSettings;
 }
@@ -146,6 +161,8 @@ export class Services {
   readonly fhirResources: FhirResourceService;
   readonly terminology: TerminologyService;
   readonly bulkImports: BulkImportService;
+  /** Exports of repository versions (spec operations §4.8). */
+  readonly exports: ExportService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -184,6 +201,7 @@ export class Services {
       this.tasks,
     );
     this.repositoryDetails = new RepositoryDetailService(
+      this.repos,
       this.repositories,
       this.concepts,
       this.mappings,
@@ -230,6 +248,19 @@ export class Services {
         (done, total, message) => task.progress(done, total, message),
       ),
     );
+    this.exports = new ExportService(
+      this.repos,
+      this.repositories,
+      this.jobs,
+      createExportStorage(
+        options.exportStorage ?? { kind: 'local', directory: path.resolve('.data', 'exports') },
+      ),
+      options.exportUrlTtlSeconds ?? DEFAULT_EXPORT_URL_TTL_SECONDS,
+    );
+    this.jobs.register<ExportJob>(EXPORT_TASK, (job, task) =>
+      this.exports.run(this.context(task.actor, task.log, task.baseUrl), job, task),
+    );
+    this.repositories.onVersionMade((ctx, made) => this.exports.versionMade(ctx, made));
     // The version's references are read and resolved inside its transaction, so references
     // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
     this.repositories.onCollectionVersion((ctx, head, autoexpand) =>

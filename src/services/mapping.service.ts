@@ -7,6 +7,8 @@ import {
   type MappingScope,
   type MappingSearch,
   type MappingSortKey,
+  type Raw,
+  type ReadSnapshot,
   type Repositories,
 } from '../repositories';
 import { foldedWords } from '../repositories/list';
@@ -24,8 +26,16 @@ export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from 
 import { mappingChecksums } from './checksum';
 import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
-import { conceptMappingsKey } from './loaders';
-import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import { conceptMappingsKey, createLoaders } from './loaders';
+import {
+  pageOf,
+  resolveSort,
+  windowedListing,
+  windowOf,
+  WALK_BATCH,
+  type ListParams,
+  type Page,
+} from './list';
 import type { ReferenceResolver } from './reference-resolver';
 import type { RepositoryService, RepoView } from './repository.service';
 import { ownerUrl, parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from './urls';
@@ -530,6 +540,87 @@ export class MappingService {
     return ctx.loaders.mappingVersionCounts.load(view.mapping.id);
   }
 
+  /**
+   * Every mapping of a source (at HEAD or a version) matching the list parameters, in the order
+   * of its pages, `WALK_BATCH` at a time through a cursor of `snapshot`, ends resolved per batch
+   * (with loaders of their own: memory holds one batch); `limit`/`offset` window the walk.
+   */
+  async walkSource(
+    ctx: ServiceContext,
+    source: RepoView,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: MappingItem[]) => Promise<void>,
+  ): Promise<void> {
+    await this.walk(
+      ctx,
+      { scope: 'source', repositoryId: source.repo.id, seq: source.version.seq },
+      params,
+      snapshot,
+      async () => new Map([[source.repo.id, source]]),
+      each,
+    );
+  }
+
+  /** Refuses list parameters a walk would refuse, before anything is read or written. */
+  checkWalk(params: ListParams): void {
+    resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    windowOf(params);
+  }
+
+  /** `walkSource` over the members of a collection expansion held in `repositoryIds`. */
+  async walkMembers(
+    ctx: ServiceContext,
+    expansionId: string,
+    repositoryIds: string[],
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: MappingItem[]) => Promise<void>,
+  ): Promise<void> {
+    await this.walk(
+      ctx,
+      { scope: 'expansion', expansionId, repositoryIds },
+      params,
+      snapshot,
+      (ids) => this.repositories.headViews(ctx, ids),
+      each,
+    );
+  }
+
+  private async walk(
+    ctx: ServiceContext,
+    scope: MappingScope,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
+    each: (batch: MappingItem[]) => Promise<void>,
+  ): Promise<void> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const listing = windowedListing(
+      this.repos.mappings.listing(scope, { ...searchOf(params), q: undefined }, sort),
+      windowOf(params),
+    );
+    // Loaders of the walk's own: repositories stay known from batch to batch (they are few);
+    // the end names come with the rows and are dropped after each batch.
+    const walkCtx: ServiceContext = { ...ctx, loaders: createLoaders(this.repos, ctx.actor) };
+    type Row = { row: Raw; object: Raw; from_name: string | null; to_name: string | null };
+    for await (const rows of snapshot.rows<Row>(listing, WALK_BATCH)) {
+      const read = rows.map((r) => this.repos.mappings.rowOf(r));
+      const names = walkCtx.loaders.currentConceptName.clearAll();
+      for (const { version, names: ends } of read) {
+        if (version.fromConceptId) names.prime(version.fromConceptId, ends.from);
+        if (version.toConceptId) names.prime(version.toConceptId, ends.to);
+      }
+      const sources = await sourcesOf([...new Set(read.map((r) => r.version.repositoryId))]);
+      const views = read.map(({ version, mapping }) => ({
+        source: sources.get(version.repositoryId)!,
+        mapping,
+        version,
+      }));
+      await each(await this.items(walkCtx, views, { ...params, verbose: false }));
+    }
+  }
+
   /** One page of mappings; `source` holds them all, or `sourcesOf` finds each one's source. */
   private async page(
     ctx: ServiceContext,
@@ -539,21 +630,7 @@ export class MappingService {
     sourcesOf?: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
   ): Promise<Page<MappingItem>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    const filter: MappingSearch = {
-      q: params.q,
-      includeRetired: ['true', '1'].includes(params.filters.includeRetired?.[0] ?? ''),
-      mapType: params.filters.mapType,
-      updatedSince: params.updatedSince,
-      updatedBy: params.filters.updatedBy,
-      concept: params.filters.concept,
-      fromConcept: params.filters.fromConcept,
-      toConcept: params.filters.toConcept,
-      conceptSource: params.filters.conceptSource,
-      fromConceptSource: params.filters.fromConceptSource,
-      toConceptSource: params.filters.toConceptSource,
-      extras: params.extras,
-    };
-    const slice = await this.repos.mappings.search(scope, filter, sort, windowOf(params));
+    const slice = await this.repos.mappings.search(scope, searchOf(params), sort, windowOf(params));
     const mappings = new Map(
       (
         await this.repos.mappings.findMappingsByIds([
@@ -912,4 +989,22 @@ async function assertUnique(
       `Mapping '${duplicate}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
     );
   }
+}
+
+/** The mapping list filters of a request (spec core §4.4). */
+function searchOf(params: ListParams): MappingSearch {
+  return {
+    q: params.q,
+    includeRetired: ['true', '1'].includes(params.filters.includeRetired?.[0] ?? ''),
+    mapType: params.filters.mapType,
+    updatedSince: params.updatedSince,
+    updatedBy: params.filters.updatedBy,
+    concept: params.filters.concept,
+    fromConcept: params.filters.fromConcept,
+    toConcept: params.filters.toConcept,
+    conceptSource: params.filters.conceptSource,
+    fromConceptSource: params.filters.fromConceptSource,
+    toConceptSource: params.filters.toConceptSource,
+    extras: params.extras,
+  };
 }

@@ -62,7 +62,7 @@ const IDENT = /^(id|username|name|mnemonic|conceptClass|datatype|mapType|nameTyp
 function familyOf(name: string): string {
   if (/Concepts?$/.test(name)) return 'concepts';
   if (/Mapping$/.test(name)) return 'mappings';
-  if (/Version$/.test(name)) return 'versions';
+  if (/Version$|Export$/.test(name)) return 'versions';
   if (/(Source|Collection)$/.test(name)) return 'repositories';
   if (/References|Expansion/.test(name)) return 'collection contents';
   if (/UrlRegistry/.test(name)) return 'url-registry';
@@ -117,6 +117,8 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
     createSourceVersion: { url: src, input: { id: `gv${n}` } },
     updateSourceVersion: { url: `${src}v1/`, input: {} },
     deleteSourceVersion: { url: `${src}v1/` },
+    requestExport: { url: `${src}v1/` },
+    deleteExport: { url: `${src}v1/` },
     createCollectionVersion: { url: col, input: { id: `gv${n}` } },
     updateCollectionVersion: { url: `${col}v1/`, input: {} },
     deleteCollectionVersion: { url: `${col}v1/` },

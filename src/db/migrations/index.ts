@@ -9,6 +9,7 @@ import { CollectionContent1764300000000 } from './1764300000000-collection-conte
 import { RateLimits1764400000000 } from './1764400000000-rate-limits';
 import { MemberLookups1764500000000 } from './1764500000000-member-lookups';
 import { CascadeLookups1764600000000 } from './1764600000000-cascade-lookups';
+import { Exports1764710000000 } from './1764710000000-exports';
 import { BulkImports1764720000000 } from './1764720000000-bulk-imports';
 import { OidcIdentities1764740000000 } from './1764740000000-oidc-identities';
 
@@ -25,6 +26,7 @@ export const migrations = [
   RateLimits1764400000000,
   MemberLookups1764500000000,
   CascadeLookups1764600000000,
+  Exports1764710000000,
   BulkImports1764720000000,
   OidcIdentities1764740000000,
 ];
