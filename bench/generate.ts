@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { once } from 'node:events';
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { Client } from 'pg';
@@ -16,6 +18,8 @@ import { conceptChecksums, mappingChecksums } from '../src/services/checksum';
  *
  *   node dist/bench/generate.js <DATABASE_URL> [--concepts N] [--other-concepts N]
  *     [--mappings N] [--sources N] [--seed N] [--org ID] [--replace] [--migrate]
+ *   node dist/bench/generate.js --jsonl FILE [--concepts N] [--mappings N] [--seed N] [--org ID]
+ *     (the dictionary as OCL bulk import JSON lines instead; see `writeJsonLines`)
  *
  * Sizes also come from BENCH_CONCEPTS, BENCH_OTHER_CONCEPTS, BENCH_MAPPINGS and BENCH_SEED.
  */
@@ -1780,6 +1784,112 @@ class MappingVersionColumns {
   }
 }
 
+/** What `writeJsonLines` wrote. */
+export interface JsonLinesDataset {
+  file: string;
+  org: string;
+  lines: number;
+  concepts: number;
+  mappings: number;
+  bytes: number;
+}
+
+/**
+ * The CIEL-scale dictionary as OCL bulk import JSON lines (what a dictionary manager loads): the
+ * org, the main source and the sources it maps to, the main source's concepts (as generated for
+ * the database, same names, descriptions and extras), then its mappings — a quarter inside the
+ * source (`to_concept_url`), the rest to codes of the other sources (`to_source_url` and
+ * `to_concept_code`, most of them codes those sources do not hold, as when mapping to a
+ * terminology loaded elsewhere). Deterministic for a seed and sizes.
+ */
+export async function writeJsonLines(
+  file: string,
+  options: { org?: string; concepts?: number; mappings?: number; seed?: number } = {},
+): Promise<JsonLinesDataset> {
+  const org = options.org ?? 'CIEL-IMPORT';
+  const conceptCount = options.concepts ?? DEFAULTS.concepts;
+  const mappingCount = options.mappings ?? DEFAULTS.mappings;
+  const random = new Random(options.seed ?? DEFAULTS.seed);
+  const molecules = drugNames(new Random((options.seed ?? DEFAULTS.seed) ^ 0x5eed), 800);
+  const [main, ...others] = SOURCES;
+  const url = (profile: SourceProfile): string => `/orgs/${org}/sources/${profile.id}/`;
+  const out = fs.createWriteStream(file);
+  let bytes = 0;
+  let lines = 0;
+  const write = async (value: unknown): Promise<void> => {
+    const line = `${JSON.stringify(value)}\n`;
+    bytes += Buffer.byteLength(line);
+    lines += 1;
+    if (!out.write(line)) await once(out, 'drain');
+  };
+  await write({ type: 'Organization', id: org, name: 'CIEL import benchmark' });
+  for (const profile of SOURCES) {
+    await write({
+      type: 'Source',
+      id: profile.id,
+      owner: org,
+      owner_type: 'Organization',
+      name: profile.name,
+      description: profile.description,
+      source_type: profile.sourceType,
+      default_locale: 'en',
+    });
+  }
+  const ids: string[] = [];
+  for (let n = 0; n < conceptCount; n += 1) {
+    const id = main.conceptId(n + 1, random);
+    ids.push(id);
+    const content = generateConcept(random, main, id, molecules);
+    await write({
+      type: 'Concept',
+      owner: org,
+      owner_type: 'Organization',
+      source: main.id,
+      id,
+      concept_class: content.conceptClass,
+      datatype: content.datatype,
+      external_id: content.externalId,
+      retired: content.retired,
+      names: content.names.map(({ uuid: _uuid, ...name }) => name),
+      descriptions: content.descriptions.map(({ uuid: _uuid, ...description }) => description),
+      ...(content.extras ? { extras: content.extras } : {}),
+    });
+  }
+  const seen = new Set<string>();
+  for (let n = 0; n < mappingCount; n += 1) {
+    let line: Record<string, unknown>;
+    let key: string;
+    do {
+      const mapType: string = random.weighted<string>(MAIN_MAP_TYPES);
+      const from = random.pick(ids);
+      const internal = mapType === 'Q-AND-A' || mapType === 'CONCEPT-SET' || random.chance(0.15);
+      const target = internal ? main : random.pick(others);
+      const code = internal
+        ? random.pick(ids)
+        : target.conceptId(random.int(1, 40 * (mappingCount / conceptCount + 1) * 1000), random);
+      key = `${mapType} ${from} ${target.id} ${code}`;
+      line = {
+        type: 'Mapping',
+        owner: org,
+        owner_type: 'Organization',
+        source: main.id,
+        id: String(n + 1),
+        map_type: mapType,
+        from_concept_url: `${url(main)}concepts/${from}/`,
+        ...(internal
+          ? { to_concept_url: `${url(main)}concepts/${code}/` }
+          : { to_source_url: url(target), to_concept_code: code }),
+        ...(internal ? { sort_weight: random.int(1, 20) } : {}),
+      };
+    } while (seen.has(key));
+    seen.add(key);
+    await write(line);
+  }
+  out.end();
+  await once(out, 'finish');
+  return { file, org, lines, concepts: conceptCount, mappings: mappingCount, bytes };
+}
+
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
@@ -1827,10 +1937,14 @@ async function main(argv: string[]): Promise<void> {
   };
   let url: string | undefined;
   let migrate = false;
+  let jsonl: string | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--replace') options.replace = true;
-    else if (arg === '--migrate') migrate = true;
+    else if (arg === '--jsonl') {
+      jsonl = argv[++i];
+      if (!jsonl) throw new Error('--jsonl needs a file name.');
+    } else if (arg === '--migrate') migrate = true;
     else if (arg === '--org' || arg === '--username') {
       const value = argv[++i];
       if (!value) throw new Error(`${arg} needs a value.`);
@@ -1841,6 +1955,13 @@ async function main(argv: string[]): Promise<void> {
       (options as Record<string, unknown>)[FLAGS[arg]] = value;
     } else if (!arg.startsWith('--') && url === undefined) url = arg;
     else throw new Error(`Unknown argument '${arg}'.`);
+  }
+  if (jsonl) {
+    const written = await writeJsonLines(jsonl, options);
+    process.stdout.write(
+      `${jsonl}: ${count(written.lines)} JSON lines, ${count(written.bytes)} bytes\n`,
+    );
+    return;
   }
   url ??= process.env.DATABASE_URL;
   if (!url) {

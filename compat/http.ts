@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { match } from 'path-to-regexp';
 import { STATUS_CODES } from 'node:http';
+import type { Writable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { ZipFile } from 'yazl';
 import {
@@ -29,7 +30,15 @@ export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'empty'; status: number }
   | { kind: 'redirect'; location: string }
-  | { kind: 'list'; page: Page<unknown>; render: (item: never) => unknown; facetsOnly: boolean };
+  | { kind: 'list'; page: Page<unknown>; render: (item: never) => unknown; facetsOnly: boolean }
+  /** A body written piece by piece (a file, a whole repository); none for HEAD requests. */
+  | {
+      kind: 'stream';
+      status: number;
+      type: string;
+      headers?: Record<string, string>;
+      body?: (out: Writable) => Promise<void>;
+    };
 
 export const ok = (body: unknown): Reply => ({ kind: 'json', status: 200, body });
 export const created = (body: unknown, location: string): Reply => ({
@@ -82,6 +91,16 @@ async function write(req: Request, res: Response, reply: Reply): Promise<void> {
     case 'list':
       setPagingHeaders(req, res, reply.page);
       await sendJson(req, res, 200, listBody(req, reply));
+      return;
+    case 'stream':
+      for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+      res.status(reply.status).type(reply.type);
+      if (req.method === 'HEAD' || !reply.body) {
+        res.end();
+        return;
+      }
+      await reply.body(res);
+      res.end();
       return;
   }
 }
@@ -166,12 +185,18 @@ export function listParams(req: Request, filterNames: string[] = []): ListParams
   }
   const q = queryString(req, 'q')?.trim();
   const updatedSince = queryString(req, 'updatedSince');
+  // spec operations §4.10: `offset` counts items (synchronization pages); else `page` does.
+  const offset = queryString(req, 'offset')
+    ? wholeNumber(req, 'offset', 0, 0)
+    : limit > 0
+      ? (page - 1) * limit
+      : 0;
   return {
     q: q ? q : undefined,
     sortField: sortDesc ?? sortAsc,
     sortDesc: sortDesc !== undefined,
     limit,
-    offset: limit > 0 ? (page - 1) * limit : 0,
+    offset,
     filters,
     updatedSince: updatedSince ? parseTimestamp(updatedSince, 'updatedSince') : undefined,
     includeFacets: flag(req.get('includeFacets')) || flag(req.query.facetsOnly),
@@ -232,9 +257,15 @@ function wholeNumber(req: Request, name: string, fallback: number, min: number):
   return Number(raw);
 }
 
-/** ISO 8601, or `YYYY-MM-DD HH:MM:SS` as OCL documents it; a zone-less time is UTC. */
+/**
+ * ISO 8601, `YYYY-MM-DD HH:MM:SS` as OCL documents it, or the `YYYY-MM-DD_HHMMSS` of export file
+ * names (spec operations §4.10 step 3); a zone-less time is UTC.
+ */
 export function parseTimestamp(raw: string, field: string): Date {
-  const text = raw.trim().replace(' ', 'T');
+  const stamp = /^(\d{4}-\d{2}-\d{2})_(\d{2})(\d{2})(\d{2})$/.exec(raw.trim());
+  const text = stamp
+    ? `${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}`
+    : raw.trim().replace(' ', 'T');
   const withZone = /([zZ]|[+-]\d\d:?\d\d)$/.test(text) || !text.includes('T') ? text : `${text}Z`;
   const date = /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(withZone) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime())) {

@@ -11,7 +11,7 @@ import {
   verifyEncoding,
 } from '../compat/http';
 import { rateLimiting } from '../compat/rate-limit';
-import { API_VERSION, restRouter } from '../compat/rest';
+import { API_VERSION, BULK_IMPORT_PATH, restRouter } from '../compat/rest';
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
 import type { Config } from './config';
 import { attachContext } from './context';
@@ -89,15 +89,17 @@ export async function createApp(services: Services, config: Config, log: Logger)
     next();
   });
   app.use(negotiate);
-  app.use(requireJsonBody);
-  app.use(
-    express.json({
-      limit: config.maxBodySize,
-      type: ['application/json', 'application/*+json'],
-      strict: false,
-      verify: verifyEncoding,
-    }),
-  );
+  const jsonBody = express.json({
+    limit: config.maxBodySize,
+    type: ['application/json', 'application/*+json'],
+    strict: false,
+    verify: verifyEncoding,
+  });
+  // A bulk import's body is its file (JSON lines, CSV or multipart), read by its own route.
+  const isImportFile = (req: express.Request): boolean =>
+    req.method === 'POST' && BULK_IMPORT_PATH.test(req.path);
+  app.use((req, res, next) => (isImportFile(req) ? next() : requireJsonBody(req, res, next)));
+  app.use((req, res, next) => (isImportFile(req) ? next() : jsonBody(req, res, next)));
   app.use(guardInput);
   app.use(attachContext(services, config.publicUrl));
   const rateLimits = rateLimiting(services, config.rateLimits, log);

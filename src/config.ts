@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { ExportStorageSettings } from './services/export-storage';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -28,6 +29,11 @@ const envSchema = z.object({
   EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
   MATCH_REQUIRES_APPROVAL: z.enum(['true', 'false']).default('true'),
+  IMPORT_MAX_SIZE: z
+    .string()
+    .regex(/^\d+(kb|mb|gb)?$/i, "Use a size such as '512mb'.")
+    .default('256mb'),
+  IMPORT_FILE_URL_HOSTS: z.string().default(''),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
@@ -37,6 +43,13 @@ const envSchema = z.object({
   RATE_LIMIT_ANON_PER_DAY: z.coerce.number().int().min(0).default(10_000),
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(500),
   RATE_LIMIT_USER_PER_DAY: z.coerce.number().int().min(0).default(20_000),
+  EXPORT_STORAGE: z.enum(['local', 's3']).default('local'),
+  EXPORT_S3_BUCKET: z.string().optional(),
+  EXPORT_S3_PREFIX: z.string().default('exports/'),
+  EXPORT_S3_REGION: z.string().default('us-east-1'),
+  EXPORT_S3_ENDPOINT: z.string().url().optional(),
+  EXPORT_S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  EXPORT_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(0).default(10),
   LOGIN_FAILURES_PER_IP: z.coerce.number().int().min(0).default(50),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
@@ -92,6 +105,14 @@ export interface Config {
     fhirCacheConcepts: number;
     /** `$match` only for users an administrator approved (spec operations §5.1). */
     matchRequiresApproval: boolean;
+    /** The largest bulk import file, in bytes (`IMPORT_MAX_SIZE`). */
+    importMaxBytes: number;
+    /** Hosts a bulk import's `file_url` may name (`IMPORT_FILE_URL_HOSTS`); none: refused. */
+    importFileUrlHosts: string[];
+    /** Where export files live (spec operations §4.8). */
+    exportStorage: ExportStorageSettings;
+    /** How long a download address in `exportURL` is valid. */
+    exportUrlTtlSeconds: number;
     /** Single sign-on with an OpenID Connect provider; absent: password login only. */
     oidc?: OidcSettings;
   };
@@ -158,6 +179,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
       matchRequiresApproval: e.MATCH_REQUIRES_APPROVAL === 'true',
+      importMaxBytes: bytesOf(e.IMPORT_MAX_SIZE),
+      importFileUrlHosts: e.IMPORT_FILE_URL_HOSTS.split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+      exportStorage: exportStorageOf(e),
+      exportUrlTtlSeconds: e.EXPORT_URL_TTL_SECONDS,
       oidc:
         e.OIDC_ISSUER && e.OIDC_CLIENT_ID
           ? {
@@ -185,5 +212,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         windowMinutes: e.LOGIN_FAILURE_WINDOW_MINUTES,
       },
     },
+  };
+}
+
+/** `512mb` → bytes. */
+function bytesOf(size: string): number {
+  const match = /^(\d+)(kb|mb|gb)?$/i.exec(size)!;
+  const unit = { kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[match[2]?.toLowerCase() as 'kb'] ?? 1;
+  return Number(match[1]) * unit;
+}
+
+/** `EXPORT_STORAGE=local` (files under `DATA_DIR/exports`) or `s3` (a bucket, which is required). */
+function exportStorageOf(e: z.infer<typeof envSchema>): ExportStorageSettings {
+  if (e.EXPORT_STORAGE === 'local') {
+    return { kind: 'local', directory: path.join(path.resolve(e.DATA_DIR), 'exports') };
+  }
+  if (!e.EXPORT_S3_BUCKET) {
+    throw new Error('Invalid configuration: EXPORT_S3_BUCKET is required with EXPORT_STORAGE=s3');
+  }
+  return {
+    kind: 's3',
+    bucket: e.EXPORT_S3_BUCKET,
+    prefix: e.EXPORT_S3_PREFIX,
+    region: e.EXPORT_S3_REGION,
+    endpoint: e.EXPORT_S3_ENDPOINT,
+    forcePathStyle: e.EXPORT_S3_FORCE_PATH_STYLE === 'true',
   };
 }

@@ -40,6 +40,14 @@ export function conceptSummary(view: ConceptView): object {
 
 /** spec core §2.6 detail view (mappings arrive with the mappings API). */
 export function conceptDetail(view: ConceptView, versions: number): object {
+  return { ...conceptContent(view), versions };
+}
+
+/**
+ * The detail view without the version count: how a repository detail lists its concepts
+ * (`includeConcepts`), hence exports and synchronization (spec operations §4.8, §4.10).
+ */
+export function conceptContent(view: ConceptView): object {
   const { source, concept, version } = view;
   const { sourceUrl, url, versionUrl } = urlsOf(view);
   return {
@@ -56,7 +64,6 @@ export function conceptDetail(view: ConceptView, versions: number): object {
     update_comment: version.updateComment,
     is_latest_version: version.validToSeq === null,
     versioned_object_id: concept.id,
-    versions,
     source_url: sourceUrl,
     versions_url: `${url}versions/`,
     mappings_url: `${url}mappings/`,

@@ -1,9 +1,11 @@
 import { Router } from 'express';
 import type { Services } from '../../src/services';
 import { API_VERSION, ok, route } from '../http';
+import { bulkImportRouter } from './bulk-import.router';
 import { cascadeRouter } from './cascade.router';
 import { collectionRouter } from './collection.router';
 import { conceptRouter } from './concept.router';
+import { exportRouter } from './export.router';
 import { extrasRouter } from './extras.router';
 import { mappingRouter } from './mapping.router';
 import { matchRouter } from './match.router';
@@ -15,6 +17,7 @@ import { referenceRouter } from './reference.router';
 import { urlRegistryRouter } from './url-registry.router';
 
 export { API_VERSION } from '../http';
+export { BULK_IMPORT_PATH } from './bulk-import.router';
 
 /** The OCL REST edge: documented paths in, OCL JSON shapes out. */
 export function restRouter(services: Services): Router {
@@ -30,7 +33,9 @@ export function restRouter(services: Services): Router {
       return ok({ status: 'ok' });
     }),
   );
+  router.use(exportRouter(services));
   router.use(taskRouter(services));
+  router.use(bulkImportRouter(services));
   router.use(extrasRouter(services));
   router.use(referenceRouter(services));
   router.use(urlRegistryRouter(services));

@@ -63,6 +63,11 @@ export function mappingSummary(view: MappingView, ends: Ends): object {
 
 /** spec core §2.7 detail view. */
 export function mappingDetail(view: MappingView, ends: Ends, versions: number): object {
+  return { ...mappingContent(view, ends), versions };
+}
+
+/** The detail view without the version count: how a repository detail lists its mappings. */
+export function mappingContent(view: MappingView, ends: Ends): object {
   const { source, mapping, version } = view;
   const url = mappingUrl(view);
   return {
@@ -77,7 +82,6 @@ export function mappingDetail(view: MappingView, ends: Ends, versions: number): 
     update_comment: version.updateComment,
     extras: version.extras ?? {},
     checksums: { standard: version.checksumStandard, smart: version.checksumSmart },
-    versions,
     public_can_view: source.repo.publicAccess !== 'None',
     latest_source_version: source.version.mnemonic === HEAD ? null : source.version.mnemonic,
     created_on: mapping.createdAt.toISOString(),

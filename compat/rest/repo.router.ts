@@ -6,7 +6,6 @@ import {
   type RepoRef,
   type RepoScope,
   type RepoDetail,
-  type RepoDetailWithContent,
   type RepoView,
   type ServiceContext,
   type Services,
@@ -24,9 +23,7 @@ import {
   route,
   type Reply,
 } from '../http';
-import { referenceJson } from './collection.mapper';
-import { conceptSummary } from './concept.mapper';
-import { mappingSummary } from './mapping.mapper';
+import { documentReply } from './repo-document';
 import { repoDetail, repoSummary, versionSummary } from './repo.mapper';
 import { OWNER_PREFIXES } from './owners';
 
@@ -53,18 +50,26 @@ export function repoRouter(services: Services): Router {
   const { repositories } = services;
   const router = Router();
 
-  /** spec core §4.5/§4.6 get parameters: the detail with the children it asks for. */
-  const detailOf = (
-    req: Request,
-    ctx: ServiceContext,
-    at: RepoRef,
-  ): Promise<RepoDetailWithContent> =>
-    services.repositoryDetails.detail(ctx, at, {
+  /**
+   * spec core §4.5/§4.6 get parameters, operations §4.10: the detail, with the children it asks
+   * for streamed (`limit`/`offset` window each list; `Compress: true` zips all of them).
+   */
+  const detailReply = async (req: Request, ctx: ServiceContext, at: RepoRef): Promise<Reply> => {
+    const include = {
       concepts: flag(req.query.includeConcepts),
       mappings: flag(req.query.includeMappings),
       references: flag(req.query.includeReferences),
-      params: listParams(req, ['includeRetired']),
-    });
+    };
+    if (!include.concepts && !include.mappings && !include.references) {
+      return ok(repoDetailOf(await repositories.detail(ctx, at)));
+    }
+    const compress = flag(req.get('compress'));
+    const params = listParams(req, ['includeRetired']);
+    // Paging is off for a compressed answer (spec operations §4.10 step 4).
+    if (compress) Object.assign(params, { limit: 0, offset: 0 });
+    const view = await repositories.get(ctx, at);
+    return documentReply(services, ctx, view, { ...include, params }, compress);
+  };
 
   const listReply = async (req: Request, ctx: ServiceContext, scope: RepoScope): Promise<Reply> =>
     repoListReply(req, await repositories.list(ctx, repoListParams(req), scope));
@@ -138,7 +143,7 @@ export function repoRouter(services: Services): Router {
 
       router.get(
         repoPath,
-        route(async (req, ctx) => ok(withChildren(await detailOf(req, ctx, ref(req))))),
+        route(async (req, ctx) => detailReply(req, ctx, ref(req))),
       );
       const update = route(async (req, ctx) =>
         ok(repoDetailOf(await repositories.update(ctx, ref(req), bodyOf(req)))),
@@ -155,9 +160,7 @@ export function repoRouter(services: Services): Router {
       const versionPath = `${repoPath}:version/`;
       router.get(
         versionPath,
-        route(async (req, ctx) =>
-          ok(withChildren(await detailOf(req, ctx, ref(req, param(req, 'version'))))),
-        ),
+        route(async (req, ctx) => detailReply(req, ctx, ref(req, param(req, 'version')))),
       );
       const updateVersion = route(async (req, ctx) =>
         ok(
@@ -202,22 +205,4 @@ function detailList(req: Request, page: Page<RepoView>): Reply {
 
 function repoDetailOf({ view, counts }: RepoDetail): object {
   return repoDetail(view, counts);
-}
-
-/**
- * spec core §4.5/§4.6 get parameters: the detail with `concepts`, `mappings` and (collections)
- * `references` of the version read, windowed by `limit`/`offset`.
- */
-function withChildren({
-  view,
-  counts,
-  concepts,
-  mappings,
-  references,
-}: RepoDetailWithContent): object {
-  const body = repoDetailOf({ view, counts }) as Record<string, unknown>;
-  if (concepts) body.concepts = concepts.map(conceptSummary);
-  if (mappings) body.mappings = mappings.map(({ view, ends }) => mappingSummary(view, ends));
-  if (references) body.references = references.map(referenceJson);
-  return body;
 }

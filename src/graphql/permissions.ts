@@ -50,6 +50,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         mappings: allow,
         task: signedIn,
         tasks: signedIn,
+        bulkImport: signedIn,
         urlRegistry: allow,
         urlRegistryEntry: allow,
         lookupUrl: allow,
@@ -110,6 +111,10 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         removeReferences: signedIn,
         createExpansion: signedIn,
         deleteExpansion: signedIn,
+        startBulkImport: signedIn,
+        cancelBulkImport: signedIn,
+        requestExport: signedIn,
+        deleteExport: signedIn,
       },
       // Fields of records are visible wherever the record is: services scope the records.
       ...Object.fromEntries(objectTypes.map((type) => [type.name, allow])),

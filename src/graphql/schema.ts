@@ -18,6 +18,8 @@ import {
   UserRepositoriesResolver,
 } from './resolvers/repository.resolver';
 import { TaskResolver } from './resolvers/task.resolver';
+import { BulkImportResolver } from './resolvers/bulk-import.resolver';
+import { ExportResolver } from './resolvers/export.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 import { MatchResolver } from './resolvers/match.resolver';
@@ -28,6 +30,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
     resolvers: [
       UserResolver,
       TaskResolver,
+      BulkImportResolver,
       OrgResolver,
       RepositoryResolver,
       RepositoryFieldsResolver,
@@ -44,6 +47,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       CollectionContentResolver,
       TerminologyResolver,
       FhirResourceResolver,
+      ExportResolver,
       OidcResolver,
     ],
     // Input is validated once, in the services, for every edge.

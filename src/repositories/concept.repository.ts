@@ -16,6 +16,7 @@ import {
   RepositoryEntity,
   UserEntity,
 } from '../db/entities';
+import { insertRows } from './bulk';
 import { activeMembersSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
@@ -30,6 +31,7 @@ import {
   whereWordsMatch,
   type ExtrasFilter,
   type FacetCounts,
+  type Listing,
   type Slice,
   type SortSpec,
   type Tolerance,
@@ -165,6 +167,28 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
 
   findConcept(repositoryId: string, mnemonic: string): Promise<ConceptEntity | null> {
     return this.concepts.findOneBy({ repositoryId, mnemonic });
+  }
+
+  /** Inserts many concepts in one statement; their ids by mnemonic. */
+  async insertConcepts(
+    values: ReadonlyArray<Partial<ConceptEntity>>,
+  ): Promise<Map<string, string>> {
+    const rows = await insertRows(this.em, ConceptEntity, values, ['id', 'mnemonic']);
+    return new Map(rows.map((row) => [row.mnemonic, row.id]));
+  }
+
+  /** The ids of concepts named by repository and mnemonic, keyed `repositoryId|mnemonic`. */
+  async idsOf(
+    keys: ReadonlyArray<{ repositoryId: string; mnemonic: string }>,
+  ): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.em.query<Array<{ key: string; id: string }>>(
+      `SELECT c.repository_id || '|' || c.mnemonic AS key, c.id::text AS id
+       FROM unnest($1::bigint[], $2::text[]) AS k(repository_id, mnemonic)
+       JOIN concepts c ON c.repository_id = k.repository_id AND c.mnemonic = k.mnemonic`,
+      [keys.map((k) => k.repositoryId), keys.map((k) => k.mnemonic)],
+    );
+    return new Map(rows.map((row) => [row.key, row.id]));
   }
 
   insertConcept(values: Partial<ConceptEntity>): Promise<ConceptEntity> {
@@ -330,6 +354,32 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (where.scope === 'expansion' && plain && (sort.key === 'id' || sort.key === 'bestMatch'))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
     return sliceOf(qb, window);
+  }
+
+  /**
+   * The statement of `search` without a window or `q`, each row as JSON (`rowOf` reads it back):
+   * what a cursor walks to list every match in the same order as the pages (exports, sync).
+   */
+  listing(where: ConceptScope, filter: ConceptSearch, sort: SortSpec<ConceptSortKey>): Listing {
+    // The order is found on the narrow keys; each row's JSON is built after, in that order (a
+    // lateral join walks the keys in order), so no sort ever carries the wide rows.
+    const qb = this.filtered(where, { ...filter, q: undefined }).select('cv.id', 'key');
+    orderBy(qb, sort, ORDER);
+    const [keys, params] = qb.getQueryAndParameters();
+    const sql = `SELECT l.* FROM (${keys}) k CROSS JOIN LATERAL (
+        SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} AS row,
+          ${jsonColumns(this.em, ConceptEntity, 'co')} AS object
+        FROM concept_versions cv JOIN concepts co ON co.id = cv.concept_id
+        WHERE cv.id = k.key) l`;
+    return { sql, params };
+  }
+
+  /** A row of `listing`: the version and its concept. */
+  rowOf(raw: { row: Raw; object: Raw }): { version: ConceptVersionEntity; concept: ConceptEntity } {
+    return {
+      version: hydrate(this.em, ConceptVersionEntity, raw.row)!,
+      concept: hydrate(this.em, ConceptEntity, raw.object)!,
+    };
   }
 
   /**

@@ -140,6 +140,23 @@ export class FhirRepository {
     return children;
   }
 
+  /** The repositories the ends of a source version's mappings are in (its own included). */
+  async mappingEndRepositoryIds(repositoryId: string, seq: string | null): Promise<string[]> {
+    const at =
+      seq === null
+        ? 'mv.valid_to_seq IS NULL'
+        : 'mv.valid_from_seq <= $2 AND (mv.valid_to_seq IS NULL OR mv.valid_to_seq > $2)';
+    const rows = await this.em.query<Array<{ id: string }>>(
+      `SELECT DISTINCT e.id::text AS id
+       FROM mapping_versions mv
+       CROSS JOIN LATERAL (VALUES (mv.from_repository_id), (mv.to_repository_id)) AS e(id)
+       WHERE mv.repository_id = $1 AND e.id IS NOT NULL AND ${at}
+       ORDER BY 1`,
+      seq === null ? [repositoryId] : [repositoryId, seq],
+    );
+    return rows.map((row) => row.id);
+  }
+
   private where(filter: FhirRepoSearch, viewer: Viewer, params: unknown[]): string {
     const p = (value: unknown): string => `$${params.push(value)}`;
     const conditions = [

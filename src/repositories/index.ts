@@ -16,13 +16,19 @@ import { RateLimitRepository } from './rate-limit.repository';
 import { PathRepository } from './path.repository';
 import { FhirRepository } from './fhir.repository';
 import { MatchRepository } from './match.repository';
+import { BulkImportRepository } from './bulk-import.repository';
+import { ExportRepository } from './export.repository';
+import { ReadSnapshot } from './snapshot';
 
 export { isUniqueViolation } from './list';
+export { insertRows } from './bulk';
+export type { BulkImportRecord, ImportFormat } from './bulk-import.repository';
 export { AUTO_EXPANSION } from './repo.repository';
 export type {
   ExtrasCondition,
   ExtrasFilter,
   FacetCounts,
+  Listing,
   Slice,
   SortSpec,
   Viewer,
@@ -82,6 +88,9 @@ export type {
   WalkMapping,
 } from './cascade.repository';
 export type { CascadeRepository } from './cascade.repository';
+export type { ReadSnapshot } from './snapshot';
+export type { Raw } from './hydrate';
+export type { DownloadRow, ExportRow, ExportState } from './export.repository';
 export type { IdentityKey } from './identity.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
@@ -102,6 +111,8 @@ export class Repositories {
   readonly cascade: CascadeRepository;
   readonly fhir: FhirRepository;
   readonly match: MatchRepository;
+  readonly bulkImports: BulkImportRepository;
+  readonly exports: ExportRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -123,6 +134,8 @@ export class Repositories {
     this.cascade = new CascadeRepository(em);
     this.fhir = new FhirRepository(em);
     this.match = new MatchRepository(em);
+    this.bulkImports = new BulkImportRepository(em);
+    this.exports = new ExportRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {
@@ -133,6 +146,11 @@ export class Repositories {
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     if (!this.dataSource) return work(this); // already inside a transaction
     return this.dataSource.transaction((em) => insideTransaction(() => work(new Repositories(em))));
+  }
+
+  /** A consistent read of long lists through cursors, on a connection of its own; close it. */
+  snapshot(): Promise<ReadSnapshot> {
+    return ReadSnapshot.open(this.em);
   }
 
   /** Liveness of the database, for health checks. */

@@ -207,3 +207,9 @@ export function visibleRepository(alias: string, viewer: Viewer, params: unknown
     OR ${alias}.owner_user_id = ${me}::bigint
     OR EXISTS (SELECT 1 FROM org_memberships vm WHERE vm.org_id = ${alias}.owner_org_id AND vm.user_id = ${me}::bigint)))`;
 }
+
+/** A whole list as one statement (no window), for a cursor to walk. */
+export interface Listing {
+  sql: string;
+  params: unknown[];
+}

@@ -1,5 +1,7 @@
-import { In, type EntityManager, type Repository } from 'typeorm';
+import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
+import { insertRows } from './bulk';
+import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
@@ -9,6 +11,7 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  type Listing,
   type Slice,
   type SortSpec,
   type Window,
@@ -80,6 +83,65 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     return this.mappings.findBy({ id: In([...ids]) });
   }
 
+  /** The current (HEAD) version of each mapping. */
+  currentVersionsOf(mappingIds: readonly string[]): Promise<MappingVersionEntity[]> {
+    if (mappingIds.length === 0) return Promise.resolve([]);
+    return this.versions
+      .createQueryBuilder('mv')
+      .where('mv.mapping_id IN (:...mappingIds) AND mv.valid_to_seq IS NULL', {
+        mappingIds: [...mappingIds],
+      })
+      .getMany();
+  }
+
+  /** Inserts many mappings in one statement; their ids by mnemonic. */
+  async insertMappings(
+    values: ReadonlyArray<Partial<MappingEntity>>,
+  ): Promise<Map<string, string>> {
+    const rows = await insertRows(this.em, MappingEntity, values, ['id', 'mnemonic']);
+    return new Map(rows.map((row) => [row.mnemonic, row.id]));
+  }
+
+  /**
+   * Of many end tuples (spec core §2.7 uniqueness), those a current, active mapping of the
+   * source already holds: its mapping id and mnemonic by the tuple's index.
+   */
+  async duplicatesOf(
+    repositoryId: string,
+    ends: ReadonlyArray<{
+      mapType: string;
+      fromCode: string | null;
+      fromSourceUrl: string | null;
+      toCode: string | null;
+      toSourceUrl: string | null;
+    }>,
+  ): Promise<Map<number, { mappingId: string; mnemonic: string }>> {
+    if (ends.length === 0) return new Map();
+    const rows = await this.em.query<Array<{ i: number; id: string; mnemonic: string }>>(
+      `SELECT DISTINCT ON (k.i) k.i, mv.mapping_id::text AS id, mv.mnemonic
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+         WITH ORDINALITY AS k(map_type, from_code, from_url, to_code, to_url, i)
+       JOIN mapping_versions mv ON mv.repository_id = $1 AND mv.valid_to_seq IS NULL
+         AND NOT mv.retired AND mv.map_type = k.map_type
+         AND coalesce(mv.from_concept_code, '') = coalesce(k.from_code, '')
+         AND coalesce(mv.to_concept_code, '') = coalesce(k.to_code, '')
+         AND mv.from_concept_code IS NOT DISTINCT FROM k.from_code
+         AND mv.from_source_url IS NOT DISTINCT FROM k.from_url
+         AND mv.to_concept_code IS NOT DISTINCT FROM k.to_code
+         AND mv.to_source_url IS NOT DISTINCT FROM k.to_url
+       ORDER BY k.i, mv.mapping_id`,
+      [
+        repositoryId,
+        ends.map((e) => e.mapType),
+        ends.map((e) => e.fromCode),
+        ends.map((e) => e.fromSourceUrl),
+        ends.map((e) => e.toCode),
+        ends.map((e) => e.toSourceUrl),
+      ],
+    );
+    return new Map(rows.map((r) => [Number(r.i) - 1, { mappingId: r.id, mnemonic: r.mnemonic }]));
+  }
+
   insertMapping(values: Partial<MappingEntity>): Promise<MappingEntity> {
     return this.mappings.save(this.mappings.create(values));
   }
@@ -147,6 +209,8 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const rows = await this.em.query<Array<{ mnemonic: string }>>(
       `SELECT mnemonic FROM mapping_versions
        WHERE repository_id = $1 AND valid_to_seq IS NULL AND NOT retired AND map_type = $2
+         AND coalesce(from_concept_code, '') = coalesce($3, '')
+         AND coalesce(to_concept_code, '') = coalesce($5, '')
          AND from_concept_code IS NOT DISTINCT FROM $3 AND from_source_url IS NOT DISTINCT FROM $4
          AND to_concept_code IS NOT DISTINCT FROM $5 AND to_source_url IS NOT DISTINCT FROM $6
          AND ($7::bigint IS NULL OR mapping_id <> $7::bigint)
@@ -170,6 +234,49 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     sort: SortSpec<MappingSortKey>,
     window: Window,
   ): Promise<Slice<MappingVersionEntity>> {
+    return sliceOf(this.ordered(where, filter, sort), window);
+  }
+
+  /**
+   * The statement of `search` without a window, each row as JSON (`rowOf` reads it back): what
+   * a cursor walks to list every match in the same order as the pages (exports, synchronization).
+   */
+  listing(where: MappingScope, filter: MappingSearch, sort: SortSpec<MappingSortKey>): Listing {
+    const endName = (side: 'from' | 'to') =>
+      `(SELECT en.display_name FROM concept_versions en
+        WHERE en.concept_id = mv.${side}_concept_id AND en.valid_to_seq IS NULL)`;
+    // The order is found on the narrow keys; each row's JSON is built after, in that order (a
+    // lateral join walks the keys in order), so no sort ever carries the wide rows.
+    const [keys, params] = this.ordered(where, filter, sort)
+      .select('mv.id', 'key')
+      .getQueryAndParameters();
+    const sql = `SELECT l.* FROM (${keys}) k CROSS JOIN LATERAL (
+        SELECT ${jsonColumns(this.em, MappingVersionEntity, 'mv')} AS row,
+          ${jsonColumns(this.em, MappingEntity, 'mo')} AS object,
+          ${endName('from')} AS from_name, ${endName('to')} AS to_name
+        FROM mapping_versions mv JOIN mappings mo ON mo.id = mv.mapping_id
+        WHERE mv.id = k.key) l`;
+    return { sql, params };
+  }
+
+  /** A row of `listing`: the version, its mapping and the current names of its ends' concepts. */
+  rowOf(raw: { row: Raw; object: Raw; from_name: string | null; to_name: string | null }): {
+    version: MappingVersionEntity;
+    mapping: MappingEntity;
+    names: { from: string | null; to: string | null };
+  } {
+    return {
+      version: hydrate(this.em, MappingVersionEntity, raw.row)!,
+      mapping: hydrate(this.em, MappingEntity, raw.object)!,
+      names: { from: raw.from_name, to: raw.to_name },
+    };
+  }
+
+  private ordered(
+    where: MappingScope,
+    filter: MappingSearch,
+    sort: SortSpec<MappingSortKey>,
+  ): SelectQueryBuilder<MappingVersionEntity> {
     const qb = this.versions.createQueryBuilder('mv');
     if (where.scope === 'expansion') {
       // The members of an expansion: pinned versions, or the current version of what they
@@ -259,6 +366,6 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         }
       : undefined;
     orderBy(qb, sort, ORDER, rank);
-    return sliceOf(qb, window);
+    return qb;
   }
 }

@@ -7,6 +7,7 @@ import type {
   Repository,
   SelectQueryBuilder,
 } from 'typeorm';
+import { insertRows } from './bulk';
 import { sliceOf, type Slice, type Window } from './list';
 
 /** A content version row: current for the changes `valid_from_seq <= s < valid_to_seq`. */
@@ -43,6 +44,35 @@ export abstract class VersionedRepository<TVersion extends VersionRow> {
 
   insertVersion(values: DeepPartial<TVersion>): Promise<TVersion> {
     return this.versions.save(this.versions.create(values));
+  }
+
+  /** Inserts many versions in one statement (see `insertRows`); their ids in the rows' order. */
+  async insertVersions(rows: ReadonlyArray<Partial<TVersion>>): Promise<string[]> {
+    const made = await insertRows(this.em, this.versions.target, rows, ['id']);
+    return made.map((row) => row.id);
+  }
+
+  /** Ends the current versions of many objects at change `seq`, in one statement. */
+  async endCurrentOf(objectIds: readonly string[], seq: string): Promise<void> {
+    if (objectIds.length === 0) return;
+    await this.em.query(
+      `UPDATE ${this.t.table} SET valid_to_seq = $2
+       WHERE ${this.t.key} = ANY($1::bigint[]) AND valid_to_seq IS NULL`,
+      [objectIds, seq],
+    );
+  }
+
+  /** The current (HEAD) versions of a repository's objects with these ids (mnemonics). */
+  currentByMnemonics(repositoryId: string, mnemonics: readonly string[]): Promise<TVersion[]> {
+    if (mnemonics.length === 0) return Promise.resolve([]);
+    return this.versions
+      .createQueryBuilder(this.t.alias)
+      .where(
+        `${this.t.alias}.repository_id = :repositoryId AND ${this.t.alias}.valid_to_seq IS NULL
+         AND ${this.t.alias}.mnemonic = ANY(:mnemonics)`,
+        { repositoryId, mnemonics: [...mnemonics] },
+      )
+      .getMany();
   }
 
   /** Ends the current version at change `seq` (it stays readable in earlier versions). */

@@ -278,6 +278,10 @@ type SortKey = { numeric: true; value: number } | { numeric: false; value: strin
  * against a string (TypeError); here numbers come first. Stable, like Python's sort.
  */
 function pythonSorted<T>(items: readonly T[]): T[] {
+  // The common case (dict keys, lists of codes): strings only, compared as they are.
+  if (items.every((item) => typeof item === 'string')) {
+    return [...items].sort((a, b) => compareCodePoints(a, b));
+  }
   const keyed = items.map((item) => ({ item, key: sortKeyOf(item) }));
   keyed.sort((a, b) => compareSortKeys(a.key, b.key));
   return keyed.map(({ item }) => item);
@@ -379,9 +383,12 @@ function pythonRepr(value: unknown): string {
 }
 
 const NON_PRINTABLE = /^[\p{C}\p{Z}]$/u;
+/** Printable ASCII without `'` or `\\`: written as is between single quotes. */
+const PLAIN_ASCII = /^[ -&(-[\]-~]*$/;
 
 /** Python `repr(str)`: single quotes unless only `'` occurs; non-printables escaped. */
 function pythonReprString(text: string): string {
+  if (PLAIN_ASCII.test(text)) return `'${text}'`;
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let result = quote;
   for (const char of text) {

@@ -9,6 +9,7 @@ import {
   type ExpansionRow,
   type NewReference,
   type ReferenceRow,
+  type ReadSnapshot,
   type Repositories,
   type ResolvedSystem,
   type Selection,
@@ -616,6 +617,62 @@ export class CollectionService {
     return windowed(params, p, (window) =>
       this.mappings.listMembers(ctx, expansion.id, repositoryIds, window),
     );
+  }
+
+  /**
+   * Every member concept of a collection version's default expansion the caller may see, as
+   * `listConcepts` shows them (displays and designations), a batch at a time through a cursor
+   * of `snapshot` (exports, whole synchronization answers).
+   */
+  async walkConcepts(
+    ctx: ServiceContext,
+    view: RepoView,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: ConceptView[]) => Promise<void>,
+  ): Promise<void> {
+    const { expansion, repositoryIds } = await this.readableExpansion(ctx, view);
+    if (!expansion) return;
+    const p = parseExpansionParameters(expansion.parameters).parsed;
+    const designations = p.includeDesignations ?? false;
+    const definition = p.includeDefinition ?? false;
+    await this.concepts.walkMembers(
+      ctx,
+      expansion.id,
+      repositoryIds,
+      params,
+      snapshot,
+      async (batch) => {
+        const displays = await this.repos.collections.displays(
+          expansion.id,
+          batch.map((v) => v.concept.id),
+        );
+        await each(
+          batch.map((item) => {
+            const shown = shownName(item.version.names, displays.get(item.concept.id), p);
+            const version = shown ? { ...item.version, ...shown } : item.version;
+            return {
+              ...item,
+              version,
+              ...(designations || definition ? { expansion: { designations, definition } } : {}),
+            };
+          }),
+        );
+      },
+    );
+  }
+
+  /** `walkConcepts` for the member mappings. */
+  async walkMappings(
+    ctx: ServiceContext,
+    view: RepoView,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: MappingItem[]) => Promise<void>,
+  ): Promise<void> {
+    const { expansion, repositoryIds } = await this.readableExpansion(ctx, view);
+    if (!expansion) return;
+    await this.mappings.walkMembers(ctx, expansion.id, repositoryIds, params, snapshot, each);
   }
 
   /**

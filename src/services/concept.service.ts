@@ -15,6 +15,8 @@ import {
   type MappingRow,
   type ConceptSearch,
   type ConceptSortKey,
+  type Raw,
+  type ReadSnapshot,
   type Repositories,
   type SortSpec,
 } from '../repositories';
@@ -23,7 +25,15 @@ import { authorize, requireUser } from './access';
 import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
-import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import {
+  pageOf,
+  resolveSort,
+  windowedListing,
+  windowOf,
+  WALK_BATCH,
+  type ListParams,
+  type Page,
+} from './list';
 import { endsOf, type EndSource, type MappingItem } from './mapping-views';
 import type { RepositoryService } from './repository.service';
 import { checkRepo, mayViewRepo, pathKey, type RepoView } from './paths';
@@ -196,31 +206,8 @@ export class ConceptService {
     const actor = requireUser(ctx);
     assertHeadPath(sourceRef);
     const source = await this.writableSource(ctx, sourceRef);
-    const data = parseInput(createSchema, input);
-    const settings = source.repo.settings;
-    if (data.id === undefined && !settings.autoidConceptMnemonic) {
-      throw AppError.field('id', 'This field is required (the source assigns no concept ids).');
-    }
-    // spec core §4.6: names and descriptions sent without an external id get a uuid when asked.
-    const itemIds =
-      (scheme: string | null | undefined) =>
-      <T extends { external_id: string | null }>(item: T): T =>
-        scheme === 'uuid' && !item.external_id
-          ? { ...item, external_id: crypto.randomUUID() }
-          : item;
-    const content: ConceptContent = {
-      conceptClass: data.conceptClass,
-      datatype: data.datatype ?? 'N/A',
-      externalId: data.externalId ?? null,
-      names: data.names.map(withUuid).map(itemIds(settings.autoidConceptNameExternalId)),
-      descriptions: (data.descriptions ?? [])
-        .map(withUuid)
-        .map(itemIds(settings.autoidConceptDescriptionExternalId)),
-      extras: data.extras ?? null,
-      retired: data.retired ?? false,
-      parentCodes: await this.parentCodesOf(source, data.parentConceptUrls ?? [], data.id),
-    };
-    if (data.id !== undefined && (await this.repos.concepts.findConcept(source.repo.id, data.id))) {
+    const { id, content, comment } = await this.draft(source, input, { assignItemIds: true });
+    if (id !== undefined && (await this.repos.concepts.findConcept(source.repo.id, id))) {
       throw conceptTaken();
     }
     try {
@@ -228,9 +215,9 @@ export class ConceptService {
         // The change number locks the source row, so assigned ids cannot collide.
         const seq = await repos.repos.nextChange(source.repo.id);
         const view = await this.insertIn(repos, source, seq, content, {
-          id: data.id,
+          id,
           username: actor.username,
-          comment: data.updateComment ?? data.comment ?? null,
+          comment,
         });
         return { view, versionCount: 1, mappings: null, inverseMappings: null };
       });
@@ -238,6 +225,63 @@ export class ConceptService {
       if (isUniqueViolation(error)) throw conceptTaken();
       throw error;
     }
+  }
+
+  /**
+   * A concept as a create sends it (OCL fields), validated by the create's rules: its id (absent
+   * when the source assigns one), content and comment. `assignItemIds` gives names and
+   * descriptions external ids by the source's schemes (a new concept); `known` says which parent
+   * ids count as present besides the source's concepts (those a bulk import adds alongside).
+   */
+  async draft(
+    source: RepoView,
+    input: unknown,
+    options: { assignItemIds: boolean; known?: ReadonlySet<string> },
+  ): Promise<{ id: string | undefined; content: ConceptContent; comment: string | null }> {
+    const data = parseInput(createSchema, input);
+    const settings = source.repo.settings;
+    if (data.id === undefined && !settings.autoidConceptMnemonic) {
+      throw AppError.field('id', 'This field is required (the source assigns no concept ids).');
+    }
+    const content: ConceptContent = {
+      conceptClass: data.conceptClass,
+      datatype: data.datatype ?? 'N/A',
+      externalId: data.externalId ?? null,
+      names: data.names.map(withUuid),
+      descriptions: (data.descriptions ?? []).map(withUuid),
+      extras: data.extras ?? null,
+      retired: data.retired ?? false,
+      parentCodes: await this.parentCodesOf(
+        source,
+        data.parentConceptUrls ?? [],
+        data.id,
+        options.known,
+      ),
+    };
+    return {
+      id: data.id,
+      content: options.assignItemIds ? this.withItemIds(source, content) : content,
+      comment: data.updateComment ?? data.comment ?? null,
+    };
+  }
+
+  /**
+   * spec core §4.6: a new concept's names and descriptions sent without an external id get a
+   * uuid when the source asks for one.
+   */
+  withItemIds(source: RepoView, content: ConceptContent): ConceptContent {
+    const settings = source.repo.settings;
+    const itemIds =
+      (scheme: string | null | undefined) =>
+      <T extends { external_id: string | null }>(item: T): T =>
+        scheme === 'uuid' && !item.external_id
+          ? { ...item, external_id: crypto.randomUUID() }
+          : item;
+    return {
+      ...content,
+      names: content.names.map(itemIds(settings.autoidConceptNameExternalId)),
+      descriptions: content.descriptions.map(itemIds(settings.autoidConceptDescriptionExternalId)),
+    };
   }
 
   /**
@@ -677,6 +721,74 @@ export class ConceptService {
     return this.page(ctx, scope, params, sort, (ids) => this.repositories.headViews(ctx, ids));
   }
 
+  /**
+   * Every concept of a source (at HEAD or a version) matching the list parameters, in the order
+   * of its pages, `WALK_BATCH` at a time through a cursor of `snapshot`; `limit`/`offset` window
+   * the walk when given (spec operations §4.10: pages cover every item once).
+   */
+  async walkSource(
+    source: RepoView,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: ConceptView[]) => Promise<void>,
+  ): Promise<void> {
+    const scope: ConceptScope = {
+      scope: 'source',
+      repositoryId: source.repo.id,
+      seq: source.version.seq,
+    };
+    await this.walk(scope, params, snapshot, async () => new Map([[source.repo.id, source]]), each);
+  }
+
+  /** Refuses list parameters a walk would refuse, before anything is read or written. */
+  checkWalk(params: ListParams): void {
+    resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    windowOf(params);
+  }
+
+  /** `walkSource` over the members of a collection expansion held in `repositoryIds`. */
+  async walkMembers(
+    ctx: ServiceContext,
+    expansionId: string,
+    repositoryIds: string[],
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: ConceptView[]) => Promise<void>,
+  ): Promise<void> {
+    await this.walk(
+      { scope: 'expansion', expansionId, repositoryIds },
+      params,
+      snapshot,
+      (ids) => this.repositories.headViews(ctx, ids),
+      each,
+    );
+  }
+
+  private async walk(
+    scope: ConceptScope,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
+    each: (batch: ConceptView[]) => Promise<void>,
+  ): Promise<void> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const listing = windowedListing(
+      this.repos.concepts.listing(scope, searchOf(params), sort),
+      windowOf(params),
+    );
+    for await (const rows of snapshot.rows<{ row: Raw; object: Raw }>(listing, WALK_BATCH)) {
+      const read = rows.map((r) => this.repos.concepts.rowOf(r));
+      const sources = await sourcesOf([...new Set(read.map((r) => r.version.repositoryId))]);
+      await each(
+        read.map(({ version, concept }) => ({
+          source: sources.get(version.repositoryId)!,
+          concept,
+          version,
+        })),
+      );
+    }
+  }
+
   private async page(
     ctx: ServiceContext,
     scope: ConceptScope,
@@ -684,16 +796,7 @@ export class ConceptService {
     sort: SortSpec<ConceptSortKey>,
     sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
   ): Promise<Page<ConceptView>> {
-    const filter: ConceptSearch = {
-      q: params.q,
-      conceptClass: params.filters.conceptClass,
-      datatype: params.filters.datatype,
-      locale: params.filters.locale,
-      includeRetired:
-        params.filters.includeRetired?.[0] === 'true' || params.filters.includeRetired?.[0] === '1',
-      updatedSince: params.updatedSince,
-      extras: params.extras,
-    };
+    const filter = searchOf(params);
     // Search by substring first (the trigram index answers it quickly); only when nothing
     // matches, with swapped letters undone (a few more lookups), and only then by similarity,
     // which finds any typo but scans far more.
@@ -806,6 +909,7 @@ export class ConceptService {
     source: RepoView,
     urls: string[],
     self: string | undefined,
+    known?: ReadonlySet<string>,
   ): Promise<string[]> {
     const codes: string[] = [];
     for (const url of urls) {
@@ -830,7 +934,7 @@ export class ConceptService {
       if (code === self) {
         throw AppError.field('parentConceptUrls', 'A concept cannot be its own parent.');
       }
-      if (!(await this.repos.concepts.findConcept(source.repo.id, code))) {
+      if (!known?.has(code) && !(await this.repos.concepts.findConcept(source.repo.id, code))) {
         throw AppError.field('parentConceptUrls', `There is no concept '${code}' in this source.`);
       }
       if (!codes.includes(code)) codes.push(code);
@@ -838,7 +942,8 @@ export class ConceptService {
     return codes;
   }
 
-  private versionRow(
+  /** The version row `content` makes (checksums, display name, search text), for every write. */
+  versionRow(
     source: RepoView,
     concept: ConceptEntity,
     content: ConceptContent,
@@ -961,4 +1066,18 @@ function conceptTaken(): AppError {
 /** The URL of a concept of a source, as `parent_concept_urls` name it. */
 function conceptUrlIn(source: RepoView, code: string): string {
   return `${repoUrl(source.owner, 'source', source.repo.mnemonic)}concepts/${encodeURIComponent(code)}/`;
+}
+
+/** The concept list filters of a request (spec core §4.3). */
+function searchOf(params: ListParams): ConceptSearch {
+  return {
+    q: params.q,
+    conceptClass: params.filters.conceptClass,
+    datatype: params.filters.datatype,
+    locale: params.filters.locale,
+    includeRetired:
+      params.filters.includeRetired?.[0] === 'true' || params.filters.includeRetired?.[0] === '1',
+    updatedSince: params.updatedSince,
+    extras: params.extras,
+  };
 }

@@ -18,7 +18,7 @@ import type { ServiceContext } from './context';
 import { defaultListParams } from './list';
 import { mappingContentOf, type MappingContent, type MappingService } from './mapping.service';
 import type { MappingItem } from './mapping-views';
-import type { Owner, RepoView } from './paths';
+import { mayViewRepo, type Owner, type RepoView } from './paths';
 import { RenderedCache } from './rendered-cache';
 import { refOf, type RepositoryService } from './repository.service';
 import type { StoredTerminology } from './terminology/library';
@@ -35,6 +35,7 @@ import {
   type ConceptMapEntry,
   type FhirResourceType,
   type RenderContext,
+  type StoredConceptMap,
   type StoredResource,
   type ValueSetMember,
 } from './terminology/stored';
@@ -342,7 +343,11 @@ export class FhirResourceService {
             );
           }
           case 'ConceptMap':
-            return (await this.withContent(ctx, type, view, r, 'all')).resource;
+            return this.rendered.get(
+              await this.mapKey(ctx, view),
+              async () =>
+                (await this.withContent(ctx, type, view, r, 'all')).resource as StoredConceptMap,
+            );
         }
       }),
     );
@@ -370,11 +375,12 @@ export class FhirResourceService {
       { owner: made.owner, kind },
       versionInput(input),
     );
-    await this.repos.transaction(async (r) => {
+    const frozen = await this.repos.transaction(async (r) => {
       const head = await made.apply(r);
       await content.apply(r, head);
-      await version.apply(r, head);
+      return { ...head, version: await version.apply(r, head) };
     });
+    await this.repositories.versionMade(ctx, frozen);
     const read = await this.readIn(ctx, type, namespace, input.owner, input.id, input.version, 1);
     const location = resourceUriOf(made.owner, type, input.id, input.version);
     return { resource: read!.resource, location };
@@ -423,12 +429,13 @@ export class FhirResourceService {
         replacing: existing ?? undefined,
       });
     }
-    await this.repos.transaction(async (r) => {
+    const frozen = await this.repos.transaction(async (r) => {
       const repo = await prepared.apply(r);
       const current: RepoView = { ...head, repo };
       await content.apply(r, current);
-      await version?.apply(r, current);
+      return version ? { ...current, version: await version.apply(r, current) } : null;
     });
+    if (frozen) await this.repositories.versionMade(ctx, frozen);
     const read = await this.readIn(ctx, type, namespace, owner, id, input.version ?? HEAD, 1);
     return read!;
   }
@@ -688,6 +695,23 @@ export class FhirResourceService {
         return { resource, more: more(found.total, found.items.length) };
       }
     }
+  }
+
+  /**
+   * What a stored concept map's rendering depends on: the source version (as `renderedKey`) and
+   * each repository its mappings' ends are in, whether the caller may see it (ends in sources
+   * the caller may not see are shown by the URL the mapping stores), with its last edit and
+   * change number (an end shows its concept's current name).
+   */
+  private async mapKey(ctx: ServiceContext, view: RepoView): Promise<string> {
+    const ids = await this.repos.fhir.mappingEndRepositoryIds(view.repo.id, view.version.seq);
+    const ends = await Promise.all(
+      ids.map(async (id) => {
+        const repo = await ctx.loaders.repositoryById.load(id);
+        return repo && [id, await mayViewRepo(ctx, repo), repo.updatedAt.getTime(), repo.headSeq];
+      }),
+    );
+    return JSON.stringify(['ConceptMap', renderedKey(ctx, view), ends]);
   }
 
   /** A value set with all its members: their codes only, in one lean read. */

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
@@ -35,6 +36,17 @@ import { FhirResourceService } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
 import { MatchService } from './match.service';
 export type { MatchOptions, MatchRowResult } from './match.service';
+import { BULK_IMPORT_TASK, BulkImportService, type BulkImportJob } from './bulk-import.service';
+import {
+  DEFAULT_EXPORT_URL_TTL_SECONDS,
+  EXPORT_TASK,
+  ExportService,
+  type ExportJob,
+} from './export.service';
+import { createExportStorage, type ExportStorageSettings } from './export-storage';
+export type { DocumentWriter, ExportStatus } from './export.service';
+export { writeTo } from './export.service';
+export type { ExportStorageSettings } from './export-storage';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -62,7 +74,7 @@ export { DEFAULT_LIMIT, defaultListParams } from './list';
 export type { ListParams, Page } from './list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type { Owner, RepoCounts, RepoDetail, RepoScope, RepoView } from './repository.service';
-export type { RepoDetailInclude, RepoDetailWithContent } from './repository-detail.service';
+export type { RepoContentVisitor, RepoDetailInclude } from './repository-detail.service';
 export type { ConceptDetail, ConceptInclude, ConceptView, EditMode } from './concept.service';
 export type {
   AddedReference,
@@ -100,6 +112,11 @@ export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/v
 export { validateParameters } from './terminology/validate';
 export type { ExpansionOptions } from './terminology/expand';
 export { parseLanguages } from './terminology/languages';
+export type { ImportReport, LineFailure, StartImport } from './bulk-import.service';
+export type { ImportFormat } from '../repositories';
+
+/** The default largest bulk import file (`IMPORT_MAX_SIZE`), in bytes. */
+export const DEFAULT_IMPORT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Settings of the services (from the configuration). */
 export interface ServiceOptions {
@@ -112,6 +129,14 @@ export interface ServiceOptions {
   expansionMaxUnpagedCodes?: number;
   /** `$match` only for users an administrator approved (spec operations §5.1); true by default. */
   matchRequiresApproval?: boolean;
+  /** The largest bulk import file, in bytes. */
+  importMaxBytes?: number;
+  /** Hosts a bulk import's `file_url` may name; none: `file_url` is refused. */
+  importFileUrlHosts?: string[];
+  /** Where export files live; default: `.data/exports` under the working directory. */
+  exportStorage?: ExportStorageSettings;
+  /** How long a download address in `exportURL` is valid. */
+  exportUrlTtlSeconds?: number;
   /** Single sign-on with an OpenID Connect provider; absent: password login only. */
   oidc?: OidcSettings;
 }
@@ -140,6 +165,9 @@ export class Services {
   readonly fhirResources: FhirResourceService;
   readonly terminology: TerminologyService;
   readonly matches: MatchService;
+  readonly bulkImports: BulkImportService;
+  /** Exports of repository versions (spec operations §4.8). */
+  readonly exports: ExportService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -178,6 +206,7 @@ export class Services {
       this.tasks,
     );
     this.repositoryDetails = new RepositoryDetailService(
+      this.repos,
       this.repositories,
       this.concepts,
       this.mappings,
@@ -201,6 +230,27 @@ export class Services {
       this.repositories,
       options.matchRequiresApproval ?? true,
     );
+    this.bulkImports = new BulkImportService(
+      this.repos,
+      this.tasks,
+      this.orgs,
+      this.users,
+      this.repositories,
+      this.concepts,
+      this.mappings,
+      this.collections,
+      {
+        maxBytes: options.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+        fileUrlHosts: options.importFileUrlHosts ?? [],
+      },
+    );
+    this.jobs.register<BulkImportJob>(BULK_IMPORT_TASK, (job, task) =>
+      this.bulkImports.run(
+        this.context(task.actor, task.log, task.baseUrl),
+        job,
+        (done, total, m) => task.progress(done, total, m),
+      ),
+    );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
       this.collections.runAddReferencesJob(
         this.context(task.actor, task.log, task.baseUrl),
@@ -208,6 +258,19 @@ export class Services {
         (done, total, message) => task.progress(done, total, message),
       ),
     );
+    this.exports = new ExportService(
+      this.repos,
+      this.repositories,
+      this.jobs,
+      createExportStorage(
+        options.exportStorage ?? { kind: 'local', directory: path.resolve('.data', 'exports') },
+      ),
+      options.exportUrlTtlSeconds ?? DEFAULT_EXPORT_URL_TTL_SECONDS,
+    );
+    this.jobs.register<ExportJob>(EXPORT_TASK, (job, task) =>
+      this.exports.run(this.context(task.actor, task.log, task.baseUrl), job, task),
+    );
+    this.repositories.onVersionMade((ctx, made) => this.exports.versionMade(ctx, made));
     // The version's references are read and resolved inside its transaction, so references
     // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
     this.repositories.onCollectionVersion((ctx, head, autoexpand) =>

@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import type { ExtrasFilter, FacetCounts, SortSpec, Window } from '../repositories';
+import type { ExtrasFilter, FacetCounts, Listing, SortSpec, Window } from '../repositories';
 
 /** Edge-neutral list request: what REST query strings and GraphQL arguments both become. */
 export interface ListParams {
@@ -95,4 +95,16 @@ export function pageOf<T>(
   facets?: FacetCounts,
 ): Page<T> {
   return { items: rows, total, limit: params.limit, offset: params.offset, facets };
+}
+
+/** Rows a walk through a cursor reads at a time (exports, whole synchronization answers). */
+export const WALK_BATCH = 1000;
+
+/** A whole listing cut to a window (`limit` 0: all of it, from `offset`). */
+export function windowedListing(listing: Listing, window: Window): Listing {
+  const limit = window.limit > 0 ? ` LIMIT ${window.limit}` : '';
+  const offset = window.offset > 0 ? ` OFFSET ${window.offset}` : '';
+  return limit || offset
+    ? { sql: `${listing.sql}${limit}${offset}`, params: listing.params }
+    : listing;
 }

@@ -7,6 +7,8 @@ import {
   type MappingScope,
   type MappingSearch,
   type MappingSortKey,
+  type Raw,
+  type ReadSnapshot,
   type Repositories,
 } from '../repositories';
 import { foldedWords } from '../repositories/list';
@@ -24,8 +26,16 @@ export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from 
 import { mappingChecksums } from './checksum';
 import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
-import { conceptMappingsKey } from './loaders';
-import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
+import { conceptMappingsKey, createLoaders } from './loaders';
+import {
+  pageOf,
+  resolveSort,
+  windowedListing,
+  windowOf,
+  WALK_BATCH,
+  type ListParams,
+  type Page,
+} from './list';
 import type { ReferenceResolver } from './reference-resolver';
 import type { RepositoryService, RepoView } from './repository.service';
 import { ownerUrl, parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from './urls';
@@ -103,17 +113,16 @@ export class MappingService {
   async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<MappingDetail> {
     const actor = requireUser(ctx);
     const source = await this.writableSource(ctx, sourceRef);
-    const data = parseInput(createSchema, input);
-    const content = await this.contentFrom(ctx, source, data);
-    if (data.id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, data.id)))
+    const { id, content, comment } = await this.draft(ctx, source, input);
+    if (id !== undefined && (await this.repos.mappings.findMapping(source.repo.id, id)))
       throw mappingTaken();
     try {
       const made = await this.repos.transaction(async (repos) => {
         const seq = await repos.repos.nextChange(source.repo.id);
         return this.insertIn(repos, source, seq, content, {
-          id: data.id,
+          id,
           username: actor.username,
-          comment: data.updateComment ?? data.comment ?? null,
+          comment,
         });
       });
       return await this.detailOf(ctx, made);
@@ -164,9 +173,47 @@ export class MappingService {
       createdBy: options.username,
     });
     const version = await repos.mappings.insertVersion(
-      versionRow(source, mapping, row, seq, options.username, options.comment),
+      mappingVersionRow(source, mapping, row, seq, options.username, options.comment),
     );
     return { source, mapping, version };
+  }
+
+  /**
+   * A mapping as a create sends it (OCL fields), validated and its ends resolved by the create's
+   * rules: its id (absent when the source assigns one), content and comment. With `cache` (one
+   * per batch of a bulk import) each end source is resolved once, and concept ids are left for
+   * `resolveEndConcepts` to find set-based.
+   */
+  async draft(
+    ctx: ServiceContext,
+    source: Pick<RepoView, 'owner'>,
+    input: unknown,
+    cache?: EndCache,
+  ): Promise<{ id: string | undefined; content: MappingContent; comment: string | null }> {
+    const data = parseInput(createSchema, input);
+    const namespace = ownerUrl(source.owner);
+    return {
+      id: data.id,
+      content: {
+        mapType: data.mapType,
+        from: await this.end(ctx, 'from', data, null, namespace, cache),
+        to: await this.end(ctx, 'to', data, null, namespace, cache),
+        sortWeight: data.sortWeight ?? null,
+        externalId: data.externalId ?? null,
+        extras: data.extras ?? null,
+        retired: data.retired ?? false,
+      },
+      comment: data.updateComment ?? data.comment ?? null,
+    };
+  }
+
+  /** Fills the concept ids of drafted ends (resolved sources, codes) in one statement. */
+  async resolveEndConcepts(repos: Repositories, contents: MappingContent[]): Promise<void> {
+    const ends = contents.flatMap((c) => [c.from, c.to]).filter((e) => e.repositoryId && e.code);
+    const ids = await repos.concepts.idsOf(
+      ends.map((e) => ({ repositoryId: e.repositoryId!, mnemonic: e.code! })),
+    );
+    for (const end of ends) end.conceptId = ids.get(`${end.repositoryId}|${end.code}`) ?? null;
   }
 
   /**
@@ -178,23 +225,7 @@ export class MappingService {
     source: Pick<RepoView, 'owner'>,
     input: unknown,
   ): Promise<MappingContent> {
-    return this.contentFrom(ctx, source, parseInput(createSchema, input));
-  }
-
-  private async contentFrom(
-    ctx: ServiceContext,
-    source: Pick<RepoView, 'owner'>,
-    data: z.infer<typeof createSchema>,
-  ): Promise<MappingContent> {
-    return {
-      mapType: data.mapType,
-      from: await this.end(ctx, 'from', data, null, ownerUrl(source.owner)),
-      to: await this.end(ctx, 'to', data, null, ownerUrl(source.owner)),
-      sortWeight: data.sortWeight ?? null,
-      externalId: data.externalId ?? null,
-      extras: data.extras ?? null,
-      retired: data.retired ?? false,
-    };
+    return (await this.draft(ctx, source, input)).content;
   }
 
   /**
@@ -211,7 +242,7 @@ export class MappingService {
   ): Promise<boolean> {
     const mapping = { id: current.mappingId, mnemonic: current.mnemonic } as MappingEntity;
     if (!content.retired) await assertUnique(repos, source, content, current.mappingId);
-    const row = versionRow(source, mapping, content, seq, options.username, options.comment);
+    const row = mappingVersionRow(source, mapping, content, seq, options.username, options.comment);
     if (row.checksumStandard === current.checksumStandard) return false;
     await repos.mappings.endCurrent(current.mappingId, seq);
     await repos.mappings.insertVersion(row);
@@ -509,6 +540,87 @@ export class MappingService {
     return ctx.loaders.mappingVersionCounts.load(view.mapping.id);
   }
 
+  /**
+   * Every mapping of a source (at HEAD or a version) matching the list parameters, in the order
+   * of its pages, `WALK_BATCH` at a time through a cursor of `snapshot`, ends resolved per batch
+   * (with loaders of their own: memory holds one batch); `limit`/`offset` window the walk.
+   */
+  async walkSource(
+    ctx: ServiceContext,
+    source: RepoView,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: MappingItem[]) => Promise<void>,
+  ): Promise<void> {
+    await this.walk(
+      ctx,
+      { scope: 'source', repositoryId: source.repo.id, seq: source.version.seq },
+      params,
+      snapshot,
+      async () => new Map([[source.repo.id, source]]),
+      each,
+    );
+  }
+
+  /** Refuses list parameters a walk would refuse, before anything is read or written. */
+  checkWalk(params: ListParams): void {
+    resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    windowOf(params);
+  }
+
+  /** `walkSource` over the members of a collection expansion held in `repositoryIds`. */
+  async walkMembers(
+    ctx: ServiceContext,
+    expansionId: string,
+    repositoryIds: string[],
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    each: (batch: MappingItem[]) => Promise<void>,
+  ): Promise<void> {
+    await this.walk(
+      ctx,
+      { scope: 'expansion', expansionId, repositoryIds },
+      params,
+      snapshot,
+      (ids) => this.repositories.headViews(ctx, ids),
+      each,
+    );
+  }
+
+  private async walk(
+    ctx: ServiceContext,
+    scope: MappingScope,
+    params: ListParams,
+    snapshot: ReadSnapshot,
+    sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
+    each: (batch: MappingItem[]) => Promise<void>,
+  ): Promise<void> {
+    const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
+    const listing = windowedListing(
+      this.repos.mappings.listing(scope, { ...searchOf(params), q: undefined }, sort),
+      windowOf(params),
+    );
+    // Loaders of the walk's own: repositories stay known from batch to batch (they are few);
+    // the end names come with the rows and are dropped after each batch.
+    const walkCtx: ServiceContext = { ...ctx, loaders: createLoaders(this.repos, ctx.actor) };
+    type Row = { row: Raw; object: Raw; from_name: string | null; to_name: string | null };
+    for await (const rows of snapshot.rows<Row>(listing, WALK_BATCH)) {
+      const read = rows.map((r) => this.repos.mappings.rowOf(r));
+      const names = walkCtx.loaders.currentConceptName.clearAll();
+      for (const { version, names: ends } of read) {
+        if (version.fromConceptId) names.prime(version.fromConceptId, ends.from);
+        if (version.toConceptId) names.prime(version.toConceptId, ends.to);
+      }
+      const sources = await sourcesOf([...new Set(read.map((r) => r.version.repositoryId))]);
+      const views = read.map(({ version, mapping }) => ({
+        source: sources.get(version.repositoryId)!,
+        mapping,
+        version,
+      }));
+      await each(await this.items(walkCtx, views, { ...params, verbose: false }));
+    }
+  }
+
   /** One page of mappings; `source` holds them all, or `sourcesOf` finds each one's source. */
   private async page(
     ctx: ServiceContext,
@@ -518,21 +630,7 @@ export class MappingService {
     sourcesOf?: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
   ): Promise<Page<MappingItem>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    const filter: MappingSearch = {
-      q: params.q,
-      includeRetired: ['true', '1'].includes(params.filters.includeRetired?.[0] ?? ''),
-      mapType: params.filters.mapType,
-      updatedSince: params.updatedSince,
-      updatedBy: params.filters.updatedBy,
-      concept: params.filters.concept,
-      fromConcept: params.filters.fromConcept,
-      toConcept: params.filters.toConcept,
-      conceptSource: params.filters.conceptSource,
-      fromConceptSource: params.filters.fromConceptSource,
-      toConceptSource: params.filters.toConceptSource,
-      extras: params.extras,
-    };
-    const slice = await this.repos.mappings.search(scope, filter, sort, windowOf(params));
+    const slice = await this.repos.mappings.search(scope, searchOf(params), sort, windowOf(params));
     const mappings = new Map(
       (
         await this.repos.mappings.findMappingsByIds([
@@ -587,7 +685,7 @@ export class MappingService {
       const content = next(current);
       // Under the source's lock (nextChange): an edit or a reactivation cannot make a duplicate.
       if (!content.retired) await assertUnique(repos, source, content, mapping.id);
-      const row = versionRow(source, mapping, content, seq, actor.username, comment);
+      const row = mappingVersionRow(source, mapping, content, seq, actor.username, comment);
       if (row.checksumStandard === current.checksumStandard) {
         throw new AppError(
           'UNCHANGED',
@@ -618,6 +716,7 @@ export class MappingService {
     kept: End | null,
     // The owner of the mapping's source: canonical ends resolve in its namespace (spec operations §4.4).
     namespace: string | null = null,
+    cache?: EndCache,
   ): Promise<End> {
     const get = (field: string): string | null | undefined =>
       (data as Record<string, string | null | undefined>)[`${side}${field}`];
@@ -643,7 +742,7 @@ export class MappingService {
         );
       }
       const ref = parseConceptUrl(conceptUrl);
-      end = await this.resolve(ctx, ref.source, ref.id);
+      end = await this.resolve(ctx, ref.source, ref.id, cache);
       end.sourceVersion = ref.source.version ?? get('SourceVersion') ?? null;
     } else {
       if (!sourceUrl || !code) {
@@ -660,10 +759,10 @@ export class MappingService {
       }
       if (sourceUrl.startsWith('/')) {
         const ref = parseRepoUrl(sourceUrl, 'source');
-        end = await this.resolve(ctx, ref, code);
+        end = await this.resolve(ctx, ref, code, cache);
         end.sourceVersion = ref.version ?? get('SourceVersion') ?? null;
       } else {
-        end = await this.resolveCanonical(ctx, sourceUrl, code, namespace);
+        end = await this.resolveCanonical(ctx, sourceUrl, code, namespace, cache);
         end.sourceVersion = get('SourceVersion') ?? null;
       }
     }
@@ -676,17 +775,23 @@ export class MappingService {
    * under the source's relative URL. A source the caller cannot see (or that does not exist)
    * stays an unresolved, external end.
    */
-  private async resolve(ctx: ServiceContext, ref: RepoRef, code: string): Promise<End> {
+  private async resolve(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    code: string,
+    cache?: EndCache,
+  ): Promise<End> {
     const owner =
       ref.owner.type === 'org'
         ? `/orgs/${ref.owner.id}/`
         : ref.owner.type === 'user'
           ? `/users/${ref.owner.username}/`
           : '/user/';
-    const resolution = await this.resolver.resolve(ctx, `${owner}sources/${ref.id}/`);
+    const url = `${owner}sources/${ref.id}/`;
+    const resolution = await cached(cache, url, () => this.resolver.resolve(ctx, url));
     const source = resolution.repo?.repo.kind === 'source' ? resolution.repo : null;
     if (source) {
-      const concept = await this.repos.concepts.findConcept(source.repo.id, code);
+      const concept = cache ? null : await this.repos.concepts.findConcept(source.repo.id, code);
       return {
         sourceUrl: repoUrl(source.owner, 'source', source.repo.mnemonic),
         sourceVersion: null,
@@ -717,19 +822,13 @@ export class MappingService {
     url: string,
     code: string,
     namespace: string | null,
+    cache?: EndCache,
   ): Promise<End> {
-    const resolution = await this.resolver.resolve(ctx, url, namespace);
-    let repositoryId: string | null =
-      resolution.repo?.repo.kind === 'source' ? resolution.repo.repo.id : null;
-    if (!repositoryId && resolution.registryEntryUrl === null) {
-      for (const repo of await this.repos.repos.findByCanonicalUrl(url)) {
-        if (repo.kind === 'source' && (await this.visibleSource(ctx, repo.id))) {
-          repositoryId = repo.id;
-          break;
-        }
-      }
-    }
-    const concept = repositoryId ? await this.repos.concepts.findConcept(repositoryId, code) : null;
+    const repositoryId = await cached(cache, `${namespace ?? ''} ${url}`, () =>
+      this.canonicalSource(ctx, url, namespace),
+    );
+    const concept =
+      repositoryId && !cache ? await this.repos.concepts.findConcept(repositoryId, code) : null;
     return {
       sourceUrl: url,
       sourceVersion: null,
@@ -739,9 +838,38 @@ export class MappingService {
       conceptId: concept?.id ?? null,
     };
   }
+
+  /** The source a canonical end resolves to (see `resolveCanonical`), by id. */
+  private async canonicalSource(
+    ctx: ServiceContext,
+    url: string,
+    namespace: string | null,
+  ): Promise<string | null> {
+    const resolution = await this.resolver.resolve(ctx, url, namespace);
+    if (resolution.repo?.repo.kind === 'source') return resolution.repo.repo.id;
+    if (resolution.registryEntryUrl !== null) return null;
+    for (const repo of await this.repos.repos.findByCanonicalUrl(url)) {
+      if (repo.kind === 'source' && (await this.visibleSource(ctx, repo.id))) return repo.id;
+    }
+    return null;
+  }
 }
 
-function versionRow(
+/** End sources resolved for one batch of drafts (see `MappingService.draft`). */
+export type EndCache = Map<string, Promise<unknown>>;
+
+function cached<T>(cache: EndCache | undefined, key: string, work: () => Promise<T>): Promise<T> {
+  if (!cache) return work();
+  let hit = cache.get(key) as Promise<T> | undefined;
+  if (!hit) {
+    hit = work();
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
+/** The version row `content` makes (checksums, search text), for every write. */
+export function mappingVersionRow(
   source: RepoView,
   mapping: MappingEntity,
   content: MappingContent,
@@ -861,4 +989,22 @@ async function assertUnique(
       `Mapping '${duplicate}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
     );
   }
+}
+
+/** The mapping list filters of a request (spec core §4.4). */
+function searchOf(params: ListParams): MappingSearch {
+  return {
+    q: params.q,
+    includeRetired: ['true', '1'].includes(params.filters.includeRetired?.[0] ?? ''),
+    mapType: params.filters.mapType,
+    updatedSince: params.updatedSince,
+    updatedBy: params.filters.updatedBy,
+    concept: params.filters.concept,
+    fromConcept: params.filters.fromConcept,
+    toConcept: params.filters.toConcept,
+    conceptSource: params.filters.conceptSource,
+    fromConceptSource: params.filters.fromConceptSource,
+    toConceptSource: params.filters.toConceptSource,
+    extras: params.extras,
+  };
 }

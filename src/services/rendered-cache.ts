@@ -5,13 +5,15 @@ import {
   type CodeSystemResource,
   type ValueSetResource,
 } from './terminology/fhir';
+import type { StoredConceptMap } from './terminology/stored';
 
-/** What is kept: code systems with their concepts, value sets with their members. */
-export type RenderedResource = CodeSystemResource | ValueSetResource;
+/** What is kept: code systems with their concepts, value sets with their members, maps. */
+export type RenderedResource = CodeSystemResource | ValueSetResource | StoredConceptMap;
 
 /**
- * Code systems and value sets rendered from stored content, by a key naming everything the
- * rendering shows, the least recently used dropped past a number of concepts (or members) in all. Parallel requests for one key
+ * Code systems, value sets and concept maps rendered from stored content, by a key naming
+ * everything the rendering shows, the least recently used dropped past a number of concepts (or
+ * members, or mappings) in all. Parallel requests for one key
  * share one rendering; a rendering that fails is not kept. Nothing here decides who may read
  * what: callers ask for a key only after the caller's access was checked.
  */
@@ -48,10 +50,15 @@ export class RenderedCache {
   }
 }
 
-/** One more than its concepts or members, so that an empty one has a size. */
+/** One more than its concepts, members or mappings, so that an empty one has a size. */
 function sizeOf(resource: RenderedResource): number {
   if (resource.resourceType === 'CodeSystem') return 1 + conceptsIn(resource.concept);
   let n = 1;
+  if (resource.resourceType === 'ConceptMap') {
+    for (const group of resource.group ?? [])
+      for (const element of group.element ?? []) n += element.target?.length ?? 0;
+    return n;
+  }
   for (const include of resource.compose?.include ?? []) n += include.concept?.length ?? 0;
   return n;
 }

@@ -1,9 +1,10 @@
+import type { Repositories } from '../repositories';
 import type { CollectionService, ReferenceView } from './collection.service';
 import type { ConceptService, ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
 import type { ListParams } from './list';
 import type { MappingItem, MappingService } from './mapping.service';
-import type { RepoDetail, RepositoryService } from './repository.service';
+import type { RepoDetail, RepositoryService, RepoView } from './repository.service';
 import type { RepoRef } from './urls';
 
 /** What a repository detail may hold besides itself (spec core §4.5/§4.6 get parameters). */
@@ -16,11 +17,16 @@ export interface RepoDetailInclude {
   params: ListParams;
 }
 
-/** A repository detail with the first concepts, mappings and references of the version read. */
-export interface RepoDetailWithContent extends RepoDetail {
-  concepts?: ConceptView[];
-  mappings?: MappingItem[];
-  references?: ReferenceView[];
+/**
+ * What a walk over a repository detail and its content hands out, in order: the detail, then
+ * each list asked for (`section` first, then its items a batch at a time).
+ */
+export interface RepoContentVisitor {
+  detail(detail: RepoDetail): Promise<void>;
+  section(name: 'concepts' | 'mappings' | 'references'): Promise<void>;
+  concepts(batch: ConceptView[]): Promise<void>;
+  mappings(batch: MappingItem[]): Promise<void>;
+  references(batch: ReferenceView[]): Promise<void>;
 }
 
 /**
@@ -30,36 +36,52 @@ export interface RepoDetailWithContent extends RepoDetail {
  */
 export class RepositoryDetailService {
   constructor(
+    private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
     private readonly collections: CollectionService,
   ) {}
 
-  async detail(
+  /**
+   * The detail with its content, item by item (spec operations §4.8, §4.10): what a get with
+   * `includeConcepts`/`includeMappings` answers, read through cursors of one snapshot so that a
+   * whole dictionary passes in batches (memory holds one), every list seeing the same moment.
+   * `limit`/`offset` of `include.params` window each list (0: all of it).
+   */
+  async walk(
     ctx: ServiceContext,
-    ref: RepoRef,
+    at: RepoRef | RepoView,
     include: RepoDetailInclude,
-  ): Promise<RepoDetailWithContent> {
-    const detail: RepoDetailWithContent = await this.repositories.detail(ctx, ref);
-    const { view } = detail;
+    visit: RepoContentVisitor,
+  ): Promise<void> {
+    const view = await this.repositories.at(ctx, at);
     const { params } = include;
+    // Refused before the first byte: once the detail is written an answer cannot become a 400.
+    if (include.concepts) this.concepts.checkWalk(params);
+    if (include.mappings) this.mappings.checkWalk(params);
+    await visit.detail({ view, counts: await this.repositories.counts(ctx, view) });
     const collection = view.repo.kind === 'collection';
-    if (include.concepts) {
-      const page = collection
-        ? await this.collections.listConcepts(ctx, view, params)
-        : await this.concepts.list(ctx, view, params);
-      detail.concepts = page.items;
-    }
-    if (include.mappings) {
-      const page = collection
-        ? await this.collections.listMappings(ctx, view, params)
-        : await this.mappings.list(ctx, view, params);
-      detail.mappings = page.items;
+    const snapshot = await this.repos.snapshot();
+    try {
+      if (include.concepts) {
+        await visit.section('concepts');
+        const each = (batch: ConceptView[]) => visit.concepts(batch);
+        if (collection) await this.collections.walkConcepts(ctx, view, params, snapshot, each);
+        else await this.concepts.walkSource(view, params, snapshot, each);
+      }
+      if (include.mappings) {
+        await visit.section('mappings');
+        const each = (batch: MappingItem[]) => visit.mappings(batch);
+        if (collection) await this.collections.walkMappings(ctx, view, params, snapshot, each);
+        else await this.mappings.walkSource(ctx, view, params, snapshot, each);
+      }
+    } finally {
+      await snapshot.close();
     }
     if (collection && include.references) {
-      detail.references = (await this.collections.listReferences(ctx, view, params)).items;
+      await visit.section('references');
+      await visit.references((await this.collections.listReferences(ctx, view, params)).items);
     }
-    return detail;
   }
 }

@@ -211,6 +211,8 @@ export interface RepoScope {
 /** Sources and collections (spec core §2.4, §2.5, §4.5–4.7) and their versions (§9). */
 export class RepositoryService {
   private collectionVersionMade: CollectionVersionHook | null = null;
+  private readonly versionListeners: Array<(ctx: ServiceContext, made: RepoView) => Promise<void>> =
+    [];
 
   constructor(
     private readonly repos: Repositories,
@@ -523,7 +525,19 @@ export class RepositoryService {
     const head = await this.get(ctx, atHead(ref));
     const prepared = await this.prepareVersion(ctx, head, input);
     const version = await this.repos.transaction((r) => prepared.apply(r, head));
-    return this.detailOf(ctx, { repo: head.repo, owner: head.owner, version });
+    const made: RepoView = { repo: head.repo, owner: head.owner, version };
+    await this.versionMade(ctx, made);
+    return this.detailOf(ctx, made);
+  }
+
+  /** Called after each version is made (its automatic export, spec operations §3). */
+  onVersionMade(listener: (ctx: ServiceContext, made: RepoView) => Promise<void>): void {
+    this.versionListeners.push(listener);
+  }
+
+  /** Tells the listeners a version was made (after its transaction committed). */
+  async versionMade(ctx: ServiceContext, made: RepoView): Promise<void> {
+    for (const listener of this.versionListeners) await listener(ctx, made);
   }
 
   /**

@@ -160,3 +160,19 @@ export async function contextOf(
   const actor = header ? await t.services.auth.authenticate(header) : ANONYMOUS;
   return t.services.context(actor, createLogger('silent'), 'http://localhost');
 }
+
+/**
+ * Waits until none of the user's background tasks is queued or running (a new version's export
+ * runs in the background; a test that counts statements waits for it first).
+ */
+export async function tasksSettled(t: TestApp, username: string): Promise<void> {
+  for (let i = 0; i < 300; i += 1) {
+    const [{ n }] = await t.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM tasks WHERE created_by = $1 AND state IN ('PENDING', 'STARTED')`,
+      [username],
+    );
+    if (n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`tasks of ${username} still running`);
+}

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { contextOf, createTestApp, uniqueId, type TestApp } from '../factories';
 import {
   createConcept,
+  createMappingBetween,
   createRepo,
   createSource,
   createVersion,
@@ -235,5 +236,72 @@ describe('operations over stored value sets', () => {
     };
     expect(await validate('C')).toBe(true);
     expect(await validate('E')).toBe(false);
+  });
+});
+
+describe('operations over stored concept maps', () => {
+  /** A source at HEAD mapping its C to T of another source of the org (private when asked). */
+  async function storedMap(targetAccess: 'View' | 'None') {
+    const { source, system } = await storedSource();
+    const target = await createRepo(t, `/orgs/${source.org}`, source.owner, {
+      id: 'Target',
+      public_access: targetAccess,
+      canonical_url: `${system}-target`,
+    });
+    await createConcept(t, target.url, source.owner, {
+      id: 'T',
+      names: [{ name: 'Tee', locale: 'en', locale_preferred: true }],
+    });
+    await createMappingBetween(t, source.url, source.owner, [
+      'M1',
+      'SAME-AS',
+      `${source.url}concepts/C/`,
+      `${target.url}concepts/T/`,
+    ]);
+    return { source, system, target };
+  }
+
+  async function translate(system: string, auth?: string) {
+    const query = new URLSearchParams({ url: system, system, code: 'C' });
+    const req = request(server).get(`/fhir/ConceptMap/$translate?${query.toString()}`);
+    const res = await (auth ? req.set('Authorization', auth) : req);
+    expect(res.status).toBe(200);
+    const parameters = (res.body as { parameter: Array<Record<string, unknown>> }).parameter;
+    return parameters
+      .filter((p) => p.name === 'match')
+      .map((p) => {
+        const parts = p.part as Array<{ name: string; valueCoding?: Record<string, string> }>;
+        const coding = parts.find((part) => part.name === 'concept')?.valueCoding ?? {};
+        return [coding.system, coding.code, coding.display];
+      });
+  }
+
+  it('see a target renamed and a mapping added at the very next request', async () => {
+    const { source, system, target } = await storedMap('View');
+    expect(await translate(system)).toEqual([[`${system}-target`, 'T', 'Tee']]);
+    await request(server)
+      .patch(`${target.url}concepts/T/`)
+      .set('Authorization', source.owner.auth)
+      .send({ names: [{ name: 'Renamed', locale: 'en', locale_preferred: true }] })
+      .expect(200);
+    expect(await translate(system)).toEqual([[`${system}-target`, 'T', 'Renamed']]);
+    await createConcept(t, target.url, source.owner, { id: 'U' });
+    await createMappingBetween(t, source.url, source.owner, [
+      'M2',
+      'NARROWER-THAN',
+      `${source.url}concepts/C/`,
+      `${target.url}concepts/U/`,
+    ]);
+    expect((await translate(system)).map(([, code]) => code).sort()).toEqual(['T', 'U']);
+  });
+
+  it('show each caller the ends it may see, whoever asked first', async () => {
+    const { source, system } = await storedMap('None');
+    const [[anonymous]] = await translate(system);
+    const [[owner]] = await translate(system, source.owner.auth);
+    expect(owner).toBe(`${system}-target`);
+    expect(anonymous).not.toBe(`${system}-target`);
+    const [[again]] = await translate(system);
+    expect(again).toBe(anonymous);
   });
 });

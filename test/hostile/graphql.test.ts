@@ -62,13 +62,14 @@ const IDENT = /^(id|username|name|mnemonic|conceptClass|datatype|mapType|nameTyp
 function familyOf(name: string): string {
   if (/Concepts?$/.test(name)) return 'concepts';
   if (/Mapping$/.test(name)) return 'mappings';
-  if (/Version$/.test(name)) return 'versions';
+  if (/Version$|Export$/.test(name)) return 'versions';
   if (/(Source|Collection)$/.test(name)) return 'repositories';
   if (/References|Expansion/.test(name)) return 'collection contents';
   if (/UrlRegistry/.test(name)) return 'url-registry';
   if (/Org$|Member$/.test(name)) return 'orgs';
   if (/User$|^login$|^signup$|^exchangeOidcCode$/.test(name)) return 'users';
   if (/FhirResource$/.test(name)) return 'fhir resources';
+  if (/BulkImport$/.test(name)) return 'bulk imports';
   return 'other mutations';
 }
 
@@ -116,6 +117,8 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
     createSourceVersion: { url: src, input: { id: `gv${n}` } },
     updateSourceVersion: { url: `${src}v1/`, input: {} },
     deleteSourceVersion: { url: `${src}v1/` },
+    requestExport: { url: `${src}v1/` },
+    deleteExport: { url: `${src}v1/` },
     createCollectionVersion: { url: col, input: { id: `gv${n}` } },
     updateCollectionVersion: { url: `${col}v1/`, input: {} },
     deleteCollectionVersion: { url: `${col}v1/` },
@@ -173,6 +176,9 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
       },
     },
     deleteFhirResource: { type: 'CodeSystem', owner, id: 'S' },
+    // An accepted import of lines that name nothing real writes no content.
+    startBulkImport: { content: '{"type": "Nothing"}', format: 'json' },
+    cancelBulkImport: { taskId: '00000000-0000-4000-8000-000000000000' },
   };
   return structuredClone(table[field] ?? {});
 }
@@ -630,6 +636,7 @@ const FAMILIES = [
   'url-registry',
   'graphql protocol',
   'fhir resources',
+  'bulk imports',
 ];
 
 describe('hostile input on the GraphQL edge never reaches a 500, never hangs, and a refused mutation writes nothing', () => {

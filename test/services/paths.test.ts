@@ -7,6 +7,7 @@ import {
   createOrg,
   createTestApp,
   createUser,
+  tasksSettled,
   uniqueId,
   type TestApp,
   type TestUser,
@@ -218,6 +219,7 @@ describe('cost', () => {
   it('resolves owner, repository, version and the caller’s role in one statement', async () => {
     const id = await repo(`/orgs/${privateOrg}/`, owner, { public_access: 'None' });
     await version(`/orgs/${privateOrg}/sources/${id}/`, 'v1', true);
+    await tasksSettled(t, owner.username); // the version's export, run in the background
     for (const ref of [orgSource(privateOrg, id), orgSource(privateOrg, id, 'latest')]) {
       const ctx = await as(member);
       t.queries.count = 0;

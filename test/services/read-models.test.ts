@@ -1,5 +1,14 @@
 import request from 'supertest';
-import { defaultListParams, type RepoRef } from '../../src/services';
+import {
+  defaultListParams,
+  type ConceptView,
+  type MappingItem,
+  type ReferenceView,
+  type RepoCounts,
+  type RepoDetailInclude,
+  type RepoRef,
+  type ServiceContext,
+} from '../../src/services';
 import {
   addMember,
   contextOf,
@@ -178,56 +187,73 @@ describe('expansion details', () => {
 describe('repository details with their content', () => {
   const include = { concepts: true, mappings: true, references: true };
 
-  it('answers a source with its concepts and mappings in one call', async () => {
-    const detail = await t.services.repositoryDetails.detail(
-      await as('anonymous'),
-      at('source', source),
-      { ...include, params: defaultListParams({ limit: 10 }) },
-    );
+  /** What a walk hands out, gathered. */
+  async function walked(ctx: ServiceContext, ref: RepoRef, inc: RepoDetailInclude) {
+    const seen: {
+      sections: string[];
+      concepts: ConceptView[];
+      mappings: MappingItem[];
+      references: ReferenceView[];
+    } = { sections: [], concepts: [], mappings: [], references: [] };
+    let counts: RepoCounts | undefined;
+    await t.services.repositoryDetails.walk(ctx, ref, inc, {
+      detail: async (d) => void (counts = d.counts),
+      section: async (name) => void seen.sections.push(name),
+      concepts: async (batch) => void seen.concepts.push(...batch),
+      mappings: async (batch) => void seen.mappings.push(...batch),
+      references: async (batch) => void seen.references.push(...batch),
+    });
+    return { ...seen, counts };
+  }
+
+  it('walks a source with its concepts and mappings', async () => {
+    const detail = await walked(await as('anonymous'), at('source', source), {
+      ...include,
+      params: defaultListParams({ limit: 10 }),
+    });
     expect(detail.counts).toMatchObject({ activeConcepts: 3, activeMappings: 1 });
-    expect(detail.concepts!.map((c) => c.concept.mnemonic).sort()).toEqual(['A', 'B', 'C']);
-    expect(detail.mappings!.map((m) => m.view.mapping.mnemonic)).toEqual(['M1']);
-    expect(detail.references).toBeUndefined();
+    expect(detail.concepts.map((c) => c.concept.mnemonic)).toEqual(['A', 'B', 'C']);
+    expect(detail.mappings.map((m) => m.view.mapping.mnemonic)).toEqual(['M1']);
+    expect(detail.sections).toEqual(['concepts', 'mappings']);
   });
 
-  it('answers a collection with its concepts, mappings and references in one call', async () => {
-    const detail = await t.services.repositoryDetails.detail(
-      await as('anonymous'),
-      at('collection', collection),
-      { ...include, params: defaultListParams({ limit: 10 }) },
-    );
-    expect(detail.concepts!.map((c) => c.concept.mnemonic)).toEqual(['A']);
-    expect(detail.mappings!.map((m) => m.view.mapping.mnemonic)).toEqual(['M1']);
+  it('walks a collection with its concepts, mappings and references', async () => {
+    const detail = await walked(await as('anonymous'), at('collection', collection), {
+      ...include,
+      params: defaultListParams({ limit: 10 }),
+    });
+    expect(detail.concepts.map((c) => c.concept.mnemonic)).toEqual(['A']);
+    expect(detail.mappings.map((m) => m.view.mapping.mnemonic)).toEqual(['M1']);
     expect(detail.references).toHaveLength(2);
   });
 
-  it('resolves the path once: its lists cost no more than read on their own, less the path', async () => {
-    const params = defaultListParams({ limit: 10 });
-    const ref = at('source', source);
-    const path = await statements('anonymous', (ctx) => t.services.repositories.get(ctx, ref));
-    const detail = await statements('anonymous', (ctx) => t.services.repositories.detail(ctx, ref));
-    const concepts = await statements('anonymous', (ctx) =>
-      t.services.concepts.list(ctx, ref, params),
-    );
-    const mappings = await statements('anonymous', (ctx) =>
-      t.services.mappings.list(ctx, ref, params),
-    );
-    const whole = await statements('anonymous', (ctx) =>
-      t.services.repositoryDetails.detail(ctx, ref, { concepts: true, mappings: true, params }),
-    );
-    expect(whole).toBeLessThanOrEqual(detail + concepts + mappings - 2 * path);
+  it('windows each list by limit and offset, in the order of the pages', async () => {
+    const ctx = await as('anonymous');
+    const pages = [];
+    for (const offset of [0, 1, 2, 3]) {
+      const { concepts } = await walked(ctx, at('source', source), {
+        concepts: true,
+        params: defaultListParams({ limit: 1, offset }),
+      });
+      pages.push(concepts.map((c) => c.concept.mnemonic));
+    }
+    expect(pages).toEqual([['A'], ['B'], ['C'], []]);
   });
 
   it('leaves out what is not asked, and answers private content only to those who may see it', async () => {
     const hidden = await createSource(t, { id: 'H', public_access: 'None' }, { owner, org });
     await createConcept(t, hidden.url, owner, { id: 'Z' });
-    const bare = await t.services.repositoryDetails.detail(await as(owner), at('source', 'H'), {
+    const bare = await walked(await as(owner), at('source', 'H'), {
       params: defaultListParams(),
     });
-    expect(bare.concepts).toBeUndefined();
-    expect(bare.mappings).toBeUndefined();
+    expect(bare.sections).toEqual([]);
+    const own = await walked(await as(owner), at('source', 'H'), {
+      concepts: true,
+      params: defaultListParams(),
+    });
+    expect(own.concepts.map((c) => c.concept.mnemonic)).toEqual(['Z']);
     await expect(
-      t.services.repositoryDetails.detail(await as(await createUser(t)), at('source', 'H'), {
+      walked(await as(await createUser(t)), at('source', 'H'), {
         concepts: true,
         params: defaultListParams(),
       }),

@@ -10,6 +10,8 @@ import { RateLimits1764400000000 } from './1764400000000-rate-limits';
 import { MemberLookups1764500000000 } from './1764500000000-member-lookups';
 import { CascadeLookups1764600000000 } from './1764600000000-cascade-lookups';
 import { Match1764700000000 } from './1764700000000-match';
+import { Exports1764710000000 } from './1764710000000-exports';
+import { BulkImports1764720000000 } from './1764720000000-bulk-imports';
 import { OidcIdentities1764740000000 } from './1764740000000-oidc-identities';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
@@ -26,5 +28,7 @@ export const migrations = [
   MemberLookups1764500000000,
   CascadeLookups1764600000000,
   Match1764700000000,
+  Exports1764710000000,
+  BulkImports1764720000000,
   OidcIdentities1764740000000,
 ];

@@ -1,0 +1,71 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { AppError } from '../../errors';
+import type { GraphQLContext } from '../context';
+import { TaskType } from '../types/task.type';
+
+@ObjectType('BulkImport', { description: 'A bulk import: its task and its report so far.' })
+export class BulkImportType {
+  @Field(() => TaskType)
+  task: TaskType;
+
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description:
+      'Counts (total, processed, created, updated, unchanged, invalid, exists, failed, deleted, not_found, permission_denied, elapsed_seconds) and `failures` (line, type, id, outcome, reason); null before the first batch.',
+  })
+  report: Record<string, unknown> | null;
+}
+
+/** Bulk imports (REST `/importers/bulk-import/`), the same service. */
+@Resolver()
+export class BulkImportResolver {
+  @Mutation(() => TaskType, {
+    description:
+      'Queues an import of `content` (OCL JSON lines, or CSV of concepts and mappings with `attr:<name>:<type>` columns) as the caller; read it with `bulkImport` or `task`.',
+  })
+  async startBulkImport(
+    @Arg('content', () => String) content: string,
+    @Arg('format', () => String, {
+      nullable: true,
+      description: '`json` (JSON lines) or `csv`; by content when absent.',
+    })
+    format: string | null | undefined,
+    @Arg('updateIfExists', () => Boolean, { defaultValue: true }) updateIfExists: boolean,
+    @Arg('queue', () => String, { nullable: true }) queue: string | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TaskType> {
+    if (format != null && !['json', 'jsonl', 'csv'].includes(format)) {
+      throw AppError.field('format', "Must be 'json' (JSON lines) or 'csv'.");
+    }
+    const task = await ctx.services.bulkImports.start(ctx, {
+      content: Buffer.from(content),
+      format: format == null ? undefined : format === 'csv' ? 'csv' : 'jsonl',
+      updateIfExists,
+      queue: queue ?? undefined,
+    });
+    return TaskType.from(task);
+  }
+
+  @Mutation(() => TaskType, {
+    description: 'Cancels an import: it stops after the batch it is writing (FAILURE).',
+  })
+  async cancelBulkImport(
+    @Arg('taskId', () => ID) taskId: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TaskType> {
+    return TaskType.from(await ctx.services.bulkImports.cancel(ctx, taskId));
+  }
+
+  @Query(() => BulkImportType, { description: 'An import of the caller (or any, for superusers).' })
+  async bulkImport(
+    @Arg('taskId', () => ID) taskId: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<BulkImportType> {
+    const { task, report } = await ctx.services.bulkImports.status(ctx, taskId);
+    return Object.assign(new BulkImportType(), {
+      task: TaskType.from(task),
+      report: report as Record<string, unknown> | null,
+    });
+  }
+}

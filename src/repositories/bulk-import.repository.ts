@@ -1,0 +1,123 @@
+import type { EntityManager } from 'typeorm';
+
+export type ImportFormat = 'jsonl' | 'csv';
+
+export interface NewBulkImport {
+  queue: string;
+  format: ImportFormat;
+  updateIfExists: boolean;
+  content: string;
+  createdBy: string;
+}
+
+export interface BulkImportRecord {
+  id: string;
+  taskId: string | null;
+  queue: string;
+  format: ImportFormat;
+  updateIfExists: boolean;
+  cancelledBy: string | null;
+  report: unknown;
+  createdBy: string;
+}
+
+interface Raw {
+  id: string;
+  task_id: string | null;
+  queue: string;
+  format: ImportFormat;
+  update_if_exists: boolean;
+  cancelled_by: string | null;
+  report: unknown;
+  created_by: string;
+}
+
+const COLUMNS = `id, task_id, queue, format, update_if_exists, cancelled_by, report, created_by`;
+
+/** Bulk imports: their files, running reports and cancel flags. */
+export class BulkImportRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  async insert(values: NewBulkImport): Promise<string> {
+    const rows = await this.em.query<Array<{ id: string }>>(
+      `INSERT INTO bulk_imports (queue, format, update_if_exists, content, created_by)
+       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [values.queue, values.format, values.updateIfExists, values.content, values.createdBy],
+    );
+    return rows[0].id;
+  }
+
+  async setTask(id: string, taskId: string): Promise<void> {
+    await this.em.query(`UPDATE bulk_imports SET task_id = $2 WHERE id = $1`, [id, taskId]);
+  }
+
+  async find(id: string): Promise<BulkImportRecord | null> {
+    const rows = await this.em.query<Raw[]>(`SELECT ${COLUMNS} FROM bulk_imports WHERE id = $1`, [
+      id,
+    ]);
+    return rows[0] ? recordOf(rows[0]) : null;
+  }
+
+  async findByTask(taskId: string): Promise<BulkImportRecord | null> {
+    if (!/^[0-9a-f-]{36}$/i.test(taskId)) return null;
+    const rows = await this.em.query<Raw[]>(
+      `SELECT ${COLUMNS} FROM bulk_imports WHERE task_id = $1`,
+      [taskId],
+    );
+    return rows[0] ? recordOf(rows[0]) : null;
+  }
+
+  /** The uploaded file; null once the import has ended. */
+  async content(id: string): Promise<string | null> {
+    const rows = await this.em.query<Array<{ content: string | null }>>(
+      `SELECT content FROM bulk_imports WHERE id = $1`,
+      [id],
+    );
+    return rows[0]?.content ?? null;
+  }
+
+  async saveReport(id: string, report: unknown, dropContent = false): Promise<void> {
+    await this.em.query(
+      `UPDATE bulk_imports SET report = $2::jsonb${dropContent ? ', content = NULL' : ''} WHERE id = $1`,
+      [id, JSON.stringify(report)],
+    );
+  }
+
+  async cancel(id: string, by: string): Promise<void> {
+    await this.em.query(
+      `UPDATE bulk_imports SET cancelled_by = coalesce(cancelled_by, $2) WHERE id = $1`,
+      [id, by],
+    );
+  }
+
+  async cancelledBy(id: string): Promise<string | null> {
+    const rows = await this.em.query<Array<{ cancelled_by: string | null }>>(
+      `SELECT cancelled_by FROM bulk_imports WHERE id = $1`,
+      [id],
+    );
+    return rows[0]?.cancelled_by ?? null;
+  }
+
+  /** The caller's imports in one queue not yet ended (their file still held). */
+  async activeInQueue(queue: string, createdBy: string): Promise<number> {
+    const rows = await this.em.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM bulk_imports
+       WHERE queue = $1 AND created_by = $2 AND content IS NOT NULL AND cancelled_by IS NULL`,
+      [queue, createdBy],
+    );
+    return rows[0].n;
+  }
+}
+
+function recordOf(raw: Raw): BulkImportRecord {
+  return {
+    id: raw.id,
+    taskId: raw.task_id,
+    queue: raw.queue,
+    format: raw.format,
+    updateIfExists: raw.update_if_exists,
+    cancelledBy: raw.cancelled_by,
+    report: raw.report,
+    createdBy: raw.created_by,
+  };
+}

@@ -1,0 +1,367 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  createCollection,
+  createConcept,
+  createMappingBetween,
+  createSource,
+  createVersion,
+  retire,
+  type TestSource,
+} from '../factories/content';
+import { errorCode, gql } from '../graphql/gql';
+import { binary, unzip } from '../factories/zip';
+
+/**
+ * Exports of repository versions (issue 13 parts 1 and 4; spec operations §3, §4.8, §9.3):
+ * automatic on a new version, every method and status, the file's content equal to the version's
+ * get with every item, single-use download addresses, private repositories, parallel requests,
+ * bad input, and recovery from a process that died while writing.
+ */
+
+let t: TestApp;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'exports-'));
+  t = await createTestApp({ DATA_DIR: dataDir, EXPORT_URL_TTL_SECONDS: '60' });
+});
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const as = (user?: TestUser | string) =>
+  user ? { Authorization: typeof user === 'string' ? user : user.auth } : {};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** GETs the export until it is no longer being written (208); answers the last response. */
+async function settled(url: string, by?: TestUser | string): Promise<request.Response> {
+  for (let i = 0; i < 150; i += 1) {
+    const res = await request(t.app).get(url).set(as(by)).buffer(true).parse(binary);
+    if (res.status !== 208) return res;
+    await sleep(100);
+  }
+  throw new Error(`${url} still processing`);
+}
+
+/** A source with two concepts (one retired) and a mapping between them, and version v1. */
+async function sourceWithVersion(fields: Record<string, unknown> = {}): Promise<TestSource> {
+  const source = await createSource(t, {
+    id: `S${crypto.randomBytes(3).toString('hex')}`,
+    ...fields,
+  });
+  await createConcept(t, source.url, source.owner, { id: 'A' });
+  await createConcept(t, source.url, source.owner, { id: 'B' });
+  await createMappingBetween(t, source.url, source.owner, [
+    'M1',
+    'SAME-AS',
+    `${source.url}concepts/A/`,
+    `${source.url}concepts/B/`,
+  ]);
+  await retire(t, source.url, source.owner, 'concepts', 'B');
+  await createVersion(t, source.url, source.owner, 'v1', { released: true });
+  return source;
+}
+
+describe('a new version is exported by a background task', () => {
+  let source: TestSource;
+  let file: request.Response;
+  beforeAll(async () => {
+    source = await sourceWithVersion();
+    file = await settled(`${source.url}v1/export/`);
+  });
+
+  it('answers 200 with the zip streamed and the file name of spec operations §4.8', () => {
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('application/zip');
+    expect(file.headers['content-disposition']).toMatch(
+      new RegExp(`attachment; filename="${source.id}_v1\\.\\d{4}-\\d\\d-\\d\\d_\\d{6}\\.zip"`),
+    );
+    expect(Number(file.headers['content-length'])).toBe((file.body as Buffer).length);
+  });
+
+  it('holds exactly what the version answers with every item (includeRetired, limit=0)', async () => {
+    const entries = await unzip(file.body as Buffer);
+    expect(Object.keys(entries)).toEqual(['export.json']);
+    const detail = await request(t.app).get(
+      `${source.url}v1/?includeConcepts=true&includeMappings=true&includeRetired=true&limit=0`,
+    );
+    expect(detail.status).toBe(200);
+    const exported = JSON.parse(entries['export.json']) as Record<string, unknown>;
+    expect(exported).toEqual(detail.body);
+    expect(
+      (exported.concepts as Array<{ id: string; retired: boolean }>).map((c) => [c.id, c.retired]),
+    ).toEqual([
+      ['A', false],
+      ['B', true],
+    ]);
+    expect((exported.mappings as Array<{ id: string }>).map((m) => m.id)).toEqual(['M1']);
+  });
+
+  it('answers HEAD with the same status and headers and no body', async () => {
+    const head = await request(t.app).head(`${source.url}v1/export/`);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-disposition']).toBe(file.headers['content-disposition']);
+    expect(head.headers.exporturl).toMatch(/\/exports\/[\w-]+\/$/);
+    expect(head.text ?? '').toBe('');
+  });
+
+  it('hands out a single-use download address in exportURL', async () => {
+    const address = new URL(String(file.headers.exporturl));
+    const first = await request(t.app).get(address.pathname).buffer(true).parse(binary);
+    expect(first.status).toBe(200);
+    expect((first.body as Buffer).equals(file.body as Buffer)).toBe(true);
+    expect(first.headers['content-disposition']).toBe(file.headers['content-disposition']);
+    const again = await request(t.app).get(address.pathname);
+    expect(again.status).toBe(410);
+    expect((await request(t.app).get('/exports/not-a-token-of-ours-at-all/')).status).toBe(404);
+    expect((await request(t.app).get('/exports/x/')).status).toBe(404);
+  });
+
+  it('answers POST with 200 when the file exists, and never writes it again', async () => {
+    const res = await request(t.app).post(`${source.url}v1/export/`).set(as(source.owner));
+    expect(res.status).toBe(200);
+  });
+
+  it('deletes the file for administrators only: 204, then 204 on GET and 404 on DELETE', async () => {
+    const outsider = await createUser(t);
+    expect((await request(t.app).delete(`${source.url}v1/export/`)).status).toBe(401);
+    expect((await request(t.app).delete(`${source.url}v1/export/`).set(as(outsider))).status).toBe(
+      403,
+    );
+    expect(
+      (await request(t.app).delete(`${source.url}v1/export/`).set(as(source.owner))).status,
+    ).toBe(204);
+    expect((await request(t.app).get(`${source.url}v1/export/`)).status).toBe(204);
+    expect((await request(t.app).head(`${source.url}v1/export/`)).status).toBe(204);
+    expect(
+      (await request(t.app).delete(`${source.url}v1/export/`).set(as(source.owner))).status,
+    ).toBe(404);
+    // An address handed out before the delete leads nowhere now.
+    expect(
+      (await request(t.app).get(new URL(String(file.headers.exporturl)).pathname)).status,
+    ).toBe(404);
+  });
+
+  it('writes it again on POST (202), once for parallel requests (the others 409)', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        request(t.app).post(`${source.url}v1/export/`).set(as(source.owner)),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 202)).toHaveLength(1);
+    expect(statuses.every((s) => s === 202 || s === 409 || s === 200)).toBe(true);
+    expect(statuses.filter((s) => s === 409).length).toBeGreaterThan(0);
+    const again = await settled(`${source.url}v1/export/`);
+    expect(again.status).toBe(200);
+    const tasks = await t.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM tasks WHERE summary = $1`,
+      [`Export of ${source.id} v1`],
+    );
+    expect(tasks[0].n).toBe(2); // the automatic one and the one of the six
+  });
+});
+
+describe('methods and statuses', () => {
+  let source: TestSource;
+  beforeAll(async () => {
+    source = await sourceWithVersion();
+    await settled(`${source.url}v1/export/`);
+  });
+
+  it('answers 405 for HEAD (the repository version) with every method', async () => {
+    for (const url of [`${source.url}HEAD/export/`, `${source.url}head/export/`]) {
+      expect((await request(t.app).get(url)).status).toBe(405);
+      expect((await request(t.app).head(url)).status).toBe(405);
+      expect((await request(t.app).post(url).set(as(source.owner))).status).toBe(405);
+      expect((await request(t.app).delete(url).set(as(source.owner))).status).toBe(405);
+    }
+  });
+
+  it('answers 404 for a version, repository or owner that does not exist', async () => {
+    expect((await request(t.app).get(`${source.url}v9/export/`)).status).toBe(404);
+    expect((await request(t.app).get(`/orgs/${source.org}/sources/nope/v1/export/`)).status).toBe(
+      404,
+    );
+    expect((await request(t.app).get(`/orgs/no-such-org-x/sources/S/v1/export/`)).status).toBe(404);
+    expect(
+      (await request(t.app).post(`${source.url}v9/export/`).set(as(source.owner))).status,
+    ).toBe(404);
+  });
+
+  it('answers 405 for other methods, and 401 to an anonymous POST', async () => {
+    expect((await request(t.app).put(`${source.url}v1/export/`).send({})).status).toBe(405);
+    expect((await request(t.app).post(`${source.url}v1/export/`)).status).toBe(401);
+  });
+
+  it('answers 208 while the file is being written', async () => {
+    const other = await sourceWithVersion();
+    // Right after the version is made its task is queued or running.
+    const res = await request(t.app).get(`${other.url}v1/export/`);
+    expect([208, 200]).toContain(res.status);
+    if (res.status === 208) {
+      // 409 while it is still written; 200 if it was finished meanwhile — never a second task.
+      const asked = await request(t.app).post(`${other.url}v1/export/`).set(as(other.owner));
+      expect([409, 200]).toContain(asked.status);
+    }
+    expect((await settled(`${other.url}v1/export/`)).status).toBe(200);
+  });
+});
+
+describe('private repositories', () => {
+  it('answers 401 anonymous and 403 outsiders; the download address is the credential', async () => {
+    const source = await sourceWithVersion({ public_access: 'None' });
+    const outsider = await createUser(t);
+    const file = await settled(`${source.url}v1/export/`, source.owner);
+    expect(file.status).toBe(200);
+    expect((await request(t.app).get(`${source.url}v1/export/`)).status).toBe(401);
+    expect((await request(t.app).get(`${source.url}v1/export/`).set(as(outsider))).status).toBe(
+      403,
+    );
+    expect((await request(t.app).post(`${source.url}v1/export/`).set(as(outsider))).status).toBe(
+      403,
+    );
+    const address = new URL(String(file.headers.exporturl)).pathname;
+    expect((await request(t.app).get(address)).status).toBe(200);
+  });
+});
+
+describe('collections', () => {
+  it('exports a collection version with its members', async () => {
+    const source = await sourceWithVersion();
+    const collection = await createCollection(
+      t,
+      { id: `C${crypto.randomBytes(3).toString('hex')}` },
+      { owner: source.owner, org: source.org },
+    );
+    const added = await request(t.app)
+      .put(`${collection.url}references/`)
+      .set(as(source.owner))
+      .send({ data: { expressions: [`${source.url}concepts/A/`, `${source.url}mappings/M1/`] } });
+    expect(added.status).toBe(200);
+    await createVersion(t, collection.url, source.owner, 'c1');
+    const file = await settled(`${collection.url}c1/export/`);
+    expect(file.status).toBe(200);
+    const exported = JSON.parse((await unzip(file.body as Buffer))['export.json']) as {
+      concepts: Array<{ id: string }>;
+      mappings: Array<{ id: string }>;
+    };
+    const detail = await request(t.app).get(
+      `${collection.url}c1/?includeConcepts=true&includeMappings=true&includeRetired=true&limit=0`,
+    );
+    expect(exported).toEqual(detail.body);
+    expect(exported.concepts.map((c) => c.id)).toEqual(['A']);
+    expect(exported.mappings.map((m) => m.id)).toEqual(['M1']);
+  });
+});
+
+describe('a process killed while writing an export', () => {
+  it('leaves no file served as ready; the export is failed and can be run again', async () => {
+    const source = await sourceWithVersion();
+    await settled(`${source.url}v1/export/`);
+    expect(
+      (await request(t.app).delete(`${source.url}v1/export/`).set(as(source.owner))).status,
+    ).toBe(204);
+    // What a process killed mid-export leaves: its task STARTED with a stale heartbeat, the
+    // export processing, and a partial file under a temporary name.
+    const [version] = await t.dataSource.query<Array<{ id: string; repository_id: string }>>(
+      `SELECT v.id::text AS id, v.repository_id::text AS repository_id
+       FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
+       WHERE r.mnemonic = $1 AND v.mnemonic = 'v1'`,
+      [source.id],
+    );
+    const taskId = crypto.randomUUID();
+    await t.dataSource.query(
+      `INSERT INTO tasks (id, kind, state, created_by, started_at, heartbeat_at)
+       VALUES ($1, 'repository-export', 'STARTED', $2, now() - interval '5 minutes',
+               now() - interval '5 minutes')`,
+      [taskId, source.owner.username],
+    );
+    await t.dataSource.query(
+      `INSERT INTO repository_exports (version_id, state, task_id) VALUES ($1, 'processing', $2)`,
+      [version.id, taskId],
+    );
+    const folder = path.join(dataDir, 'exports', version.repository_id);
+    fs.mkdirSync(folder, { recursive: true });
+    const partial = path.join(folder, `${version.id}.zip.0123456789ab.partial`);
+    fs.writeFileSync(partial, 'PK half a zip');
+
+    const after = await request(t.app).get(`${source.url}v1/export/`);
+    expect(after.status).toBe(204); // not 208 for ever, and never the partial file
+    const task = await request(t.app).get(`/tasks/${taskId}/`).set(as(source.owner));
+    expect(task.body).toMatchObject({ state: 'FAILURE' });
+
+    const again = await request(t.app).post(`${source.url}v1/export/`).set(as(source.owner));
+    expect(again.status).toBe(202);
+    const file = await settled(`${source.url}v1/export/`);
+    expect(file.status).toBe(200);
+    expect(Object.keys(await unzip(file.body as Buffer))).toEqual(['export.json']);
+    expect(fs.existsSync(partial)).toBe(false);
+    expect(fs.readdirSync(folder).filter((f) => f.endsWith('.partial'))).toEqual([]);
+  });
+});
+
+describe('GraphQL', () => {
+  const ask = `mutation($url: String!) { requestExport(url: $url) { outcome taskId } }`;
+
+  it('shows the export of a version (null at HEAD) with a download address', async () => {
+    const source = await sourceWithVersion();
+    await settled(`${source.url}v1/export/`);
+    const read = await gql(
+      t,
+      undefined,
+      `query($url: String!) { source(url: $url) { export { state fileName size lastUpdated downloadUrl } } }`,
+      { url: `${source.url}v1/` },
+    );
+    const exported = read.data.source.export;
+    expect(exported.state).toBe('READY');
+    expect(String(exported.fileName)).toMatch(new RegExp(`^${source.id}_v1\\.`));
+    const download = await request(t.app)
+      .get(new URL(String(exported.downloadUrl)).pathname)
+      .buffer(true)
+      .parse(binary);
+    expect(download.status).toBe(200);
+    expect((download.body as Buffer).length).toBe(exported.size);
+    const head = await gql(
+      t,
+      undefined,
+      `query($url: String!) { source(url: $url) { export { state } } }`,
+      {
+        url: source.url,
+      },
+    );
+    expect(head.data.source.export).toBeNull();
+  });
+
+  it('asks for an export and deletes one, with the REST rules', async () => {
+    const source = await sourceWithVersion();
+    await settled(`${source.url}v1/export/`);
+    const url = `${source.url}v1/`;
+    expect((await gql(t, source.owner.auth, ask, { url })).data.requestExport.outcome).toBe(
+      'EXISTS',
+    );
+    const removed = await gql(
+      t,
+      source.owner.auth,
+      `mutation($url: String!) { deleteExport(url: $url) }`,
+      {
+        url,
+      },
+    );
+    expect(removed.data).toEqual({ deleteExport: true });
+    const queued = await gql(t, source.owner.auth, ask, { url });
+    expect(queued.data.requestExport.outcome).toBe('QUEUED');
+    expect(queued.data.requestExport.taskId).toEqual(expect.any(String));
+    expect(errorCode(await gql(t, undefined, ask, { url }))).toBe('UNAUTHENTICATED');
+    expect(errorCode(await gql(t, source.owner.auth, ask, { url: `${source.url}HEAD/` }))).toBe(
+      'NOT_ALLOWED',
+    );
+    expect(errorCode(await gql(t, source.owner.auth, ask, { url: 'not a url' }))).toBe('INVALID');
+    expect((await settled(`${source.url}v1/export/`)).status).toBe(200);
+  });
+});
