@@ -362,7 +362,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    */
   listing(where: ConceptScope, filter: ConceptSearch, sort: SortSpec<ConceptSortKey>): Listing {
     // The order is found on the narrow keys; each row's JSON is built after, in that order (a
-    // lateral join walks the keys in order), so no sort ever carries the wide rows.
+    // lateral join walks the keys in order), so no sort ever carries the wide rows. The lateral's
+    // LIMIT keeps it a nested loop over the ordered keys: without it the planner may flatten it
+    // into a join (a hash join on a large table), which keeps no order.
     const qb = this.filtered(where, { ...filter, q: undefined }).select('cv.id', 'key');
     orderBy(qb, sort, ORDER);
     const [keys, params] = qb.getQueryAndParameters();
@@ -370,7 +372,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} AS row,
           ${jsonColumns(this.em, ConceptEntity, 'co')} AS object
         FROM concept_versions cv JOIN concepts co ON co.id = cv.concept_id
-        WHERE cv.id = k.key) l`;
+        WHERE cv.id = k.key LIMIT 1) l`;
     return { sql, params };
   }
 

@@ -246,7 +246,9 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       `(SELECT en.display_name FROM concept_versions en
         WHERE en.concept_id = mv.${side}_concept_id AND en.valid_to_seq IS NULL)`;
     // The order is found on the narrow keys; each row's JSON is built after, in that order (a
-    // lateral join walks the keys in order), so no sort ever carries the wide rows.
+    // lateral join walks the keys in order), so no sort ever carries the wide rows. The lateral's
+    // LIMIT keeps it a nested loop over the ordered keys: without it the planner may flatten it
+    // into a join (a hash join on a large table), which keeps no order.
     const [keys, params] = this.ordered(where, filter, sort)
       .select('mv.id', 'key')
       .getQueryAndParameters();
@@ -255,7 +257,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
           ${jsonColumns(this.em, MappingEntity, 'mo')} AS object,
           ${endName('from')} AS from_name, ${endName('to')} AS to_name
         FROM mapping_versions mv JOIN mappings mo ON mo.id = mv.mapping_id
-        WHERE mv.id = k.key) l`;
+        WHERE mv.id = k.key LIMIT 1) l`;
     return { sql, params };
   }
 
