@@ -5,6 +5,7 @@ import {
   type Page,
   type RepoRef,
   type RepoScope,
+  type RepoCounts,
   type RepoDetail,
   type RepoDetailWithContent,
   type RepoView,
@@ -67,7 +68,7 @@ export function repoRouter(services: Services): Router {
     });
 
   const listReply = async (req: Request, ctx: ServiceContext, scope: RepoScope): Promise<Reply> =>
-    repoListReply(req, await repositories.list(ctx, repoListParams(req), scope));
+    repoListReply(req, await repositories.list(ctx, countedListParams(req), scope));
 
   router.get(
     '/repos/',
@@ -123,8 +124,8 @@ export function repoRouter(services: Services): Router {
         .route(`${repoPath}versions/`)
         .get(
           route(async (req, ctx) => {
-            const page = await repositories.listVersions(ctx, ref(req), repoListParams(req));
-            if (!flag(req.query.verbose)) return list(page, versionSummary, req);
+            const page = await repositories.listVersions(ctx, ref(req), countedListParams(req));
+            if (!flag(req.query.verbose)) return list(page, withSummary(req, versionSummary), req);
             return detailList(req, page);
           }),
         )
@@ -138,7 +139,7 @@ export function repoRouter(services: Services): Router {
 
       router.get(
         repoPath,
-        route(async (req, ctx) => ok(withChildren(await detailOf(req, ctx, ref(req))))),
+        route(async (req, ctx) => ok(withChildren(req, await detailOf(req, ctx, ref(req))))),
       );
       const update = route(async (req, ctx) =>
         ok(repoDetailOf(await repositories.update(ctx, ref(req), bodyOf(req)))),
@@ -156,7 +157,7 @@ export function repoRouter(services: Services): Router {
       router.get(
         versionPath,
         route(async (req, ctx) =>
-          ok(withChildren(await detailOf(req, ctx, ref(req, param(req, 'version'))))),
+          ok(withChildren(req, await detailOf(req, ctx, ref(req, param(req, 'version'))))),
         ),
       );
       const updateVersion = route(async (req, ctx) =>
@@ -190,14 +191,39 @@ function urlOf(view: RepoView): string {
   return (repoSummary(view) as { url: string }).url;
 }
 
+/** List parameters that read each item's counts when the list shows them (`includeSummary`). */
+function countedListParams(req: Request): ListParams {
+  const params = repoListParams(req);
+  return flag(req.query.includeSummary) ? { ...params, withCounts: true } : params;
+}
+
+/** OCL's `summary` of a repository or version: its active content and versions. */
+function summaryOf(counts: RepoCounts): object {
+  return {
+    active_concepts: counts.activeConcepts,
+    active_mappings: counts.activeMappings,
+    versions: counts.versions,
+  };
+}
+
+/** A list item renderer that adds `summary` with `includeSummary=true`. */
+function withSummary(req: Request, render: (view: RepoView) => object) {
+  if (!flag(req.query.includeSummary)) return render;
+  return (view: RepoView): object => ({ ...render(view), summary: summaryOf(view.counts!) });
+}
+
 /** Summaries, or details with `verbose=true` (the list read their counts). */
 function repoListReply(req: Request, page: Page<RepoView>): Reply {
-  if (!flag(req.query.verbose)) return list(page, repoSummary, req);
+  if (!flag(req.query.verbose)) return list(page, withSummary(req, repoSummary), req);
   return detailList(req, page);
 }
 
 function detailList(req: Request, page: Page<RepoView>): Reply {
-  return list(page, (view: RepoView) => repoDetail(view, view.counts!), req);
+  return list(
+    page,
+    withSummary(req, (view: RepoView) => repoDetail(view, view.counts!)),
+    req,
+  );
 }
 
 function repoDetailOf({ view, counts }: RepoDetail): object {
@@ -208,14 +234,13 @@ function repoDetailOf({ view, counts }: RepoDetail): object {
  * spec core §4.5/§4.6 get parameters: the detail with `concepts`, `mappings` and (collections)
  * `references` of the version read, windowed by `limit`/`offset`.
  */
-function withChildren({
-  view,
-  counts,
-  concepts,
-  mappings,
-  references,
-}: RepoDetailWithContent): object {
+function withChildren(
+  req: Request,
+  { view, counts, concepts, mappings, references, expansionUrl }: RepoDetailWithContent,
+): object {
   const body = repoDetailOf({ view, counts }) as Record<string, unknown>;
+  if (expansionUrl !== undefined) body.expansion_url = expansionUrl;
+  if (flag(req.query.includeSummary)) body.summary = summaryOf(counts);
   if (concepts) body.concepts = concepts.map(conceptSummary);
   if (mappings) body.mappings = mappings.map(({ view, ends }) => mappingSummary(view, ends));
   if (references) body.references = references.map(referenceJson);

@@ -14,6 +14,10 @@ import { UrlRegistryRepository } from './url-registry.repository';
 import { RateLimitRepository } from './rate-limit.repository';
 import { PathRepository } from './path.repository';
 import { FhirRepository } from './fhir.repository';
+import { EventRepository } from './event.repository';
+import { PinRepository } from './pin.repository';
+import { FollowRepository } from './follow.repository';
+import { SummaryRepository } from './summary.repository';
 
 export { isUniqueViolation } from './list';
 export { AUTO_EXPANSION } from './repo.repository';
@@ -79,6 +83,10 @@ export type {
   WalkMapping,
 } from './cascade.repository';
 export type { CascadeRepository } from './cascade.repository';
+export type { EventRow, EventScope, NewEvent } from './event.repository';
+export type { PinOwner, PinResourceType, PinRow } from './pin.repository';
+export type { FollowedType, FollowRow } from './follow.repository';
+export type { ContentSummary, Distribution, HolderRow, SummaryScope } from './summary.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
@@ -96,6 +104,10 @@ export class Repositories {
   readonly paths: PathRepository;
   readonly cascade: CascadeRepository;
   readonly fhir: FhirRepository;
+  readonly events: EventRepository;
+  readonly pins: PinRepository;
+  readonly follows: FollowRepository;
+  readonly summaries: SummaryRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -115,6 +127,10 @@ export class Repositories {
     this.paths = new PathRepository(em);
     this.cascade = new CascadeRepository(em);
     this.fhir = new FhirRepository(em);
+    this.events = new EventRepository(em);
+    this.pins = new PinRepository(em);
+    this.follows = new FollowRepository(em);
+    this.summaries = new SummaryRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

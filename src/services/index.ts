@@ -30,6 +30,8 @@ import { ReferenceResolver } from './reference-resolver';
 import { UrlRegistryService } from './url-registry.service';
 import { FhirResourceService } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
+import { SummaryService } from './summary.service';
+import { EventService } from './event.service';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -69,6 +71,9 @@ export type {
 export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
 export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from './mapping.service';
 export type { ReferenceInput, Resolution } from './reference-resolver';
+export type { RepoSummary, VersionHolders } from './summary.service';
+export type { ReferenceResult } from './collection.service';
+export type { ContentSummary, Distribution, EventRow, PinRow, FollowRow } from '../repositories';
 export { registryEntryUrl } from './url-registry.service';
 export type { UrlRegistryEntryView } from './url-registry.service';
 export {
@@ -129,6 +134,9 @@ export class Services {
   readonly clone: CloneService;
   readonly fhirResources: FhirResourceService;
   readonly terminology: TerminologyService;
+  /** Repository summaries and version histories as the web client reads them. */
+  readonly summaries: SummaryService;
+  readonly events: EventService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -171,6 +179,13 @@ export class Services {
       this.mappings,
       this.collections,
     );
+    this.summaries = new SummaryService(
+      this.repos,
+      this.repositories,
+      this.concepts,
+      this.mappings,
+    );
+    this.events = new EventService(this.repos);
     this.fhirResources = new FhirResourceService(
       this.repos,
       this.repositories,

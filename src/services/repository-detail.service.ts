@@ -21,6 +21,8 @@ export interface RepoDetailWithContent extends RepoDetail {
   concepts?: ConceptView[];
   mappings?: MappingItem[];
   references?: ReferenceView[];
+  /** A collection version's default expansion (OCL `expansion_url`). */
+  expansionUrl?: string | null;
 }
 
 /**
@@ -57,6 +59,7 @@ export class RepositoryDetailService {
         : await this.mappings.list(ctx, view, params);
       detail.mappings = page.items;
     }
+    if (collection) detail.expansionUrl = await this.collections.defaultExpansionUrl(view);
     if (collection && include.references) {
       detail.references = (await this.collections.listReferences(ctx, view, params)).items;
     }

@@ -9,6 +9,7 @@ import { CollectionContent1764300000000 } from './1764300000000-collection-conte
 import { RateLimits1764400000000 } from './1764400000000-rate-limits';
 import { MemberLookups1764500000000 } from './1764500000000-member-lookups';
 import { CascadeLookups1764600000000 } from './1764600000000-cascade-lookups';
+import { WebClient1764730000000 } from './1764730000000-web-client';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   RateLimits1764400000000,
   MemberLookups1764500000000,
   CascadeLookups1764600000000,
+  WebClient1764730000000,
 ];
