@@ -12,6 +12,7 @@ import { taskRouter } from './task.router';
 import { userRouter } from './user.router';
 import { referenceRouter } from './reference.router';
 import { urlRegistryRouter } from './url-registry.router';
+import { webClientRouter } from './web-client.router';
 
 export { API_VERSION } from '../http';
 
@@ -29,6 +30,7 @@ export function restRouter(services: Services): Router {
       return ok({ status: 'ok' });
     }),
   );
+  router.use(webClientRouter(services));
   router.use(taskRouter(services));
   router.use(extrasRouter(services));
   router.use(referenceRouter(services));

@@ -52,10 +52,6 @@ export function userRouter(services: Services): Router {
     .post(route(async (req, ctx) => ok({ token: (await auth.login(ctx, bodyOf(req))).token })))
     .all(onlyMethods('POST'));
 
-  router.get(
-    '/user/',
-    route(async (_req, ctx) => ok(detail(await users.detail(ctx, undefined)))),
-  );
   const updateSelf = route(async (req, ctx) =>
     ok(detail(await users.update(ctx, undefined, bodyOf(req)))),
   );
@@ -67,10 +63,6 @@ export function userRouter(services: Services): Router {
     ),
   );
 
-  router.get(
-    '/users/:user/',
-    route(async (req, ctx) => ok(detail(await users.detail(ctx, param(req, 'user'))))),
-  );
   const updateUser = route(async (req, ctx) =>
     ok(detail(await users.update(ctx, param(req, 'user'), bodyOf(req)))),
   );

@@ -143,6 +143,14 @@ export class Repositories {
     return this.dataSource.transaction((em) => insideTransaction(() => work(new Repositories(em))));
   }
 
+  /**
+   * Holds a lock named `name` until the transaction ends (inside a transaction only): for work
+   * that must run once however many processes start it at once.
+   */
+  async lockNamed(name: string): Promise<void> {
+    await this.em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
+  }
+
   /** Liveness of the database, for health checks. */
   async ping(): Promise<void> {
     await this.em.query('SELECT 1');

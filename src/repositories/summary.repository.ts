@@ -12,6 +12,8 @@ export interface ContentSummary {
     datatype: Distribution;
     locale: Distribution;
     nameType: Distribution;
+    /** Names of the custom attributes active concepts carry. */
+    extrasKeys: string[];
   };
   mappings: { active: number; retired: number; mapType: Distribution };
 }
@@ -51,6 +53,7 @@ export class SummaryRepository {
         locale: Distribution | null;
         name_type: Distribution | null;
         map_type: Distribution | null;
+        extras_keys: string[] | null;
       }>
     >(
       `WITH c AS (${concepts}), m AS (${mappings})
@@ -69,7 +72,11 @@ export class SummaryRepository {
             SELECT l.v, count(*)::int AS n FROM c,
               LATERAL (SELECT x->>'name_type' AS v FROM jsonb_array_elements(c.names) x) l
             WHERE NOT c.retired GROUP BY l.v) d) AS name_type,
-         ${distribution('m', 'map_type')} AS map_type`,
+         ${distribution('m', 'map_type')} AS map_type,
+         (SELECT json_agg(DISTINCT k ORDER BY k) FROM c,
+            LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(c.extras) = 'object' THEN c.extras
+              ELSE '{}'::jsonb END) k
+          WHERE NOT c.retired) AS extras_keys`,
       params,
     );
     return {
@@ -80,6 +87,7 @@ export class SummaryRepository {
         datatype: row.datatype ?? [],
         locale: row.locale ?? [],
         nameType: row.name_type ?? [],
+        extrasKeys: row.extras_keys ?? [],
       },
       mappings: { active: row.m_active, retired: row.m_retired, mapType: row.map_type ?? [] },
     };

@@ -1,3 +1,5 @@
+import { AppError } from '../errors';
+import { authorize } from './access';
 import type { ContentSummary, Repositories } from '../repositories';
 import { viewerOf } from './actor';
 import type { ServiceContext } from './context';
@@ -20,6 +22,18 @@ export interface RepoSummary {
   content?: ContentSummary;
 }
 
+/** The distributions `summary/?verbose=true&distribution=…` may ask for (OCL's names). */
+export const DISTRIBUTIONS = [
+  'concept_class',
+  'datatype',
+  'name_type',
+  'name_locale',
+  'map_type',
+  'concepts_extras',
+] as const;
+
+export type DistributionName = (typeof DISTRIBUTIONS)[number];
+
 /** The repository versions that hold one concept or mapping version (as URLs). */
 export interface VersionHolders {
   sourceVersions: string[];
@@ -34,6 +48,15 @@ export class SummaryService {
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
   ) {}
+
+  /**
+   * OCL's summary refresh (`PUT …/summary/`): its editors may ask; summaries here are computed
+   * on every read, so there is nothing to redo.
+   */
+  async refresh(ctx: ServiceContext, ref: RepoRef): Promise<void> {
+    const view = await this.repositories.get(ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo: view.repo });
+  }
 
   /**
    * A concept's versions, newest first, each with the repository versions that hold it when
@@ -85,8 +108,17 @@ export class SummaryService {
   async repoSummary(
     ctx: ServiceContext,
     ref: RepoRef,
-    options: { verbose: boolean },
+    options: { verbose: boolean; distribution?: string[] },
   ): Promise<RepoSummary> {
+    const unknown = (options.distribution ?? []).find(
+      (d) => !(DISTRIBUTIONS as readonly string[]).includes(d),
+    );
+    if (unknown !== undefined) {
+      throw AppError.field(
+        'distribution',
+        `Unknown distribution '${unknown}'; use ${DISTRIBUTIONS.join(', ')}.`,
+      );
+    }
     const view = await this.repositories.get(ctx, ref);
     const [counts, versions, content] = await Promise.all([
       this.repositories.counts(ctx, view),

@@ -42,6 +42,8 @@ const username = mnemonic.refine(notReserved(['login', 'signup']), 'This usernam
 
 const profileFields = {
   name: requiredText,
+  firstName: optionalText,
+  lastName: optionalText,
   email,
   company: optionalText,
   location: optionalText,
@@ -66,6 +68,8 @@ const signupSchema = z.object({
 
 const updateSchema = z.object({
   name: requiredText.optional(),
+  firstName: optionalText.optional(),
+  lastName: optionalText.optional(),
   email: email.optional(),
   company: optionalText.optional(),
   location: optionalText.optional(),
