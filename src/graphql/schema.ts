@@ -19,6 +19,11 @@ import {
 import { TaskResolver } from './resolvers/task.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
+import {
+  OrgWebClientResolver,
+  UserWebClientResolver,
+  WebClientResolver,
+} from './resolvers/web-client.resolver';
 
 /** The schema as declared by the resolvers, before the permission layer. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
@@ -41,6 +46,9 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       CollectionContentResolver,
       TerminologyResolver,
       FhirResourceResolver,
+      WebClientResolver,
+      UserWebClientResolver,
+      OrgWebClientResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,
