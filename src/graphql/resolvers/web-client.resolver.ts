@@ -31,15 +31,14 @@ export class WebClientResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<EventPage> {
     const params = defaultListParams({ limit, offset });
-    const page =
-      !username
-        ? await ctx.services.events.highlights(ctx, params)
-        : await ctx.services.events.ofUser(
-            ctx,
-            await ctx.services.users.get(ctx, username),
-            scopes,
-            params,
-          );
+    const page = !username
+      ? await ctx.services.events.highlights(ctx, params)
+      : await ctx.services.events.ofUser(
+          ctx,
+          await ctx.services.users.get(ctx, username),
+          scopes,
+          params,
+        );
     return { totalCount: page.total, items: page.items.map((e) => EventObject.from(e)) };
   }
 
