@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HEAD, type ConceptName } from '../db/entities';
+import { HEAD, type ConceptName, type RepositoryEntity } from '../db/entities';
 import { AppError } from '../errors';
 import {
   AUTO_EXPANSION,
@@ -70,6 +70,13 @@ export interface ExpansionView {
 export interface ExpansionDetail extends ExpansionView {
   /** Active concepts and mappings the caller may see (spec operations §2.1). */
   summary?: ExpansionCounts;
+}
+
+/** A collection version's default expansion and the member repositories a caller may see. */
+export interface ReadableMembers {
+  expansion: ExpansionRow | null;
+  repositoryIds: string[];
+  repositories: RepositoryEntity[];
 }
 
 /** The task kind of a background reference add. */
@@ -601,15 +608,22 @@ export class CollectionService {
   }
 
   /**
+   * The default expansion of a collection version and the member repositories the caller may see
+   * (their rows tell when their content last changed).
+   */
+  async readableMembers(ctx: ServiceContext, ref: RepoRef | RepoView): Promise<ReadableMembers> {
+    return this.readableExpansion(ctx, ref);
+  }
+
+  /**
    * Every active member concept of a collection version the caller may see, with only what a
    * FHIR value set shows (spec operations §2.8): its source, code and display (shown as
    * `listConcepts` shows it). One lean statement for the members, whatever their number.
    */
   async memberCodes(
     ctx: ServiceContext,
-    ref: RepoRef,
+    { expansion, repositoryIds }: ReadableMembers,
   ): Promise<Array<{ source: RepoView; code: string; display: string | null }>> {
-    const { expansion, repositoryIds } = await this.readableExpansion(ctx, ref);
     if (!expansion) return [];
     const p = parseExpansionParameters(expansion.parameters).parsed;
     const rows = await this.repos.concepts.memberCodes(
@@ -1029,7 +1043,7 @@ export class CollectionService {
     ctx: ServiceContext,
     ref: RepoRef | RepoView,
     expansionMnemonic?: string,
-  ): Promise<{ expansion: ExpansionRow | null; repositoryIds: string[] }> {
+  ): Promise<ReadableMembers> {
     const collection = await this.collection(ctx, ref);
     const expansion =
       expansionMnemonic !== undefined
@@ -1037,15 +1051,16 @@ export class CollectionService {
         : collection.version.expansionId
           ? await this.repos.collections.findExpansionById(collection.version.expansionId)
           : null;
-    if (!expansion) return { expansion: null, repositoryIds: [] };
+    if (!expansion) return { expansion: null, repositoryIds: [], repositories: [] };
     const ids = await this.repos.collections.memberRepositoryIds(expansion.id);
-    const visible = await Promise.all(
+    const rows = await Promise.all(
       ids.map(async (id) => {
         const repo = await ctx.loaders.repositoryById.load(id);
-        return repo !== null && (await mayViewRepo(ctx, repo));
+        return repo !== null && (await mayViewRepo(ctx, repo)) ? repo : null;
       }),
     );
-    return { expansion, repositoryIds: ids.filter((_, i) => visible[i]) };
+    const repositories = rows.filter((repo): repo is RepositoryEntity => repo !== null);
+    return { expansion, repositoryIds: repositories.map((repo) => repo.id), repositories };
   }
 
   private async findExpansion(collection: RepoView, mnemonic: string): Promise<ExpansionRow> {

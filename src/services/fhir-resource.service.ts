@@ -2,7 +2,7 @@ import { HEAD, type MappingVersionEntity, type RepositoryKind } from '../db/enti
 import { AppError } from '../errors';
 import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../repositories';
 import { requireUser, viewerOf } from './access';
-import type { CollectionService } from './collection.service';
+import type { CollectionService, ReadableMembers } from './collection.service';
 import { conceptContentOf, type ConceptService } from './concept.service';
 import {
   byCode,
@@ -22,7 +22,7 @@ import type { Owner, RepoView } from './paths';
 import { RenderedCache } from './rendered-cache';
 import { refOf, type RepositoryService } from './repository.service';
 import type { StoredTerminology } from './terminology/library';
-import { isObject, type CodeSystemResource } from './terminology/fhir';
+import { isObject, type CodeSystemResource, type ValueSetResource } from './terminology/fhir';
 import {
   childrenAmong,
   codeSystemOf,
@@ -145,11 +145,14 @@ export class FhirResourceService {
     /** Concepts of stored code systems kept rendered for the operations (0: none). */
     cacheConcepts: number,
   ) {
-    this.renderedCodeSystems = new RenderedCache(cacheConcepts);
+    this.rendered = new RenderedCache(cacheConcepts);
   }
 
-  /** Stored code system versions as the operations read them, rendered once (`renderedKey`). */
-  private readonly renderedCodeSystems: RenderedCache;
+  /**
+   * Stored code system and value set versions as the operations read them, rendered once
+   * (`renderedKey`, `membersKey`).
+   */
+  private readonly rendered: RenderedCache;
 
   /**
    * `GET /fhir/X/` and `GET {owner}/X/`: the latest released version of each repository, one
@@ -322,15 +325,25 @@ export class FhirResourceService {
     return Promise.all(
       slice.rows.map(async (row) => {
         const view = viewOf(row);
-        const render = async () => (await this.withContent(ctx, type, view, r, 'all')).resource;
         // A code system's content is the same for every caller who may see it (who may is
-        // decided above, afresh for each request); a value set's or a map's may not be.
-        return type === 'CodeSystem'
-          ? this.renderedCodeSystems.get(
+        // decided above, afresh for each request); a value set's depends on the member
+        // repositories the caller may see, so they are part of its key; a map is not kept.
+        switch (type) {
+          case 'CodeSystem':
+            return this.rendered.get(
               renderedKey(ctx, view),
-              async () => (await render()) as CodeSystemResource,
-            )
-          : render();
+              async () =>
+                (await this.withContent(ctx, type, view, r, 'all')).resource as CodeSystemResource,
+            );
+          case 'ValueSet': {
+            const members = await this.collections.readableMembers(ctx, view);
+            return this.rendered.get(membersKey(ctx, view, members), () =>
+              this.valueSetWithMembers(ctx, view, r, members),
+            );
+          }
+          case 'ConceptMap':
+            return (await this.withContent(ctx, type, view, r, 'all')).resource;
+        }
       }),
     );
   }
@@ -364,7 +377,7 @@ export class FhirResourceService {
     });
     const read = await this.readIn(ctx, type, namespace, input.owner, input.id, input.version, 1);
     const location = resourceUriOf(made.owner, type, input.id, input.version);
-    return { resource: withVersionId(read!.resource), location };
+    return { resource: read!.resource, location };
   }
 
   /**
@@ -417,7 +430,7 @@ export class FhirResourceService {
       await version?.apply(r, current);
     });
     const read = await this.readIn(ctx, type, namespace, owner, id, input.version ?? HEAD, 1);
-    return { resource: withVersionId(read!.resource), more: read!.more };
+    return read!;
   }
 
   /**
@@ -655,32 +668,18 @@ export class FhirResourceService {
         return { resource, more: more(found.total, found.items.length) };
       }
       case 'ValueSet': {
-        // All of it (the operations): the members' codes only, in one lean read.
-        const listed =
-          page === 'all' ? null : await this.collections.listConcepts(ctx, ref, params);
-        const found = listed
-          ? listed.items.map((item) => ({
-              source: item.source,
-              code: item.version.mnemonic,
-              display: item.version.displayName,
-            }))
-          : await this.collections.memberCodes(ctx, ref);
-        const versions = await this.memberVersions(view);
-        const members: ValueSetMember[] = found.map((item) => ({
-          system: systemOf(item.source, ctx.baseUrl),
-          version: versions.get(
-            memberKey(
-              item.source.owner.type === 'Organization' ? 'org' : 'user',
-              item.source.owner.id,
-              item.source.repo.kind,
-              item.source.repo.mnemonic,
-            ),
-          ),
-          code: item.code,
-          display: item.display ?? undefined,
+        if (page === 'all') {
+          const members = await this.collections.readableMembers(ctx, view);
+          return { resource: await this.valueSetWithMembers(ctx, view, r, members), more: false };
+        }
+        const listed = await this.collections.listConcepts(ctx, ref, params);
+        const found = listed.items.map((item) => ({
+          source: item.source,
+          code: item.version.mnemonic,
+          display: item.version.displayName,
         }));
-        const resource = valueSetOf(view, r, members);
-        return { resource, more: listed !== null && more(listed.total, found.length) };
+        const resource = valueSetOf(view, r, await this.membersOf(ctx, view, found));
+        return { resource, more: more(listed.total, found.length) };
       }
       case 'ConceptMap': {
         const found = await this.mappings.list(ctx, ref, params);
@@ -689,6 +688,39 @@ export class FhirResourceService {
         return { resource, more: more(found.total, found.items.length) };
       }
     }
+  }
+
+  /** A value set with all its members: their codes only, in one lean read. */
+  private async valueSetWithMembers(
+    ctx: ServiceContext,
+    view: RepoView,
+    r: RenderContext,
+    readable: ReadableMembers,
+  ): Promise<ValueSetResource> {
+    const found = await this.collections.memberCodes(ctx, readable);
+    return valueSetOf(view, r, await this.membersOf(ctx, view, found));
+  }
+
+  /** Member concepts as a value set's members: systems, with the version each was taken at. */
+  private async membersOf(
+    ctx: ServiceContext,
+    view: RepoView,
+    found: Array<{ source: RepoView; code: string; display: string | null }>,
+  ): Promise<ValueSetMember[]> {
+    const versions = await this.memberVersions(view);
+    return found.map((item) => ({
+      system: systemOf(item.source, ctx.baseUrl),
+      version: versions.get(
+        memberKey(
+          item.source.owner.type === 'Organization' ? 'org' : 'user',
+          item.source.owner.id,
+          item.source.repo.kind,
+          item.source.repo.mnemonic,
+        ),
+      ),
+      code: item.code,
+      display: item.display ?? undefined,
+    }));
   }
 
   /** `count`: the active concepts of the version, as its REST detail counts them. */
@@ -816,6 +848,21 @@ function renderedKey(ctx: ServiceContext, view: RepoView): string {
     version.mnemonic,
     version.updatedAt.getTime(),
     live ? [repo.updatedAt.getTime(), repo.headSeq] : null,
+  ]);
+}
+
+/**
+ * What a stored value set's rendering depends on: the collection version (as `renderedKey`), its
+ * default expansion as last evaluated, and each member repository the caller may see, with its
+ * last edit and change number (members that follow a source's HEAD show its current content).
+ */
+function membersKey(ctx: ServiceContext, view: RepoView, members: ReadableMembers): string {
+  const { expansion, repositories } = members;
+  return JSON.stringify([
+    'ValueSet',
+    renderedKey(ctx, view),
+    expansion ? [expansion.id, expansion.updatedAt.getTime()] : null,
+    repositories.map((repo) => [repo.id, repo.updatedAt.getTime(), repo.headSeq]),
   ]);
 }
 
@@ -1042,11 +1089,6 @@ function targetOf(
       ? { type: 'org', id: name.owner }
       : { type: 'user', username: name.owner };
   return { owner, id: name.mnemonic, namespace: { kind: 'global' } };
-}
-
-/** A written resource's `meta.versionId`: the repository version it was read at. */
-function withVersionId(resource: StoredResource): StoredResource {
-  return { ...resource, meta: { ...resource.meta, versionId: resource.version } } as StoredResource;
 }
 
 function optionalText(record: Record<string, unknown>, field: string): string | undefined {

@@ -1,38 +1,40 @@
 import { LRUCache } from 'lru-cache';
-import type { CodeSystemConcept, CodeSystemResource } from './terminology/fhir';
+import type { CodeSystemConcept, CodeSystemResource, ValueSetResource } from './terminology/fhir';
+
+/** What is kept: code systems with their concepts, value sets with their members. */
+export type RenderedResource = CodeSystemResource | ValueSetResource;
 
 /**
- * Code systems rendered from stored content, by a key naming everything the rendering shows, the
- * least recently used dropped past a number of concepts in all. Parallel requests for one key
+ * Code systems and value sets rendered from stored content, by a key naming everything the
+ * rendering shows, the least recently used dropped past a number of concepts (or members) in all. Parallel requests for one key
  * share one rendering; a rendering that fails is not kept. Nothing here decides who may read
  * what: callers ask for a key only after the caller's access was checked.
  */
 export class RenderedCache {
-  private readonly done: LRUCache<string, CodeSystemResource> | null;
-  private readonly pending = new Map<string, Promise<CodeSystemResource>>();
+  private readonly done: LRUCache<string, RenderedResource> | null;
+  private readonly pending = new Map<string, Promise<RenderedResource>>();
 
   constructor(maxConcepts: number) {
     this.done =
       maxConcepts > 0
         ? new LRUCache({
             maxSize: maxConcepts,
-            // One more than its concepts, so that an empty code system has a size.
-            sizeCalculation: (resource) => 1 + conceptsIn(resource.concept),
+            sizeCalculation: sizeOf,
           })
         : null;
   }
 
-  async get(key: string, render: () => Promise<CodeSystemResource>): Promise<CodeSystemResource> {
+  async get<T extends RenderedResource>(key: string, render: () => Promise<T>): Promise<T> {
     if (!this.done) return render();
     const kept = this.done.get(key);
-    if (kept) return kept;
-    let pending = this.pending.get(key);
+    if (kept) return kept as T;
+    let pending = this.pending.get(key) as Promise<T> | undefined;
     if (!pending) {
       pending = render().finally(() => this.pending.delete(key));
       this.pending.set(key, pending);
       const resource = await pending;
       // Larger than the whole cache: used for this request only.
-      if (1 + conceptsIn(resource.concept) <= this.done.maxSize) {
+      if (sizeOf(resource) <= this.done.maxSize) {
         this.done.set(key, deepFreeze(resource));
       }
       return resource;
@@ -48,6 +50,14 @@ function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/** One more than its concepts or members, so that an empty one has a size. */
+function sizeOf(resource: RenderedResource): number {
+  if (resource.resourceType === 'CodeSystem') return 1 + conceptsIn(resource.concept);
+  let n = 1;
+  for (const include of resource.compose?.include ?? []) n += include.concept?.length ?? 0;
+  return n;
 }
 
 function conceptsIn(concepts: CodeSystemConcept[] | undefined): number {

@@ -140,6 +140,7 @@ describe('CodeSystem by owner namespace', () => {
     expect(cs).toMatchObject({
       resourceType: 'CodeSystem',
       id: 'S',
+      meta: { versionId: 'v2', lastUpdated: expect.any(String) },
       language: 'en',
       url: w.canonical,
       version: 'v2',

@@ -174,6 +174,55 @@ describe('operations over stored value sets', () => {
     });
   });
 
+  it('see a member renamed, and a reference added, at the very next request', async () => {
+    const { source } = await storedSource();
+    await createConcept(t, source.url, source.owner, { id: 'D' });
+    const url = `http://example.org/stored/${uniqueId('vs')}`;
+    const collection = await createRepo(
+      t,
+      `/orgs/${source.org}`,
+      source.owner,
+      { id: 'Live', canonical_url: url },
+      'collections',
+    );
+    const add = (code: string) =>
+      request(server)
+        .put(`${collection.url}references/`)
+        .set('Authorization', source.owner.auth)
+        .send({ data: { expressions: [`${source.url}concepts/${code}/`] } })
+        .expect(200);
+    await add('C');
+    expect(await expand(url)).toEqual({ total: 1, contains: [['C', 'First']] });
+    await rename(source, 'Renamed');
+    expect(await expand(url)).toEqual({ total: 1, contains: [['C', 'Renamed']] });
+    await add('D');
+    expect(await expand(url)).toEqual({
+      total: 2,
+      contains: [
+        ['C', 'Renamed'],
+        ['D', 'Name D'],
+      ],
+    });
+  });
+
+  it('show the current content of members that follow their source, at the very next request', async () => {
+    const { source, url } = await storedValueSet();
+    expect((await expand(url)).contains[0]).toEqual(['C', 'First']);
+    await rename(source, 'Renamed');
+    expect((await expand(url)).contains[0]).toEqual(['C', 'Renamed']);
+  });
+
+  it('show a private member to a caller as soon as its source is made public', async () => {
+    const { source, url } = await storedValueSet();
+    expect((await expand(url)).total).toBe(2);
+    await request(server)
+      .put(`/orgs/${source.org}/sources/Hidden/`)
+      .set('Authorization', source.owner.auth)
+      .send({ public_access: 'View' })
+      .expect(200);
+    expect((await expand(url)).total).toBe(3);
+  });
+
   it('validate membership: a member is in, a concept of the source that is not a member is out', async () => {
     const { system, url } = await storedValueSet();
     const validate = async (code: string) => {

@@ -1,5 +1,5 @@
 import { RenderedCache } from '../../src/services/rendered-cache';
-import type { CodeSystemResource } from '../../src/services/terminology/fhir';
+import type { CodeSystemResource, ValueSetResource } from '../../src/services/terminology/fhir';
 
 const codeSystem = (codes: string[]): CodeSystemResource => ({
   resourceType: 'CodeSystem',
@@ -7,8 +7,16 @@ const codeSystem = (codes: string[]): CodeSystemResource => ({
   concept: codes.map((code) => ({ code, display: code.toUpperCase() })),
 });
 
+const valueSet = (codes: string[]): ValueSetResource => ({
+  resourceType: 'ValueSet',
+  url: 'http://example.org/vs',
+  compose: {
+    include: [{ system: 'http://example.org/cs', concept: codes.map((code) => ({ code })) }],
+  },
+});
+
 /** A render that counts its calls and answers when told. */
-function counted(resource: CodeSystemResource) {
+function counted<T extends CodeSystemResource | ValueSetResource>(resource: T) {
   const calls = { n: 0 };
   const render = () => {
     calls.n += 1;
@@ -57,6 +65,18 @@ describe('RenderedCache', () => {
     await cache.get('huge', huge.render);
     await cache.get('huge', huge.render);
     expect(huge.calls.n).toBe(2);
+  });
+
+  it('sizes a value set by its members', async () => {
+    const cache = new RenderedCache(10);
+    const fits = counted(valueSet(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']));
+    await cache.get('fits', fits.render);
+    await cache.get('fits', fits.render);
+    expect(fits.calls.n).toBe(1);
+    const larger = counted(valueSet(Array.from({ length: 10 }, (_, i) => `x${i}`)));
+    await cache.get('larger', larger.render);
+    await cache.get('larger', larger.render);
+    expect(larger.calls.n).toBe(2);
   });
 
   it('renders every time when its size is 0', async () => {

@@ -119,6 +119,41 @@ export function warnedStatuses(resource: CanonicalResource): string[] {
 
 type ValueSetCompose = NonNullable<ValueSetResource['compose']>;
 
+/**
+ * Code sets of stored value sets (see `Expander.codesOf`), by the options that decided them, with
+ * the code system versions (models) they were evaluated over.
+ */
+const CODE_SETS = new WeakMap<
+  ValueSetResource,
+  Map<string, { models: CodeSystemModel[]; set: CodeSet }>
+>();
+
+/**
+ * A value set whose code set may be reused: a stored one (only those are frozen: shared by the
+ * requests that read it) whose compose draws on code systems only, without supplements of its
+ * own; what it draws on is then the code system versions it resolves to.
+ */
+function reusable(valueSet: ValueSetResource): boolean {
+  const compose = valueSet.compose;
+  if (!Object.isFrozen(valueSet) || !compose || (valueSet.extension ?? []).length > 0) return false;
+  return [...(compose.include ?? []), ...(compose.exclude ?? [])].every(
+    (c) => c.system !== undefined && (c.valueSet ?? []).length === 0,
+  );
+}
+
+/** A code set the caller may change (its lists and sets); its codes frozen when kept. */
+function copyOf(set: CodeSet, freeze = false): CodeSet {
+  if (freeze) for (const code of set.codes) Object.freeze(code);
+  return {
+    ...set,
+    codes: [...set.codes],
+    usedCodeSystems: new Set(set.usedCodeSystems),
+    usedValueSets: new Set(set.usedValueSets),
+    usedSupplements: new Set(set.usedSupplements),
+    warnings: [...set.warnings],
+  };
+}
+
 /** A code's key, with its version when versions tell codes apart. */
 const versionedKeyOf = (code: ExpandedCode, versioned: boolean) =>
   versioned ? `${code.system}|${code.version ?? ''}#${code.code}` : keyOf(code.system, code.code);
@@ -143,8 +178,50 @@ export class Expander {
     private readonly validating = false,
   ) {}
 
-  /** Every code of a value set, each once, in compose order. */
+  /**
+   * Every code of a value set, each once, in compose order. A stored value set (shared, frozen)
+   * over code systems only is evaluated once for the code system versions it resolves to and the
+   * options that change its codes; later requests reuse that while they resolve the same ones.
+   */
   async codesOf(valueSet: ValueSetResource, path: string[] = []): Promise<CodeSet> {
+    if (path.length > 0 || !reusable(valueSet)) return this.evaluate(valueSet, path);
+    const compose = valueSet.compose!;
+    // A code system that cannot be used: the evaluation says so, in its own words.
+    const models = await Promise.all(
+      [...(compose.include ?? []), ...(compose.exclude ?? [])].map((c) => this.codeSystemFor(c)),
+    ).catch(() => null);
+    if (!models) return this.evaluate(valueSet, path);
+    let kept = CODE_SETS.get(valueSet);
+    if (!kept) {
+      kept = new Map();
+      CODE_SETS.set(valueSet, kept);
+    }
+    const key = this.codeSetKey();
+    const found = kept.get(key);
+    if (found && found.models.every((model, i) => model === models[i])) {
+      this.requireSupplementsOf(valueSet);
+      return copyOf(found.set);
+    }
+    const set = await this.evaluate(valueSet, path);
+    kept.set(key, { models, set: copyOf(set, true) });
+    return set;
+  }
+
+  /** What of the options decides which codes a value set has (not how they are shown). */
+  private codeSetKey(): string {
+    const o = this.options;
+    return JSON.stringify([
+      this.validating,
+      o.activeOnly,
+      o.maxCodes,
+      o.systemVersions,
+      o.checkSystemVersions,
+      o.forceSystemVersions,
+      o.useSupplements,
+    ]);
+  }
+
+  private async evaluate(valueSet: ValueSetResource, path: string[]): Promise<CodeSet> {
     const canonical = canonicalOf(valueSet);
     if (path.includes(canonical)) throw circularity(canonical, path);
     const set: CodeSet = {
@@ -215,8 +292,7 @@ export class Expander {
     await this.checkSupplements();
     const set = await this.codesOf(valueSet);
     let codes = set.codes;
-    if (this.options.filter)
-      codes = codes.filter((c) => matchesText(c, this.options.filter as string));
+    if (this.options.filter) codes = codes.filter(textMatcher(this.options.filter));
     const { maxUnpagedCodes, count } = this.options;
     const paged = this.options.offset !== undefined || count !== undefined;
     if (!paged && maxUnpagedCodes !== undefined && codes.length > maxUnpagedCodes)
@@ -926,15 +1002,43 @@ function tooCostly(valueSet: ValueSetResource, max: number): TerminologyError {
   });
 }
 
-/** `filter` text: every word of it starts a word of the display or a designation. */
-function matchesText(code: ExpandedCode, text: string): boolean {
+/**
+ * `filter` text: every word of it starts a word of the display, the code or a designation. A
+ * code whose text does not hold every word somewhere is passed over before any is split.
+ */
+function textMatcher(text: string): (code: ExpandedCode) => boolean {
   const words = text.toLowerCase().split(/\s+/).filter(Boolean);
-  const values = [code.display, code.code, ...(code.entry?.designations ?? []).map((d) => d.value)];
-  return values.some((value) => {
+  const matches = (value: string | undefined) => {
     if (!value) return false;
     const own = value.toLowerCase().split(/[^\p{L}\p{N}]+/u);
     return words.every((w) => own.some((o) => o.startsWith(w)));
-  });
+  };
+  return (code) => {
+    const all = searchTextOf(code);
+    if (!words.every((w) => all.includes(w))) return false;
+    return (
+      matches(code.display) ||
+      matches(code.code) ||
+      (code.entry?.designations ?? []).some((d) => matches(d.value))
+    );
+  };
+}
+
+/** Everything `filter` text is matched against, lower-cased, once per code. */
+const SEARCH_TEXTS = new WeakMap<ExpandedCode, string>();
+
+function searchTextOf(code: ExpandedCode): string {
+  let text = SEARCH_TEXTS.get(code);
+  if (text === undefined) {
+    const values = [
+      code.display,
+      code.code,
+      ...(code.entry?.designations ?? []).map((d) => d.value),
+    ];
+    text = values.join('\n').toLowerCase();
+    SEARCH_TEXTS.set(code, text);
+  }
+  return text;
 }
 
 /** Compiles a regular expression that cannot run away (RE2: linear time), anchored whole. */

@@ -134,7 +134,8 @@ function common(view: RepoView, r: RenderContext) {
   const meta = metadataOf(view);
   return {
     id: r.idOf(view),
-    meta: { lastUpdated: view.version.updatedAt.toISOString() },
+    // The repository version a resource is read at is its version (FHIR `meta.versionId`).
+    meta: { versionId: view.version.mnemonic, lastUpdated: view.version.updatedAt.toISOString() },
     url: systemOf(view, r.baseUrl),
     version: view.version.mnemonic,
     name: meta.name,

@@ -1,0 +1,171 @@
+import request from 'supertest';
+import {
+  addMember,
+  createOrg,
+  createTestApp,
+  createUser,
+  uniqueId,
+  type TestApp,
+} from '../factories';
+import {
+  createConcept,
+  createMappingBetween,
+  createRepo,
+  createVersion,
+} from '../factories/content';
+import { dataOf, errorCode, gql } from './gql';
+
+/**
+ * GraphQL parity of the FHIR terminology operations ($lookup, $validate-code, $expand,
+ * $translate, $subsumes) over stored content: the same answers as the FHIR edge, and private
+ * content never shown to a caller who may not see it.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+/** An org's source (A, and B under A, mapped A SAME-AS B) and a collection of A, released. */
+async function world(orgFields: Record<string, unknown> = {}) {
+  const admin = await createUser(t);
+  const member = await createUser(t);
+  const { id: org } = await createOrg(t, admin, orgFields);
+  await addMember(t, org, admin, member);
+  const system = `http://example.org/gql-tx/${uniqueId('cs')}`;
+  const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: system });
+  const concept = (id: string) => `/orgs/${org}/sources/S/concepts/${id}/`;
+  await createConcept(t, source.url, admin, {
+    id: 'A',
+    names: [{ name: 'Alpha', locale: 'en', locale_preferred: true }],
+  });
+  await createConcept(t, source.url, admin, {
+    id: 'B',
+    names: [{ name: 'Beta', locale: 'en', locale_preferred: true }],
+    parent_concept_urls: [concept('A')],
+  });
+  await createMappingBetween(t, source.url, admin, ['M1', 'SAME-AS', concept('A'), concept('B')]);
+  await createVersion(t, source.url, admin, 'v1', { released: true });
+  const valueSet = `http://example.org/gql-tx/${uniqueId('vs')}`;
+  const collection = await createRepo(
+    t,
+    `/orgs/${org}`,
+    admin,
+    { id: 'V', canonical_url: valueSet },
+    'collections',
+  );
+  await request(t.app)
+    .put(`${collection.url}references/`)
+    .set('Authorization', admin.auth)
+    .send({ data: { expressions: [`/orgs/${org}/sources/S/v1/concepts/A/`] } })
+    .expect(200);
+  await createVersion(t, collection.url, admin, 'c1', { released: true });
+  return { org, admin, member, system, valueSet };
+}
+
+const OPERATIONS = `query ($system: String!, $valueSet: String!) {
+  lookup(coding: { system: $system, code: "B" }) { name version display }
+  inSet: validateCode(url: $valueSet, coding: { system: $system, code: "A" }) { result display }
+  notInSet: validateCode(url: $valueSet, coding: { system: $system, code: "B" }) { result message }
+  inSystem: validateCode(coding: { system: $system, code: "B", display: "Wrong" }) { result message }
+  expandValueSet(url: $valueSet)
+  translate(coding: { system: $system, code: "A" }, targetSystem: $system) {
+    result matches { equivalence concept { code } }
+  }
+  subsumes(codingA: { system: $system, code: "A" }, codingB: { system: $system, code: "B" })
+}`;
+
+describe('terminology operations through GraphQL', () => {
+  it('answers lookup, validateCode, expandValueSet, translate and subsumes over stored content', async () => {
+    const w = await world();
+    const data = dataOf(await gql(t, undefined, OPERATIONS, w));
+    expect(data.lookup).toEqual({ name: 'Source S', version: 'v1', display: 'Beta' });
+    expect(data.inSet).toEqual({ result: true, display: 'Alpha' });
+    expect(data.notInSet.result).toBe(false);
+    expect(data.notInSet.message).toMatch(/was not found in the value set/);
+    expect(data.inSystem.result).toBe(false);
+    expect(data.inSystem.message).toMatch(/Wrong/);
+    expect(data.expandValueSet.expansion).toMatchObject({
+      total: 1,
+      contains: [{ system: w.system, code: 'A', display: 'Alpha' }],
+    });
+    expect(data.translate).toEqual({
+      result: true,
+      matches: [{ equivalence: 'equivalent', concept: { code: 'B' } }],
+    });
+    expect(data.subsumes).toBe('subsumes');
+
+    // The FHIR edge answers the same.
+    const lookup = await request(t.app).get(
+      `/fhir/CodeSystem/$lookup?system=${encodeURIComponent(w.system)}&code=B`,
+    );
+    const display = (lookup.body.parameter as Array<{ name: string; valueString?: string }>).find(
+      (p) => p.name === 'display',
+    )?.valueString;
+    expect(display).toBe(data.lookup.display);
+  });
+
+  it('shows private content only to those who may see it', async () => {
+    const w = await world({ public_access: 'None' });
+    const outsider = await createUser(t);
+    for (const auth of [undefined, outsider.auth]) {
+      const lookup = await gql(
+        t,
+        auth,
+        `query ($system: String!) { lookup(coding: { system: $system, code: "B" }) { display } }`,
+        w,
+      );
+      expect(errorCode(lookup)).toBe('NOT_FOUND');
+      const expand = await gql(
+        t,
+        auth,
+        `query ($valueSet: String!) { expandValueSet(url: $valueSet) }`,
+        w,
+      );
+      expect(errorCode(expand)).toBe('NOT_FOUND');
+      const validate = dataOf(
+        await gql(
+          t,
+          auth,
+          `query ($system: String!) {
+            validateCode(coding: { system: $system, code: "B" }) { result message }
+          }`,
+          w,
+        ),
+      );
+      expect(validate.validateCode.result).toBe(false);
+      expect(JSON.stringify(validate)).not.toMatch(/Beta/);
+      const translate = dataOf(
+        await gql(
+          t,
+          auth,
+          `query ($system: String!) {
+            translate(coding: { system: $system, code: "A" }, targetSystem: $system) { result matches { concept { code } } }
+          }`,
+          w,
+        ),
+      );
+      expect(translate.translate).toMatchObject({ result: false, matches: [] });
+    }
+    const member = dataOf(await gql(t, w.member.auth, OPERATIONS, w));
+    expect(member.lookup.display).toBe('Beta');
+    expect(member.expandValueSet.expansion.total).toBe(1);
+  });
+
+  it('refuses bad input as INVALID, changing nothing', async () => {
+    const w = await world();
+    const negative = await gql(
+      t,
+      undefined,
+      `query ($valueSet: String!) { expandValueSet(url: $valueSet, count: -1) }`,
+      w,
+    );
+    expect(errorCode(negative)).toBe('INVALID');
+    const unknown = await gql(
+      t,
+      undefined,
+      `{ lookup(coding: { system: "http://example.org/none", code: "x" }) { display } }`,
+    );
+    expect(errorCode(unknown)).toBe('NOT_FOUND');
+  });
+});
