@@ -14,6 +14,9 @@ import { parseInput } from './validation';
 /** As OCL: an org or a user keeps at most this many pins. */
 export const MAX_PINS = 4;
 
+/** A row id (of a pin, or of what a pin names); anything else names none. */
+const PIN_ID = /^[1-9][0-9]{0,17}$/;
+
 const RESOURCE_TYPES: Record<string, PinResourceType> = {
   source: 'Source',
   collection: 'Collection',
@@ -26,9 +29,12 @@ const addSchema = z.object({
     .string({ error: 'This field is required.' })
     .transform((v) => RESOURCE_TYPES[v.toLowerCase()])
     .refine((v) => v !== undefined, 'Must be Source, Collection or Organization.'),
-  resourceId: z.union([z.number().int().positive(), z.string().regex(/^[1-9][0-9]{0,17}$/)], {
-    error: 'Must be the id (uuid) of the resource, a positive whole number.',
-  }),
+  resourceId: z.union(
+    [z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(PIN_ID)],
+    {
+      error: 'Must be the id (uuid) of the resource, a positive whole number.',
+    },
+  ),
 });
 
 const moveSchema = z.object({
@@ -142,6 +148,7 @@ export class PinService {
   async remove(ctx: ServiceContext, ownerRef: OwnerRef, pinId: string): Promise<void> {
     const owner = await this.owner(ctx, ownerRef);
     await this.authorizeChange(ctx, owner);
+    if (!PIN_ID.test(pinId)) throw AppError.notFound(`Pin '${pinId}'`);
     await this.repos.transaction(async (r) => {
       await r.pins.lockOwner(owner.key);
       if (!(await r.pins.find(owner.key, pinId))) throw AppError.notFound(`Pin '${pinId}'`);

@@ -651,6 +651,11 @@ describe('pins', () => {
     expect(
       (await pin(org, member, { resource_type: 'Source', resource_id: 999999999 })).status,
     ).toBe(400);
+    for (const id of [1e30, -3, 1.5, '12a', null]) {
+      expect((await pin(org, member, { resource_type: 'Source', resource_id: id })).status).toBe(
+        400,
+      );
+    }
     const body = { resource_type: 'Source', resource_id: repos[0].body.uuid };
     const first = await pin(org, member, body);
     expect(first.status).toBe(201);
@@ -675,6 +680,11 @@ describe('pins', () => {
       (await request(t.app).put(`/orgs/${org}/pins/99999999/`).set(as(member)).send({ order: 0 }))
         .status,
     ).toBe(404);
+    for (const id of ['abc', '-1', '99999999999999999999999']) {
+      expect((await request(t.app).delete(`/orgs/${org}/pins/${id}/`).set(as(member))).status).toBe(
+        404,
+      );
+    }
     expect((await request(t.app).get(`/orgs/${org}/pins/`)).body).toHaveLength(4);
   });
 
