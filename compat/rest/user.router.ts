@@ -1,9 +1,10 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 
-import type { Services, UserDetail } from '../../src/services';
+import type { ProfileInclude, Services, UserDetail } from '../../src/services';
 import {
   bodyOf,
   created,
+  flag,
   listParams,
   noContent,
   ok,
@@ -14,12 +15,13 @@ import {
 } from '../http';
 import { orgListReply, userListReply } from './list-replies';
 import { userDetail, userUrl } from './user.mapper';
+import { profileJson } from './web-client.mapper';
 
 const USER_FILTERS = ['company', 'location'];
 
 /** spec core §4.1. */
 export function userRouter(services: Services): Router {
-  const { users, orgs, auth } = services;
+  const { users, orgs, auth, profiles } = services;
   const router = Router();
 
   const detail = ({ user, counts, rateLimits }: UserDetail): object =>
@@ -52,6 +54,10 @@ export function userRouter(services: Services): Router {
     .post(route(async (req, ctx) => ok({ token: (await auth.login(ctx, bodyOf(req))).token })))
     .all(onlyMethods('POST'));
 
+  router.get(
+    '/user/',
+    route(async (req, ctx) => ok(profileJson(await profiles.detail(ctx, undefined, include(req))))),
+  );
   const updateSelf = route(async (req, ctx) =>
     ok(detail(await users.update(ctx, undefined, bodyOf(req)))),
   );
@@ -63,6 +69,12 @@ export function userRouter(services: Services): Router {
     ),
   );
 
+  router.get(
+    '/users/:user/',
+    route(async (req, ctx) =>
+      ok(profileJson(await profiles.detail(ctx, param(req, 'user'), include(req)))),
+    ),
+  );
   const updateUser = route(async (req, ctx) =>
     ok(detail(await users.update(ctx, param(req, 'user'), bodyOf(req)))),
   );
@@ -107,4 +119,14 @@ export function userRouter(services: Services): Router {
   );
 
   return router;
+}
+
+/** OCL's `include…` parameters of a user detail (what the web client asks for on sign-in). */
+function include(req: Request): ProfileInclude {
+  return {
+    subscribedOrgs: flag(req.query.includeSubscribedOrgs),
+    authGroups: flag(req.query.includeAuthGroups),
+    pins: flag(req.query.includePins),
+    following: flag(req.query.includeFollowing),
+  };
 }

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import type { RepositoryKind } from '../../src/db/entities';
-import type { OwnerRef, ProfileInclude, RepoRef, Services } from '../../src/services';
+import type { OwnerRef, RepoRef, Services } from '../../src/services';
 import {
   bodyOf,
   created,
@@ -21,7 +21,6 @@ import {
   localeJson,
   lookupJson,
   pinJson,
-  profileJson,
   summaryJson,
 } from './web-client.mapper';
 
@@ -31,13 +30,13 @@ const KINDS: Array<{ segment: string; kind: RepositoryKind }> = [
 ];
 
 /**
- * What the OCL web client (oclweb3) calls besides content (issue 15): user details with their
- * orgs, pins and follows; events; pins; follows; repository summaries; lookup values; the API
- * token; feature toggles. Mounted before the user, concept and repository routes, whose
- * `:user`, `:concept` and `:version` segments would otherwise take these paths.
+ * What the OCL web client (oclweb3) calls besides content (issue 15): events; pins; follows;
+ * repository summaries; lookup values; the API token; feature toggles. Mounted before the user,
+ * concept and repository routes, whose `:user`, `:concept` and `:version` segments would
+ * otherwise take these paths.
  */
 export function webClientRouter(services: Services): Router {
-  const { profiles, pins, follows, events, summaries, lookups } = services;
+  const { pins, follows, events, summaries, lookups } = services;
   const router = Router();
 
   // OCL's feature flags: none here.
@@ -56,20 +55,6 @@ export function webClientRouter(services: Services): Router {
       }),
     )
     .all(onlyMethods('GET'));
-
-  router
-    .route('/user/')
-    .get(
-      route(async (req, ctx) =>
-        ok(profileJson(await profiles.detail(ctx, undefined, include(req)))),
-      ),
-    );
-  router.get(
-    '/users/:user/',
-    route(async (req, ctx) =>
-      ok(profileJson(await profiles.detail(ctx, param(req, 'user'), include(req)))),
-    ),
-  );
 
   router
     .route('/events/')
@@ -207,15 +192,5 @@ function repoRef(owner: OwnerRef, kind: RepositoryKind, req: Request): RepoRef {
     kind,
     id: param(req, 'repo'),
     version: req.params.version === undefined ? undefined : param(req, 'version'),
-  };
-}
-
-/** OCL's `include…` parameters of a user detail. */
-function include(req: Request): ProfileInclude {
-  return {
-    subscribedOrgs: flag(req.query.includeSubscribedOrgs),
-    authGroups: flag(req.query.includeAuthGroups),
-    pins: flag(req.query.includePins),
-    following: flag(req.query.includeFollowing),
   };
 }

@@ -69,6 +69,7 @@ function familyOf(name: string): string {
   if (/Org$|Member$/.test(name)) return 'orgs';
   if (/User$|^login$|^signup$/.test(name)) return 'users';
   if (/FhirResource$/.test(name)) return 'fhir resources';
+  if (/^(pin|movePin|unpin|follow|unfollow|apiToken)$/.test(name)) return 'web client';
   return 'other mutations';
 }
 
@@ -172,6 +173,12 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
       },
     },
     deleteFhirResource: { type: 'CodeSystem', owner, id: 'S' },
+    pin: { owner, resourceType: 'Source', resourceId: '1' },
+    movePin: { owner, id: '1', order: 0 },
+    unpin: { owner, id: '1' },
+    follow: { url: src },
+    unfollow: { id: '1' },
+    apiToken: {},
   };
   return structuredClone(table[field] ?? {});
 }
@@ -629,6 +636,7 @@ const FAMILIES = [
   'url-registry',
   'graphql protocol',
   'fhir resources',
+  'web client',
 ];
 
 describe('hostile input on the GraphQL edge never reaches a 500, never hangs, and a refused mutation writes nothing', () => {
