@@ -95,6 +95,8 @@ export default tseslint.config(
       '.data/**',
       'coverage/**',
       'scripts/*.js',
+      // The test identity provider runs as plain ESM in a child process (test/oidc/provider.ts).
+      'test/oidc/*.mjs',
       'jest.config.js',
       'eslint.config.mjs',
     ],

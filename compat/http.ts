@@ -439,6 +439,11 @@ export function bodyOf(req: Request): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [camelCase(k), v]));
 }
 
+/** A query string as service input, its keys in camelCase like a body's. */
+export function queryOf(req: Request): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(req.query).map(([k, v]) => [camelCase(k), v]));
+}
+
 function camelCase(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }

@@ -40,7 +40,22 @@ const envSchema = z.object({
   LOGIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(0).default(10),
   LOGIN_FAILURES_PER_IP: z.coerce.number().int().min(0).default(50),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(10_080).default(15),
+  OIDC_ISSUER: z
+    .string()
+    .url()
+    .refine(secureOrLoopback, 'Use https (plain http only for a loopback address).')
+    .optional(),
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  OIDC_SCOPES: z.string().default('openid profile email'),
+  OIDC_TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
 });
+
+/** An identity provider is reached over TLS, unless it runs on this very machine (tests, dev). */
+function secureOrLoopback(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(hostname);
+}
 
 export interface Config {
   port: number;
@@ -77,6 +92,8 @@ export interface Config {
     expansionMaxUnpagedCodes: number;
     /** Concepts of stored code systems the FHIR operations keep rendered; 0: none. */
     fhirCacheConcepts: number;
+    /** Single sign-on with an OpenID Connect provider; absent: password login only. */
+    oidc?: OidcSettings;
   };
   /** The connection pool and the limits that keep one stuck request from holding the service. */
   database: {
@@ -95,6 +112,16 @@ export interface Config {
   };
 }
 
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  /** Scopes asked for at sign-in (space-separated). */
+  scopes: string;
+  /** How long a provider's verdict on an access token is trusted before it is asked again. */
+  tokenCacheSeconds: number;
+}
+
 /** Reads the whole configuration from the environment once; a bad value stops the start. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable (as compose files pass an unset one) means "not set".
@@ -105,6 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.OIDC_ISSUER && !e.OIDC_CLIENT_ID) {
+    throw new Error('Invalid configuration: OIDC_CLIENT_ID is required with OIDC_ISSUER');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -128,6 +158,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expansionMaxCodes: e.EXPANSION_MAX_CODES,
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
+      oidc:
+        e.OIDC_ISSUER && e.OIDC_CLIENT_ID
+          ? {
+              issuer: e.OIDC_ISSUER,
+              clientId: e.OIDC_CLIENT_ID,
+              clientSecret: e.OIDC_CLIENT_SECRET,
+              scopes: e.OIDC_SCOPES,
+              tokenCacheSeconds: e.OIDC_TOKEN_CACHE_SECONDS,
+            }
+          : undefined,
     },
     database: {
       poolSize: e.DB_POOL_SIZE,

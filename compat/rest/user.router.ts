@@ -10,6 +10,7 @@ import {
   ok,
   onlyMethods,
   param,
+  queryOf,
   redirect,
   route,
 } from '../http';
@@ -21,7 +22,7 @@ const USER_FILTERS = ['company', 'location'];
 
 /** spec core §4.1. */
 export function userRouter(services: Services): Router {
-  const { users, orgs, auth, profiles } = services;
+  const { users, orgs, auth, oidc, profiles } = services;
   const router = Router();
 
   const detail = ({ user, counts, rateLimits }: UserDetail): object =>
@@ -51,8 +52,18 @@ export function userRouter(services: Services): Router {
     .all(onlyMethods('POST'));
   router
     .route('/users/login/')
+    // Single sign-on (OCL's OIDC set-up): the browser goes on to the identity provider.
+    .get(route(async (req) => redirect(await oidc.loginUrl(queryOf(req)))))
     .post(route(async (req, ctx) => ok({ token: (await auth.login(ctx, bodyOf(req))).token })))
+    .all(onlyMethods('GET', 'POST'));
+  router
+    .route('/users/oidc/code-exchange/')
+    .post(route(async (req, ctx) => ok((await oidc.exchangeCode(ctx, bodyOf(req))).tokens)))
     .all(onlyMethods('POST'));
+  router
+    .route('/users/logout/')
+    .get(route(async (req) => redirect(await oidc.logoutUrl(queryOf(req)))))
+    .all(onlyMethods('GET'));
 
   router.get(
     '/user/',

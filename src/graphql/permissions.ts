@@ -33,6 +33,8 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
     {
       Query: {
         me: allow,
+        oidcLoginUrl: allow,
+        oidcLogoutUrl: allow,
         user: allow,
         users: allow,
         org: allow,
@@ -76,6 +78,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         follow: signedIn,
         unfollow: signedIn,
         apiToken: signedIn,
+        exchangeOidcCode: allow,
         signup: allow,
         createUser: superuser,
         updateUser: signedIn,

@@ -7,6 +7,7 @@ import {
   MappingResolver,
   SourceMappingsResolver,
 } from './resolvers/mapping.resolver';
+import { OidcResolver } from './resolvers/oidc.resolver';
 import { OrgResolver } from './resolvers/org.resolver';
 import { TerminologyResolver } from './resolvers/terminology.resolver';
 import { FhirResourceResolver } from './resolvers/fhir-resource.resolver';
@@ -49,6 +50,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       WebClientResolver,
       UserWebClientResolver,
       OrgWebClientResolver,
+      OidcResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,

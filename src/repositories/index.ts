@@ -9,6 +9,7 @@ import { OrgRepository } from './org.repository';
 import { RepoRepository } from './repo.repository';
 import { TaskRepository } from './task.repository';
 import { TokenRepository } from './token.repository';
+import { IdentityRepository } from './identity.repository';
 import { UserRepository } from './user.repository';
 import { UrlRegistryRepository } from './url-registry.repository';
 import { RateLimitRepository } from './rate-limit.repository';
@@ -87,12 +88,14 @@ export type { EventRow, EventScope, NewEvent } from './event.repository';
 export type { PinOwner, PinResourceType, PinRow } from './pin.repository';
 export type { FollowedType, FollowRow } from './follow.repository';
 export type { ContentSummary, Distribution, HolderRow, SummaryScope } from './summary.repository';
+export type { IdentityKey } from './identity.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
   readonly users: UserRepository;
   readonly orgs: OrgRepository;
   readonly tokens: TokenRepository;
+  readonly identities: IdentityRepository;
   readonly repos: RepoRepository;
   readonly concepts: ConceptRepository;
   readonly mappings: MappingRepository;
@@ -116,6 +119,7 @@ export class Repositories {
     this.users = new UserRepository(em);
     this.orgs = new OrgRepository(em);
     this.tokens = new TokenRepository(em);
+    this.identities = new IdentityRepository(em);
     this.repos = new RepoRepository(em);
     this.concepts = new ConceptRepository(em);
     this.mappings = new MappingRepository(em);

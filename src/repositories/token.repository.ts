@@ -31,19 +31,32 @@ export class TokenRepository {
   /** Who holds the token with this hash, if active: only what authentication needs. */
   async findActiveHolder(tokenHash: string): Promise<TokenHolder | null> {
     const rows = await this.em.query<HolderRow[]>(
-      `SELECT u.id::text AS id, u.username, u.is_superuser,
-         u.rate_limit_per_minute, u.rate_limit_per_day
+      `SELECT ${HOLDER_COLUMNS}
        FROM api_tokens t JOIN users u ON u.id = t.user_id
        WHERE t.token_hash = $1 AND u.is_active`,
       [tokenHash],
     );
-    if (rows.length === 0) return null;
-    const row = rows[0];
-    return {
-      id: row.id,
-      username: row.username,
-      isSuperuser: row.is_superuser,
-      rateLimits: { perMinute: row.rate_limit_per_minute, perDay: row.rate_limit_per_day },
-    };
+    return rows.length === 0 ? null : holderOf(rows[0]);
   }
+
+  /** The same for a user known by id (a single sign-on token's), if active. */
+  async findActiveUser(userId: string): Promise<TokenHolder | null> {
+    const rows = await this.em.query<HolderRow[]>(
+      `SELECT ${HOLDER_COLUMNS} FROM users u WHERE u.id = $1 AND u.is_active`,
+      [userId],
+    );
+    return rows.length === 0 ? null : holderOf(rows[0]);
+  }
+}
+
+const HOLDER_COLUMNS = `u.id::text AS id, u.username, u.is_superuser,
+  u.rate_limit_per_minute, u.rate_limit_per_day`;
+
+function holderOf(row: HolderRow): TokenHolder {
+  return {
+    id: row.id,
+    username: row.username,
+    isSuperuser: row.is_superuser,
+    rateLimits: { perMinute: row.rate_limit_per_minute, perDay: row.rate_limit_per_day },
+  };
 }

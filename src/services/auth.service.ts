@@ -5,6 +5,7 @@ import { AppError } from '../errors';
 import type { Repositories } from '../repositories';
 import { ANONYMOUS, type Actor, type ServiceContext } from './context';
 import { dummyHash, hashSecret, newSecret, verifyPassword } from './credentials';
+import type { OidcService } from './oidc.service';
 import type { RateLimitService } from './rate-limit.service';
 import type { UserService } from './user.service';
 import { parseInput, redirectUrl } from './validation';
@@ -27,6 +28,7 @@ export class AuthService {
     private readonly repos: Repositories,
     private readonly users: UserService,
     private readonly rateLimits: RateLimitService,
+    private readonly oidc: OidcService,
   ) {
     // Made now, so that the first login of an unknown user takes no longer than any other.
     dummyHash().catch(() => undefined);
@@ -34,7 +36,7 @@ export class AuthService {
 
   /**
    * The actor behind an `Authorization` header (spec core §5): `Token <token>` (also `Bearer`),
-   * or HTTP Basic. No header means anonymous; a wrong one is a 401, never silently anonymous.
+   * our API token or, with single sign-on, the identity provider's access token; or HTTP Basic. No header means anonymous; a wrong one is a 401, never silently anonymous.
    * Basic credentials count as a login attempt from `client` (the caller's address).
    */
   async authenticate(header: string | undefined, client?: string): Promise<Actor> {
@@ -45,8 +47,10 @@ export class AuthService {
       case 'token':
       case 'bearer': {
         const holder = value ? await this.repos.tokens.findActiveHolder(hashSecret(value)) : null;
-        if (!holder) throw new AppError('UNAUTHENTICATED', 'Invalid token.');
-        return { kind: 'user', ...holder };
+        if (holder) return { kind: 'user', ...holder };
+        const signedOn = value ? await this.oidc.actorFor(value) : null;
+        if (!signedOn) throw new AppError('UNAUTHENTICATED', 'Invalid token.');
+        return signedOn;
       }
       case 'basic': {
         const user = await this.basicUser(value, client);

@@ -2,6 +2,9 @@ import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
 import { AuthService } from './auth.service';
+import type { OidcSettings } from '../config';
+import { OidcService } from './oidc.service';
+export type { OidcSignIn, OidcTokens } from './oidc.service';
 import { RateLimitService } from './rate-limit.service';
 import { CascadeService, DEFAULT_CASCADE_MAX_RESOURCES } from './cascade.service';
 import { CloneService } from './clone.service';
@@ -119,6 +122,8 @@ export interface ServiceOptions {
   fhirCacheConcepts?: number;
   /** The most codes an expansion without `count`/`offset` answers. */
   expansionMaxUnpagedCodes?: number;
+  /** Single sign-on with an OpenID Connect provider; absent: password login only. */
+  oidc?: OidcSettings;
 }
 
 /** Every service, wired once per process and shared by all three edges. */
@@ -130,6 +135,7 @@ export class Services {
   readonly users: UserService;
   readonly orgs: OrgService;
   readonly auth: AuthService;
+  readonly oidc: OidcService;
   readonly rateLimits: RateLimitService;
   readonly repositories: RepositoryService;
   /** Repository details with their first concepts, mappings and references (one call). */
@@ -160,7 +166,8 @@ export class Services {
     this.users = new UserService(this.repos, mailer);
     this.orgs = new OrgService(this.repos, this.users);
     this.rateLimits = new RateLimitService(this.repos);
-    this.auth = new AuthService(this.repos, this.users, this.rateLimits);
+    this.oidc = new OidcService(this.repos, options.oidc);
+    this.auth = new AuthService(this.repos, this.users, this.rateLimits, this.oidc);
     this.repositories = new RepositoryService(this.repos, new PathResolver(this.repos));
     this.concepts = new ConceptService(this.repos, this.repositories);
     this.resolver = new ReferenceResolver(this.repos);

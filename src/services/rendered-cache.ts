@@ -1,5 +1,10 @@
 import { LRUCache } from 'lru-cache';
-import type { CodeSystemConcept, CodeSystemResource, ValueSetResource } from './terminology/fhir';
+import {
+  deepFreeze,
+  type CodeSystemConcept,
+  type CodeSystemResource,
+  type ValueSetResource,
+} from './terminology/fhir';
 
 /** What is kept: code systems with their concepts, value sets with their members. */
 export type RenderedResource = CodeSystemResource | ValueSetResource;
@@ -41,15 +46,6 @@ export class RenderedCache {
     }
     return pending;
   }
-}
-
-/** Shared by every request that reads it: frozen, so that no reader can change it for others. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 /** One more than its concepts or members, so that an empty one has a size. */

@@ -37,8 +37,10 @@ const userRateLimit = z
   .nullable()
   .optional();
 
-/** `/users/login/` and `/users/signup/` are endpoints, not users. */
-const username = mnemonic.refine(notReserved(['login', 'signup']), 'This username is reserved.');
+/** `/users/login/`, `/users/signup/` and `/users/logout/` are endpoints, not users. */
+export const RESERVED_USERNAMES = ['login', 'signup', 'logout'];
+
+const username = mnemonic.refine(notReserved(RESERVED_USERNAMES), 'This username is reserved.');
 
 const profileFields = {
   name: requiredText,

@@ -227,7 +227,7 @@ describe('identifiers the URL space already uses are refused', () => {
 describe('a known path with the wrong method is a 405 (spec core §7)', () => {
   it.each([
     ['delete', '/orgs/', 'GET, HEAD, POST'],
-    ['put', '/users/login/', 'POST'],
+    ['put', '/users/login/', 'GET, HEAD, POST'],
     ['get', '/users/signup/', 'POST'],
     ['patch', '/version/', 'GET, HEAD'],
     ['delete', '/users/someone/reactivate/', 'PUT'],

@@ -421,3 +421,50 @@ describe('FHIR conventions', () => {
     expect(later.status).toBe(404);
   });
 });
+
+describe('FHIR core content', () => {
+  const GENDER = 'http://hl7.org/fhir/administrative-gender';
+  const codesOf = (body: { expansion: { contains: Array<{ code: string; display: string }> } }) =>
+    body.expansion.contains.map((c) => [c.code, c.display]);
+
+  it('knows the R4 administrative-gender code system and value set without anyone loading them', async () => {
+    const expanded = await post('ValueSet/$expand', [
+      { name: 'url', valueUri: 'http://hl7.org/fhir/ValueSet/administrative-gender' },
+    ]);
+    expect(expanded.status).toBe(200);
+    expect(codesOf(expanded.body)).toEqual([
+      ['male', 'Male'],
+      ['female', 'Female'],
+      ['other', 'Other'],
+      ['unknown', 'Unknown'],
+    ]);
+    const looked = await request(t.app).get(
+      `/fhir/CodeSystem/$lookup?system=${encodeURIComponent(GENDER)}&code=female`,
+    );
+    expect(param(looked.body, 'version')).toMatchObject({ valueString: '4.0.1' });
+    expect(param(looked.body, 'display')).toMatchObject({ valueString: 'Female' });
+  });
+
+  it('gives way to a tx-resource of the same URL and version', async () => {
+    const own = {
+      resourceType: 'CodeSystem',
+      url: GENDER,
+      version: '4.0.1',
+      status: 'active',
+      content: 'complete',
+      concept: [{ code: 'male', display: 'Masculine' }],
+    };
+    const vs = valueSet('own-gender', { include: [{ system: GENDER }] });
+    const expanded = await post('ValueSet/$expand', [
+      { name: 'url', valueUri: vs.url },
+      ...tx(own, vs),
+    ]);
+    expect(codesOf(expanded.body)).toEqual([['male', 'Masculine']]);
+  });
+
+  it('is not listed as stored content', async () => {
+    const res = await request(t.app).get(`/fhir/CodeSystem?url=${encodeURIComponent(GENDER)}`);
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(0);
+  });
+});

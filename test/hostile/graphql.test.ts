@@ -67,7 +67,7 @@ function familyOf(name: string): string {
   if (/References|Expansion/.test(name)) return 'collection contents';
   if (/UrlRegistry/.test(name)) return 'url-registry';
   if (/Org$|Member$/.test(name)) return 'orgs';
-  if (/User$|^login$|^signup$/.test(name)) return 'users';
+  if (/User$|^login$|^signup$|^exchangeOidcCode$/.test(name)) return 'users';
   if (/FhirResource$/.test(name)) return 'fhir resources';
   if (/^(pin|movePin|unpin|follow|unfollow|apiToken)$/.test(name)) return 'web client';
   return 'other mutations';
@@ -83,6 +83,7 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
   const mapping = `${src}mappings/M1/`;
   const table: Record<string, Record<string, unknown>> = {
     login: { username: tenant.owner.username, password: tenant.owner.password },
+    exchangeOidcCode: { code: 'a-code', redirectUri: 'http://127.0.0.1:4002/callback' },
     signup: {
       input: {
         username: `${m}gs${n}`,
@@ -186,7 +187,7 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
 /** Whose credentials a mutation runs with: the tenant's owner unless it needs another. */
 function authFor(t: TestApp, field: string): string | null | undefined {
   if (['createUser', 'deactivateUser', 'reactivateUser'].includes(field)) return t.admin;
-  if (['login', 'signup'].includes(field)) return null;
+  if (['login', 'signup', 'exchangeOidcCode'].includes(field)) return null;
   return undefined;
 }
 

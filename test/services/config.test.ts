@@ -61,3 +61,33 @@ describe('rate limits', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
   });
 });
+
+describe('single sign-on settings', () => {
+  it('are off without OIDC_ISSUER, and read whole with it', () => {
+    expect(loadConfig({}).services.oidc).toBeUndefined();
+    expect(
+      loadConfig({
+        OIDC_ISSUER: 'https://sso.example.org/realms/ocl',
+        OIDC_CLIENT_ID: 'oclweb',
+        OIDC_CLIENT_SECRET: 's',
+      }).services.oidc,
+    ).toEqual({
+      issuer: 'https://sso.example.org/realms/ocl',
+      clientId: 'oclweb',
+      clientSecret: 's',
+      scopes: 'openid profile email',
+      tokenCacheSeconds: 60,
+    });
+  });
+
+  it('refuse an issuer without a client id, or over plain http away from this machine', () => {
+    expect(() => loadConfig({ OIDC_ISSUER: 'https://sso.example.org/' })).toThrow(/OIDC_CLIENT_ID/);
+    expect(() =>
+      loadConfig({ OIDC_ISSUER: 'http://sso.example.org/', OIDC_CLIENT_ID: 'c' }),
+    ).toThrow(/OIDC_ISSUER/);
+    expect(
+      loadConfig({ OIDC_ISSUER: 'http://127.0.0.1:8080/', OIDC_CLIENT_ID: 'c' }).services.oidc
+        ?.issuer,
+    ).toBe('http://127.0.0.1:8080/');
+  });
+});

@@ -10,6 +10,7 @@ import { RateLimits1764400000000 } from './1764400000000-rate-limits';
 import { MemberLookups1764500000000 } from './1764500000000-member-lookups';
 import { CascadeLookups1764600000000 } from './1764600000000-cascade-lookups';
 import { WebClient1764730000000 } from './1764730000000-web-client';
+import { OidcIdentities1764740000000 } from './1764740000000-oidc-identities';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   MemberLookups1764500000000,
   CascadeLookups1764600000000,
   WebClient1764730000000,
+  OidcIdentities1764740000000,
 ];

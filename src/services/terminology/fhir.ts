@@ -191,6 +191,15 @@ export function standardsStatusOf(element: { extension?: Extension[] }): string 
   return typeof found === 'string' ? found : undefined;
 }
 
+/** Shared by every request that reads it: frozen, so that no reader can change it for others. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { CodeSystemModel } from './code-system';
+import { CORE_CONTENT } from './core-content';
 import type {
   CodeSystemResource,
   ConceptMapResource,
@@ -149,16 +150,22 @@ export class TerminologyLibrary {
     let found = this.cache.get(key);
     if (!found) {
       found = (async () => {
-        const local = this.local.filter((r) => r.resourceType === type && r.url === url);
-        if (!this.stored) return local;
-        const stored: TerminologyResource[] =
-          type === 'CodeSystem'
+        const named = (r: TerminologyResource) => r.resourceType === type && r.url === url;
+        const local = this.local.filter(named);
+        const stored: TerminologyResource[] = !this.stored
+          ? []
+          : type === 'CodeSystem'
             ? await this.stored.codeSystems(url)
             : type === 'ValueSet'
               ? await this.stored.valueSets(url)
               : await this.stored.conceptMaps(url);
-        const versions = new Set(local.map((r) => r.version));
-        return [...local, ...stored.filter((r) => !versions.has(r.version))];
+        // A version is the request's own, else stored content's, else the FHIR core's.
+        const found = [...local];
+        for (const more of [stored, CORE_CONTENT.filter(named)]) {
+          const versions = new Set(found.map((r) => r.version));
+          found.push(...more.filter((r) => !versions.has(r.version)));
+        }
+        return found;
       })();
       this.cache.set(key, found);
     }

@@ -1,0 +1,28 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import { UserType } from './user.type';
+
+@ObjectType('OidcSignIn', {
+  description: "The identity provider's tokens for a signed-in user (single sign-on).",
+})
+export class OidcSignIn {
+  @Field({ description: 'Send it as `Authorization: Bearer <token>` on every edge.' })
+  accessToken: string;
+
+  @Field()
+  tokenType: string;
+
+  @Field(() => Int, { nullable: true, description: 'Seconds the access token stays valid.' })
+  expiresIn: number | null;
+
+  @Field(() => String, { nullable: true, description: 'For the logout redirect (`idTokenHint`).' })
+  idToken: string | null;
+
+  @Field(() => String, { nullable: true })
+  refreshToken: string | null;
+
+  @Field(() => String, { nullable: true })
+  scope: string | null;
+
+  @Field(() => UserType, { description: 'The user signed in, created or linked on first sign-in.' })
+  user: UserType;
+}
