@@ -155,6 +155,11 @@ export function flag(value: unknown): boolean {
   return typeof value === 'string' && ['true', '1', 'yes'].includes(value.trim().toLowerCase());
 }
 
+/** OCL's `includeSourceVersions` / `includeCollectionVersions` of a version list. */
+export function holdersAsked(req: Request): boolean {
+  return flag(req.query.includeSourceVersions) || flag(req.query.includeCollectionVersions);
+}
+
 /** One query parameter as a string (the first when repeated). */
 export function queryString(req: Request, name: string): string | undefined {
   const value = req.query[name];

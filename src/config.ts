@@ -39,6 +39,7 @@ const envSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  LOOKUP_SOURCES: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_ANON_PER_MINUTE: z.coerce.number().int().min(0).default(400),
   RATE_LIMIT_ANON_PER_DAY: z.coerce.number().int().min(0).default(10_000),
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(500),
@@ -93,6 +94,8 @@ export interface Config {
   jobsStopSeconds: number;
   /** Finished tasks are deleted this many days after they finished; 0 keeps them. */
   tasksKeepDays: number;
+  /** Whether the `OCL` org with OCL's lookup sources is created at start when missing. */
+  lookupSources: boolean;
   /** Settings the services read (limits of the operations, the FHIR content cache). */
   services: {
     /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
@@ -173,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsWorkers: e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
     tasksKeepDays: e.TASKS_KEEP_DAYS,
+    lookupSources: e.LOOKUP_SOURCES === 'on',
     services: {
       cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
       expansionMaxCodes: e.EXPANSION_MAX_CODES,

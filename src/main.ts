@@ -26,6 +26,10 @@ async function main(): Promise<void> {
     );
   }
 
+  if (config.lookupSources && (await services.lookups.ensure())) {
+    log.info('created the OCL org with the lookup sources (LOOKUP_SOURCES=off to skip)');
+  }
+
   const app = await createApp(services, config, log);
   const server: Server = app.express.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {

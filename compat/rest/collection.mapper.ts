@@ -8,7 +8,7 @@ import {
 } from '../../src/services';
 
 /** A collection reference (spec operations §2.4 fields, OCL's reference JSON). */
-export function referenceJson({ collection, reference: r }: ReferenceView): object {
+export function referenceJson({ collection, reference: r, result }: ReferenceView): object {
   return {
     type: 'Reference',
     id: Number(r.id),
@@ -30,6 +30,13 @@ export function referenceJson({ collection, reference: r }: ReferenceView): obje
     url: `${repoUrl(collection.owner, 'collection', collection.repo.mnemonic)}references/${r.id}/`,
     created_at: r.createdAt,
     created_by: r.createdBy,
+    ...(result
+      ? {
+          last_resolved_at: result.lastResolvedAt,
+          concepts: result.concepts,
+          mappings: result.mappings,
+        }
+      : {}),
   };
 }
 

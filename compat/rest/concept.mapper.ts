@@ -1,6 +1,12 @@
 import { HEAD, type ConceptDescription, type ConceptName } from '../../src/db/entities';
-import { ownerUrl, repoUrl, type ConceptDetail, type ConceptView } from '../../src/services';
-import { mappingSummary } from './mapping.mapper';
+import {
+  ownerUrl,
+  repoUrl,
+  type ConceptDetail,
+  type ConceptView,
+  type VersionHolders,
+} from '../../src/services';
+import { holderFields, mappingSummary } from './mapping.mapper';
 
 function urlsOf(view: ConceptView) {
   const { source, concept, version } = view;
@@ -35,6 +41,24 @@ export function conceptSummary(view: ConceptView): object {
     ...(view.expansion?.definition
       ? { descriptions: version.descriptions.map((d) => conceptItem('descriptions', d)) }
       : {}),
+  };
+}
+
+/**
+ * An entry of a concept's version list: the summary with what the web client's history reads
+ * (`uuid`, `version_created_on`, `update_comment`) and, when asked, the repository versions that
+ * hold the version (`includeSourceVersions` / `includeCollectionVersions`).
+ */
+export function conceptVersionEntry(view: ConceptView & { holders?: VersionHolders }): object {
+  const { version } = view;
+  return {
+    ...conceptSummary(view),
+    uuid: version.id,
+    update_comment: version.updateComment,
+    is_latest_version: version.validToSeq === null,
+    version_created_on: version.createdAt.toISOString(),
+    version_created_by: version.createdBy,
+    ...holderFields(view.holders),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   param,
   route,
   type Reply,
+  holdersAsked,
 } from '../http';
 import {
   conceptDetail,
@@ -19,6 +20,7 @@ import {
   conceptItem,
   conceptItemUrl,
   conceptSummary,
+  conceptVersionEntry,
 } from './concept.mapper';
 import { OWNER_PREFIXES } from './owners';
 
@@ -86,8 +88,14 @@ export function conceptRouter(services: Services): Router {
         .get(
           route(async (req, ctx) =>
             list(
-              await concepts.listVersions(ctx, at(req), param(req, 'concept'), listParams(req)),
-              conceptSummary,
+              await services.summaries.conceptHistory(
+                ctx,
+                at(req),
+                param(req, 'concept'),
+                listParams(req),
+                holdersAsked(req),
+              ),
+              conceptVersionEntry,
               req,
             ),
           ),

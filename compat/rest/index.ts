@@ -15,6 +15,7 @@ import { taskRouter } from './task.router';
 import { userRouter } from './user.router';
 import { referenceRouter } from './reference.router';
 import { urlRegistryRouter } from './url-registry.router';
+import { webClientRouter } from './web-client.router';
 
 export { API_VERSION } from '../http';
 export { BULK_IMPORT_PATH } from './bulk-import.router';
@@ -34,6 +35,7 @@ export function restRouter(services: Services): Router {
     }),
   );
   router.use(exportRouter(services));
+  router.use(webClientRouter(services));
   router.use(taskRouter(services));
   router.use(bulkImportRouter(services));
   router.use(extrasRouter(services));

@@ -4,9 +4,20 @@ import {
   repoUrl,
   type Ends,
   type MappingDetail,
+  type MappingItem,
   type MappingView,
   type ResolvedEnd,
+  type VersionHolders,
 } from '../../src/services';
+
+/** `source_versions` and `collection_versions` (version URLs), when they were read. */
+export function holderFields(holders: VersionHolders | undefined): object {
+  if (!holders) return {};
+  return {
+    source_versions: holders.sourceVersions,
+    collection_versions: holders.collectionVersions,
+  };
+}
 
 /** The version-less URL of a mapping. */
 export function mappingUrl(view: MappingView): string {
@@ -91,6 +102,25 @@ export function mappingContent(view: MappingView, ends: Ends): object {
     version_created_on: version.createdAt.toISOString(),
     version_updated_on: version.createdAt.toISOString(),
     version_updated_by: version.createdBy,
+  };
+}
+
+/** An entry of a mapping's version list (as `conceptVersionEntry`). */
+export function mappingVersionEntry({
+  view,
+  ends,
+  holders,
+}: MappingItem & { holders?: VersionHolders }): object {
+  const { version } = view;
+  return {
+    ...mappingSummary(view, ends),
+    uuid: version.id,
+    version_url: `${mappingUrl(view)}${version.id}/`,
+    update_comment: version.updateComment,
+    is_latest_version: version.validToSeq === null,
+    version_created_on: version.createdAt.toISOString(),
+    version_created_by: version.createdBy,
+    ...holderFields(holders),
   };
 }
 

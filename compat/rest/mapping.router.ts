@@ -12,8 +12,14 @@ import {
   param,
   route,
   type Reply,
+  holdersAsked,
 } from '../http';
-import { mappingDetail, mappingDetailOf, mappingSummary } from './mapping.mapper';
+import {
+  mappingDetail,
+  mappingDetailOf,
+  mappingSummary,
+  mappingVersionEntry,
+} from './mapping.mapper';
 import { OWNER_PREFIXES } from './owners';
 
 /** spec core §4.4 list filters. */
@@ -100,9 +106,16 @@ export function mappingRouter(services: Services): Router {
         .route(`${mappingPath}versions/`)
         .get(
           route(async (req, ctx) =>
-            mappingListReply(
+            list(
+              await services.summaries.mappingHistory(
+                ctx,
+                at(req),
+                param(req, 'mapping'),
+                listParams(req),
+                holdersAsked(req),
+              ),
+              mappingVersionEntry,
               req,
-              await mappings.listVersions(ctx, at(req), param(req, 'mapping'), listParams(req)),
             ),
           ),
         )

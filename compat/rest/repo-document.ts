@@ -13,7 +13,7 @@ import type { Reply } from '../http';
 import { referenceJson } from './collection.mapper';
 import { conceptContent } from './concept.mapper';
 import { mappingContent } from './mapping.mapper';
-import { repoDetail } from './repo.mapper';
+import { repoDetailBody } from './repo.mapper';
 
 /**
  * The one serializer of a repository detail with its content (spec core §4.5/§4.6 get
@@ -28,6 +28,7 @@ export async function writeRepoDocument(
   at: RepoRef | RepoView,
   include: RepoDetailInclude,
   write: (text: string) => Promise<void>,
+  summary = false,
 ): Promise<void> {
   let section: string | null = null;
   let empty = true;
@@ -37,8 +38,7 @@ export async function writeRepoDocument(
     empty = false;
   };
   await services.repositoryDetails.walk(ctx, at, include, {
-    detail: async ({ view, counts }) =>
-      write(JSON.stringify(repoDetail(view, counts)).slice(0, -1)),
+    detail: async (detail) => write(JSON.stringify(repoDetailBody(detail, summary)).slice(0, -1)),
     section: async (name) => {
       await write(`${section ? ']' : ''},${JSON.stringify(name)}:[`);
       section = name;
@@ -66,13 +66,14 @@ export function documentReply(
   view: RepoView,
   include: RepoDetailInclude,
   compress: boolean,
+  summary: boolean,
 ): Reply {
   if (!compress) {
     return {
       kind: 'stream',
       status: 200,
       type: 'application/json',
-      body: (out) => writeRepoDocument(services, ctx, view, include, writerTo(out)),
+      body: (out) => writeRepoDocument(services, ctx, view, include, writerTo(out), summary),
     };
   }
   return {
@@ -93,7 +94,7 @@ export function documentReply(
       };
       out.once('close', gone);
       try {
-        await writeRepoDocument(services, ctx, view, include, writerTo(json));
+        await writeRepoDocument(services, ctx, view, include, writerTo(json), summary);
         json.end();
         await finished(zip.outputStream);
       } finally {

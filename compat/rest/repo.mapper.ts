@@ -1,5 +1,11 @@
 import { HEAD } from '../../src/db/entities';
-import { ownerUrl, repoUrl, type RepoCounts, type RepoView } from '../../src/services';
+import {
+  ownerUrl,
+  repoUrl,
+  type RepoCounts,
+  type RepoDetail,
+  type RepoView,
+} from '../../src/services';
 
 /** What a view shows of the repository's metadata: HEAD's live row, a version's snapshot. */
 function metadataOf(view: RepoView) {
@@ -40,6 +46,29 @@ export function repoSummary(view: RepoView): object {
  * spec core §2.4/§2.5 detail view. At HEAD it describes the repository; at a version it adds the
  * version fields (spec core §4.6), with the metadata the version froze.
  */
+/** OCL's `summary` of a repository or version: its active content and versions. */
+export function summaryOf(counts: RepoCounts): object {
+  return {
+    active_concepts: counts.activeConcepts,
+    active_mappings: counts.activeMappings,
+    versions: counts.versions,
+  };
+}
+
+/**
+ * A repository detail as a get answers it: its fields, a collection's `expansion_url` (the
+ * version's default expansion), and `summary` with `includeSummary=true`.
+ */
+export function repoDetailBody(
+  { view, counts, expansionUrl }: RepoDetail,
+  summary: boolean,
+): object {
+  const body = repoDetail(view, counts) as Record<string, unknown>;
+  if (expansionUrl !== undefined) body.expansion_url = expansionUrl;
+  if (summary) body.summary = summaryOf(counts);
+  return body;
+}
+
 export function repoDetail(view: RepoView, counts: RepoCounts): object {
   const { repo, version, owner } = view;
   const meta = metadataOf(view);

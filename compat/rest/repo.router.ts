@@ -24,7 +24,7 @@ import {
   type Reply,
 } from '../http';
 import { documentReply } from './repo-document';
-import { repoDetail, repoSummary, versionSummary } from './repo.mapper';
+import { repoDetail, repoDetailBody, repoSummary, summaryOf, versionSummary } from './repo.mapper';
 import { OWNER_PREFIXES } from './owners';
 
 const KINDS: Array<{ segment: string; kind: RepositoryKind }> = [
@@ -60,19 +60,20 @@ export function repoRouter(services: Services): Router {
       mappings: flag(req.query.includeMappings),
       references: flag(req.query.includeReferences),
     };
+    const summary = flag(req.query.includeSummary);
     if (!include.concepts && !include.mappings && !include.references) {
-      return ok(repoDetailOf(await repositories.detail(ctx, at)));
+      return ok(repoDetailBody(await services.repositoryDetails.detail(ctx, at), summary));
     }
     const compress = flag(req.get('compress'));
     const params = listParams(req, ['includeRetired']);
     // Paging is off for a compressed answer (spec operations §4.10 step 4).
     if (compress) Object.assign(params, { limit: 0, offset: 0 });
     const view = await repositories.get(ctx, at);
-    return documentReply(services, ctx, view, { ...include, params }, compress);
+    return documentReply(services, ctx, view, { ...include, params }, compress, summary);
   };
 
   const listReply = async (req: Request, ctx: ServiceContext, scope: RepoScope): Promise<Reply> =>
-    repoListReply(req, await repositories.list(ctx, repoListParams(req), scope));
+    repoListReply(req, await repositories.list(ctx, countedListParams(req), scope));
 
   router.get(
     '/repos/',
@@ -128,8 +129,8 @@ export function repoRouter(services: Services): Router {
         .route(`${repoPath}versions/`)
         .get(
           route(async (req, ctx) => {
-            const page = await repositories.listVersions(ctx, ref(req), repoListParams(req));
-            if (!flag(req.query.verbose)) return list(page, versionSummary, req);
+            const page = await repositories.listVersions(ctx, ref(req), countedListParams(req));
+            if (!flag(req.query.verbose)) return list(page, withSummary(req, versionSummary), req);
             return detailList(req, page);
           }),
         )
@@ -193,14 +194,30 @@ function urlOf(view: RepoView): string {
   return (repoSummary(view) as { url: string }).url;
 }
 
+/** List parameters that read each item's counts when the list shows them (`includeSummary`). */
+function countedListParams(req: Request): ListParams {
+  const params = repoListParams(req);
+  return flag(req.query.includeSummary) ? { ...params, withCounts: true } : params;
+}
+
+/** A list item renderer that adds `summary` with `includeSummary=true`. */
+function withSummary(req: Request, render: (view: RepoView) => object) {
+  if (!flag(req.query.includeSummary)) return render;
+  return (view: RepoView): object => ({ ...render(view), summary: summaryOf(view.counts!) });
+}
+
 /** Summaries, or details with `verbose=true` (the list read their counts). */
 function repoListReply(req: Request, page: Page<RepoView>): Reply {
-  if (!flag(req.query.verbose)) return list(page, repoSummary, req);
+  if (!flag(req.query.verbose)) return list(page, withSummary(req, repoSummary), req);
   return detailList(req, page);
 }
 
 function detailList(req: Request, page: Page<RepoView>): Reply {
-  return list(page, (view: RepoView) => repoDetail(view, view.counts!), req);
+  return list(
+    page,
+    withSummary(req, (view: RepoView) => repoDetail(view, view.counts!)),
+    req,
+  );
 }
 
 function repoDetailOf({ view, counts }: RepoDetail): object {

@@ -23,6 +23,8 @@ export function userDetail(
     uuid: user.id,
     username: user.username,
     name: user.name,
+    first_name: user.firstName,
+    last_name: user.lastName,
     company: user.company,
     location: user.location,
     email: user.email,
@@ -30,6 +32,8 @@ export function userDetail(
     website: user.website,
     extras: user.extras,
     is_superuser: user.isSuperuser,
+    // OCL's staff flag: the web client gives staff every menu; here superusers are the staff.
+    is_staff: user.isSuperuser,
     is_active: user.isActive,
     verified: user.verified,
     url,

@@ -1,9 +1,10 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 
-import type { Services, UserDetail } from '../../src/services';
+import type { ProfileInclude, Services, UserDetail } from '../../src/services';
 import {
   bodyOf,
   created,
+  flag,
   listParams,
   noContent,
   ok,
@@ -15,12 +16,13 @@ import {
 } from '../http';
 import { orgListReply, userListReply } from './list-replies';
 import { userDetail, userUrl } from './user.mapper';
+import { profileJson } from './web-client.mapper';
 
 const USER_FILTERS = ['company', 'location'];
 
 /** spec core §4.1. */
 export function userRouter(services: Services): Router {
-  const { users, orgs, auth, oidc } = services;
+  const { users, orgs, auth, oidc, profiles } = services;
   const router = Router();
 
   const detail = ({ user, counts, rateLimits }: UserDetail): object =>
@@ -65,7 +67,7 @@ export function userRouter(services: Services): Router {
 
   router.get(
     '/user/',
-    route(async (_req, ctx) => ok(detail(await users.detail(ctx, undefined)))),
+    route(async (req, ctx) => ok(profileJson(await profiles.detail(ctx, undefined, include(req))))),
   );
   const updateSelf = route(async (req, ctx) =>
     ok(detail(await users.update(ctx, undefined, bodyOf(req)))),
@@ -80,7 +82,9 @@ export function userRouter(services: Services): Router {
 
   router.get(
     '/users/:user/',
-    route(async (req, ctx) => ok(detail(await users.detail(ctx, param(req, 'user'))))),
+    route(async (req, ctx) =>
+      ok(profileJson(await profiles.detail(ctx, param(req, 'user'), include(req)))),
+    ),
   );
   const updateUser = route(async (req, ctx) =>
     ok(detail(await users.update(ctx, param(req, 'user'), bodyOf(req)))),
@@ -126,4 +130,14 @@ export function userRouter(services: Services): Router {
   );
 
   return router;
+}
+
+/** OCL's `include…` parameters of a user detail (what the web client asks for on sign-in). */
+function include(req: Request): ProfileInclude {
+  return {
+    subscribedOrgs: flag(req.query.includeSubscribedOrgs),
+    authGroups: flag(req.query.includeAuthGroups),
+    pins: flag(req.query.includePins),
+    following: flag(req.query.includeFollowing),
+  };
 }

@@ -23,6 +23,11 @@ import { ExportResolver } from './resolvers/export.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 import { MatchResolver } from './resolvers/match.resolver';
+import {
+  OrgWebClientResolver,
+  UserWebClientResolver,
+  WebClientResolver,
+} from './resolvers/web-client.resolver';
 
 /** The schema as declared by the resolvers, before the permission layer. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
@@ -48,6 +53,9 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       TerminologyResolver,
       FhirResourceResolver,
       ExportResolver,
+      WebClientResolver,
+      UserWebClientResolver,
+      OrgWebClientResolver,
       OidcResolver,
     ],
     // Input is validated once, in the services, for every edge.

@@ -19,6 +19,10 @@ import { MatchRepository } from './match.repository';
 import { BulkImportRepository } from './bulk-import.repository';
 import { ExportRepository } from './export.repository';
 import { ReadSnapshot } from './snapshot';
+import { EventRepository } from './event.repository';
+import { PinRepository } from './pin.repository';
+import { FollowRepository } from './follow.repository';
+import { SummaryRepository } from './summary.repository';
 
 export { isUniqueViolation } from './list';
 export { insertRows } from './bulk';
@@ -91,6 +95,10 @@ export type { CascadeRepository } from './cascade.repository';
 export type { ReadSnapshot } from './snapshot';
 export type { Raw } from './hydrate';
 export type { DownloadRow, ExportRow, ExportState } from './export.repository';
+export type { EventRow, EventScope, NewEvent } from './event.repository';
+export type { PinOwner, PinResourceType, PinRow } from './pin.repository';
+export type { FollowedType, FollowRow } from './follow.repository';
+export type { ContentSummary, Distribution, HolderRow, SummaryScope } from './summary.repository';
 export type { IdentityKey } from './identity.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
@@ -113,6 +121,10 @@ export class Repositories {
   readonly match: MatchRepository;
   readonly bulkImports: BulkImportRepository;
   readonly exports: ExportRepository;
+  readonly events: EventRepository;
+  readonly pins: PinRepository;
+  readonly follows: FollowRepository;
+  readonly summaries: SummaryRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -136,6 +148,10 @@ export class Repositories {
     this.match = new MatchRepository(em);
     this.bulkImports = new BulkImportRepository(em);
     this.exports = new ExportRepository(em);
+    this.events = new EventRepository(em);
+    this.pins = new PinRepository(em);
+    this.follows = new FollowRepository(em);
+    this.summaries = new SummaryRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {
@@ -151,6 +167,14 @@ export class Repositories {
   /** A consistent read of long lists through cursors, on a connection of its own; close it. */
   snapshot(): Promise<ReadSnapshot> {
     return ReadSnapshot.open(this.em);
+  }
+
+  /**
+   * Holds a lock named `name` until the transaction ends (inside a transaction only): for work
+   * that must run once however many processes start it at once.
+   */
+  async lockNamed(name: string): Promise<void> {
+    await this.em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [name]);
   }
 
   /** Liveness of the database, for health checks. */

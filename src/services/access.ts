@@ -16,6 +16,9 @@ export type Action =
   | { action: 'org.delete'; org: OrganizationEntity }
   | { action: 'org.viewMembers'; org: OrganizationEntity }
   | { action: 'org.checkMember'; org: OrganizationEntity }
+  /** Add members and remove those who are not administrators. */
+  | { action: 'org.addMembers'; org: OrganizationEntity }
+  /** Grant or take away the administrator role, remove an administrator. */
   | { action: 'org.manageMembers'; org: OrganizationEntity }
   | { action: 'repo.create'; owner: { org: OrganizationEntity } | { user: UserEntity } }
   | { action: 'repo.view'; repo: RepoAccess }
@@ -61,13 +64,15 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
     case 'org.viewMembers':
     case 'org.checkMember':
     case 'org.edit': // spec core §4.2: "caller must be a member"
+    case 'org.addMembers': // as OCL and its web client: every member manages the member list
       return (await ctx.loaders.actorRole.load(request.org.id)) !== null;
     case 'org.manageMembers':
       return (await ctx.loaders.actorRole.load(request.org.id)) === 'admin';
     case 'repo.create':
-      // spec core §4.6: an org administrator creates in an org; a user in their own space.
+      // An org's members create in it, as OCL and its web client let them (the client offers
+      // "New repository" to every member); a user in their own space.
       return 'org' in request.owner
-        ? (await ctx.loaders.actorRole.load(request.owner.org.id)) === 'admin'
+        ? (await ctx.loaders.actorRole.load(request.owner.org.id)) !== null
         : request.owner.user.id === actor.id;
     case 'repo.view': {
       // spec core §5.4: a private repository is seen by its owner and the owning org's members.
@@ -95,7 +100,10 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
   }
 }
 
-/** Metadata and versions (spec core §5.7): the owner, the creator, org administrators. */
+/**
+ * Metadata and versions (spec core §5.7): the owner, the creator, and the owning org's members
+ * (OCL's HasPrivateAccess; the web client gives every member the repository's Manage menu).
+ */
 async function canEditRepo(
   ctx: ServiceContext,
   actorId: string,
@@ -103,9 +111,7 @@ async function canEditRepo(
   repo: RepositoryEntity,
 ): Promise<boolean> {
   if (repo.ownerUserId === actorId || repo.createdBy === actorUsername) return true;
-  return (
-    repo.ownerOrgId !== null && (await ctx.loaders.actorRole.load(repo.ownerOrgId)) === 'admin'
-  );
+  return repo.ownerOrgId !== null && (await ctx.loaders.actorRole.load(repo.ownerOrgId)) !== null;
 }
 
 /** Throws 401 for an anonymous caller and 403 for one who lacks the permission (spec core §7). */

@@ -9,6 +9,7 @@ import type { OidcService } from './oidc.service';
 import type { RateLimitService } from './rate-limit.service';
 import type { UserService } from './user.service';
 import { parseInput, redirectUrl } from './validation';
+import { requireUser } from './access';
 
 const loginSchema = z.object({
   username: z.string({ error: 'This field is required.' }).min(1, 'This field is required.'),
@@ -89,6 +90,22 @@ export class AuthService {
     const { secret, hash } = newSecret();
     await this.repos.tokens.insert(user.id, hash);
     return { token: secret, user };
+  }
+
+  /**
+   * `GET /users/api-token/`: the caller's API token (OCL shows it on the profile). Only hashes are
+   * stored, so the token is the one the caller signed in with when that is one of ours;
+   * otherwise (Basic credentials, another scheme) a new one is issued.
+   */
+  async apiToken(ctx: ServiceContext, presented: string | undefined): Promise<string> {
+    const actor = requireUser(ctx);
+    if (presented) {
+      const holder = await this.repos.tokens.findActiveHolder(hashSecret(presented));
+      if (holder?.id === actor.id) return presented;
+    }
+    const { secret, hash } = newSecret();
+    await this.repos.tokens.insert(actor.id, hash);
+    return secret;
   }
 
   private async basicUser(encoded: string, client: string | undefined): Promise<UserEntity | null> {

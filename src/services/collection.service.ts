@@ -43,6 +43,15 @@ import { mnemonic, parseInput } from './validation';
 export interface ReferenceView {
   collection: RepoView;
   reference: ReferenceRow;
+  /** What it selected when the version's default expansion last evaluated it. */
+  result?: ReferenceResult;
+}
+
+/** A reference's results (OCL `last_resolved_at`, `concepts`, `mappings`); null: never evaluated. */
+export interface ReferenceResult {
+  lastResolvedAt: Date | null;
+  concepts: number | null;
+  mappings: number | null;
 }
 
 /** The answer for one reference of an add (OCL `{added, expression, message}`). */
@@ -379,11 +388,42 @@ export class CollectionService {
       },
       windowOf(params),
     );
-    return pageOf(
-      slice.rows.map((reference) => ({ collection, reference })),
-      slice.total,
-      params,
+    return pageOf(await this.withResults(collection, slice.rows), slice.total, params);
+  }
+
+  /** The URL of a collection version's default expansion (OCL `expansion_url`); null: none. */
+  async defaultExpansionUrl(collection: RepoView): Promise<string | null> {
+    if (collection.repo.kind !== 'collection' || !collection.version.expansionId) return null;
+    const expansion = await this.repos.collections.findExpansionById(
+      collection.version.expansionId,
     );
+    if (!expansion) return null;
+    const { owner, repo, version } = collection;
+    return `${repoUrl(owner, 'collection', repo.mnemonic, version.mnemonic)}expansions/${encodeURIComponent(expansion.mnemonic)}/`;
+  }
+
+  /** References with what each selected in the version's default expansion. */
+  private async withResults(
+    collection: RepoView,
+    references: ReferenceRow[],
+  ): Promise<ReferenceView[]> {
+    const expansionId = collection.version.expansionId;
+    const found =
+      expansionId && references.length > 0
+        ? await this.repos.summaries.referenceResults(
+            expansionId,
+            references.map((r) => r.id),
+          )
+        : null;
+    return references.map((reference) => {
+      const counts = found?.counts.get(reference.id);
+      const result: ReferenceResult = {
+        lastResolvedAt: found?.resolvedAt ?? null,
+        concepts: found ? (counts?.concepts ?? 0) : null,
+        mappings: found ? (counts?.mappings ?? 0) : null,
+      };
+      return { collection, reference, result };
+    });
   }
 
   async getReference(ctx: ServiceContext, ref: RepoRef, id: string): Promise<ReferenceView> {
@@ -394,7 +434,7 @@ export class CollectionService {
       { ids: [id] },
     );
     if (!reference) throw AppError.notFound(`Reference '${id}'`);
-    return { collection, reference };
+    return (await this.withResults(collection, [reference]))[0];
   }
 
   async removeReference(ctx: ServiceContext, ref: RepoRef, id: string): Promise<void> {

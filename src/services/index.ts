@@ -47,6 +47,12 @@ import { createExportStorage, type ExportStorageSettings } from './export-storag
 export type { DocumentWriter, ExportStatus } from './export.service';
 export { writeTo } from './export.service';
 export type { ExportStorageSettings } from './export-storage';
+import { SummaryService } from './summary.service';
+import { EventService } from './event.service';
+import { PinService } from './pin.service';
+import { FollowService } from './follow.service';
+import { ProfileService } from './profile.service';
+import { LookupService } from './lookup.service';
 
 export { ANONYMOUS } from './context';
 export { isFinished } from '../jobs';
@@ -86,6 +92,14 @@ export type {
 export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
 export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from './mapping.service';
 export type { ReferenceInput, Resolution } from './reference-resolver';
+export type { RepoSummary, VersionHolders } from './summary.service';
+export type { PinnedResource, PinView } from './pin.service';
+export type { FollowView } from './follow.service';
+export type { ProfileInclude, UserProfile } from './profile.service';
+export type { LocaleView } from './lookup.service';
+export { MAX_PINS } from './pin.service';
+export type { ReferenceResult } from './collection.service';
+export type { ContentSummary, Distribution, EventRow, PinRow, FollowRow } from '../repositories';
 export { registryEntryUrl } from './url-registry.service';
 export type { UrlRegistryEntryView } from './url-registry.service';
 export {
@@ -168,6 +182,15 @@ export class Services {
   readonly bulkImports: BulkImportService;
   /** Exports of repository versions (spec operations §4.8). */
   readonly exports: ExportService;
+  /** Repository summaries and version histories as the web client reads them. */
+  readonly summaries: SummaryService;
+  readonly events: EventService;
+  readonly pins: PinService;
+  readonly follows: FollowService;
+  /** User details with the orgs, pins and follows the web client reads. */
+  readonly profiles: ProfileService;
+  /** OCL's lookup sources (the `OCL` org) and the pick lists read from them. */
+  readonly lookups: LookupService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -212,6 +235,17 @@ export class Services {
       this.mappings,
       this.collections,
     );
+    this.summaries = new SummaryService(
+      this.repos,
+      this.repositories,
+      this.concepts,
+      this.mappings,
+    );
+    this.events = new EventService(this.repos);
+    this.pins = new PinService(this.repos, this.users, this.orgs, this.repositories);
+    this.follows = new FollowService(this.repos, this.users, this.orgs, this.repositories);
+    this.profiles = new ProfileService(this.users, this.orgs, this.pins, this.follows);
+    this.lookups = new LookupService(this.repos, this.concepts);
     this.fhirResources = new FhirResourceService(
       this.repos,
       this.repositories,

@@ -20,6 +20,8 @@ export interface ListParams {
   allVersions?: boolean;
   /** Items as their details show them (`verbose=true`): with their version counts. */
   verbose?: boolean;
+  /** Repository lists: each item's counts without the detail (OCL's `includeSummary`). */
+  withCounts?: boolean;
 }
 
 export interface Page<T> {

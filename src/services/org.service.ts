@@ -7,7 +7,7 @@ import {
   type OrgSortKey,
   type Repositories,
 } from '../repositories';
-import { authorize, requireUser, viewerOf } from './access';
+import { authorize, can, requireUser, viewerOf } from './access';
 import type { ServiceContext } from './context';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './list';
 import { stripUndefined, type UserItem, type UserService } from './user.service';
@@ -21,6 +21,7 @@ import {
   website,
 } from './validation';
 import { removeRowExtra, setRowExtra } from './extras';
+import { orgSubject, recordEvent } from './event.service';
 
 const createSchema = z.object({
   id: mnemonic,
@@ -42,7 +43,7 @@ const updateSchema = z.object({
 });
 
 const roleSchema = z.object({
-  role: z.enum(['admin', 'member'], { error: 'Must be admin or member.' }).default('member'),
+  role: z.enum(['admin', 'member'], { error: 'Must be admin or member.' }).optional(),
 });
 
 export type CreateOrgInput = z.input<typeof createSchema>;
@@ -170,6 +171,7 @@ export class OrgService {
           updatedBy: actor.username,
         });
         await repos.orgs.upsertMembership(org.id, actor.id, 'admin');
+        await recordEvent(repos, actor, 'Created', orgSubject(org));
         return org;
       });
       return await this.detailOf(ctx, made);
@@ -243,7 +245,10 @@ export class OrgService {
     return (await this.repos.orgs.findMembership(record.id, user.id)) !== null;
   }
 
-  /** Adds a member, or changes a member's role; org administrators only. */
+  /**
+   * Adds a member (any member may, as in OCL), or changes a member's role (administrators only).
+   * Without `role` a new member is a plain member and an existing one keeps theirs.
+   */
   async addMember(
     ctx: ServiceContext,
     id: string,
@@ -251,27 +256,44 @@ export class OrgService {
     input?: unknown,
   ): Promise<void> {
     const org = await this.get(ctx, id);
-    await authorize(ctx, { action: 'org.manageMembers', org });
-    const { role } = parseInput(roleSchema, input);
+    await authorize(ctx, { action: 'org.addMembers', org });
+    const { role: sent } = parseInput(roleSchema, input);
     const user = await this.activeUser(username);
+    const before = (await this.repos.orgs.findMembership(org.id, user.id))?.role;
+    const wanted = sent ?? before ?? 'member';
+    if ((wanted === 'admin' || before === 'admin') && wanted !== before) {
+      await authorize(ctx, { action: 'org.manageMembers', org });
+    }
     await this.repos.transaction(async (repos) => {
       const current = await repos.orgs.findMembership(org.id, user.id);
+      const role = sent ?? current?.role ?? 'member';
       if (current?.role === 'admin' && role !== 'admin') await this.assertNotLastAdmin(repos, org);
+      if (current?.role === role) return;
       await repos.orgs.upsertMembership(org.id, user.id, role);
+      if (!current) await recordEvent(repos, user, 'Joined', orgSubject(org));
     });
   }
 
   /** Removes a membership (the user stays); 404 when the user is not a member. */
   async removeMember(ctx: ServiceContext, id: string, username: string): Promise<void> {
     const org = await this.get(ctx, id);
-    await authorize(ctx, { action: 'org.manageMembers', org });
+    await authorize(ctx, { action: 'org.addMembers', org });
     // A deactivated user's membership can still be removed.
     const user = await this.repos.users.findByUsername(username);
     if (!user) throw AppError.notFound(`User '${username}'`);
+    if ((await this.repos.orgs.findMembership(org.id, user.id))?.role === 'admin') {
+      await authorize(ctx, { action: 'org.manageMembers', org });
+    }
     await this.repos.transaction(async (repos) => {
       const membership = await repos.orgs.findMembership(org.id, user.id);
       if (!membership) throw AppError.notFound(`Membership of '${username}' in '${id}'`);
-      if (membership.role === 'admin') await this.assertNotLastAdmin(repos, org);
+      if (membership.role === 'admin') {
+        // Made an administrator since the check above: only an administrator removes one.
+        if (!(await can(ctx, { action: 'org.manageMembers', org }))) {
+          throw new AppError('FORBIDDEN', 'Only an administrator can remove an administrator.');
+        }
+        await this.assertNotLastAdmin(repos, org);
+      }
       await repos.orgs.deleteMembership(org.id, user.id);
     });
   }

@@ -43,6 +43,19 @@ export class RepositoryDetailService {
     private readonly collections: CollectionService,
   ) {}
 
+  /** A repository's detail; a collection's with its default expansion's URL. */
+  async detail(ctx: ServiceContext, at: RepoRef): Promise<RepoDetail> {
+    return this.detailOf(ctx, await this.repositories.at(ctx, at));
+  }
+
+  private async detailOf(ctx: ServiceContext, view: RepoView): Promise<RepoDetail> {
+    const [counts, expansionUrl] = await Promise.all([
+      this.repositories.counts(ctx, view),
+      view.repo.kind === 'collection' ? this.collections.defaultExpansionUrl(view) : undefined,
+    ]);
+    return { view, counts, ...(expansionUrl !== undefined ? { expansionUrl } : {}) };
+  }
+
   /**
    * The detail with its content, item by item (spec operations §4.8, §4.10): what a get with
    * `includeConcepts`/`includeMappings` answers, read through cursors of one snapshot so that a
@@ -60,7 +73,7 @@ export class RepositoryDetailService {
     // Refused before the first byte: once the detail is written an answer cannot become a 400.
     if (include.concepts) this.concepts.checkWalk(params);
     if (include.mappings) this.mappings.checkWalk(params);
-    await visit.detail({ view, counts: await this.repositories.counts(ctx, view) });
+    await visit.detail(await this.detailOf(ctx, view));
     const collection = view.repo.kind === 'collection';
     const snapshot = await this.repos.snapshot();
     try {

@@ -21,6 +21,7 @@ import { pageOf, resolveSort, windowOf, type ListParams, type Page } from './lis
 import type { OwnerRef, RepoRef } from './urls';
 import { stripUndefined } from './user.service';
 import type { Owner, PathResolver, RepoCounts, RepoView } from './paths';
+import { recordEvent, repoSubject } from './event.service';
 import {
   extras,
   mnemonic,
@@ -59,6 +60,8 @@ export type TransactionStep<T> = (r: Repositories) => Promise<T>;
 export interface RepoDetail {
   view: RepoView;
   counts: RepoCounts;
+  /** A collection version's default expansion (OCL `expansion_url`); only where it is read. */
+  expansionUrl?: string | null;
 }
 
 const locale = z
@@ -336,7 +339,7 @@ export class RepositoryService {
     views: RepoView[],
     params: ListParams,
   ): Promise<RepoView[]> {
-    if (!params.verbose) return views;
+    if (!params.verbose && !params.withCounts) return views;
     return Promise.all(
       views.map(async (view) => ({ ...view, counts: await this.counts(ctx, view) })),
     );
@@ -413,7 +416,9 @@ export class RepositoryService {
       try {
         const repo = await r.repos.insert(values, actor.username);
         const head = (await r.repos.findVersion(repo.id, HEAD))!;
-        return { repo, owner, version: head };
+        const made = { repo, owner, version: head };
+        await recordEvent(r, actor, 'Created', repoSubject(made));
+        return made;
       } catch (error) {
         if (isUniqueViolation(error)) throw repoTaken(owner, id);
         throw error;
@@ -493,13 +498,17 @@ export class RepositoryService {
   async delete(ctx: ServiceContext, ref: RepoRef): Promise<void> {
     const view = await this.get(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo: view.repo });
-    if (view.repo.kind === 'source') {
-      await this.repos.repos.delete(view.repo.id);
-      return;
-    }
-    view.repo.isActive = false;
-    view.repo.updatedBy = requireUser(ctx).username;
-    await this.repos.repos.save(view.repo);
+    const actor = requireUser(ctx);
+    await this.repos.transaction(async (r) => {
+      await recordEvent(r, actor, 'Deleted', repoSubject(view));
+      if (view.repo.kind === 'source') {
+        await r.repos.delete(view.repo.id);
+        return;
+      }
+      view.repo.isActive = false;
+      view.repo.updatedBy = actor.username;
+      await r.repos.save(view.repo);
+    });
   }
 
   async listVersions(
@@ -610,7 +619,10 @@ export class RepositoryService {
           createdBy: actor.username,
           updatedBy: actor.username,
         });
-        await alsoInside?.(r, { repo: current.repo, owner: current.owner, version: made });
+        const view = { repo: current.repo, owner: current.owner, version: made };
+        await alsoInside?.(r, view);
+        await recordEvent(r, actor, 'Created', repoSubject(view));
+        if (made.released) await recordEvent(r, actor, 'Released', repoSubject(view));
         return made;
       } catch (error) {
         if (isUniqueViolation(error)) throw versionTaken(repo, data.id);
@@ -641,10 +653,15 @@ export class RepositoryService {
     }
     const changes = stripUndefined(parseInput(versionUpdateSchema, input));
     const updatedBy = requireUser(ctx).username;
+    const actor = requireUser(ctx);
     const version = await this.repos.transaction(async (r) => {
       // Applied to the row as committed, under its lock: parallel edits of other fields stay.
       const current = await r.repos.lockVersion(view.version.id);
-      return r.repos.saveVersion(Object.assign(current, changes, { updatedBy }));
+      const releasing = changes.released === true && !current.released;
+      const saved = await r.repos.saveVersion(Object.assign(current, changes, { updatedBy }));
+      if (releasing)
+        await recordEvent(r, actor, 'Released', repoSubject({ ...view, version: saved }));
+      return saved;
     });
     return this.detailOf(ctx, { ...view, version });
   }

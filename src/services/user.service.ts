@@ -44,6 +44,8 @@ const username = mnemonic.refine(notReserved(RESERVED_USERNAMES), 'This username
 
 const profileFields = {
   name: requiredText,
+  firstName: optionalText,
+  lastName: optionalText,
   email,
   company: optionalText,
   location: optionalText,
@@ -68,6 +70,8 @@ const signupSchema = z.object({
 
 const updateSchema = z.object({
   name: requiredText.optional(),
+  firstName: optionalText.optional(),
+  lastName: optionalText.optional(),
   email: email.optional(),
   company: optionalText.optional(),
   location: optionalText.optional(),

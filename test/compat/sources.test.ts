@@ -292,7 +292,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
     expect((await request(t.app).get(`/orgs/${org.id}/sources/${id}/`)).status).toBe(404);
   });
 
-  it('only org administrators and superusers create in an org', async () => {
+  it("only the org's members and superusers create in an org (its members, as in OCL)", async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
     const send = (by: TestUser | string | undefined) =>
       request(t.app)
@@ -301,12 +301,12 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
         .send({ id: uniqueId('src'), name: 'Try' });
     expect((await send(undefined)).status).toBe(401);
     expect((await send(outsider)).status).toBe(403);
-    expect((await send(member)).status).toBe(403);
+    expect((await send(member)).status).toBe(201);
     expect((await send(admin)).status).toBe(201);
     const bySuperuser = await send(t.admin);
     expect(bySuperuser.status).toBe(201);
     expect(bySuperuser.body.created_by).toBe('ocladmin');
-    expect((await request(t.app).get(`/orgs/${org.id}/sources/`)).body).toHaveLength(2);
+    expect((await request(t.app).get(`/orgs/${org.id}/sources/`)).body).toHaveLength(3);
   });
 
   it('only the user (or a superuser) creates in a user’s space', async () => {
@@ -635,13 +635,14 @@ describe('DELETE {owner}/sources/:source/', () => {
     expect(again.body.versions).toBe(1);
   });
 
-  it('is refused to anonymous callers (401), plain members and outsiders (403)', async () => {
+  it('is refused to anonymous callers (401) and outsiders (403); members may', async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
     expect((await request(t.app).delete(source.url)).status).toBe(401);
-    expect((await request(t.app).delete(source.url).set(as(member))).status).toBe(403);
     expect((await request(t.app).delete(source.url).set(as(outsider))).status).toBe(403);
     expect((await request(t.app).get(source.url)).status).toBe(200);
+    expect((await request(t.app).delete(source.url).set(as(member))).status).toBe(204);
+    expect((await request(t.app).get(source.url)).status).toBe(404);
   });
 
   it('the owning user deletes a user source', async () => {
@@ -893,18 +894,18 @@ describe('source versions (spec core §4.6, §9)', () => {
     expect((await request(t.app).delete(`${source.url}v1/`).set(as(admin))).status).toBe(204);
   });
 
-  it('version edits and deletes are refused to plain members (403) and anonymous callers (401)', async () => {
-    const { org, admin, member } = await orgWithPeople();
+  it('version edits and deletes are refused to outsiders (403) and anonymous callers (401)', async () => {
+    const { org, admin, outsider } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     expect(
-      (await request(t.app).post(`${source.url}v1/`).set(as(member)).send({ released: true }))
+      (await request(t.app).post(`${source.url}v1/`).set(as(outsider)).send({ released: true }))
         .status,
     ).toBe(403);
     expect((await request(t.app).post(`${source.url}v1/`).send({ released: true })).status).toBe(
       401,
     );
-    expect((await request(t.app).delete(`${source.url}v1/`).set(as(member))).status).toBe(403);
+    expect((await request(t.app).delete(`${source.url}v1/`).set(as(outsider))).status).toBe(403);
     expect((await request(t.app).delete(`${source.url}v1/`)).status).toBe(401);
     expect((await request(t.app).get(`${source.url}v1/`)).body.released).toBe(false);
   });

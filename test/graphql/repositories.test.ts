@@ -225,9 +225,9 @@ describe('createSource', () => {
     expect(source.supportedLocales).toContain(source.defaultLocale);
   });
 
-  test('a plain member of the org is refused with FORBIDDEN and nothing is created', async () => {
+  test('an outsider is refused with FORBIDDEN and nothing is created (members may create)', async () => {
     const id = uniqueId('src');
-    const res = await gql(t, member.auth, CREATE_SOURCE, {
+    const res = await gql(t, outsider.auth, CREATE_SOURCE, {
       owner: `/orgs/${org}/`,
       input: { id, name: 'Nope' },
     });
@@ -650,11 +650,12 @@ describe('updateSource', () => {
     expect(read).toMatchObject({ id, name: 'Stays', canonicalUrl: null, defaultLocale: 'en' });
   });
 
-  test('a plain member is FORBIDDEN, an anonymous caller UNAUTHENTICATED', async () => {
+  test('an outsider is FORBIDDEN, an anonymous caller UNAUTHENTICATED', async () => {
     const { url } = await makeSource(admin, `/orgs/${org}/`, { name: 'Stays' });
-    expect(errorCode(await gql(t, member.auth, UPDATE_SOURCE, { url, input: { name: 'X' } }))).toBe(
-      'FORBIDDEN',
-    );
+    const outsider = await createUser(t);
+    expect(
+      errorCode(await gql(t, outsider.auth, UPDATE_SOURCE, { url, input: { name: 'X' } })),
+    ).toBe('FORBIDDEN');
     expect(errorCode(await gql(t, undefined, UPDATE_SOURCE, { url, input: { name: 'X' } }))).toBe(
       'UNAUTHENTICATED',
     );
@@ -689,13 +690,12 @@ describe('deleteSource', () => {
     expect(again.url).toBe(url);
   });
 
-  test('a plain member is FORBIDDEN and an anonymous caller UNAUTHENTICATED; the source stays', async () => {
+  test('an outsider is FORBIDDEN and an anonymous caller UNAUTHENTICATED; the source stays', async () => {
     const admin = await createUser(t);
-    const member = await createUser(t);
+    const outsider = await createUser(t);
     const org = (await createOrg(t, admin)).id;
-    await addMember(t, org, admin, member);
     const { id, url } = await makeSource(admin, `/orgs/${org}/`);
-    expect(errorCode(await gql(t, member.auth, DELETE_SOURCE, { url }))).toBe('FORBIDDEN');
+    expect(errorCode(await gql(t, outsider.auth, DELETE_SOURCE, { url }))).toBe('FORBIDDEN');
     expect(errorCode(await gql(t, undefined, DELETE_SOURCE, { url }))).toBe('UNAUTHENTICATED');
     expect(dataOf(await gql(t, undefined, SOURCE, { url })).source.id).toBe(id);
   });
@@ -777,10 +777,11 @@ describe('source versions', () => {
     );
   });
 
-  test('a plain member may not create versions (FORBIDDEN); anonymous UNAUTHENTICATED', async () => {
+  test('an outsider may not create versions (FORBIDDEN); anonymous UNAUTHENTICATED', async () => {
     const { url } = await makeSource(admin, `/orgs/${org}/`);
+    const outsider = await createUser(t);
     expect(
-      errorCode(await gql(t, member.auth, CREATE_SOURCE_VERSION, { url, input: { id: 'v1' } })),
+      errorCode(await gql(t, outsider.auth, CREATE_SOURCE_VERSION, { url, input: { id: 'v1' } })),
     ).toBe('FORBIDDEN');
     expect(
       errorCode(await gql(t, undefined, CREATE_SOURCE_VERSION, { url, input: { id: 'v1' } })),
@@ -823,13 +824,14 @@ describe('source versions', () => {
     expect(v1).toMatchObject({ released: false, description: 'Now released' });
   });
 
-  test('updateSourceVersion by a plain member is FORBIDDEN; of an unknown version NOT_FOUND', async () => {
+  test('updateSourceVersion by an outsider is FORBIDDEN; of an unknown version NOT_FOUND', async () => {
     const { id, url } = await makeSource(admin, `/orgs/${org}/`);
     await makeVersion(admin, url, { id: 'v1' });
     const v1 = sourceUrl(org, id, 'v1');
+    const outsider = await createUser(t);
     expect(
       errorCode(
-        await gql(t, member.auth, UPDATE_SOURCE_VERSION, { url: v1, input: { released: true } }),
+        await gql(t, outsider.auth, UPDATE_SOURCE_VERSION, { url: v1, input: { released: true } }),
       ),
     ).toBe('FORBIDDEN');
     expect(dataOf(await gql(t, undefined, SOURCE, { url: v1 })).source.released).toBe(false);
@@ -880,12 +882,13 @@ describe('source versions', () => {
     });
   });
 
-  test('deleteSourceVersion by a plain member is FORBIDDEN and of an unknown version NOT_FOUND', async () => {
+  test('deleteSourceVersion by an outsider is FORBIDDEN and of an unknown version NOT_FOUND', async () => {
     const { id, url } = await makeSource(admin, `/orgs/${org}/`);
     await makeVersion(admin, url, { id: 'v1' });
+    const outsider = await createUser(t);
     expect(
       errorCode(
-        await gql(t, member.auth, DELETE_SOURCE_VERSION, { url: sourceUrl(org, id, 'v1') }),
+        await gql(t, outsider.auth, DELETE_SOURCE_VERSION, { url: sourceUrl(org, id, 'v1') }),
       ),
     ).toBe('FORBIDDEN');
     expect(
@@ -1028,11 +1031,12 @@ describe('collections', () => {
     expect(read).toEqual(created);
   });
 
-  test('createCollection: a plain member FORBIDDEN, anonymous UNAUTHENTICATED, bad values INVALID', async () => {
+  test('createCollection: an outsider FORBIDDEN, anonymous UNAUTHENTICATED, bad values INVALID', async () => {
     const id = uniqueId('col');
     const input = { id, name: 'Nope' };
+    const stranger = await createUser(t);
     expect(
-      errorCode(await gql(t, member.auth, CREATE_COLLECTION, { owner: `/orgs/${org}/`, input })),
+      errorCode(await gql(t, stranger.auth, CREATE_COLLECTION, { owner: `/orgs/${org}/`, input })),
     ).toBe('FORBIDDEN');
     expect(
       errorCode(await gql(t, undefined, CREATE_COLLECTION, { owner: `/orgs/${org}/`, input })),
@@ -1081,14 +1085,15 @@ describe('collections', () => {
     expect(errorCode(await gql(t, outsider.auth, COLLECTION, { url }))).toBe('FORBIDDEN');
     expect(dataOf(await gql(t, member.auth, COLLECTION, { url })).collection).toEqual(updated);
     expect(
-      errorCode(await gql(t, member.auth, UPDATE_COLLECTION, { url, input: { name: 'X' } })),
+      errorCode(await gql(t, outsider.auth, UPDATE_COLLECTION, { url, input: { name: 'X' } })),
     ).toBe('FORBIDDEN');
   });
 
   test('deleteCollection deactivates: NOT_FOUND to the owner, inactive to the superuser, unlisted', async () => {
     const { id, url } = await makeCollection(admin, `/orgs/${org}/`);
     const { id: kept } = await makeCollection(admin, `/orgs/${org}/`);
-    expect(errorCode(await gql(t, member.auth, DELETE_COLLECTION, { url }))).toBe('FORBIDDEN');
+    const stranger = await createUser(t);
+    expect(errorCode(await gql(t, stranger.auth, DELETE_COLLECTION, { url }))).toBe('FORBIDDEN');
     expect(errorCode(await gql(t, undefined, DELETE_COLLECTION, { url }))).toBe('UNAUTHENTICATED');
     expect(dataOf(await gql(t, admin.auth, DELETE_COLLECTION, { url }))).toEqual({
       deleteCollection: true,
@@ -1146,8 +1151,11 @@ describe('collections', () => {
     expect(
       errorCode(await gql(t, admin.auth, CREATE_COLLECTION_VERSION, { url, input: { id: 'v1' } })),
     ).toBe('CONFLICT');
+    const stranger = await createUser(t);
     expect(
-      errorCode(await gql(t, member.auth, CREATE_COLLECTION_VERSION, { url, input: { id: 'v3' } })),
+      errorCode(
+        await gql(t, stranger.auth, CREATE_COLLECTION_VERSION, { url, input: { id: 'v3' } }),
+      ),
     ).toBe('FORBIDDEN');
 
     const latest = { url: collectionUrl(org, id, 'latest') };

@@ -70,6 +70,7 @@ function familyOf(name: string): string {
   if (/User$|^login$|^signup$|^exchangeOidcCode$/.test(name)) return 'users';
   if (/FhirResource$/.test(name)) return 'fhir resources';
   if (/BulkImport$/.test(name)) return 'bulk imports';
+  if (/^(pin|movePin|unpin|follow|unfollow|apiToken)$/.test(name)) return 'web client';
   return 'other mutations';
 }
 
@@ -179,6 +180,12 @@ function baseline(tenant: Tenant, field: string, n: number): Record<string, unkn
     // An accepted import of lines that name nothing real writes no content.
     startBulkImport: { content: '{"type": "Nothing"}', format: 'json' },
     cancelBulkImport: { taskId: '00000000-0000-4000-8000-000000000000' },
+    pin: { owner, resourceType: 'Source', resourceId: '1' },
+    movePin: { owner, id: '1', order: 0 },
+    unpin: { owner, id: '1' },
+    follow: { url: src },
+    unfollow: { id: '1' },
+    apiToken: {},
   };
   return structuredClone(table[field] ?? {});
 }
@@ -637,6 +644,7 @@ const FAMILIES = [
   'graphql protocol',
   'fhir resources',
   'bulk imports',
+  'web client',
 ];
 
 describe('hostile input on the GraphQL edge never reaches a 500, never hangs, and a refused mutation writes nothing', () => {

@@ -23,6 +23,12 @@ export class UserEntity {
   @Column({ type: 'text' })
   email: string;
 
+  @Column({ name: 'first_name', type: 'text', nullable: true })
+  firstName: string | null;
+
+  @Column({ name: 'last_name', type: 'text', nullable: true })
+  lastName: string | null;
+
   @Column({ type: 'text', nullable: true })
   company: string | null;
 

@@ -12,6 +12,7 @@ import { CascadeLookups1764600000000 } from './1764600000000-cascade-lookups';
 import { Match1764700000000 } from './1764700000000-match';
 import { Exports1764710000000 } from './1764710000000-exports';
 import { BulkImports1764720000000 } from './1764720000000-bulk-imports';
+import { WebClient1764730000000 } from './1764730000000-web-client';
 import { OidcIdentities1764740000000 } from './1764740000000-oidc-identities';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
@@ -30,5 +31,6 @@ export const migrations = [
   Match1764700000000,
   Exports1764710000000,
   BulkImports1764720000000,
+  WebClient1764730000000,
   OidcIdentities1764740000000,
 ];

@@ -77,6 +77,18 @@ export class ReferenceObject {
   @Field(() => String, { nullable: true })
   createdBy: string | null;
 
+  @Field(() => Date, {
+    nullable: true,
+    description: "When the version's default expansion last evaluated the references.",
+  })
+  lastResolvedAt: Date | null;
+
+  @Field(() => Int, { nullable: true, description: 'Concepts this reference selected then.' })
+  resolvedConcepts: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Mappings this reference selected then.' })
+  resolvedMappings: number | null;
+
   static from(view: ReferenceView): ReferenceObject {
     const { collection, reference: r } = view;
     return Object.assign(new ReferenceObject(), {
@@ -97,6 +109,9 @@ export class ReferenceObject {
       url: `${collectionUrlAt(collection, collection.version.mnemonic)}references/${r.id}/`,
       createdOn: r.createdAt,
       createdBy: r.createdBy,
+      lastResolvedAt: view.result?.lastResolvedAt ?? null,
+      resolvedConcepts: view.result?.concepts ?? null,
+      resolvedMappings: view.result?.mappings ?? null,
     });
   }
 }

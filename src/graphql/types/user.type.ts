@@ -19,6 +19,12 @@ export class UserType {
   @Field()
   name: string;
 
+  @Field(() => String, { nullable: true })
+  firstName: string | null;
+
+  @Field(() => String, { nullable: true })
+  lastName: string | null;
+
   @Field()
   email: string;
 
@@ -39,6 +45,9 @@ export class UserType {
 
   @Field()
   isSuperuser: boolean;
+
+  @Field({ description: "OCL's staff flag: superusers are this service's staff." })
+  isStaff: boolean;
 
   @Field()
   isActive: boolean;
@@ -72,6 +81,8 @@ export class UserType {
       uuid: user.id,
       username: user.username,
       name: user.name,
+      firstName: user.firstName,
+      lastName: user.lastName,
       email: user.email,
       company: user.company,
       location: user.location,
@@ -79,6 +90,7 @@ export class UserType {
       website: user.website,
       extras: user.extras,
       isSuperuser: user.isSuperuser,
+      isStaff: user.isSuperuser,
       isActive: user.isActive,
       verified: user.verified,
       url: `/users/${encodeURIComponent(user.username)}/`,
@@ -118,6 +130,12 @@ export class CreateUserInput {
   @Field()
   name: string;
 
+  @Field(() => String, { nullable: true })
+  firstName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  lastName?: string | null;
+
   @Field()
   email: string;
 
@@ -147,6 +165,12 @@ export class SignupInput {
 
   @Field()
   name: string;
+
+  @Field(() => String, { nullable: true })
+  firstName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  lastName?: string | null;
 
   @Field()
   email: string;
@@ -186,6 +210,12 @@ export class SignupInput {
 export class UpdateUserInput {
   @Field({ nullable: true })
   name?: string;
+
+  @Field(() => String, { nullable: true })
+  firstName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  lastName?: string | null;
 
   @Field({ nullable: true })
   email?: string;

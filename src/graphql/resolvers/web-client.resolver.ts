@@ -1,0 +1,180 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { defaultListParams, parseOwnerUrl, parseRepoUrl, type OwnerRef } from '../../services';
+import type { GraphQLContext } from '../context';
+import { OrganizationType } from '../types/org.type';
+import { UserType } from '../types/user.type';
+import {
+  EventObject,
+  EventPage,
+  FollowObject,
+  LocaleObject,
+  PinObject,
+  RepositorySummaryObject,
+} from '../types/web-client.type';
+
+/** Whose: the caller when no username is given. */
+const userRef = (username: string | null | undefined): OwnerRef =>
+  username ? { type: 'user', username } : { type: 'self' };
+
+/** What the OCL web client reads besides content (issue 15), as the REST edge serves it. */
+@Resolver()
+export class WebClientResolver {
+  @Query(() => EventPage, {
+    description:
+      "Events, newest first. Without `username`: public creations and releases (the guest dashboard). With it: that user's, by `scopes` (`self` (default), `orgs`, `following`, `all`).",
+  })
+  async events(
+    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Arg('scopes', () => [String], { defaultValue: [] }) scopes: string[],
+    @Arg('limit', () => Int, { defaultValue: 10 }) limit: number,
+    @Arg('offset', () => Int, { defaultValue: 0 }) offset: number,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<EventPage> {
+    const params = defaultListParams({ limit, offset });
+    const page = !username
+      ? await ctx.services.events.highlights(ctx, params)
+      : await ctx.services.events.ofUser(
+          ctx,
+          await ctx.services.users.get(ctx, username),
+          scopes,
+          params,
+        );
+    return { totalCount: page.total, items: page.items.map((e) => EventObject.from(e)) };
+  }
+
+  @Query(() => [PinObject], {
+    description: 'Pins of an owner (`/orgs/X/`, `/users/x/`), in order.',
+  })
+  async pins(@Arg('owner') owner: string, @Ctx() ctx: GraphQLContext): Promise<PinObject[]> {
+    return (await ctx.services.pins.list(ctx, parseOwnerUrl(owner))).map((p) => PinObject.from(p));
+  }
+
+  @Query(() => [FollowObject], {
+    description: 'What a user follows; without `username`, the caller.',
+  })
+  async following(
+    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<FollowObject[]> {
+    return (await ctx.services.follows.following(ctx, userRef(username))).map((f) =>
+      FollowObject.from(f),
+    );
+  }
+
+  @Query(() => [LocaleObject], {
+    description: 'Locales with a two-letter code (REST `/locales/`).',
+  })
+  async locales(@Ctx() ctx: GraphQLContext): Promise<LocaleObject[]> {
+    return (await ctx.services.lookups.locales(ctx)).map((l) => LocaleObject.from(l));
+  }
+
+  @Query(() => RepositorySummaryObject, {
+    description: 'The summary of a repository at HEAD or a version (its REST URL).',
+  })
+  async repositorySummary(
+    @Arg('url') url: string,
+    @Arg('verbose', { defaultValue: false }) verbose: boolean,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositorySummaryObject> {
+    return RepositorySummaryObject.from(
+      await ctx.services.summaries.repoSummary(ctx, parseRepoUrl(url), { verbose }),
+    );
+  }
+
+  @Mutation(() => PinObject, {
+    description:
+      'Pins a source, collection or org (`resourceType`, its `uuid`) for an owner (`/orgs/X/`, `/users/x/`); at most 4.',
+  })
+  async pin(
+    @Arg('owner') owner: string,
+    @Arg('resourceType') resourceType: string,
+    @Arg('resourceId', () => ID) resourceId: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<PinObject> {
+    return PinObject.from(
+      await ctx.services.pins.add(ctx, parseOwnerUrl(owner), { resourceType, resourceId }),
+    );
+  }
+
+  @Mutation(() => PinObject, { description: 'Moves a pin to `order` (from 0).' })
+  async movePin(
+    @Arg('owner') owner: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('order', () => Int) order: number,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<PinObject> {
+    return PinObject.from(await ctx.services.pins.move(ctx, parseOwnerUrl(owner), id, { order }));
+  }
+
+  @Mutation(() => Boolean)
+  async unpin(
+    @Arg('owner') owner: string,
+    @Arg('id', () => ID) id: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.pins.remove(ctx, parseOwnerUrl(owner), id);
+    return true;
+  }
+
+  @Mutation(() => FollowObject, {
+    description:
+      'Follows a user, org, source or collection (its URL); without `username`, as the caller.',
+  })
+  async follow(
+    @Arg('url') url: string,
+    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<FollowObject> {
+    return FollowObject.from(
+      await ctx.services.follows.follow(ctx, userRef(username), { follow: url }),
+    );
+  }
+
+  @Mutation(() => Boolean)
+  async unfollow(
+    @Arg('id', () => ID) id: string,
+    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.follows.unfollow(ctx, userRef(username), id);
+    return true;
+  }
+
+  @Mutation(() => String, {
+    description:
+      "The caller's API token (REST `/users/api-token/`): a new one, since GraphQL callers may have signed in otherwise.",
+  })
+  async apiToken(@Ctx() ctx: GraphQLContext): Promise<string> {
+    return ctx.services.auth.apiToken(ctx, undefined);
+  }
+}
+
+/** A user's pins and follows, as `/user/?includePins=true&includeFollowing=true` reads them. */
+@Resolver(() => UserType)
+export class UserWebClientResolver {
+  @FieldResolver(() => [PinObject], { description: 'Its pins the caller may see, in order.' })
+  async pins(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<PinObject[]> {
+    return (await ctx.services.pins.ofUser(ctx, user.entity)).map((p) => PinObject.from(p));
+  }
+
+  @FieldResolver(() => [FollowObject], { description: 'What it follows that the caller may see.' })
+  async following(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<FollowObject[]> {
+    return (await ctx.services.follows.ofUser(ctx, user.entity)).map((f) => FollowObject.from(f));
+  }
+
+  @FieldResolver(() => [String], { description: "OCL's auth groups: none here." })
+  authGroups(): string[] {
+    return [];
+  }
+}
+
+/** An org's pins. */
+@Resolver(() => OrganizationType)
+export class OrgWebClientResolver {
+  @FieldResolver(() => [PinObject])
+  async pins(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<PinObject[]> {
+    return (await ctx.services.pins.list(ctx, { type: 'org', id: org.entity.mnemonic })).map((p) =>
+      PinObject.from(p),
+    );
+  }
+}

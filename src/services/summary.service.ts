@@ -1,0 +1,169 @@
+import { AppError } from '../errors';
+import { authorize } from './access';
+import type { ContentSummary, Repositories } from '../repositories';
+import { viewerOf } from './actor';
+import type { ServiceContext } from './context';
+import type { ConceptService, ConceptView } from './concept.service';
+import type { ListParams, Page } from './list';
+import type { MappingItem } from './mapping-views';
+import type { MappingService } from './mapping.service';
+import type { RepoView } from './paths';
+import type { RepositoryService } from './repository.service';
+import type { RepoRef } from './urls';
+import { repoUrl } from './urls';
+
+/** A repository version's summary (OCL `{repo}[/:version]/summary/`). */
+export interface RepoSummary {
+  view: RepoView;
+  activeConcepts: number;
+  activeMappings: number;
+  versions: { total: number; released: number };
+  /** With `verbose`: counts by property. */
+  content?: ContentSummary;
+}
+
+/** The distributions `summary/?verbose=true&distribution=…` may ask for (OCL's names). */
+export const DISTRIBUTIONS = [
+  'concept_class',
+  'datatype',
+  'name_type',
+  'name_locale',
+  'map_type',
+  'concepts_extras',
+] as const;
+
+export type DistributionName = (typeof DISTRIBUTIONS)[number];
+
+/** The repository versions that hold one concept or mapping version (as URLs). */
+export interface VersionHolders {
+  sourceVersions: string[];
+  collectionVersions: string[];
+}
+
+/** Summaries the web client shows beside content: repository totals, version membership. */
+export class SummaryService {
+  constructor(
+    private readonly repos: Repositories,
+    private readonly repositories: RepositoryService,
+    private readonly concepts: ConceptService,
+    private readonly mappings: MappingService,
+  ) {}
+
+  /**
+   * OCL's summary refresh (`PUT …/summary/`): its editors may ask; summaries here are computed
+   * on every read, so there is nothing to redo.
+   */
+  async refresh(ctx: ServiceContext, ref: RepoRef): Promise<void> {
+    const view = await this.repositories.get(ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo: view.repo });
+  }
+
+  /**
+   * A concept's versions, newest first, each with the repository versions that hold it when
+   * `holders` (OCL's `includeSourceVersions` / `includeCollectionVersions`).
+   */
+  async conceptHistory(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    params: ListParams,
+    holders: boolean,
+  ): Promise<Page<ConceptView & { holders?: VersionHolders }>> {
+    const page = await this.concepts.listVersions(ctx, sourceRef, id, params);
+    if (!holders) return page;
+    const found = await this.holders(
+      ctx,
+      'concept',
+      page.items.map((v) => v.version.id),
+    );
+    return { ...page, items: page.items.map((v) => ({ ...v, holders: found.get(v.version.id) })) };
+  }
+
+  /** A mapping's versions, as `conceptHistory`. */
+  async mappingHistory(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    params: ListParams,
+    holders: boolean,
+  ): Promise<Page<MappingItem & { holders?: VersionHolders }>> {
+    const page = await this.mappings.listVersions(ctx, sourceRef, id, params);
+    if (!holders) return page;
+    const found = await this.holders(
+      ctx,
+      'mapping',
+      page.items.map((v) => v.view.version.id),
+    );
+    return {
+      ...page,
+      items: page.items.map((v) => ({ ...v, holders: found.get(v.view.version.id) })),
+    };
+  }
+
+  /**
+   * The summary of a repository at HEAD or a version: its active content and versions, and with
+   * `verbose` the content counted by class, datatype, locale, name type and map type (a
+   * collection's from its version's default expansion).
+   */
+  async repoSummary(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    options: { verbose: boolean; distribution?: string[] },
+  ): Promise<RepoSummary> {
+    const unknown = (options.distribution ?? []).find(
+      (d) => !(DISTRIBUTIONS as readonly string[]).includes(d),
+    );
+    if (unknown !== undefined) {
+      throw AppError.field(
+        'distribution',
+        `Unknown distribution '${unknown}'; use ${DISTRIBUTIONS.join(', ')}.`,
+      );
+    }
+    const view = await this.repositories.get(ctx, ref);
+    const [counts, versions, content] = await Promise.all([
+      this.repositories.counts(ctx, view),
+      this.repos.summaries.versionTotals(view.repo.id),
+      options.verbose
+        ? this.repos.summaries.contentSummary(
+            view.repo.kind === 'source'
+              ? { kind: 'source', repositoryId: view.repo.id, seq: view.version.seq }
+              : { kind: 'expansion', expansionId: view.version.expansionId },
+            viewerOf(ctx.actor),
+          )
+        : Promise.resolve(undefined),
+    ]);
+    return {
+      view,
+      activeConcepts: counts.activeConcepts,
+      activeMappings: counts.activeMappings,
+      versions,
+      content,
+    };
+  }
+
+  /**
+   * For concept or mapping versions (of content the caller already read), the source versions
+   * that froze each and the collection versions that hold it, by version id.
+   */
+  private async holders(
+    ctx: ServiceContext,
+    object: 'concept' | 'mapping',
+    versionIds: string[],
+  ): Promise<Map<string, VersionHolders>> {
+    const rows = await this.repos.summaries.holders(object, versionIds, viewerOf(ctx.actor));
+    const repositoryIds = [...new Set([...rows.values()].flat().map((r) => r.repository_id))];
+    const views = await this.repositories.headViews(ctx, repositoryIds);
+    const result = new Map<string, VersionHolders>();
+    for (const id of versionIds) {
+      const holders: VersionHolders = { sourceVersions: [], collectionVersions: [] };
+      for (const row of rows.get(id) ?? []) {
+        const view = views.get(row.repository_id);
+        if (!view) continue;
+        const url = repoUrl(view.owner, view.repo.kind, view.repo.mnemonic, row.mnemonic);
+        (row.kind === 'Source' ? holders.sourceVersions : holders.collectionVersions).push(url);
+      }
+      result.set(id, holders);
+    }
+    return result;
+  }
+}
