@@ -17,6 +17,7 @@ import {
   printSetup,
   printTable,
   request,
+  settleTasks,
   startBenchServer,
   type BenchParams,
   type BenchServer,
@@ -70,6 +71,7 @@ export async function run(): Promise<void> {
       `published:  source version and the collection of ${members.length.toLocaleString('en-US')} ` +
         `references with its version in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
+    await settleTasks(server, token);
     print('');
     const active = dict.concepts.filter((c) => !c.retired);
     await operationsUnderLoad(server, params, active, members);

@@ -188,6 +188,22 @@ async function postgresVersion(url: string): Promise<string> {
 }
 
 /** One request outside the measurements (fixtures, reference answers); returns the body text. */
+/**
+ * Waits until every background task of the token's user has finished (a version made by a
+ * benchmark is exported by a task, which would otherwise share the server's CPU with what is
+ * measured); prints how long that took.
+ */
+export async function settleTasks(server: BenchServer, token: string): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const body = await request(server, 'GET', '/tasks/?limit=0', { token });
+    const tasks = JSON.parse(body) as Array<{ state: string }>;
+    if (tasks.every((task) => task.state === 'SUCCESS' || task.state === 'FAILURE')) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  print(`background:  tasks settled in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
 export async function request(
   server: BenchServer,
   method: string,
