@@ -1,6 +1,6 @@
 import request from 'supertest';
-import yauzl from 'yauzl';
 import { createOrg, createTestApp, createUser, uniqueId, type TestApp } from '../factories';
+import { binary, unzip } from '../factories/zip';
 
 let t: TestApp;
 let tag: string;
@@ -153,14 +153,7 @@ describe('facets (includeFacets header)', () => {
 describe('compress: true', () => {
   it('answers the same JSON zipped as export.json', async () => {
     const plain = await list({ limit: 0 });
-    const zipped = await list({ limit: 0 })
-      .set('compress', 'true')
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+    const zipped = await list({ limit: 0 }).set('compress', 'true').buffer(true).parse(binary);
     expect(zipped.headers['content-type']).toBe('application/zip');
     expect(zipped.headers.num_found).toBe('25');
     const entries = await unzip(zipped.body as Buffer);
@@ -168,25 +161,3 @@ describe('compress: true', () => {
     expect(JSON.parse(entries['export.json'])).toEqual(plain.body);
   });
 });
-
-function unzip(buffer: Buffer): Promise<Record<string, string>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buffer, { lazyEntries: true }, (error, zip) => {
-      if (error) return reject(error);
-      const files: Record<string, string> = {};
-      zip.readEntry();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (err, stream) => {
-          if (err) return reject(err);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            files[entry.fileName] = Buffer.concat(chunks).toString('utf8');
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(files));
-    });
-  });
-}
