@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { HEAD, type MappingVersionEntity, type RepositoryKind } from '../db/entities';
 import { AppError } from '../errors';
 import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../repositories';
@@ -150,10 +151,16 @@ export class FhirResourceService {
   }
 
   /**
-   * Stored code system and value set versions as the operations read them, rendered once
-   * (`renderedKey`, `membersKey`).
+   * Stored code system, value set and concept map versions as the operations read them,
+   * rendered once (`renderedKey`, `membersKey`, `mapKey`).
    */
   private readonly rendered: RenderedCache;
+
+  /**
+   * The repositories a source version's mappings end in, by `renderedKey`: the same while the
+   * version's content is, so a concept map's key costs no scan of its mappings.
+   */
+  private readonly mapEnds = new LRUCache<string, string[]>({ max: 1_000 });
 
   /**
    * `GET /fhir/X/` and `GET {owner}/X/`: the latest released version of each repository, one
@@ -704,14 +711,19 @@ export class FhirResourceService {
    * change number (an end shows its concept's current name).
    */
   private async mapKey(ctx: ServiceContext, view: RepoView): Promise<string> {
-    const ids = await this.repos.fhir.mappingEndRepositoryIds(view.repo.id, view.version.seq);
+    const content = renderedKey(ctx, view);
+    let ids = this.mapEnds.get(content);
+    if (!ids) {
+      ids = await this.repos.fhir.mappingEndRepositoryIds(view.repo.id, view.version.seq);
+      this.mapEnds.set(content, ids);
+    }
     const ends = await Promise.all(
       ids.map(async (id) => {
         const repo = await ctx.loaders.repositoryById.load(id);
         return repo && [id, await mayViewRepo(ctx, repo), repo.updatedAt.getTime(), repo.headSeq];
       }),
     );
-    return JSON.stringify(['ConceptMap', renderedKey(ctx, view), ends]);
+    return JSON.stringify(['ConceptMap', content, ends]);
   }
 
   /** A value set with all its members: their codes only, in one lean read. */
