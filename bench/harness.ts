@@ -66,6 +66,7 @@ export async function startBenchServer(): Promise<BenchServer> {
   const db = await openBenchDatabase();
   try {
     const server = await forkServer(db.url);
+    benchPostmaster = await postmasterOf(db.url);
     return {
       url: `http://127.0.0.1:${server.port}`,
       databaseUrl: db.url,
@@ -303,25 +304,53 @@ function serverCpu(): Promise<number | null> {
 
 let clockTicks: number | undefined;
 
+/** The pid of the benchmark database's postmaster when it runs on this machine (Linux). */
+let benchPostmaster: string | null = null;
+
+/** The parent of one of the database's backends (its postmaster), when it runs here. */
+async function postmasterOf(url: string): Promise<string | null> {
+  if (process.platform !== 'linux') return null;
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return statOf(String(rows[0].pid))?.ppid ?? null;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A process's name, parent and CPU ticks (`/proc/PID/stat`), or null when it is gone. */
+function statOf(pid: string): { name: string; ppid: string; ticks: number } | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null; // exited meanwhile
+  }
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, close),
+    ppid: fields[1],
+    ticks: Number(fields[11]) + Number(fields[12]), // utime, stime
+  };
+}
+
 /**
- * CPU clock ticks of each process named `postgres` on this machine, by pid (Linux `/proc`); null
- * elsewhere or when there is none.
+ * CPU clock ticks of the benchmark database's processes by pid (Linux `/proc`): its postmaster
+ * and children when known (other agents' clusters on a shared machine are not counted), else
+ * each process named `postgres`; null elsewhere or when there is none.
  */
 function postgresTicks(): Map<string, number> | null {
   if (process.platform !== 'linux') return null;
   const ticks = new Map<string, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    const close = stat.lastIndexOf(')');
-    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-    const fields = stat.slice(close + 2).split(' ');
-    ticks.set(entry, Number(fields[11]) + Number(fields[12])); // utime, stime
+    const stat = statOf(entry);
+    if (!stat || stat.name !== 'postgres') continue;
+    if (benchPostmaster && entry !== benchPostmaster && stat.ppid !== benchPostmaster) continue;
+    ticks.set(entry, stat.ticks);
   }
   return ticks.size > 0 ? ticks : null;
 }

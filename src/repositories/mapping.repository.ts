@@ -118,18 +118,23 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
   ): Promise<Map<number, { mappingId: string; mnemonic: string }>> {
     if (ends.length === 0) return new Map();
     const rows = await this.em.query<Array<{ i: number; id: string; mnemonic: string }>>(
-      `SELECT DISTINCT ON (k.i) k.i, mv.mapping_id::text AS id, mv.mnemonic
+      // LATERAL … LIMIT 1: one probe of the ends index a tuple, whatever the statistics say (a
+      // hash join would read every current mapping of the source for each batch). A source
+      // holds at most one such mapping (what this check keeps true).
+      `SELECT k.i, mv.id, mv.mnemonic
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
          WITH ORDINALITY AS k(map_type, from_code, from_url, to_code, to_url, i)
-       JOIN mapping_versions mv ON mv.repository_id = $1 AND mv.valid_to_seq IS NULL
-         AND NOT mv.retired AND mv.map_type = k.map_type
-         AND coalesce(mv.from_concept_code, '') = coalesce(k.from_code, '')
-         AND coalesce(mv.to_concept_code, '') = coalesce(k.to_code, '')
-         AND mv.from_concept_code IS NOT DISTINCT FROM k.from_code
-         AND mv.from_source_url IS NOT DISTINCT FROM k.from_url
-         AND mv.to_concept_code IS NOT DISTINCT FROM k.to_code
-         AND mv.to_source_url IS NOT DISTINCT FROM k.to_url
-       ORDER BY k.i, mv.mapping_id`,
+       CROSS JOIN LATERAL (
+         SELECT m.mapping_id::text AS id, m.mnemonic FROM mapping_versions m
+         WHERE m.repository_id = $1 AND m.valid_to_seq IS NULL
+           AND NOT m.retired AND m.map_type = k.map_type
+           AND coalesce(m.from_concept_code, '') = coalesce(k.from_code, '')
+           AND coalesce(m.to_concept_code, '') = coalesce(k.to_code, '')
+           AND m.from_concept_code IS NOT DISTINCT FROM k.from_code
+           AND m.from_source_url IS NOT DISTINCT FROM k.from_url
+           AND m.to_concept_code IS NOT DISTINCT FROM k.to_code
+           AND m.to_source_url IS NOT DISTINCT FROM k.to_url
+         LIMIT 1) mv`,
       [
         repositoryId,
         ends.map((e) => e.mapType),

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConceptVersionEntity, MappingVersionEntity } from '../db/entities';
 import { AppError, isAppError } from '../errors';
@@ -83,6 +84,10 @@ export interface BulkImportOptions {
 const BATCH_SIZE = 1000;
 /** The most failures a report lists (it counts all of them). */
 const MAX_FAILURES_LISTED = 10_000;
+/** Rows written before an import first refreshes the planner's statistics (then at each doubling). */
+const ANALYZE_FIRST = 5000;
+/** Lines drafted between two turns of the event loop (the batch being written goes on). */
+const YIELD_EVERY = 100;
 /** How often a running import saves its report (and its task's progress). */
 const SAVE_EVERY_MS = 1000;
 
@@ -201,32 +206,40 @@ export class BulkImportService {
     const record = await this.repos.bulkImports.find(job.importId);
     const text = await this.repos.bulkImports.content(job.importId);
     if (!record || text === null) throw AppError.notFound('The import file');
-    const lines = record.format === 'csv' ? csvLines(text) : jsonLines(text);
-    const report = emptyReport(lines.length);
+    const { total, lines } = record.format === 'csv' ? csvLines(text) : jsonLines(text);
+    const report = emptyReport(total);
     let saved = Date.now();
     const save = async (final: boolean): Promise<void> => {
       report.elapsed_seconds = Math.round((Date.now() - started) / 10) / 100;
       await this.repos.bulkImports.saveReport(record.id, report, final);
       saved = Date.now();
     };
-    const batches = [...batchesOf(lines)];
+    const batches = batchesOf(lines);
     const prepare = (batch: ImportLine[]): Promise<Writer> =>
       this.prepareBatch(ctx, batch, record.updateIfExists, report);
     try {
       let ahead: Promise<Writer> | null = null;
-      for (const [index, batch] of batches.entries()) {
+      let analyzeAt = ANALYZE_FIRST;
+      for (let batch = batches.next(); !batch.done;) {
         const cancelledBy = await this.repos.bulkImports.cancelledBy(record.id);
         if (cancelledBy) {
           report.cancelled_by = cancelledBy;
           break;
         }
-        const write: Writer = await (ahead ?? prepare(batch));
-        // The next batch is checked while this one is written, when nothing this one writes
-        // can change how it reads (server and database work at once).
-        const next = batches[index + 1];
-        ahead = next && independent(batch, next) ? prepare(next) : null;
-        await write();
-        report.processed += batch.length;
+        const write: Writer = await (ahead ?? prepare(batch.value));
+        const writing = write();
+        // The next batch is read and checked while this one is written, when nothing this one
+        // writes can change how it reads (server and database work at once).
+        const next = batches.next();
+        ahead = !next.done && independent(batch.value, next.value) ? prepare(next.value) : null;
+        await writing;
+        report.processed += batch.value.length;
+        batch = next;
+        const written = report.created + report.updated + report.deleted;
+        if (written >= analyzeAt) {
+          await this.repos.bulkImports.analyzeContent();
+          analyzeAt = 2 * written;
+        }
         if (Date.now() - saved >= SAVE_EVERY_MS) {
           await save(false);
           await progress(
@@ -274,10 +287,14 @@ export class BulkImportService {
         write().catch(failAll);
     try {
       if (first.type === 'Concept') {
-        return guarded(await this.conceptBatch(ctx, lines, updateIfExists, report));
+        return guarded(
+          await this.contentBatch(ctx, lines, updateIfExists, report, this.conceptKind),
+        );
       }
       if (first.type === 'Mapping') {
-        return guarded(await this.mappingBatch(ctx, lines, updateIfExists, report));
+        return guarded(
+          await this.contentBatch(ctx, lines, updateIfExists, report, this.mappingKind),
+        );
       }
       return guarded(() => this.otherLine(ctx, first, updateIfExists, report));
     } catch (error) {
@@ -288,348 +305,307 @@ export class BulkImportService {
   // ------------------------------------------------------------------------------------------
   // Concepts and mappings: a batch of one source, set-based
 
-  private async conceptBatch(
+  /**
+   * A batch of concepts or mappings drafted (the API's validation, checksums and search text of
+   * each line's content, no writes), as the work that writes it in one transaction.
+   */
+  private async contentBatch<C extends Content, V extends ContentVersion>(
     ctx: ServiceContext,
     lines: Line[],
     updateIfExists: boolean,
     report: ImportReport,
+    kindOf: KindMaker<C, V>,
   ): Promise<Writer> {
     const source = await this.concepts.writableSource(ctx, sourceRefOf(lines[0].fields));
-    const username = requireUser(ctx).username;
+    const kind = kindOf(ctx, source, lines, requireUser(ctx).username);
     const pending: Outcome[] = [];
-    const known = new Set(lines.map(idOf).filter((id): id is string => id !== null));
-    const drafts: Array<{
-      line: Line;
-      id: string | undefined;
-      content: ConceptContent | null;
-      comment: string | null;
-    }> = [];
-    for (const line of lines) {
-      if (line.action === 'DELETE') {
-        drafts.push({
-          line,
-          id: idOf(line) ?? undefined,
-          content: null,
-          comment: 'Concept was retired',
-        });
-        continue;
-      }
+    const drafts: Array<Draft<C, V>> = [];
+    for (const [index, line] of lines.entries()) {
+      // Lets the write of the batch before this one go on meanwhile (its answers wait otherwise).
+      if (index % YIELD_EVERY === 0) await setImmediate();
       try {
-        const draft = await this.concepts.draft(source, camelKeys(line.fields), {
-          assignItemIds: false,
-          known,
-        });
-        drafts.push({ line, ...draft });
+        if (line.action === 'DELETE') {
+          drafts.push({ line, ...kind.deleted(line), content: null, row: null });
+          continue;
+        }
+        const draft = await kind.draft(line);
+        const object = { id: '', mnemonic: draft.id ?? '' };
+        const row = kind.versionRow(object, draft.content, '', draft.comment);
+        drafts.push({ line, ...draft, row });
       } catch (error) {
         pending.push([line, idOf(line), ...outcomeOf(error)]);
       }
     }
-    if (drafts.length === 0) return async () => recordAll(report, pending);
     return async () => {
       recordAll(report, pending);
-      const outcomes = await this.repos.transaction(async (repos) => {
-        const seq = await repos.repos.nextChange(source.repo.id);
-        const ids = drafts.map((d) => d.id).filter((id): id is string => id !== undefined);
+      if (drafts.length === 0) return;
+      recordAll(
+        report,
+        await this.repos.transaction((repos) =>
+          this.writeContent(repos, kind, source, drafts, updateIfExists),
+        ),
+      );
+    };
+  }
+
+  /** A drafted batch written under the source's lock: each line's outcome. */
+  private async writeContent<C extends Content, V extends ContentVersion>(
+    repos: Repositories,
+    kind: ContentKind<C, V>,
+    source: RepoView,
+    drafts: Array<Draft<C, V>>,
+    updateIfExists: boolean,
+  ): Promise<Outcome[]> {
+    const seq = await repos.repos.nextChange(source.repo.id);
+    const found = await kind.lookup(repos, drafts);
+    const result: Outcome[] = [];
+    const ended: string[] = [];
+    const versions: Array<Partial<V>> = [];
+    const fresh: Array<Draft<C, V>> = [];
+    drafts.forEach((draft, index) => {
+      const { line } = draft;
+      const existing = found.existing(draft, index);
+      const decided = decide(line.action, existing !== undefined, updateIfExists);
+      if (decided !== 'write') {
+        result.push([line, draft.id ?? null, decided, reasonOf(decided, kind.type, draft.id)]);
+        return;
+      }
+      const clash = found.clash(draft, index, existing);
+      if (clash !== undefined) {
+        result.push([line, draft.id ?? null, 'invalid', clash]);
+        return;
+      }
+      if (!existing) {
+        fresh.push(draft);
+        return;
+      }
+      if (line.action === 'DELETE' && existing.retired) {
+        result.push([line, existing.mnemonic, 'unchanged', null]);
+        return;
+      }
+      const objectId = kind.objectIdOf(existing);
+      const row =
+        draft.row && draft.id !== undefined
+          ? kind.finish(draft.row, objectId, seq, draft.content!)
+          : kind.versionRow(
+              { id: objectId, mnemonic: existing.mnemonic },
+              draft.content ?? { ...kind.contentOf(existing), retired: true },
+              seq,
+              draft.comment,
+            );
+      if (row.checksumStandard === existing.checksumStandard) {
+        result.push([line, existing.mnemonic, 'unchanged', null]);
+        return;
+      }
+      ended.push(objectId);
+      versions.push(row);
+      result.push([
+        line,
+        existing.mnemonic,
+        line.action === 'DELETE' ? 'deleted' : 'updated',
+        null,
+      ]);
+    });
+    result.push(...(await this.insertNew(repos, kind, source, seq, fresh, versions)));
+    await kind.store(repos).endCurrentOf(ended, seq);
+    await kind.store(repos).insertVersions(versions);
+    return result;
+  }
+
+  /**
+   * New concepts or mappings of a batch, ids and external ids by the source's schemes where none
+   * is given; their version rows join `versions`.
+   */
+  private async insertNew<C extends Content, V extends ContentVersion>(
+    repos: Repositories,
+    kind: ContentKind<C, V>,
+    source: RepoView,
+    seq: string,
+    fresh: Array<Draft<C, V>>,
+    versions: Array<Partial<V>>,
+  ): Promise<Outcome[]> {
+    if (fresh.length === 0) return [];
+    const [idScheme, idFrom] = kind.autoid.id;
+    const nextId = await counter(
+      idScheme,
+      idFrom,
+      fresh.some((f) => f.id === undefined),
+      (from) => kind.nextNumericId(repos, 'mnemonic', from),
+    );
+    const [externalScheme, externalFrom] = kind.autoid.externalId;
+    const nextExternal = await counter(
+      externalScheme,
+      externalFrom,
+      fresh.some((f) => f.content!.externalId === null),
+      (from) => kind.nextNumericId(repos, 'external_id', from),
+    );
+    const items = fresh.map((draft) => {
+      let content = kind.forNew(draft.content!);
+      if (content.externalId === null && nextExternal) {
+        content = { ...content, externalId: nextExternal() };
+      }
+      return { draft, id: draft.id ?? nextId!(), content };
+    });
+    const ids = await kind.store(repos).insertObjects(
+      items.map((item) => ({
+        repositoryId: source.repo.id,
+        mnemonic: item.id,
+        createdBy: kind.username,
+      })),
+    );
+    return items.map(({ draft, id, content }): Outcome => {
+      const objectId = ids.get(id)!;
+      // The drafted row holds when nothing was assigned since (ids, external ids, item ids).
+      versions.push(
+        draft.id !== undefined && content === draft.content
+          ? kind.finish(draft.row!, objectId, seq, content)
+          : kind.versionRow({ id: objectId, mnemonic: id }, content, seq, draft.comment),
+      );
+      return [draft.line, id, 'created', null];
+    });
+  }
+
+  /** Concept lines: parents may name concepts of the same batch. */
+  private readonly conceptKind: KindMaker<ConceptContent, ConceptVersionEntity> = (
+    _ctx,
+    source,
+    lines,
+    username,
+  ) => {
+    const known = new Set(lines.map(idOf).filter((id): id is string => id !== null));
+    const settings = source.repo.settings;
+    return {
+      type: 'Concept',
+      username,
+      autoid: {
+        id: [settings.autoidConceptMnemonic, settings.autoidConceptMnemonicStartFrom],
+        externalId: [settings.autoidConceptExternalId, settings.autoidConceptExternalIdStartFrom],
+      },
+      store: (repos) => ({
+        insertObjects: (rows) => repos.concepts.insertConcepts(rows),
+        insertVersions: (rows) => repos.concepts.insertVersions(rows),
+        endCurrentOf: (ids, seq) => repos.concepts.endCurrentOf(ids, seq),
+      }),
+      draft: (line) =>
+        this.concepts.draft(source, camelKeys(line.fields), { assignItemIds: false, known }),
+      deleted: (line) => ({ id: idOf(line) ?? undefined, comment: 'Concept was retired' }),
+      versionRow: (object, content, seq, comment) =>
+        this.concepts.versionRow(source, object as never, content, seq, username, comment),
+      finish: (row, conceptId, seq) => ({ ...row, conceptId, validFromSeq: seq }),
+      forNew: (content) => this.concepts.withItemIds(source, content),
+      contentOf: conceptContentOf,
+      objectIdOf: (version) => version.conceptId,
+      nextNumericId: (repos, column, from) =>
+        repos.concepts.nextNumericId(source.repo.id, column, from),
+      lookup: async (repos, drafts) => {
+        const ids = drafts.flatMap((d) => (d.id !== undefined ? [d.id] : []));
         const current = new Map(
           (await repos.concepts.currentByMnemonics(source.repo.id, ids)).map((v) => [
             v.mnemonic,
             v,
           ]),
         );
-        const result: Array<[Line, string | null, LineOutcome, string | null]> = [];
-        const ended: string[] = [];
-        const versions: Array<Partial<ConceptVersionEntity>> = [];
-        const fresh: Array<{
-          id: string | undefined;
-          content: ConceptContent;
-          comment: string | null;
-          line: Line;
-        }> = [];
-        for (const draft of drafts) {
-          const { line } = draft;
-          const existing = draft.id !== undefined ? current.get(draft.id) : undefined;
-          const decided = decide(line.action, existing !== undefined, updateIfExists);
-          if (decided !== 'write') {
-            result.push([line, draft.id ?? null, decided, reasonOf(decided, 'Concept', draft.id)]);
-            continue;
-          }
-          if (!existing) {
-            fresh.push({ id: draft.id, content: draft.content!, comment: draft.comment, line });
-            continue;
-          }
-          const content = draft.content ?? { ...conceptContentOf(existing), retired: true };
-          if (line.action === 'DELETE' && existing.retired) {
-            result.push([line, existing.mnemonic, 'unchanged', null]);
-            continue;
-          }
-          const concept = { id: existing.conceptId, mnemonic: existing.mnemonic };
-          const row = this.concepts.versionRow(
-            source,
-            concept as never,
-            content,
-            seq,
-            username,
-            draft.comment,
-          );
-          if (row.checksumStandard === existing.checksumStandard) {
-            result.push([line, existing.mnemonic, 'unchanged', null]);
-            continue;
-          }
-          ended.push(existing.conceptId);
-          versions.push(row);
-          result.push([
-            line,
-            existing.mnemonic,
-            line.action === 'DELETE' ? 'deleted' : 'updated',
-            null,
-          ]);
-        }
-        await this.insertConcepts(repos, source, seq, username, fresh, versions);
-        for (const item of fresh) result.push([item.line, item.id ?? null, 'created', null]);
-        await repos.concepts.endCurrentOf(ended, seq);
-        await repos.concepts.insertVersions(versions);
-        return result;
-      });
-      recordAll(report, outcomes);
+        return {
+          existing: (draft) => (draft.id !== undefined ? current.get(draft.id) : undefined),
+          clash: () => undefined,
+        };
+      },
     };
-  }
+  };
 
-  /** New concepts of a batch: ids and external ids by the source's schemes where none is given. */
-  private async insertConcepts(
-    repos: Repositories,
-    source: RepoView,
-    seq: string,
-    username: string,
-    fresh: Array<{ id: string | undefined; content: ConceptContent; comment: string | null }>,
-    versions: Array<Partial<ConceptVersionEntity>>,
-  ): Promise<void> {
-    if (fresh.length === 0) return;
-    const settings = source.repo.settings;
-    const nextId = await counter(
-      settings.autoidConceptMnemonic,
-      settings.autoidConceptMnemonicStartFrom,
-      fresh.some((f) => f.id === undefined),
-      (from) => repos.concepts.nextNumericId(source.repo.id, 'mnemonic', from),
-    );
-    const nextExternal = await counter(
-      settings.autoidConceptExternalId,
-      settings.autoidConceptExternalIdStartFrom,
-      fresh.some((f) => f.content.externalId === null),
-      (from) => repos.concepts.nextNumericId(source.repo.id, 'external_id', from),
-    );
-    for (const item of fresh) {
-      item.id ??= nextId!();
-      item.content = this.concepts.withItemIds(source, item.content);
-      if (item.content.externalId === null && nextExternal)
-        item.content.externalId = nextExternal();
-    }
-    const ids = await repos.concepts.insertConcepts(
-      fresh.map((item) => ({
-        repositoryId: source.repo.id,
-        mnemonic: item.id,
-        createdBy: username,
-      })),
-    );
-    for (const item of fresh) {
-      const concept = { id: ids.get(item.id!)!, mnemonic: item.id! };
-      versions.push(
-        this.concepts.versionRow(
-          source,
-          concept as never,
-          item.content,
-          seq,
-          username,
-          item.comment,
-        ),
-      );
-    }
-  }
-
-  private async mappingBatch(
-    ctx: ServiceContext,
-    lines: Line[],
-    updateIfExists: boolean,
-    report: ImportReport,
-  ): Promise<Writer> {
-    const source = await this.concepts.writableSource(ctx, sourceRefOf(lines[0].fields));
-    const username = requireUser(ctx).username;
-    const pending: Outcome[] = [];
+  /**
+   * Mapping lines: ends resolved as the API resolves them (sources while drafting, concepts in
+   * the write, where concepts of earlier batches have landed); one active mapping per map type
+   * and ends (spec core §2.7), in the source and in the batch.
+   */
+  private readonly mappingKind: KindMaker<MappingContent, MappingVersionEntity> = (
+    ctx,
+    source,
+    _lines,
+    username,
+  ) => {
     const cache: EndCache = new Map();
-    const drafts: Array<{
-      line: Line;
-      id: string | undefined;
-      content: MappingContent | null;
-      comment: string | null;
-    }> = [];
-    for (const line of lines) {
-      if (line.action === 'DELETE') {
-        if (idOf(line) === null)
-          pending.push([line, null, 'invalid', 'A DELETE line names the mapping by its id.']);
-        else drafts.push({ line, id: idOf(line)!, content: null, comment: 'Mapping was retired' });
-        continue;
-      }
-      try {
-        drafts.push({
-          line,
-          ...(await this.mappings.draft(ctx, source, camelKeys(line.fields), cache)),
-        });
-      } catch (error) {
-        pending.push([line, idOf(line), ...outcomeOf(error)]);
-      }
-    }
-    if (drafts.length === 0) return async () => recordAll(report, pending);
-    return async () => {
-      recordAll(report, pending);
-      const outcomes = await this.repos.transaction(async (repos) => {
-        const seq = await repos.repos.nextChange(source.repo.id);
+    const settings = source.repo.settings;
+    return {
+      type: 'Mapping',
+      username,
+      autoid: {
+        id: [
+          settings.autoidMappingMnemonic ?? 'sequential',
+          settings.autoidMappingMnemonicStartFrom,
+        ],
+        externalId: [settings.autoidMappingExternalId, settings.autoidMappingExternalIdStartFrom],
+      },
+      store: (repos) => ({
+        insertObjects: (rows) => repos.mappings.insertMappings(rows),
+        insertVersions: (rows) => repos.mappings.insertVersions(rows),
+        endCurrentOf: (ids, seq) => repos.mappings.endCurrentOf(ids, seq),
+      }),
+      draft: (line) => this.mappings.draft(ctx, source, camelKeys(line.fields), cache),
+      deleted: (line) => {
+        const id = idOf(line);
+        if (id === null) throw AppError.invalid('A DELETE line names the mapping by its id.');
+        return { id, comment: 'Mapping was retired' };
+      },
+      versionRow: (object, content, seq, comment) =>
+        mappingVersionRow(source, object as never, content, seq, username, comment),
+      finish: (row, mappingId, seq, content) => ({
+        ...row,
+        mappingId,
+        validFromSeq: seq,
+        fromConceptId: content.from.conceptId,
+        toConceptId: content.to.conceptId,
+      }),
+      forNew: (content) => content,
+      contentOf: mappingContentOf,
+      objectIdOf: (version) => version.mappingId,
+      nextNumericId: (repos, column, from) =>
+        repos.mappings.nextNumericId(source.repo.id, from, column),
+      lookup: async (repos, drafts) => {
         await this.mappings.resolveEndConcepts(
           repos,
           drafts.flatMap((d) => (d.content ? [d.content] : [])),
         );
-        const byId = new Map(
-          (
-            await repos.mappings.currentByMnemonics(
-              source.repo.id,
-              drafts.flatMap((d) => (d.id !== undefined ? [d.id] : [])),
-            )
-          ).map((v) => [v.mnemonic, v]),
+        const byId = await repos.mappings.currentByMnemonics(
+          source.repo.id,
+          drafts.flatMap((d) => (d.id !== undefined ? [d.id] : [])),
         );
-        // spec core §2.7: one active mapping per map type and ends, in the source and in the batch.
         const duplicates = await repos.mappings.duplicatesOf(
           source.repo.id,
           drafts.map((d) => endsKey(d.content)),
         );
+        const mine = new Map(byId.map((v) => [v.mnemonic, v]));
         const current = new Map(
           (
             await repos.mappings.currentVersionsOf([...duplicates.values()].map((d) => d.mappingId))
           ).map((v) => [v.mappingId, v]),
         );
         const seen = new Map<string, string>();
-        const result: Array<[Line, string | null, LineOutcome, string | null]> = [];
-        const ended: string[] = [];
-        const versions: Array<Partial<MappingVersionEntity>> = [];
-        const fresh: Array<{
-          id: string | undefined;
-          content: MappingContent;
-          comment: string | null;
-          line: Line;
-        }> = [];
-        drafts.forEach((draft, index) => {
-          const { line } = draft;
-          const duplicate = duplicates.get(index);
+        return {
           // Without an id, a mapping with the same ends and map type is the one the line means.
-          const existing =
-            draft.id !== undefined
-              ? byId.get(draft.id)
-              : duplicate
-                ? current.get(duplicate.mappingId)
-                : undefined;
-          const key = draft.content ? JSON.stringify(endsKey(draft.content)) : null;
-          const clash =
-            draft.content && !draft.content.retired
-              ? duplicate && duplicate.mappingId !== existing?.mappingId
+          existing: (draft, index) => {
+            const duplicate = duplicates.get(index);
+            if (draft.id !== undefined) return mine.get(draft.id);
+            return duplicate ? current.get(duplicate.mappingId) : undefined;
+          },
+          clash: (draft, index, existing) => {
+            if (!draft.content || draft.content.retired) return undefined;
+            const key = JSON.stringify(endsKey(draft.content));
+            const duplicate = duplicates.get(index);
+            const clash =
+              duplicate && duplicate.mappingId !== existing?.mappingId
                 ? duplicate.mnemonic
-                : seen.get(key!)
-              : undefined;
-          const decided = decide(line.action, existing !== undefined, updateIfExists);
-          if (decided !== 'write') {
-            result.push([line, draft.id ?? null, decided, reasonOf(decided, 'Mapping', draft.id)]);
-            return;
-          }
-          if (clash !== undefined) {
-            result.push([
-              line,
-              draft.id ?? null,
-              'invalid',
-              `Mapping '${clash}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`,
-            ]);
-            return;
-          }
-          if (key && draft.content && !draft.content.retired)
-            seen.set(key, draft.id ?? `line ${line.line}`);
-          if (!existing) {
-            fresh.push({ id: draft.id, content: draft.content!, comment: draft.comment, line });
-            return;
-          }
-          if (line.action === 'DELETE' && existing.retired) {
-            result.push([line, existing.mnemonic, 'unchanged', null]);
-            return;
-          }
-          const content = draft.content ?? { ...mappingContentOf(existing), retired: true };
-          const mapping = { id: existing.mappingId, mnemonic: existing.mnemonic };
-          const row = mappingVersionRow(
-            source,
-            mapping as never,
-            content,
-            seq,
-            username,
-            draft.comment,
-          );
-          if (row.checksumStandard === existing.checksumStandard) {
-            result.push([line, existing.mnemonic, 'unchanged', null]);
-            return;
-          }
-          ended.push(existing.mappingId);
-          versions.push(row);
-          result.push([
-            line,
-            existing.mnemonic,
-            line.action === 'DELETE' ? 'deleted' : 'updated',
-            null,
-          ]);
-        });
-        await this.insertMappings(repos, source, seq, username, fresh, versions);
-        for (const item of fresh) result.push([item.line, item.id ?? null, 'created', null]);
-        await repos.mappings.endCurrentOf(ended, seq);
-        await repos.mappings.insertVersions(versions);
-        return result;
-      });
-      recordAll(report, outcomes);
+                : seen.get(key);
+            if (clash !== undefined) {
+              return `Mapping '${clash}' already maps these ends with this map type; map_type, from concept, to source and to concept code must be unique.`;
+            }
+            seen.set(key, draft.id ?? `line ${draft.line.line}`);
+            return undefined;
+          },
+        };
+      },
     };
-  }
-
-  /** New mappings of a batch: ids and external ids by the source's schemes where none is given. */
-  private async insertMappings(
-    repos: Repositories,
-    source: RepoView,
-    seq: string,
-    username: string,
-    fresh: Array<{ id: string | undefined; content: MappingContent; comment: string | null }>,
-    versions: Array<Partial<MappingVersionEntity>>,
-  ): Promise<void> {
-    if (fresh.length === 0) return;
-    const settings = source.repo.settings;
-    const nextId = await counter(
-      settings.autoidMappingMnemonic ?? 'sequential',
-      settings.autoidMappingMnemonicStartFrom,
-      fresh.some((f) => f.id === undefined),
-      (from) => repos.mappings.nextNumericId(source.repo.id, from),
-    );
-    const nextExternal = await counter(
-      settings.autoidMappingExternalId,
-      settings.autoidMappingExternalIdStartFrom,
-      fresh.some((f) => f.content.externalId === null),
-      (from) => repos.mappings.nextNumericId(source.repo.id, from, 'external_id'),
-    );
-    for (const item of fresh) {
-      item.id ??= nextId!();
-      if (item.content.externalId === null && nextExternal)
-        item.content.externalId = nextExternal();
-    }
-    const ids = await repos.mappings.insertMappings(
-      fresh.map((item) => ({
-        repositoryId: source.repo.id,
-        mnemonic: item.id,
-        createdBy: username,
-      })),
-    );
-    for (const item of fresh) {
-      const mapping = { id: ids.get(item.id!)!, mnemonic: item.id! };
-      versions.push(
-        mappingVersionRow(source, mapping as never, item.content, seq, username, item.comment),
-      );
-    }
-  }
+  };
 
   // ------------------------------------------------------------------------------------------
   // Other lines: one at a time through the services (few per file)
@@ -800,6 +776,85 @@ type Outcome = [Line, string | null, LineOutcome, string | null];
 /** Writes a prepared batch and records its lines' outcomes. */
 type Writer = () => Promise<void>;
 
+/** What concept and mapping contents share. */
+interface Content {
+  externalId: string | null;
+  retired: boolean;
+}
+
+/** What concept and mapping versions share. */
+interface ContentVersion {
+  mnemonic: string;
+  retired: boolean;
+  checksumStandard: string | null;
+}
+
+/** A concept or mapping line checked and drafted. */
+interface Draft<C, V> {
+  line: Line;
+  id: string | undefined;
+  /** Null for a DELETE (the stored content, retired). */
+  content: C | null;
+  comment: string | null;
+  /** The version row `content` makes (checksums, search text), less ids and change number. */
+  row: Partial<V> | null;
+}
+
+/** How a batch's drafts meet what the source holds. */
+interface Lookup<C, V> {
+  /** The stored object a draft names (null: a new one). */
+  existing(draft: Draft<C, V>, index: number): V | undefined;
+  /** Why a draft to be written would break a uniqueness rule, if it would. */
+  clash(draft: Draft<C, V>, index: number, existing: V | undefined): string | undefined;
+}
+
+type AutoidScheme = 'sequential' | 'uuid' | null | undefined;
+
+/** What sets concepts and mappings apart in a batch; the rest is one shape. */
+interface ContentKind<C extends Content, V extends ContentVersion> {
+  type: 'Concept' | 'Mapping';
+  username: string;
+  autoid: {
+    id: [AutoidScheme, number | null | undefined];
+    externalId: [AutoidScheme, number | null | undefined];
+  };
+  store(repos: Repositories): {
+    insertObjects(
+      rows: Array<{ repositoryId: string; mnemonic: string; createdBy: string }>,
+    ): Promise<Map<string, string>>;
+    insertVersions(rows: Array<Partial<V>>): Promise<unknown>;
+    endCurrentOf(objectIds: string[], seq: string): Promise<void>;
+  };
+  /** A line's id, content and comment, by the API's rules (an AppError otherwise). */
+  draft(line: Line): Promise<{ id: string | undefined; content: C; comment: string | null }>;
+  deleted(line: Line): { id: string | undefined; comment: string };
+  versionRow(
+    object: { id: string; mnemonic: string },
+    content: C,
+    seq: string,
+    comment: string | null,
+  ): Partial<V>;
+  /** A drafted row completed with what only the write knows. */
+  finish(row: Partial<V>, objectId: string, seq: string, content: C): Partial<V>;
+  /** A new object's content (item ids by the source's scheme). */
+  forNew(content: C): C;
+  contentOf(version: V): C;
+  objectIdOf(version: V): string;
+  nextNumericId(
+    repos: Repositories,
+    column: 'mnemonic' | 'external_id',
+    from: number,
+  ): Promise<string>;
+  lookup(repos: Repositories, drafts: Array<Draft<C, V>>): Promise<Lookup<C, V>>;
+}
+
+type KindMaker<C extends Content, V extends ContentVersion> = (
+  ctx: ServiceContext,
+  source: RepoView,
+  lines: Line[],
+  username: string,
+) => ContentKind<C, V>;
+
 function recordAll(report: ImportReport, outcomes: Outcome[]): void {
   for (const [line, id, outcome, reason] of outcomes) record(report, line, id, outcome, reason);
 }
@@ -847,7 +902,7 @@ function reasonOf(outcome: LineOutcome, type: string, id: string | undefined): s
  * Consecutive lines that share a batch: concepts (or mappings) of one source with the same kind
  * of action (a DELETE is a barrier), up to BATCH_SIZE and no id twice; anything else alone.
  */
-export function* batchesOf(lines: ImportLine[]): Generator<ImportLine[]> {
+export function* batchesOf(lines: Iterable<ImportLine>): Generator<ImportLine[]> {
   let batch: ImportLine[] = [];
   let ids = new Set<string>();
   let key: string | null = null;

@@ -267,10 +267,16 @@ export class ConceptService {
 
   /**
    * spec core §4.6: a new concept's names and descriptions sent without an external id get a
-   * uuid when the source asks for one.
+   * uuid when the source asks for one (`content` itself when it asks for none).
    */
   withItemIds(source: RepoView, content: ConceptContent): ConceptContent {
     const settings = source.repo.settings;
+    if (
+      settings.autoidConceptNameExternalId !== 'uuid' &&
+      settings.autoidConceptDescriptionExternalId !== 'uuid'
+    ) {
+      return content;
+    }
     const itemIds =
       (scheme: string | null | undefined) =>
       <T extends { external_id: string | null }>(item: T): T =>

@@ -29,21 +29,36 @@ export type ImportLine =
     }
   | { line: number; problem: string; type: string | null };
 
-/** The lines of a JSON-lines file; blank lines are skipped, others must each be an object. */
-export function jsonLines(text: string): ImportLine[] {
-  const lines: ImportLine[] = [];
-  text.split(/\r?\n/).forEach((raw, index) => {
-    if (raw.trim() === '') return;
+/** An import file's lines: how many, and each as it is read. */
+export interface ImportLines {
+  total: number;
+  lines: Iterable<ImportLine>;
+}
+
+/**
+ * The lines of a JSON-lines file, each parsed as it is read (an import parses a batch while it
+ * writes the one before); blank lines are skipped, others must each be an object.
+ */
+export function jsonLines(text: string): ImportLines {
+  const raw = text.split(/\r?\n/);
+  return {
+    total: raw.reduce((count, line) => (line.trim() === '' ? count : count + 1), 0),
+    lines: parsedLines(raw),
+  };
+}
+
+function* parsedLines(raw: string[]): Generator<ImportLine> {
+  for (const [index, line] of raw.entries()) {
+    if (line.trim() === '') continue;
     let value: unknown;
     try {
-      value = JSON.parse(raw);
+      value = JSON.parse(line);
     } catch {
-      lines.push({ line: index + 1, problem: 'The line is not valid JSON.', type: null });
-      return;
+      yield { line: index + 1, problem: 'The line is not valid JSON.', type: null };
+      continue;
     }
-    lines.push(lineOf(index + 1, value));
-  });
-  return lines;
+    yield lineOf(index + 1, value);
+  }
 }
 
 /**
@@ -52,7 +67,12 @@ export function jsonLines(text: string): ImportLine[] {
  * the same names, with `name`/`locale`/`name_type` and `description`/`description_locale` making
  * one name and one description, and `attr:<name>[:<type>]` columns the extras.
  */
-export function csvLines(text: string): ImportLine[] {
+export function csvLines(text: string): ImportLines {
+  const read = csvRows(text);
+  return { total: read.length, lines: read };
+}
+
+function csvRows(text: string): ImportLine[] {
   let rows: string[][];
   try {
     rows = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true });
@@ -206,10 +226,17 @@ function lineOf(line: number, value: unknown): ImportLine {
 
 /** Top-level snake_case keys in the services' camelCase (as the REST edge passes bodies). */
 export function camelKeys(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(fields).map(([k, v]) => [
-      k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()),
-      v,
-    ]),
-  );
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [camelKey(k), v]));
+}
+
+/** Keys already converted (a file repeats the same few on every line), up to a bound. */
+const CAMEL_KEYS = new Map<string, string>();
+
+function camelKey(key: string): string {
+  let camel = CAMEL_KEYS.get(key);
+  if (camel === undefined) {
+    camel = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    if (CAMEL_KEYS.size < 1000) CAMEL_KEYS.set(key, camel);
+  }
+  return camel;
 }
