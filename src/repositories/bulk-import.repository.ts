@@ -91,18 +91,19 @@ export class BulkImportRepository {
   }
 
   /**
-   * Fresh planner statistics of the content tables. An import grows them faster than autovacuum
-   * looks (once a minute): on statistics of a nearly empty table, the lookups of each batch
-   * (current versions by id, mappings by ends) plan as scans of the whole source, and an import
-   * gets slower with every batch. Only the columns those lookups read (a column list also
-   * spares the statistics of expression indexes, the costly part).
+   * Fresh planner statistics of the tables of concepts or of mappings. An import grows them
+   * faster than autovacuum looks (once a minute): on the statistics of a nearly empty table,
+   * the lookups of each batch (current versions by id, mappings by ends) plan as scans of the
+   * whole source, and an import gets slower with every batch. Only the columns those lookups
+   * read (a column list also spares the statistics of expression indexes, the costly part).
    */
-  async analyzeContent(): Promise<void> {
+  async analyzeContent(kind: 'Concept' | 'Mapping'): Promise<void> {
     await this.em.query(
-      `ANALYZE concepts (repository_id, mnemonic),
-         concept_versions (repository_id, mnemonic, valid_to_seq),
-         mapping_versions (repository_id, mnemonic, valid_to_seq, retired, map_type,
-           from_concept_code, to_concept_code)`,
+      kind === 'Concept'
+        ? `ANALYZE concepts (repository_id, mnemonic),
+             concept_versions (repository_id, mnemonic, valid_to_seq)`
+        : `ANALYZE mapping_versions (repository_id, mnemonic, valid_to_seq, retired, map_type,
+             from_concept_code, to_concept_code)`,
     );
   }
 

@@ -2,8 +2,9 @@ import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 
 /**
  * Inserts many rows of one entity in one statement, set-based: the rows travel as one JSON
- * document that `jsonb_to_recordset` turns into records typed by the entity's own column types
- * (no per-row statements, no parameter-count limit). Properties a row leaves out get the
+ * document that `json_to_recordset` turns into records typed by the entity's own column types
+ * (no per-row statements, no parameter-count limit; `json`, read in one pass, costs the database
+ * about half of what building a `jsonb` document first does). Properties a row leaves out get the
  * column's default. Returns the listed properties of the inserted rows, in the rows' order.
  */
 export async function insertRows<T extends ObjectLiteral, K extends keyof T & string>(
@@ -38,7 +39,7 @@ export async function insertRows<T extends ObjectLiteral, K extends keyof T & st
   );
   const sql =
     `INSERT INTO "${meta.tableName}" (${names})
-     SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS r(__ordinal int, ${record})
+     SELECT ${names} FROM json_to_recordset($1::json) AS r(__ordinal int, ${record})
      ORDER BY __ordinal` + (back.length ? ` RETURNING ${back.join(', ')}` : '');
   return em.query<Array<Pick<T, K>>>(sql, [json]);
 }

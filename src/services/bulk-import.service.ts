@@ -81,13 +81,16 @@ export interface BulkImportOptions {
 }
 
 /** Lines of one type written by one statement per table, in one transaction. */
-const BATCH_SIZE = 1000;
+const BATCH_SIZE = 2000;
 /** The most failures a report lists (it counts all of them). */
 const MAX_FAILURES_LISTED = 10_000;
-/** Rows written before an import first refreshes the planner's statistics (then at each doubling). */
-const ANALYZE_FIRST = 5000;
+/**
+ * Concepts (or mappings) an import creates before it refreshes their tables' planner statistics,
+ * and again each time it has created 4 times as many.
+ */
+const ANALYZE_FIRST = 1000;
 /** Lines drafted between two turns of the event loop (the batch being written goes on). */
-const YIELD_EVERY = 100;
+const YIELD_EVERY = 25;
 /** How often a running import saves its report (and its task's progress). */
 const SAVE_EVERY_MS = 1000;
 
@@ -219,7 +222,8 @@ export class BulkImportService {
       this.prepareBatch(ctx, batch, record.updateIfExists, report);
     try {
       let ahead: Promise<Writer> | null = null;
-      let analyzeAt = ANALYZE_FIRST;
+      const analyzeAt = { Concept: ANALYZE_FIRST, Mapping: ANALYZE_FIRST };
+      const created = { Concept: 0, Mapping: 0 };
       for (let batch = batches.next(); !batch.done;) {
         const cancelledBy = await this.repos.bulkImports.cancelledBy(record.id);
         if (cancelledBy) {
@@ -232,14 +236,18 @@ export class BulkImportService {
         // writes can change how it reads (server and database work at once).
         const next = batches.next();
         ahead = !next.done && independent(batch.value, next.value) ? prepare(next.value) : null;
+        const createdBefore = report.created;
         await writing;
+        const kind = contentKindOf(batch.value);
+        if (kind) {
+          created[kind] += report.created - createdBefore;
+          if (created[kind] >= analyzeAt[kind]) {
+            await this.repos.bulkImports.analyzeContent(kind);
+            analyzeAt[kind] = 4 * created[kind];
+          }
+        }
         report.processed += batch.value.length;
         batch = next;
-        const written = report.created + report.updated + report.deleted;
-        if (written >= analyzeAt) {
-          await this.repos.bulkImports.analyzeContent();
-          analyzeAt = 2 * written;
-        }
         if (Date.now() - saved >= SAVE_EVERY_MS) {
           await save(false);
           await progress(
@@ -865,13 +873,19 @@ function recordAll(report: ImportReport, outcomes: Outcome[]): void {
  * `current` may be adding).
  */
 function independent(current: ImportLine[], next: ImportLine[]): boolean {
-  const content = (batch: ImportLine[]): boolean =>
-    'fields' in batch[0] && (batch[0].type === 'Concept' || batch[0].type === 'Mapping');
   return (
-    content(current) &&
-    content(next) &&
+    contentKindOf(current) !== null &&
+    contentKindOf(next) !== null &&
     next.every((line) => !('fields' in line) || !line.fields.parent_concept_urls)
   );
+}
+
+/** Concept or Mapping for a batch of those, else null. */
+function contentKindOf(batch: ImportLine[]): 'Concept' | 'Mapping' | null {
+  const first = batch[0];
+  return 'fields' in first && (first.type === 'Concept' || first.type === 'Mapping')
+    ? first.type
+    : null;
 }
 
 /** What a line's action does with what exists: write, or the outcome without writing. */
