@@ -46,10 +46,9 @@ export abstract class VersionedRepository<TVersion extends VersionRow> {
     return this.versions.save(this.versions.create(values));
   }
 
-  /** Inserts many versions in one statement (see `insertRows`); their ids in the rows' order. */
-  async insertVersions(rows: ReadonlyArray<Partial<TVersion>>): Promise<string[]> {
-    const made = await insertRows(this.em, this.versions.target, rows, ['id']);
-    return made.map((row) => row.id);
+  /** Inserts many versions in one statement (see `insertRows`). */
+  async insertVersions(rows: ReadonlyArray<Partial<TVersion>>): Promise<void> {
+    await insertRows(this.em, this.versions.target, rows);
   }
 
   /** Ends the current versions of many objects at change `seq`, in one statement. */

@@ -830,7 +830,7 @@ interface ContentKind<C extends Content, V extends ContentVersion> {
     insertObjects(
       rows: Array<{ repositoryId: string; mnemonic: string; createdBy: string }>,
     ): Promise<Map<string, string>>;
-    insertVersions(rows: Array<Partial<V>>): Promise<unknown>;
+    insertVersions(rows: Array<Partial<V>>): Promise<void>;
     endCurrentOf(objectIds: string[], seq: string): Promise<void>;
   };
   /** A line's id, content and comment, by the API's rules (an AppError otherwise). */
