@@ -332,6 +332,44 @@ describe('POST /importers/bulk-import/ (JSON lines)', () => {
     expect(mappings.body).toHaveLength(29);
   });
 
+  test('across batches drafted ahead: mapping ends find the concepts of earlier batches, the ends rule holds file-wide, and re-import is unchanged', async () => {
+    const source = await createSource(t, {}, { owner });
+    const n = 4100; // three batches of concepts, three of mappings
+    const lines = [
+      ...Array.from({ length: n }, (_, i) => concept(source.org, 'S', `C${i}`)),
+      ...Array.from({ length: n - 1 }, (_, i) =>
+        mapping(source.org, 'S', `M${i}`, `C${i}`, `C${i + 1}`),
+      ),
+      // The ends of M5, in a later batch: refused, naming M5.
+      mapping(source.org, 'S', 'DUP', 'C5', 'C6'),
+      // Without an id: the mapping with these ends (M2000, a batch earlier) is meant.
+      mapping(source.org, 'S', undefined, 'C2000', 'C2001'),
+    ];
+    const report = await importLines(owner.auth, lines);
+    expect(report).toMatchObject({ total: 2 * n + 1, processed: 2 * n + 1, created: 2 * n - 1 });
+    expect(report).toMatchObject({ invalid: 1, unchanged: 1, failed: 0 });
+    expect(report.failures).toEqual([
+      expect.objectContaining({
+        id: 'DUP',
+        outcome: 'invalid',
+        reason: expect.stringContaining("'M5'"),
+      }),
+    ]);
+    const [ends] = await t.dataSource.query(
+      `SELECT count(*)::int AS mappings, count(mv.from_concept_id)::int AS from_ids,
+         count(mv.to_concept_id)::int AS to_ids,
+         (SELECT active_mappings FROM repositories WHERE id = r.id) AS active
+       FROM mapping_versions mv JOIN repositories r ON r.id = mv.repository_id
+       WHERE r.mnemonic = 'S' AND mv.valid_to_seq IS NULL
+         AND r.owner_org_id = (SELECT id FROM organizations WHERE mnemonic = $1)
+       GROUP BY r.id`,
+      [source.org],
+    );
+    expect(ends).toEqual({ mappings: n - 1, from_ids: n - 1, to_ids: n - 1, active: n - 1 });
+    const again = await importLines(owner.auth, lines);
+    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 2 * n, invalid: 1 });
+  });
+
   test('a source assigning ids numbers concepts and mappings sent without one', async () => {
     const source = await createSource(
       t,
