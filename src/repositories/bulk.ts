@@ -15,7 +15,8 @@ export async function insertRows<T extends ObjectLiteral, K extends keyof T & st
 ): Promise<Array<Pick<T, K>>> {
   if (rows.length === 0) return [];
   const meta = em.connection.getMetadata(entity);
-  const given = new Set(rows.flatMap((row) => Object.keys(row)));
+  const given = new Set<string>();
+  for (const row of rows) for (const key of Object.keys(row)) given.add(key);
   const columns = meta.columns.filter((c) => given.has(c.propertyName));
   const record = columns
     .map((c) => `"${c.databaseName}" ${sqlType(em, c.type, c.isArray)}`)
@@ -27,15 +28,15 @@ export async function insertRows<T extends ObjectLiteral, K extends keyof T & st
     return `"${column.databaseName}"::text AS "${p}"`;
   });
   const json = JSON.stringify(
-    rows.map((row, ordinal) =>
-      Object.fromEntries([
-        ['__ordinal', ordinal],
-        ...columns.map((c): [string, unknown] => [
-          c.databaseName,
-          row[c.propertyName as keyof T] ?? null,
-        ]),
-      ]),
-    ),
+    rows.map((row, ordinal) => {
+      const record: Record<string, unknown> = { __ordinal: ordinal };
+      for (const c of columns) {
+        // A key left out reads as NULL: nulls need not travel.
+        const value = row[c.propertyName as keyof T];
+        if (value !== null && value !== undefined) record[c.databaseName] = value;
+      }
+      return record;
+    }),
   );
   const sql =
     `INSERT INTO "${meta.tableName}" (${names})
