@@ -540,6 +540,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         );
       if (where.sources?.length)
         qb.andWhere('r.mnemonic IN (:...sources)', { sources: where.sources });
+      if (where.notSources?.length)
+        qb.andWhere('r.mnemonic NOT IN (:...notSources)', { notSources: where.notSources });
       if (where.ownerUsers?.length) {
         qb.andWhere(
           'r.owner_user_id IN (SELECT id FROM users WHERE username IN (:...ownerUsers))',
@@ -593,6 +595,8 @@ export type ConceptScope =
   | {
       scope: 'public';
       sources?: string[];
+      /** Not in sources of these ids. */
+      notSources?: string[];
       ownerUsers?: string[];
       ownerOrgs?: string[];
       /** Concepts with a current mapping to one of these ends (source URLs and a code). */

@@ -50,8 +50,17 @@ export type MappingScope =
       inverse: boolean;
       seq: string | null;
     }
-  /** Current mappings of every public source; `owners` narrows to sources of these owners. */
-  | { scope: 'public'; owners?: string[]; ownerType?: 'Organization' | 'User' };
+  /**
+   * Current mappings of every public source; `owners` narrows to sources of these owners,
+   * `sources` and `notSources` to sources of (not of) these ids.
+   */
+  | {
+      scope: 'public';
+      owners?: string[];
+      ownerType?: 'Organization' | 'User';
+      sources?: string[];
+      notSources?: string[];
+    };
 
 const ORDER: Record<MappingSortKey, string[]> = {
   bestMatch: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
@@ -307,6 +316,10 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         .andWhere(
           `(r.owner_user_id IS NULL OR EXISTS (SELECT 1 FROM users pu WHERE pu.id = r.owner_user_id AND pu.is_active))`,
         );
+      if (where.sources?.length)
+        qb.andWhere('r.mnemonic IN (:...sources)', { sources: where.sources });
+      if (where.notSources?.length)
+        qb.andWhere('r.mnemonic NOT IN (:...notSources)', { notSources: where.notSources });
       if (where.ownerType === 'Organization') qb.andWhere('r.owner_org_id IS NOT NULL');
       if (where.ownerType === 'User') qb.andWhere('r.owner_user_id IS NOT NULL');
       if (where.owners?.length) {
