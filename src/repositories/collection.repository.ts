@@ -679,31 +679,19 @@ function versionAt(seq: string | null, params: unknown[], alias = 'v'): string {
   return `(${interval(seq, params, alias)})`;
 }
 
-/** A member's version: the pinned one, or the current version of the object it follows. */
-/**
- * The repositories an expansion's members of one resource come from, skipping through
- * `(expansion_id, repository_id)`: one index probe per repository, whatever the member count.
- */
+/** The repositories an expansion's members of one resource come from (their kept totals). */
 function memberRepositoriesSql(resource: 'c' | 'm', expansion: string): string {
-  const { members } = TABLES[resource];
-  return `(WITH RECURSIVE repos AS (
-      (SELECT repository_id FROM ${members} WHERE expansion_id = ${expansion}
-       ORDER BY repository_id LIMIT 1)
-      UNION ALL
-      SELECT (SELECT n.repository_id FROM ${members} n
-              WHERE n.expansion_id = ${expansion} AND n.repository_id > repos.repository_id
-              ORDER BY n.repository_id LIMIT 1)
-      FROM repos WHERE repos.repository_id IS NOT NULL)
-    SELECT repository_id::text AS id FROM repos WHERE repository_id IS NOT NULL)`;
+  return `(SELECT repository_id::text AS id FROM expansion_member_totals
+    WHERE expansion_id = ${expansion} AND resource = '${resource}' AND members > 0)`;
 }
 
 /**
  * How many members of an expansion are active (not retired, followed ones read at HEAD), among
  * those in the repositories `visible` admits (a condition on a `repositories` alias), as a
- * scalar SQL expression: every member, counted per repository, less the retired ones — followed
- * members whose current version is retired (found from the few retired current versions of
- * those repositories) and pinned members at a retired version. No pass over every member's
- * version.
+ * scalar SQL expression: the kept totals per repository (`expansion_member_totals`: every member
+ * less those pinned to a retired version) less the followed members whose current version is
+ * retired, found from the few retired current versions of those repositories. No pass over every
+ * member.
  */
 export function activeMembersSql(
   resource: 'c' | 'm',
@@ -711,21 +699,17 @@ export function activeMembersSql(
   visible: (alias: string) => string,
 ): string {
   const t = TABLES[resource];
-  return `((SELECT coalesce(sum(g.n), 0) FROM (
-        SELECT repository_id, count(*) AS n FROM ${t.members}
-        WHERE expansion_id = ${expansion} GROUP BY repository_id) g
-      JOIN repositories ar ON ar.id = g.repository_id WHERE ${visible('ar')})
+  return `((SELECT coalesce(sum(g.members - g.retired_pinned), 0) FROM expansion_member_totals g
+      JOIN repositories ar ON ar.id = g.repository_id
+      WHERE g.expansion_id = ${expansion} AND g.resource = '${resource}' AND ${visible('ar')})
     - (SELECT count(*) FROM ${t.versions} h JOIN repositories hr ON hr.id = h.repository_id
        WHERE h.repository_id IN (SELECT id::bigint FROM ${memberRepositoriesSql(resource, expansion)} mr)
          AND h.valid_to_seq IS NULL AND h.retired AND ${visible('hr')}
          AND EXISTS (SELECT 1 FROM ${t.members} fx WHERE fx.expansion_id = ${expansion}
-           AND fx.${t.key} = h.${t.key} AND fx.${t.memberVersion} IS NULL))
-    - (SELECT count(*) FROM ${t.members} px JOIN ${t.versions} pv ON pv.id = px.${t.memberVersion}
-       JOIN repositories pr ON pr.id = px.repository_id
-       WHERE px.expansion_id = ${expansion} AND px.${t.memberVersion} IS NOT NULL AND pv.retired
-         AND ${visible('pr')}))::int`;
+           AND fx.${t.key} = h.${t.key} AND fx.${t.memberVersion} IS NULL)))::int`;
 }
 
+/** A member's version: the pinned one, or the current version of the object it follows. */
 function memberVersion(resource: 'c' | 'm', alias: string): string {
   const t = TABLES[resource];
   return `coalesce(${alias}.${t.memberVersion}, (SELECT h.id FROM ${t.versions} h
