@@ -18,6 +18,7 @@ import {
 import {
   CLIENT_ID,
   CLIENT_SECRET,
+  POST_LOGOUT_REDIRECT_URI,
   REDIRECT_URI,
   signInAtProvider,
   startProvider,
@@ -311,6 +312,21 @@ describe('sign-in (users/OIDLoginCallback.jsx, common/utils.js)', () => {
     expect(user.body.subscribed_orgs).toEqual([
       { id: w.demo, name: 'Demo', url: `/orgs/${w.demo}/` },
     ]);
+  });
+
+  it('signs out through the provider with what the client kept: no id token (it stores "null")', async () => {
+    // The provider sends the browser back with a code only, so the client's `id_token` is the
+    // string "null" (users/OIDLoginCallback.jsx); its sign-out sends it as the hint.
+    const res = await anonymous().get(
+      `/users/logout/?id_token_hint=null&post_logout_redirect_uri=${POST_LOGOUT_REDIRECT_URI}`,
+    );
+    expect(res.status).toBe(302);
+    const target = new URL(res.headers.location);
+    expect(target.origin).toBe(provider.issuer);
+    expect(target.searchParams.get('post_logout_redirect_uri')).toBe(POST_LOGOUT_REDIRECT_URI);
+    const page = await fetch(target, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('logout');
   });
 
   it('logs out on a token the server does not know: 401', async () => {
