@@ -52,6 +52,8 @@ export interface ConceptSearch {
   extras?: ExtrasFilter;
   /** How far `q` words may be from what they match (typos); substrings only by default. */
   tolerance?: Tolerance;
+  /** Concepts of these ids (a collection member by its id). */
+  ids?: string[];
 }
 
 /** What one concept read names: the path's owner, source and source version, and the concept. */
@@ -570,6 +572,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length) whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact');
+    if (filter.ids?.length) {
+      qb.andWhere('cv.mnemonic IN (:...ids)', { ids: filter.ids });
+    }
     whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
     whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
     if (filter.locale?.length) {
@@ -607,6 +612,7 @@ export type ConceptScope =
 function unfiltered(filter: ConceptSearch): boolean {
   return (
     !filter.includeRetired &&
+    !filter.ids?.length &&
     !filter.conceptClass?.length &&
     !filter.datatype?.length &&
     !filter.locale?.length &&

@@ -35,6 +35,8 @@ export interface MappingSearch {
   fromConceptSource?: string[];
   toConceptSource?: string[];
   extras?: ExtrasFilter;
+  /** Mappings of these ids (a collection member by its id). */
+  ids?: string[];
 }
 
 /** Where mappings are listed from. */
@@ -340,6 +342,9 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     if (!filter.includeRetired) qb.andWhere('NOT mv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length) whereWordsMatch(qb, 'mv.search_text', words);
+    if (filter.ids?.length) {
+      qb.andWhere('mv.mnemonic IN (:...ids)', { ids: filter.ids });
+    }
     whereAnyOf(qb, 'mv.map_type', filter.mapType, 'mapType');
     whereAnyOf(qb, 'mv.created_by', filter.updatedBy, 'updatedBy');
     whereAnyOf(qb, 'mv.from_concept_code', filter.fromConcept, 'fromConcept');

@@ -1082,5 +1082,6 @@ function searchOf(params: ListParams): ConceptSearch {
       params.filters.includeRetired?.[0] === 'true' || params.filters.includeRetired?.[0] === '1',
     updatedSince: params.updatedSince,
     extras: params.extras,
+    ids: params.filters.id,
   };
 }

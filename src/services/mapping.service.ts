@@ -1010,5 +1010,6 @@ function searchOf(params: ListParams): MappingSearch {
     fromConceptSource: params.filters.fromConceptSource,
     toConceptSource: params.filters.toConceptSource,
     extras: params.extras,
+    ids: params.filters.id,
   };
 }

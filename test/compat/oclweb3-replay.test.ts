@@ -625,6 +625,44 @@ describe('concept page (concepts/ConceptHome.jsx, History.jsx)', () => {
   });
 });
 
+describe('mapping page (mappings/MappingHome.jsx, FromConceptCard.jsx, ToConceptCard.jsx)', () => {
+  it('reads the mapping with both ends resolved, and its history', async () => {
+    const mapping = await asJdoe().get(`${w.clin.url}v1.0/mappings/M11/`);
+    expect(mapping.status).toBe(200);
+    expect(mapping.body).toMatchObject({
+      id: 'M11',
+      map_type: 'SAME-AS',
+      from_concept_url: `${w.clin.url}concepts/C13/`,
+      from_concept_code: 'C13',
+      from_concept_name_resolved: 'Concept 13',
+      to_concept_url: `${w.icdx.url}concepts/I01/`,
+      to_concept_code: 'I01',
+      to_concept_name_resolved: 'Name I01',
+    });
+    const versions = await asJdoe().get(
+      `${w.clin.url}mappings/M11/versions/?includeCollectionVersions=true&includeSourceVersions=true`,
+    );
+    expect(versions.status).toBe(200);
+    expect(versions.body[0]).toMatchObject({
+      source_versions: [`${w.clin.url}v1.0/`],
+      collection_versions: [],
+    });
+    expect(typeof versions.body[0].uuid).toBe('string');
+    expect(Date.parse(versions.body[0].version_created_on)).not.toBeNaN();
+    expect((await asJdoe().get(`${w.clin.url}versions/`)).status).toBe(200);
+  });
+
+  it('retires and reactivates the mapping as jdoe, with the reason the dialog asks', async () => {
+    const url = `${w.clin.url}mappings/M20/`;
+    expect((await asJdoe().delete(url, { comment: 'wrong target' })).status).toBe(204);
+    expect((await asJdoe().get(url)).body.retired).toBe(true);
+    expect((await asJdoe().put(`${url}reactivate/`, { comment: 'right after all' })).status).toBe(
+      204,
+    );
+    expect((await asJdoe().get(url)).body.retired).toBe(false);
+  });
+});
+
 describe('collection page (repos/RepoHome.jsx, references/*)', () => {
   it('finds the default expansion of HEAD by expansion_url and pages its concepts and mappings', async () => {
     const head = await asJdoe().get(`${w.malaria.url}?includeSummary=true`);
@@ -669,6 +707,26 @@ describe('collection page (repos/RepoHome.jsx, references/*)', () => {
       `${w.malaria.url}v1/expansions/${selected.mnemonic}/concepts/?q=&page=1&limit=25`,
     );
     expect(concepts.headers.num_found).toBe('8');
+  });
+
+  it('opens a member concept and mapping with the references that brought them in', async () => {
+    for (const [path, expression] of [
+      ['concepts/C01/', `${w.clin.url}v1.0/concepts/C01/`],
+      ['mappings/M1/', `${w.clin.url}v1.0/mappings/M1/`],
+    ]) {
+      for (const at of [w.malaria.url, `${w.malaria.url}v1/`]) {
+        const res = await asJdoe().get(`${at}${path}?includeReferences=true`);
+        expect([at, path, res.status]).toEqual([at, path, 200]);
+        expect(res.body.url).toBe(`${w.clin.url}${path}`);
+        expect(res.body.references).toEqual([
+          expect.objectContaining({ id: expect.any(Number), expression }),
+        ]);
+      }
+    }
+    // The concept as the collection pinned it (v1.0), not as HEAD renamed it since.
+    const pinned = await asJdoe().get(`${w.malaria.url}concepts/C02/`);
+    expect(pinned.body.display_name).toBe('Concept 2');
+    expect(pinned.body.references).toBeUndefined();
   });
 
   it('shows the summary panel and each reference with its results', async () => {
