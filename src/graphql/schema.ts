@@ -24,7 +24,7 @@ import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 import { MatchResolver } from './resolvers/match.resolver';
 import {
-  CollectionExpansionUrlResolver,
+  CollectionWebClientResolver,
   ConceptHoldersResolver,
   MappingHoldersResolver,
   OrgWebClientResolver,
@@ -61,7 +61,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       UserWebClientResolver,
       OrgWebClientResolver,
       RepositorySummaryResolver,
-      CollectionExpansionUrlResolver,
+      CollectionWebClientResolver,
       ConceptHoldersResolver,
       MappingHoldersResolver,
       OidcResolver,

@@ -376,3 +376,48 @@ describe("what the client's REST includes carry, as GraphQL fields", () => {
     expect(res.data.locales).toContainEqual(expect.objectContaining({ locale: 'fr' }));
   });
 });
+
+describe("a collection's member by id", () => {
+  it('finds the concept and mapping the expansion holds, with the references that brought them in', async () => {
+    const { owner, org, repo } = await world();
+    await createConcept(t, repo.url, owner, { id: 'B' });
+    await request(t.app)
+      .post(`${repo.url}mappings/`)
+      .set('Authorization', owner.auth)
+      .send({
+        id: 'M1',
+        map_type: 'SAME-AS',
+        from_concept_url: `${repo.url}concepts/A/`,
+        to_concept_url: `${repo.url}concepts/B/`,
+      })
+      .expect(201);
+    const c = await createRepo(t, `/orgs/${org}`, owner, { id: 'C' }, 'collections');
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set('Authorization', owner.auth)
+      .send({ data: { expressions: [`${repo.url}concepts/A/`, `${repo.url}mappings/M1/`] } })
+      .expect(200);
+    const res = await gql(
+      t,
+      owner.auth,
+      `{ collection(url: "${c.url}") { ... on Collection {
+          memberConcept(id: "A") { concept { id url } references { expression } }
+          memberMapping(id: "M1") { mapping { id mapType } references { expression } } } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.collection.memberConcept).toEqual({
+      concept: { id: 'A', url: `${repo.url}concepts/A/` },
+      references: [{ expression: `${repo.url}concepts/A/` }],
+    });
+    expect(res.data.collection.memberMapping).toEqual({
+      mapping: { id: 'M1', mapType: 'SAME-AS' },
+      references: [{ expression: `${repo.url}mappings/M1/` }],
+    });
+    const missing = await gql(
+      t,
+      owner.auth,
+      `{ collection(url: "${c.url}") { ... on Collection { memberConcept(id: "B") { concept { id } } } } }`,
+    );
+    expect(errorCode(missing)).toBe('NOT_FOUND');
+  });
+});

@@ -1,5 +1,12 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { defaultListParams, parseOwnerUrl, parseRepoUrl, type OwnerRef } from '../../services';
+import {
+  defaultListParams,
+  parseOwnerUrl,
+  parseRepoUrl,
+  refOf,
+  type OwnerRef,
+} from '../../services';
+import { ReferenceObject } from '../types/collection.type';
 import type { GraphQLContext } from '../context';
 import { ConceptObject } from '../types/concept.type';
 import { MappingObject } from '../types/mapping.type';
@@ -7,6 +14,8 @@ import { OrganizationType } from '../types/org.type';
 import { CollectionObject, RepositoryObject } from '../types/repository.type';
 import { UserType } from '../types/user.type';
 import {
+  CollectionConceptObject,
+  CollectionMappingObject,
   EventObject,
   EventPage,
   FollowObject,
@@ -200,9 +209,9 @@ export class RepositorySummaryResolver {
   }
 }
 
-/** A collection version's default expansion, as REST `expansion_url`. */
+/** A collection version's default expansion and its members by id, as REST reads them. */
 @Resolver(() => CollectionObject)
-export class CollectionExpansionUrlResolver {
+export class CollectionWebClientResolver {
   @FieldResolver(() => String, {
     nullable: true,
     description:
@@ -213,6 +222,50 @@ export class CollectionExpansionUrlResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<string | null> {
     return ctx.services.collections.defaultExpansionUrl(c.view);
+  }
+
+  @FieldResolver(() => CollectionConceptObject, {
+    description:
+      "The concept of that id the default expansion (or `expansion`) holds, retired or not (REST `{collection}/concepts/:id/`); NOT_FOUND none, CONFLICT when two sources' concepts share the id.",
+  })
+  async memberConcept(
+    @Root() c: CollectionObject,
+    @Arg('id') id: string,
+    @Arg('expansion', () => String, { nullable: true }) expansion: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CollectionConceptObject> {
+    const found = await ctx.services.collections.memberConcept(
+      ctx,
+      refOf(c.view),
+      id,
+      expansion ?? undefined,
+    );
+    return {
+      concept: ConceptObject.from(found.view),
+      references: found.references.map((r) => ReferenceObject.from(r)),
+    };
+  }
+
+  @FieldResolver(() => CollectionMappingObject, {
+    description:
+      'The mapping of that id the default expansion (or `expansion`) holds, as `memberConcept`.',
+  })
+  async memberMapping(
+    @Root() c: CollectionObject,
+    @Arg('id') id: string,
+    @Arg('expansion', () => String, { nullable: true }) expansion: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CollectionMappingObject> {
+    const found = await ctx.services.collections.memberMapping(
+      ctx,
+      refOf(c.view),
+      id,
+      expansion ?? undefined,
+    );
+    return {
+      mapping: MappingObject.of(found.item),
+      references: found.references.map((r) => ReferenceObject.from(r)),
+    };
   }
 }
 
