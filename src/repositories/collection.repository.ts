@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from './prepared';
 import {
   likeLiteral,
   searchWords,
@@ -372,6 +373,34 @@ export class CollectionRepository {
       [expansionId],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * An expansion, by id or by its version and mnemonic (or id), with the repositories its members
+   * come from; one statement.
+   */
+  async findExpansionWithMembers(
+    where: { id: string } | { versionId: string; mnemonic: string },
+  ): Promise<{ expansion: ExpansionRow; repositoryIds: string[] } | null> {
+    const [condition, params] =
+      'id' in where
+        ? ['e.id = $1', [where.id]]
+        : [
+            'e.version_id = $1 AND (e.mnemonic = $2 OR e.id::text = $2)',
+            [where.versionId, where.mnemonic],
+          ];
+    const rows = await preparedQuery<ExpansionRow & { repositoryIds: string[] }>(
+      this.em,
+      `SELECT ${EXPANSION_COLUMNS}, ARRAY(SELECT DISTINCT t.repository_id::text
+           FROM expansion_member_totals t WHERE t.expansion_id = e.id AND t.members > 0
+         ) AS "repositoryIds"
+       FROM expansions e JOIN repository_versions v ON v.id = e.version_id
+       WHERE ${condition} ORDER BY ${'id' in where ? 'e.id' : '(e.mnemonic = $2) DESC'} LIMIT 1`,
+      params,
+    );
+    if (!rows[0]) return null;
+    const { repositoryIds, ...expansion } = rows[0];
+    return { expansion, repositoryIds };
   }
 
   /** Expansions of one collection version, or of every version of a collection. */

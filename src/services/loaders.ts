@@ -15,6 +15,7 @@ import type {
   HolderRow,
   OrgCounts,
   Repositories,
+  RepositoryHead,
   UserCounts,
   VersionTotals,
 } from '../repositories';
@@ -39,6 +40,11 @@ export interface Loaders {
   repositoryById: DataLoader<string, RepositoryEntity | null>;
   /** The HEAD version row of a repository, by repository id. */
   headVersion: DataLoader<string, RepositoryVersionEntity | null>;
+  /**
+   * A repository with its HEAD version and owner, by repository id (one statement for all three;
+   * what it finds also answers `repositoryById`, `headVersion`, `orgById` and `userById`).
+   */
+  repositoryHead: DataLoader<string, RepositoryHead | null>;
   conceptById: DataLoader<string, ConceptEntity | null>;
   /** The current (HEAD) version of a concept, by concept id. */
   currentConceptVersion: DataLoader<string, ConceptVersionEntity | null>;
@@ -82,7 +88,7 @@ const EMPTY_ORG_COUNTS: OrgCounts = { members: 0, publicSources: 0, publicCollec
 export function createLoaders(repos: Repositories, actor: Actor): Loaders {
   const viewerId = actor.kind === 'user' ? actor.id : null;
   const superuser = actor.kind === 'user' && actor.isSuperuser;
-  return {
+  const loaders: Loaders = {
     userById: new DataLoader(async (ids) => {
       const byId = new Map((await repos.users.findByIds(ids)).map((u) => [u.id, u]));
       return ids.map((id) => byId.get(id) ?? null);
@@ -112,6 +118,17 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     headVersion: new DataLoader(async (ids) => {
       const heads = new Map((await repos.repos.findHeads(ids)).map((v) => [v.repositoryId, v]));
       return ids.map((id) => heads.get(id) ?? null);
+    }),
+    repositoryHead: new DataLoader(async (ids) => {
+      const rows = await repos.repos.findRepositoryHeads(ids);
+      for (const row of rows) {
+        loaders.repositoryById.prime(row.repo.id, row.repo);
+        loaders.headVersion.prime(row.repo.id, row.version);
+        if (row.org) loaders.orgById.prime(row.org.id, row.org);
+        if (row.user) loaders.userById.prime(row.user.id, row.user);
+      }
+      const byId = new Map(rows.map((row) => [row.repo.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
     }),
     conceptById: byIds((ids) => repos.concepts.findConceptsByIds(ids)),
     currentConceptVersion: new DataLoader(async (ids) => {
@@ -182,4 +199,5 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       return keys.map((key) => found.get(key) ?? []);
     }),
   };
+  return loaders;
 }
