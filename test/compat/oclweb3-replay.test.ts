@@ -881,27 +881,63 @@ describe('concept form (concepts/ConceptForm.jsx, concepts/utils.js)', () => {
     expect((await asJdoe().get(`${w.clin.url}concepts/NOLOCALE/`)).status).toBe(404);
   });
 
-  it('lets jdoe do exactly what hasAccessToURL offers: DEMO and MYSRC yes, another org no', async () => {
+  it('lets jdoe do exactly what hasAccessToURL offers: every item of the Manage menus (repos/RepoManagementList.jsx, orgs/OrgHeader.jsx) in DEMO and MYSRC, none in another org', async () => {
     const user = (await asJdoe().get(SIGN_IN_USER)).body as Record<string, unknown>;
-    const targets: Array<[TestRepo, string]> = [
-      [w.clin, 'MEMBER1'],
-      [w.mysrc, 'MINE1'],
-      [w.other.source, 'THEIRS1'],
+    const targets: Array<[string, TestRepo]> = [
+      [`/orgs/${w.demo}`, w.clin],
+      [`/users/${w.jdoe.username}`, w.mysrc],
+      [`/orgs/${w.other.org}`, w.other.source],
     ];
-    for (const [repo, id] of targets) {
+    for (const [owner, repo] of targets) {
       const offered = hasAccessToURL(user, repo.url);
-      const res = await asJdoe().post(`${repo.url}concepts/`, {
-        id,
-        concept_class: 'Misc',
-        datatype: 'N/A',
-        names: [{ locale: 'en', name_type: 'Fully-Specified', name: id, locale_preferred: true }],
-      });
-      expect([repo.url, res.status]).toEqual([repo.url, offered ? 201 : 403]);
-      const edit = await asJdoe().put(repo.url, { description: 'edited' });
-      expect([repo.url, edit.status]).toEqual([repo.url, offered ? 200 : 403]);
+      const expectStatus = (what: string, res: request.Response, allowed: number) =>
+        expect([repo.url, what, res.status]).toEqual([repo.url, what, offered ? allowed : 403]);
+      const id = uniqueId('X');
+      expectStatus(
+        'add concept',
+        await asJdoe().post(`${repo.url}concepts/`, {
+          id,
+          concept_class: 'Misc',
+          datatype: 'None',
+          names: [{ locale: 'en', name_type: 'Fully-Specified', name: id, locale_preferred: true }],
+        }),
+        201,
+      );
+      const from = offered ? `${repo.url}concepts/${id}/` : `${w.other.source.url}concepts/NONE/`;
+      expectStatus(
+        'add mapping',
+        await asJdoe().post(`${repo.url}mappings/`, {
+          map_type: 'SAME-AS',
+          from_concept_url: from,
+          to_concept_url: `${w.icdx.url}concepts/I02/`,
+        }),
+        201,
+      );
+      expectStatus('edit', await asJdoe().put(repo.url, { description: 'edited' }), 200);
+      const version = uniqueId('v');
+      expectStatus(
+        'create version',
+        await asJdoe().post(`${repo.url}versions/`, { id: version }),
+        201,
+      );
+      const versionUrl = offered ? `${repo.url}${version}/` : `${repo.url}HEAD/`;
+      expectStatus('release', await asJdoe().put(versionUrl, { released: true }), 200);
+      if (offered) {
+        expectStatus('delete version', await asJdoe().delete(versionUrl), 204);
+      }
+      expectStatus(
+        'new repository',
+        await asJdoe().post(`${owner}/sources/`, { id: 'SCRATCH', name: 'Scratch' }),
+        201,
+      );
+      const scratch = offered ? `${owner}/sources/SCRATCH/` : repo.url;
+      expectStatus('delete repository', await asJdoe().delete(scratch), 204);
     }
-    expect(hasAccessToURL(user, w.clin.url)).toBe(true);
+    expect(hasAccessToURL(user, `/orgs/${w.demo}/`)).toBe(true);
     expect(hasAccessToURL(user, w.other.source.url)).toBe(false);
-    expect((await anonymous().get(`${w.other.source.url}concepts/THEIRS1/`)).status).toBe(404);
+    // Nothing changed where jdoe was refused.
+    const theirs = await anonymous().get(`${w.other.source.url}?includeSummary=true`);
+    expect(theirs.body).toMatchObject({ description: null, summary: { active_concepts: 0 } });
+    expect((await anonymous().get(`${w.other.source.url}versions/`)).body).toHaveLength(1);
   });
 });
