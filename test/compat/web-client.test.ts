@@ -847,6 +847,20 @@ describe('{collection}[/:version]/concepts/:concept/ and mappings/:mapping/: one
       .expect(200);
     const shared = await request(t.app).get(`${c.url}concepts/A/`);
     expect(shared.status).toBe(409);
+    // Odd ids: a clear 400 (a NUL, as everywhere; an id longer than any), else not members.
+    for (const [odd, status, field] of [
+      ['%00', 400, 'path'],
+      ['x'.repeat(3000), 400, 'id'],
+      ['%E2%9C%93', 404, undefined],
+      ["a'b", 404, undefined],
+      ['..', 404, undefined],
+    ] as const) {
+      for (const kind of ['concepts', 'mappings']) {
+        const res = await request(t.app).get(`${c.url}${kind}/${odd}/`);
+        expect([odd.slice(0, 9), kind, res.status]).toEqual([odd.slice(0, 9), kind, status]);
+        if (field) expect(res.body.errors).toHaveProperty(field);
+      }
+    }
     // Through an expansion named in the path, and retired members too.
     await request(t.app).delete(`${s.url}concepts/B/`).set(as(s.owner)).expect(204);
     const head = await request(t.app).get(c.url);
