@@ -99,8 +99,13 @@ export function pageOf<T>(
   return { items: rows, total, limit: params.limit, offset: params.offset, facets };
 }
 
-/** Rows a walk through a cursor reads at a time (exports, whole synchronization answers). */
-export const WALK_BATCH = 1000;
+/**
+ * Rows a walk through a cursor reads at a time (exports, whole synchronization answers). Small:
+ * the next batch is read while this one is written (so round trips cost no time), and what a
+ * batch holds while it is written is promoted garbage that raises the process's peak memory
+ * (a CIEL export: 1,000 rows a batch peaked ~50 MB higher than 250).
+ */
+export const WALK_BATCH = 250;
 
 /** A whole listing cut to a window (`limit` 0: all of it, from `offset`). */
 export function windowedListing(listing: Listing, window: Window): Listing {
