@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -169,11 +172,13 @@ describe('a new version is exported by a background task', () => {
 });
 
 describe('a dictionary of several cursor batches', () => {
-  it('is written whole, in order, byte for byte what the version answers', async () => {
-    const source = await sourceWithVersion({ id: 'BIG' });
-    // Two and a half batches of each kind, loaded in one import, with text JSON must escape.
-    const count = Math.floor(WALK_BATCH * 2.5);
-    const code = (i: number) => `K${String(i).padStart(4, '0')}`;
+  // Two and a half batches of each kind, loaded in one import, with text JSON must escape.
+  const count = Math.floor(WALK_BATCH * 2.5);
+  const code = (i: number) => `K${String(i).padStart(4, '0')}`;
+  const everything = 'v2/?includeConcepts=true&includeMappings=true&includeRetired=true&limit=0';
+  let source: TestSource;
+  beforeAll(async () => {
+    source = await sourceWithVersion({ id: 'BIG' });
     const lines = [
       ...Array.from({ length: count }, (_, i) => ({
         type: 'Concept',
@@ -211,11 +216,14 @@ describe('a dictionary of several cursor batches', () => {
       await sleep(100);
     }
     await createVersion(t, source.url, source.owner, 'v2', { released: true });
+  });
+
+  it('is written whole, in order, byte for byte what the version answers', async () => {
     const file = await settled(`${source.url}v2/export/`);
     expect(file.status).toBe(200);
     const exported = (await unzip(file.body as Buffer))['export.json'];
     const detail = await request(t.app)
-      .get(`${source.url}v2/?includeConcepts=true&includeMappings=true&includeRetired=true&limit=0`)
+      .get(`${source.url}${everything}`)
       .buffer(true)
       .parse(binary);
     expect(detail.status).toBe(200);
@@ -229,6 +237,33 @@ describe('a dictionary of several cursor batches', () => {
     expect(body.concepts[2].names[0].name).toBe('Näme "0"\t\\ ✓');
     expect(body.mappings).toHaveLength(count + 1);
     expect(new Set(body.mappings.map((m) => m.id)).size).toBe(count + 1);
+  });
+
+  it('frees the walk of a reader that goes away after the first bytes (20 in a row)', async () => {
+    // Each walk holds one of the process's 16 snapshots: one not given back would make the
+    // 17th reader wait for ever.
+    const server = http.createServer(t.app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (let i = 0; i < 20; i += 1) {
+        await new Promise<void>((resolve, reject) => {
+          const req = http.get(`http://127.0.0.1:${port}${source.url}${everything}`, (res) => {
+            res.once('data', () => req.destroy());
+          });
+          req.once('close', resolve);
+          req.once('error', (error: NodeJS.ErrnoException) =>
+            error.code === 'ECONNRESET' ? resolve() : reject(error),
+          );
+        });
+      }
+    } finally {
+      server.close();
+    }
+    const whole = await request(t.app).get(`${source.url}${everything}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.concepts).toHaveLength(count + 2);
+    expect(whole.body.mappings).toHaveLength(count + 1);
   });
 });
 
