@@ -74,8 +74,8 @@ export function conceptDetail(view: ConceptView, versions: number): object {
 export function conceptContent(view: ConceptView): object {
   const { source, concept, version } = view;
   const { sourceUrl, url, versionUrl } = urlsOf(view);
-  return {
-    ...conceptSummary(view),
+  // Object.assign, not a spread: V8 spreads an object this wide into a literal ~20 times slower.
+  return Object.assign(conceptSummary(view), {
     uuid: version.id,
     external_id: version.externalId,
     names: version.names.map((n) => conceptItem('names', n)),
@@ -99,7 +99,7 @@ export function conceptContent(view: ConceptView): object {
     updated_by: version.createdBy,
     version_created_on: version.createdAt.toISOString(),
     version_url: versionUrl,
-  };
+  });
 }
 
 /** spec core §2.6 ConceptName and ConceptDescription. */

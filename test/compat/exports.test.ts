@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -13,6 +16,7 @@ import {
   retire,
   type TestSource,
 } from '../factories/content';
+import { WALK_BATCH } from '../../src/services/list';
 import { errorCode, gql } from '../graphql/gql';
 import { binary, unzip } from '../factories/zip';
 
@@ -164,6 +168,102 @@ describe('a new version is exported by a background task', () => {
       [`Export of ${source.id} v1`],
     );
     expect(tasks[0].n).toBe(2); // the automatic one and the one of the six
+  });
+});
+
+describe('a dictionary of several cursor batches', () => {
+  // Two and a half batches of each kind, loaded in one import, with text JSON must escape.
+  const count = Math.floor(WALK_BATCH * 2.5);
+  const code = (i: number) => `K${String(i).padStart(4, '0')}`;
+  const everything = 'v2/?includeConcepts=true&includeMappings=true&includeRetired=true&limit=0';
+  let source: TestSource;
+  beforeAll(async () => {
+    source = await sourceWithVersion({ id: 'BIG' });
+    const lines = [
+      ...Array.from({ length: count }, (_, i) => ({
+        type: 'Concept',
+        owner: source.org,
+        owner_type: 'Organization',
+        source: source.id,
+        id: code(i),
+        concept_class: 'Diagnosis',
+        datatype: 'N/A',
+        names: [{ name: `Näme "${i}"\t\\ ✓`, locale: 'en', locale_preferred: true }],
+        extras: { rank: i, tags: ['a', 'b'] },
+      })),
+      ...Array.from({ length: count }, (_, i) => ({
+        type: 'Mapping',
+        owner: source.org,
+        source: source.id,
+        id: `X${i}`,
+        map_type: i % 2 ? 'SAME-AS' : 'NARROWER-THAN',
+        from_concept_url: `${source.url}concepts/${code(i)}/`,
+        to_concept_url: `${source.url}concepts/${code((i + 1) % count)}/`,
+      })),
+    ];
+    const started = await request(t.app)
+      .post('/importers/bulk-import/')
+      .set('Authorization', source.owner.auth)
+      .set('Content-Type', 'application/json')
+      .send(lines.map((line) => JSON.stringify(line)).join('\n'));
+    expect(started.status).toBe(202);
+    for (let i = 0; ; i += 1) {
+      const task = await request(t.app)
+        .get(`/importers/bulk-import/?task=${started.body.id}`)
+        .set('Authorization', source.owner.auth);
+      if (task.body.state === 'SUCCESS') break;
+      if (task.body.state === 'FAILURE' || i > 600) throw new Error(JSON.stringify(task.body));
+      await sleep(100);
+    }
+    await createVersion(t, source.url, source.owner, 'v2', { released: true });
+  });
+
+  it('is written whole, in order, byte for byte what the version answers', async () => {
+    const file = await settled(`${source.url}v2/export/`);
+    expect(file.status).toBe(200);
+    const exported = (await unzip(file.body as Buffer))['export.json'];
+    const detail = await request(t.app)
+      .get(`${source.url}${everything}`)
+      .buffer(true)
+      .parse(binary);
+    expect(detail.status).toBe(200);
+    expect(exported).toBe((detail.body as Buffer).toString('utf8'));
+    const body = JSON.parse(exported) as {
+      concepts: Array<{ id: string; names: Array<{ name: string }> }>;
+      mappings: Array<{ id: string }>;
+    };
+    const codes = body.concepts.map((c) => c.id);
+    expect(codes).toEqual(['A', 'B', ...Array.from({ length: count }, (_, i) => code(i))]);
+    expect(body.concepts[2].names[0].name).toBe('Näme "0"\t\\ ✓');
+    expect(body.mappings).toHaveLength(count + 1);
+    expect(new Set(body.mappings.map((m) => m.id)).size).toBe(count + 1);
+  });
+
+  it('frees the walk of a reader that goes away after the first bytes (20 in a row)', async () => {
+    // Each walk holds one of the process's 16 snapshots: one not given back would make the
+    // 17th reader wait for ever.
+    const server = http.createServer(t.app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (let i = 0; i < 20; i += 1) {
+        await new Promise<void>((resolve, reject) => {
+          const req = http.get(`http://127.0.0.1:${port}${source.url}${everything}`, (res) => {
+            res.once('data', () => req.destroy());
+          });
+          req.once('close', resolve);
+          req.once('error', (error: NodeJS.ErrnoException) =>
+            error.code === 'ECONNRESET' ? resolve() : reject(error),
+          );
+        });
+      }
+    } finally {
+      server.close();
+    }
+    const whole = await request(t.app).get(`${source.url}${everything}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.concepts).toHaveLength(count + 2);
+    expect(whole.body.mappings).toHaveLength(count + 1);
   });
 });
 
