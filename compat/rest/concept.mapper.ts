@@ -64,7 +64,7 @@ export function conceptVersionEntry(view: ConceptView & { holders?: VersionHolde
 
 /** spec core §2.6 detail view (mappings arrive with the mappings API). */
 export function conceptDetail(view: ConceptView, versions: number): object {
-  return { ...conceptContent(view), versions };
+  return Object.assign(conceptContent(view), { versions });
 }
 
 /**
@@ -124,13 +124,16 @@ export function conceptItemUrl(
  * from the concept (`includeMappings`) and to it (`includeInverseMappings`) when they were read.
  */
 export function conceptDetailOf(detail: ConceptDetail): object {
-  return {
-    ...conceptDetail(detail.view, detail.versionCount),
-    ...(detail.mappings && {
+  const body = conceptDetail(detail.view, detail.versionCount);
+  if (detail.mappings) {
+    Object.assign(body, {
       mappings: detail.mappings.map(({ view, ends }) => mappingSummary(view, ends)),
-    }),
-    ...(detail.inverseMappings && {
+    });
+  }
+  if (detail.inverseMappings) {
+    Object.assign(body, {
       inverse_mappings: detail.inverseMappings.map(({ view, ends }) => mappingSummary(view, ends)),
-    }),
-  };
+    });
+  }
+  return body;
 }
