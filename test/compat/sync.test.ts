@@ -20,8 +20,8 @@ import { binary, unzip } from '../factories/zip';
  * Client synchronization (issue 13 part 2; spec operations §4.10): repository and version details
  * with their content paged by `limit`/`offset` (every item exactly once, in a stable order),
  * `updatedSince` (creations, edits, retirements — how removals are reported, also from
- * collections), `Compress: true`,
- * and the whole subscription flow: latest → export → lastUpdated from the file name → changes.
+ * collections), `Compress: true`, and the whole subscription flow: latest → export →
+ * lastUpdated from the file name → changes.
  */
 
 let t: TestApp;
