@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from './prepared';
 import {
   likeLiteral,
   searchWords,
@@ -374,6 +375,34 @@ export class CollectionRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * An expansion, by id or by its version and mnemonic (or id), with the repositories its members
+   * come from; one statement.
+   */
+  async findExpansionWithMembers(
+    where: { id: string } | { versionId: string; mnemonic: string },
+  ): Promise<{ expansion: ExpansionRow; repositoryIds: string[] } | null> {
+    const [condition, params] =
+      'id' in where
+        ? ['e.id = $1', [where.id]]
+        : [
+            'e.version_id = $1 AND (e.mnemonic = $2 OR e.id::text = $2)',
+            [where.versionId, where.mnemonic],
+          ];
+    const rows = await preparedQuery<ExpansionRow & { repositoryIds: string[] }>(
+      this.em,
+      `SELECT ${EXPANSION_COLUMNS}, ARRAY(SELECT DISTINCT t.repository_id::text
+           FROM expansion_member_totals t WHERE t.expansion_id = e.id AND t.members > 0
+         ) AS "repositoryIds"
+       FROM expansions e JOIN repository_versions v ON v.id = e.version_id
+       WHERE ${condition} ORDER BY ${'id' in where ? 'e.id' : '(e.mnemonic = $2) DESC'} LIMIT 1`,
+      params,
+    );
+    if (!rows[0]) return null;
+    const { repositoryIds, ...expansion } = rows[0];
+    return { expansion, repositoryIds };
+  }
+
   /** Expansions of one collection version, or of every version of a collection. */
   async listExpansions(
     where: { versionId: string } | { collectionId: string },
@@ -714,31 +743,19 @@ function versionAt(seq: string | null, params: unknown[], alias = 'v'): string {
   return `(${interval(seq, params, alias)})`;
 }
 
-/** A member's version: the pinned one, or the current version of the object it follows. */
-/**
- * The repositories an expansion's members of one resource come from, skipping through
- * `(expansion_id, repository_id)`: one index probe per repository, whatever the member count.
- */
+/** The repositories an expansion's members of one resource come from (their kept totals). */
 function memberRepositoriesSql(resource: 'c' | 'm', expansion: string): string {
-  const { members } = TABLES[resource];
-  return `(WITH RECURSIVE repos AS (
-      (SELECT repository_id FROM ${members} WHERE expansion_id = ${expansion}
-       ORDER BY repository_id LIMIT 1)
-      UNION ALL
-      SELECT (SELECT n.repository_id FROM ${members} n
-              WHERE n.expansion_id = ${expansion} AND n.repository_id > repos.repository_id
-              ORDER BY n.repository_id LIMIT 1)
-      FROM repos WHERE repos.repository_id IS NOT NULL)
-    SELECT repository_id::text AS id FROM repos WHERE repository_id IS NOT NULL)`;
+  return `(SELECT repository_id::text AS id FROM expansion_member_totals
+    WHERE expansion_id = ${expansion} AND resource = '${resource}' AND members > 0)`;
 }
 
 /**
  * How many members of an expansion are active (not retired, followed ones read at HEAD), among
  * those in the repositories `visible` admits (a condition on a `repositories` alias), as a
- * scalar SQL expression: every member, counted per repository, less the retired ones — followed
- * members whose current version is retired (found from the few retired current versions of
- * those repositories) and pinned members at a retired version. No pass over every member's
- * version.
+ * scalar SQL expression: the kept totals per repository (`expansion_member_totals`: every member
+ * less those pinned to a retired version) less the followed members whose current version is
+ * retired, found from the few retired current versions of those repositories. No pass over every
+ * member.
  */
 export function activeMembersSql(
   resource: 'c' | 'm',
@@ -746,19 +763,14 @@ export function activeMembersSql(
   visible: (alias: string) => string,
 ): string {
   const t = TABLES[resource];
-  return `((SELECT coalesce(sum(g.n), 0) FROM (
-        SELECT repository_id, count(*) AS n FROM ${t.members}
-        WHERE expansion_id = ${expansion} GROUP BY repository_id) g
-      JOIN repositories ar ON ar.id = g.repository_id WHERE ${visible('ar')})
+  return `((SELECT coalesce(sum(g.members - g.retired_pinned), 0) FROM expansion_member_totals g
+      JOIN repositories ar ON ar.id = g.repository_id
+      WHERE g.expansion_id = ${expansion} AND g.resource = '${resource}' AND ${visible('ar')})
     - (SELECT count(*) FROM ${t.versions} h JOIN repositories hr ON hr.id = h.repository_id
        WHERE h.repository_id IN (SELECT id::bigint FROM ${memberRepositoriesSql(resource, expansion)} mr)
          AND h.valid_to_seq IS NULL AND h.retired AND ${visible('hr')}
          AND EXISTS (SELECT 1 FROM ${t.members} fx WHERE fx.expansion_id = ${expansion}
-           AND fx.${t.key} = h.${t.key} AND fx.${t.memberVersion} IS NULL))
-    - (SELECT count(*) FROM ${t.members} px JOIN ${t.versions} pv ON pv.id = px.${t.memberVersion}
-       JOIN repositories pr ON pr.id = px.repository_id
-       WHERE px.expansion_id = ${expansion} AND px.${t.memberVersion} IS NOT NULL AND pv.retired
-         AND ${visible('pr')}))::int`;
+           AND fx.${t.key} = h.${t.key} AND fx.${t.memberVersion} IS NULL)))::int`;
 }
 
 /**
@@ -788,6 +800,7 @@ export function memberVersionsSql(resource: 'c' | 'm', since?: { removals: boole
     ${since.removals ? removed : ''})`;
 }
 
+/** A member's version: the pinned one, or the current version of the object it follows. */
 function memberVersion(resource: 'c' | 'm', alias: string): string {
   const t = TABLES[resource];
   return `coalesce(${alias}.${t.memberVersion}, (SELECT h.id FROM ${t.versions} h

@@ -38,7 +38,13 @@ export type {
   Viewer,
   Window,
 } from './list';
-export type { ContentCounts, OwnerKey, RepoSearch, RepoSortKey } from './repo.repository';
+export type {
+  ContentCounts,
+  OwnerKey,
+  RepoSearch,
+  RepoSortKey,
+  RepositoryHead,
+} from './repo.repository';
 export type {
   ExpansionCounts,
   ExpansionRow,

@@ -2,10 +2,14 @@ import { activeMembersSql } from './collection.repository';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import {
   HEAD,
+  OrganizationEntity,
   RepositoryEntity,
   RepositoryVersionEntity,
+  UserEntity,
   type RepositoryKind,
 } from '../db/entities';
+import { hydrate, type Raw } from './hydrate';
+import { preparedQuery } from './prepared';
 import {
   orderBy,
   searchWords,
@@ -50,6 +54,14 @@ export interface RepoSearch {
   updatedSince?: Date;
   /** Every version row, not only HEAD. */
   allVersions?: boolean;
+}
+
+/** A repository with its HEAD version and its owner (an org or a user). */
+export interface RepositoryHead {
+  repo: RepositoryEntity;
+  version: RepositoryVersionEntity;
+  org: OrganizationEntity | null;
+  user: UserEntity | null;
 }
 
 export interface ContentCounts {
@@ -170,6 +182,26 @@ export class RepoRepository {
   }
 
   /** The HEAD version rows of many repositories. */
+  /** Repositories by id with their HEAD versions and owners, in one statement. */
+  async findRepositoryHeads(repositoryIds: readonly string[]): Promise<RepositoryHead[]> {
+    const rows = await preparedQuery<{ repo: Raw; version: Raw; org: Raw; user: Raw }>(
+      this.em,
+      `SELECT to_json(r) AS repo, to_json(v) AS version, to_json(o) AS org, to_json(u) AS "user"
+       FROM repositories r
+       JOIN repository_versions v ON v.repository_id = r.id AND v.mnemonic = '${HEAD}'
+       LEFT JOIN organizations o ON o.id = r.owner_org_id
+       LEFT JOIN users u ON u.id = r.owner_user_id
+       WHERE r.id = ANY($1::bigint[])`,
+      [repositoryIds],
+    );
+    return rows.map((row) => ({
+      repo: hydrate(this.em, RepositoryEntity, row.repo)!,
+      version: hydrate(this.em, RepositoryVersionEntity, row.version)!,
+      org: hydrate(this.em, OrganizationEntity, row.org),
+      user: hydrate(this.em, UserEntity, row.user),
+    }));
+  }
+
   findHeads(repositoryIds: readonly string[]): Promise<RepositoryVersionEntity[]> {
     return this.versions.findBy({ repositoryId: In([...repositoryIds]), mnemonic: HEAD });
   }

@@ -1153,31 +1153,39 @@ export class CollectionService {
     expansionMnemonic?: string,
   ): Promise<ReadableMembers> {
     const collection = await this.collection(ctx, ref);
-    const expansion =
+    const found =
       expansionMnemonic !== undefined
-        ? await this.findExpansion(collection, expansionMnemonic)
+        ? await this.repos.collections.findExpansionWithMembers({
+            versionId: collection.version.id,
+            mnemonic: expansionMnemonic,
+          })
         : collection.version.expansionId
-          ? await this.repos.collections.findExpansionById(collection.version.expansionId)
+          ? await this.repos.collections.findExpansionWithMembers({
+              id: collection.version.expansionId,
+            })
           : null;
-    if (!expansion) return { expansion: null, repositoryIds: [], repositories: [] };
-    const ids = await this.repos.collections.memberRepositoryIds(expansion.id);
-    const rows = await Promise.all(
-      ids.map(async (id) => {
-        const repo = await ctx.loaders.repositoryById.load(id);
-        return repo !== null && (await mayViewRepo(ctx, repo)) ? repo : null;
-      }),
+    if (!found) {
+      if (expansionMnemonic === undefined) {
+        return { expansion: null, repositoryIds: [], repositories: [] };
+      }
+      throw expansionNotFound(collection, expansionMnemonic);
+    }
+    // The member repositories' HEAD views: what the member pages show them by, read with them.
+    const views = await this.repositories.headViews(ctx, found.repositoryIds);
+    const visible = await Promise.all(
+      [...views.values()].map(async ({ repo }) => ((await mayViewRepo(ctx, repo)) ? repo : null)),
     );
-    const repositories = rows.filter((repo): repo is RepositoryEntity => repo !== null);
-    return { expansion, repositoryIds: repositories.map((repo) => repo.id), repositories };
+    const repositories = visible.filter((repo): repo is RepositoryEntity => repo !== null);
+    return {
+      expansion: found.expansion,
+      repositoryIds: repositories.map((r) => r.id),
+      repositories,
+    };
   }
 
   private async findExpansion(collection: RepoView, mnemonic: string): Promise<ExpansionRow> {
     const expansion = await this.repos.collections.findExpansion(collection.version.id, mnemonic);
-    if (!expansion) {
-      throw AppError.notFound(
-        `Expansion '${mnemonic}' of version '${collection.version.mnemonic}'`,
-      );
-    }
+    if (!expansion) throw expansionNotFound(collection, mnemonic);
     return expansion;
   }
 
@@ -1326,6 +1334,10 @@ function systemOf(
  * A list read through an expansion whose `offset`/`count` parameters (spec operations §2.2) make
  * it a window of its members: the request pages inside that window.
  */
+function expansionNotFound(collection: RepoView, mnemonic: string): AppError {
+  return AppError.notFound(`Expansion '${mnemonic}' of version '${collection.version.mnemonic}'`);
+}
+
 async function windowed<T>(
   params: ListParams,
   p: ExpansionParameters,

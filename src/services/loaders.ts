@@ -10,7 +10,13 @@ import type {
   RepositoryVersionEntity,
   UserEntity,
 } from '../db/entities';
-import type { ContentCounts, OrgCounts, Repositories, UserCounts } from '../repositories';
+import type {
+  ContentCounts,
+  OrgCounts,
+  Repositories,
+  RepositoryHead,
+  UserCounts,
+} from '../repositories';
 import { viewerOf, type Actor } from './actor';
 
 /** Per-request batch loaders: one query per kind of question, however many records ask it. */
@@ -32,6 +38,11 @@ export interface Loaders {
   repositoryById: DataLoader<string, RepositoryEntity | null>;
   /** The HEAD version row of a repository, by repository id. */
   headVersion: DataLoader<string, RepositoryVersionEntity | null>;
+  /**
+   * A repository with its HEAD version and owner, by repository id (one statement for all three;
+   * what it finds also answers `repositoryById`, `headVersion`, `orgById` and `userById`).
+   */
+  repositoryHead: DataLoader<string, RepositoryHead | null>;
   conceptById: DataLoader<string, ConceptEntity | null>;
   /** The current (HEAD) version of a concept, by concept id. */
   currentConceptVersion: DataLoader<string, ConceptVersionEntity | null>;
@@ -68,7 +79,7 @@ const EMPTY_ORG_COUNTS: OrgCounts = { members: 0, publicSources: 0, publicCollec
 export function createLoaders(repos: Repositories, actor: Actor): Loaders {
   const viewerId = actor.kind === 'user' ? actor.id : null;
   const superuser = actor.kind === 'user' && actor.isSuperuser;
-  return {
+  const loaders: Loaders = {
     userById: new DataLoader(async (ids) => {
       const byId = new Map((await repos.users.findByIds(ids)).map((u) => [u.id, u]));
       return ids.map((id) => byId.get(id) ?? null);
@@ -98,6 +109,17 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     headVersion: new DataLoader(async (ids) => {
       const heads = new Map((await repos.repos.findHeads(ids)).map((v) => [v.repositoryId, v]));
       return ids.map((id) => heads.get(id) ?? null);
+    }),
+    repositoryHead: new DataLoader(async (ids) => {
+      const rows = await repos.repos.findRepositoryHeads(ids);
+      for (const row of rows) {
+        loaders.repositoryById.prime(row.repo.id, row.repo);
+        loaders.headVersion.prime(row.repo.id, row.version);
+        if (row.org) loaders.orgById.prime(row.org.id, row.org);
+        if (row.user) loaders.userById.prime(row.user.id, row.user);
+      }
+      const byId = new Map(rows.map((row) => [row.repo.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
     }),
     conceptById: byIds((ids) => repos.concepts.findConceptsByIds(ids)),
     currentConceptVersion: new DataLoader(async (ids) => {
@@ -153,4 +175,5 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       return ids.map((id) => counts.get(id) ?? { activeConcepts: 0, activeMappings: 0 });
     }),
   };
+  return loaders;
 }

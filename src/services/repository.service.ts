@@ -308,12 +308,12 @@ export class RepositoryService {
    * does not exist. Callers decide whether the caller may see it.
    */
   async headView(ctx: ServiceContext, repositoryId: string): Promise<RepoView | null> {
-    const [repo, version] = await Promise.all([
-      ctx.loaders.repositoryById.load(repositoryId),
-      ctx.loaders.headVersion.load(repositoryId),
-    ]);
-    if (!repo || !version) return null;
-    return { repo, version, owner: await this.ownerOf(ctx, repo) };
+    const head = await ctx.loaders.repositoryHead.load(repositoryId);
+    if (!head) return null;
+    const owner: Owner = head.org
+      ? { type: 'Organization', id: head.org.mnemonic, org: head.org }
+      : { type: 'User', id: head.user?.username ?? '', user: head.user ?? undefined };
+    return { repo: head.repo, version: head.version, owner };
   }
 
   /** HEAD views of many repositories (e.g. behind a public list), by id. */

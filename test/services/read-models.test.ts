@@ -184,6 +184,47 @@ describe('expansion details', () => {
   });
 });
 
+describe('collection member pages', () => {
+  it('read the expansion, its member sources and the page in statements that do not grow with the sources', async () => {
+    const others: string[] = [];
+    for (const id of ['S2', 'S3']) {
+      const made = await createSource(t, { id }, { owner, org });
+      await createConcept(t, made.url, owner, { id: `${id}-1` });
+      others.push(made.url);
+    }
+    const c = await createCollection(t, { id: 'C3' }, { owner, org });
+    const added = await request(t.app)
+      .put(`${c.url}references/`)
+      .set('Authorization', owner.auth)
+      .send({
+        data: {
+          expressions: [
+            `/orgs/${org}/sources/${source}/concepts/A/`,
+            ...others.map((url, i) => `${url}concepts/S${i + 2}-1/`),
+          ],
+        },
+      });
+    expect(added.status).toBe(200);
+    const page = (id: string) => (ctx: Awaited<ReturnType<typeof as>>) =>
+      t.services.collections.listConcepts(
+        ctx,
+        at('collection', id),
+        defaultListParams({ limit: 25 }),
+      );
+    const three = await page('C3')(await as('anonymous'));
+    expect(
+      three.items.map((item) => `${item.source.repo.mnemonic}/${item.concept.mnemonic}`),
+    ).toEqual(['S/A', 'S2/S2-1', 'S3/S3-1']);
+    expect(three.total).toBe(3);
+    const fromOne = await statements('anonymous', page(collection));
+    const fromThree = await statements('anonymous', page('C3'));
+    expect(fromThree).toBe(fromOne);
+    // The path; the expansion with its member repositories; their HEAD views; the page with its
+    // total; the page's concepts; the references' displays.
+    expect(fromOne).toBe(6);
+  });
+});
+
 describe('repository details with their content', () => {
   const include = { concepts: true, mappings: true, references: true };
 
