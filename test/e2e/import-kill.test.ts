@@ -11,7 +11,7 @@ import { buildServer, sleep, startWorker, stop } from './server-process';
  * A server process killed (SIGKILL) while its background task runs a bulk import (issue 13
  * part 4): every batch landed whole or not at all, the task ends FAILURE once its heartbeat is
  * known to have stopped, and importing the same file again creates only what had not landed,
- * reports the rest unchanged and duplicates nothing.
+ * reports the rest unchanged and duplicates nothing; the killed import does not hold its queue.
  */
 let buildDir: string;
 let dataDir: string;
@@ -90,9 +90,10 @@ async function status(taskId: string): Promise<Status> {
   return res.body as Status;
 }
 
+/** Into a named queue (one import of its user at a time): the killed one must not hold it. */
 async function post(body: string): Promise<string> {
   const res = await request(setup.app)
-    .post('/importers/bulk-import/')
+    .post('/importers/bulk-import/kill-test/')
     .set('Authorization', setup.admin)
     .set('Content-Type', 'application/json')
     .send(body);
