@@ -138,7 +138,10 @@ const BENCH_RATE_LIMITS = {
 let serverChild: ChildProcess | null = null;
 
 function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
+  // BENCH_SERVER_PROFILE=DIR: the server writes a V8 CPU profile of its whole run into DIR.
+  const profile = process.env.BENCH_SERVER_PROFILE;
   const child = fork(path.join(__dirname, 'server.js'), [], {
+    execArgv: profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [],
     // Production mode, as the Docker image runs (graphql-js skips its development checks).
     env: {
       ...BENCH_RATE_LIMITS,
@@ -193,7 +196,11 @@ async function postgresVersion(url: string): Promise<string> {
  * benchmark is exported by a task, which would otherwise share the server's CPU with what is
  * measured); prints how long that took.
  */
-export async function settleTasks(server: BenchServer, token: string): Promise<void> {
+export async function settleTasks(
+  server: BenchServer,
+  token: string,
+  options: { quiet?: boolean } = {},
+): Promise<number> {
   const started = performance.now();
   for (;;) {
     const body = await request(server, 'GET', '/tasks/?limit=0', { token });
@@ -201,7 +208,9 @@ export async function settleTasks(server: BenchServer, token: string): Promise<v
     if (tasks.every((task) => task.state === 'SUCCESS' || task.state === 'FAILURE')) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  print(`background:  tasks settled in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const seconds = (performance.now() - started) / 1000;
+  if (!options.quiet) print(`background:  tasks settled in ${seconds.toFixed(1)} s`);
+  return seconds;
 }
 
 export async function request(
