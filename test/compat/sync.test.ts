@@ -416,6 +416,36 @@ describe('changes of a collection since a time', () => {
     expect(res.data.collection.mappings.items).toEqual([{ id: 'M02', retired: true }]);
   });
 
+  it('shows a removal only to those who may see its source; a bad updatedSince is a 400', async () => {
+    const hidden = await source(2, { public_access: 'None' });
+    const c = await createCollection(
+      t,
+      { id: `Z${crypto.randomBytes(3).toString('hex')}` },
+      { owner: hidden.owner, org: hidden.org },
+    );
+    const expressions = [`${hidden.url}concepts/C00/`, `${hidden.url}concepts/C01/`];
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(hidden.owner))
+      .send({ data: { expressions } })
+      .expect(200);
+    await sleep(50);
+    const since = new Date();
+    await request(t.app)
+      .delete(`${c.url}references/`)
+      .set(as(hidden.owner))
+      .send({ expressions: [expressions[0]] })
+      .expect(204);
+    const url = `${c.url}?includeConcepts=true&includeRetired=true&limit=0&updatedSince=${since.toISOString()}`;
+    const anonymous = await request(t.app).get(url);
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.concepts).toEqual([]);
+    const own = await request(t.app).get(url).set(as(hidden.owner));
+    expect(shown(own.body.concepts)).toEqual([['C00', true]]);
+    const bad = await request(t.app).get(`${c.url}?includeConcepts=true&updatedSince=yesterday`);
+    expect(bad.status).toBe(400);
+  });
+
   it('the zipped answer (Compress: true) holds the removals too', async () => {
     const { s, c } = await collection();
     await sleep(50);
