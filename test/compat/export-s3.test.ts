@@ -119,6 +119,39 @@ test('a version is exported to the bucket, served by GET and exportURL once, and
   expect((await keys()).filter((k) => !before.includes(k))).toEqual(added);
 });
 
+test('an upload the storage refuses fails its export: nothing is served, it can be asked again', async () => {
+  const broken = await createTestApp({
+    EXPORT_STORAGE: 's3',
+    EXPORT_S3_BUCKET: 'no-such-bucket',
+    EXPORT_S3_ENDPOINT: endpoint,
+    EXPORT_S3_FORCE_PATH_STYLE: 'true',
+  });
+  try {
+    const source = await createSource(broken, { id: `S3${crypto.randomBytes(3).toString('hex')}` });
+    await createConcept(broken, source.url, source.owner, { id: 'A' });
+    await createVersion(broken, source.url, source.owner, 'v1');
+    const url = `${source.url}v1/export/`;
+    let res: request.Response | undefined;
+    for (let i = 0; i < 150; i += 1) {
+      res = await request(broken.app).get(url).set('Authorization', source.owner.auth);
+      if (res.status !== 208) break;
+      await sleep(100);
+    }
+    expect(res!.status).toBe(204);
+    const [task] = await broken.dataSource.query<Array<{ state: string }>>(
+      `SELECT t.state FROM repository_exports e JOIN tasks t ON t.id = e.task_id
+       JOIN repository_versions v ON v.id = e.version_id JOIN repositories r ON r.id = v.repository_id
+       WHERE r.mnemonic = $1`,
+      [source.id],
+    );
+    expect(task).toEqual({ state: 'FAILURE' });
+    const again = await request(broken.app).post(url).set('Authorization', source.owner.auth);
+    expect(again.status).toBe(202);
+  } finally {
+    await broken.close();
+  }
+});
+
 describe('an upload that does not complete', () => {
   const storage = () =>
     new S3ExportStorage({
