@@ -694,6 +694,20 @@ export class CollectionRepository {
     return new Map(rows.map((r) => [r.id, r.display]));
   }
 
+  /** The references whose include rows put a concept (`c`) or mapping (`m`) into an expansion. */
+  async referencesSelecting(
+    expansionId: string,
+    resource: 'c' | 'm',
+    objectId: string,
+  ): Promise<string[]> {
+    const rows = await this.em.query<Array<{ id: string }>>(
+      `SELECT DISTINCT reference_id::text AS id FROM expansion_reference_rows
+       WHERE expansion_id = $1 AND resource = $2 AND object_id = $3 AND include`,
+      [expansionId, resource, objectId],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** The repositories an expansion's members come from. */
   async memberRepositoryIds(expansionId: string): Promise<string[]> {
     const rows = await this.em.query<Array<{ id: string }>>(

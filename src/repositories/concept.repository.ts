@@ -52,6 +52,8 @@ export interface ConceptSearch {
   extras?: ExtrasFilter;
   /** How far `q` words may be from what they match (typos); substrings only by default. */
   tolerance?: Tolerance;
+  /** Concepts of these ids (a collection member by its id). */
+  ids?: string[];
 }
 
 /** What one concept read names: the path's owner, source and source version, and the concept. */
@@ -541,6 +543,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         );
       if (where.sources?.length)
         qb.andWhere('r.mnemonic IN (:...sources)', { sources: where.sources });
+      if (where.notSources?.length)
+        qb.andWhere('r.mnemonic NOT IN (:...notSources)', { notSources: where.notSources });
       if (where.ownerUsers?.length) {
         qb.andWhere(
           'r.owner_user_id IN (SELECT id FROM users WHERE username IN (:...ownerUsers))',
@@ -569,6 +573,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length) whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact');
+    if (filter.ids?.length) {
+      qb.andWhere('cv.mnemonic IN (:...ids)', { ids: filter.ids });
+    }
     whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
     whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
     if (filter.locale?.length) {
@@ -595,6 +602,8 @@ export type ConceptScope =
   | {
       scope: 'public';
       sources?: string[];
+      /** Not in sources of these ids. */
+      notSources?: string[];
       ownerUsers?: string[];
       ownerOrgs?: string[];
       /** Concepts with a current mapping to one of these ends (source URLs and a code). */
@@ -605,6 +614,7 @@ export type ConceptScope =
 function unfiltered(filter: ConceptSearch): boolean {
   return (
     !filter.includeRetired &&
+    !filter.ids?.length &&
     !filter.conceptClass?.length &&
     !filter.datatype?.length &&
     !filter.locale?.length &&

@@ -36,6 +36,8 @@ export interface MappingSearch {
   fromConceptSource?: string[];
   toConceptSource?: string[];
   extras?: ExtrasFilter;
+  /** Mappings of these ids (a collection member by its id). */
+  ids?: string[];
 }
 
 /** Where mappings are listed from. */
@@ -51,8 +53,17 @@ export type MappingScope =
       inverse: boolean;
       seq: string | null;
     }
-  /** Current mappings of every public source; `owners` narrows to sources of these owners. */
-  | { scope: 'public'; owners?: string[]; ownerType?: 'Organization' | 'User' };
+  /**
+   * Current mappings of every public source; `owners` narrows to sources of these owners,
+   * `sources` and `notSources` to sources of (not of) these ids.
+   */
+  | {
+      scope: 'public';
+      owners?: string[];
+      ownerType?: 'Organization' | 'User';
+      sources?: string[];
+      notSources?: string[];
+    };
 
 const ORDER: Record<MappingSortKey, string[]> = {
   bestMatch: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
@@ -309,6 +320,10 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         .andWhere(
           `(r.owner_user_id IS NULL OR EXISTS (SELECT 1 FROM users pu WHERE pu.id = r.owner_user_id AND pu.is_active))`,
         );
+      if (where.sources?.length)
+        qb.andWhere('r.mnemonic IN (:...sources)', { sources: where.sources });
+      if (where.notSources?.length)
+        qb.andWhere('r.mnemonic NOT IN (:...notSources)', { notSources: where.notSources });
       if (where.ownerType === 'Organization') qb.andWhere('r.owner_org_id IS NOT NULL');
       if (where.ownerType === 'User') qb.andWhere('r.owner_user_id IS NOT NULL');
       if (where.owners?.length) {
@@ -329,6 +344,9 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     if (!filter.includeRetired) qb.andWhere('NOT mv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length) whereWordsMatch(qb, 'mv.search_text', words);
+    if (filter.ids?.length) {
+      qb.andWhere('mv.mnemonic IN (:...ids)', { ids: filter.ids });
+    }
     whereAnyOf(qb, 'mv.map_type', filter.mapType, 'mapType');
     whereAnyOf(qb, 'mv.created_by', filter.updatedBy, 'updatedBy');
     whereAnyOf(qb, 'mv.from_concept_code', filter.fromConcept, 'fromConcept');

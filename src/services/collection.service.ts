@@ -614,6 +614,69 @@ export class CollectionService {
   }
 
   /**
+   * A concept of a collection version by its id (OCL `{collection}[/:version]/concepts/:id/`):
+   * the version its default expansion (or `expansionMnemonic`) holds, retired or not, and the
+   * references that brought it in. 404 when it holds none; 409 when it holds concepts of that id
+   * from several sources (read one through its source).
+   */
+  async memberConcept(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    id: string,
+    expansionMnemonic?: string,
+  ): Promise<{ view: ConceptView; references: ReferenceView[] }> {
+    const collection = await this.collection(ctx, ref);
+    const page = await this.listConcepts(ctx, collection, memberParams(id), expansionMnemonic);
+    const view = onlyMember(page, 'Concept', id);
+    return {
+      view,
+      references: await this.selecting(ctx, collection, expansionMnemonic, 'c', view.concept.id),
+    };
+  }
+
+  /** A mapping of a collection version by its id, as `memberConcept`. */
+  async memberMapping(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    id: string,
+    expansionMnemonic?: string,
+  ): Promise<{ item: MappingItem; references: ReferenceView[] }> {
+    const collection = await this.collection(ctx, ref);
+    const page = await this.listMappings(ctx, collection, memberParams(id), expansionMnemonic);
+    const item = onlyMember(page, 'Mapping', id);
+    return {
+      item,
+      references: await this.selecting(
+        ctx,
+        collection,
+        expansionMnemonic,
+        'm',
+        item.view.mapping.id,
+      ),
+    };
+  }
+
+  /** The references of a collection version whose rows put one member into its expansion. */
+  private async selecting(
+    ctx: ServiceContext,
+    collection: RepoView,
+    expansionMnemonic: string | undefined,
+    resource: 'c' | 'm',
+    objectId: string,
+  ): Promise<ReferenceView[]> {
+    const { expansion } = await this.readableExpansion(ctx, collection, expansionMnemonic);
+    if (!expansion) return [];
+    const ids = await this.repos.collections.referencesSelecting(expansion.id, resource, objectId);
+    if (ids.length === 0) return [];
+    const rows = await this.repos.collections.referencesAt(
+      collection.repo.id,
+      collection.version.seq,
+      { ids },
+    );
+    return rows.map((reference) => ({ collection, reference }));
+  }
+
+  /**
    * The default expansion of a collection version and the member repositories the caller may see
    * (their rows tell when their content last changed).
    */
@@ -1382,4 +1445,21 @@ function nameIn(names: ConceptName[], language: string): ConceptName | undefined
     (n) => n.locale.toLowerCase() === lang || n.locale.toLowerCase().startsWith(`${lang}-`),
   );
   return inLanguage.find((n) => n.locale_preferred) ?? inLanguage[0];
+}
+
+/** List parameters that find one member by its id, retired or not (at most two, to tell). */
+function memberParams(id: string): ListParams {
+  return { limit: 2, offset: 0, verbose: true, filters: { id: [id], includeRetired: ['true'] } };
+}
+
+/** The one member a page found: 404 none, 409 several of that id from different sources. */
+function onlyMember<T>(page: Page<T>, kind: 'Concept' | 'Mapping', id: string): T {
+  if (page.total === 0) throw AppError.notFound(`${kind} '${id}'`);
+  if (page.total > 1) {
+    throw new AppError(
+      'CONFLICT',
+      `The collection holds ${page.total} ${kind.toLowerCase()}s with id '${id}', from different sources; read one through its source.`,
+    );
+  }
+  return page.items[0];
 }

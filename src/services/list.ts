@@ -34,6 +34,16 @@ export interface Page<T> {
 
 export const DEFAULT_LIMIT = 10;
 
+/**
+ * A filter's values split by OCL's negation (a leading `!`, as oclweb3 sends `source=!X`): the
+ * values wanted (none: no restriction) and the values excluded.
+ */
+export function negatable(values: string[] | undefined): { only?: string[]; not?: string[] } {
+  const only = values?.filter((v) => !v.startsWith('!'));
+  const not = values?.filter((v) => v.startsWith('!')).map((v) => v.slice(1));
+  return { ...(only?.length ? { only } : {}), ...(not?.length ? { not } : {}) };
+}
+
 export function defaultListParams(overrides: Partial<ListParams> = {}): ListParams {
   return { limit: DEFAULT_LIMIT, offset: 0, filters: {}, ...overrides };
 }
