@@ -17,7 +17,7 @@ import {
   UserEntity,
 } from '../db/entities';
 import { insertRows } from './bulk';
-import { activeMembersSql } from './collection.repository';
+import { activeMembersSql, memberVersionsSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
@@ -518,10 +518,11 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       qb.where(
         // As an array: the members are found first, then their rows by primary key (a join
         // would read every version of the sources they come from).
-        `cv.id = ANY(ARRAY(SELECT coalesce(x.concept_version_id, (SELECT h.id FROM concept_versions h
-           WHERE h.concept_id = x.concept_id AND h.valid_to_seq IS NULL))
-         FROM expansion_concepts x WHERE x.expansion_id = :expansionId))`,
-        { expansionId: where.expansionId },
+        `cv.id = ANY(${memberVersionsSql(
+          'c',
+          filter.updatedSince ? { removals: !!filter.includeRetired } : undefined,
+        )})`,
+        { expansionId: where.expansionId, updatedSince: filter.updatedSince },
       ).andWhere('cv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
       });
@@ -585,7 +586,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         ),
       );
     }
-    if (filter.updatedSince)
+    // An expansion's changes are its members' (joined, edited or removed since then).
+    if (filter.updatedSince && where.scope !== 'expansion')
       qb.andWhere('cv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
     whereExtras(qb, 'cv.extras', filter.extras);
     return qb;

@@ -1,6 +1,7 @@
 import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
+import { memberVersionsSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
@@ -297,10 +298,11 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       qb.where(
         // As an array: the members are found first, then their rows by primary key (a join
         // would read every version of the sources they come from).
-        `mv.id = ANY(ARRAY(SELECT coalesce(x.mapping_version_id, (SELECT h.id FROM mapping_versions h
-           WHERE h.mapping_id = x.mapping_id AND h.valid_to_seq IS NULL))
-         FROM expansion_mappings x WHERE x.expansion_id = :expansionId))`,
-        { expansionId: where.expansionId },
+        `mv.id = ANY(${memberVersionsSql(
+          'm',
+          filter.updatedSince ? { removals: !!filter.includeRetired } : undefined,
+        )})`,
+        { expansionId: where.expansionId, updatedSince: filter.updatedSince },
       ).andWhere('mv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
       });
@@ -375,7 +377,8 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         { eitherSources: filter.conceptSource },
       );
     }
-    if (filter.updatedSince)
+    // An expansion's changes are its members' (joined, edited or removed since then).
+    if (filter.updatedSince && where.scope !== 'expansion')
       qb.andWhere('mv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
     whereExtras(qb, 'mv.extras', filter.extras);
     const rank = words.length
