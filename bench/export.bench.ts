@@ -112,6 +112,23 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
     // not permitted: the peak then covers the server's whole life
   }
   const cpuBefore = cpuSeconds(pid);
+  // PostgreSQL's side of the export: the CPU of the walk's own connection (`registry-walk`),
+  // sampled at each poll (its last sample before it ends; a poll every 100 ms).
+  const watch = new Client({ connectionString: server.databaseUrl });
+  await watch.connect();
+  const walkCpu = new Map<number, number>();
+  const sampleWalks = async (): Promise<void> => {
+    const { rows } = await watch.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE application_name = 'registry-walk'`,
+    );
+    for (const { pid: backend } of rows) {
+      try {
+        walkCpu.set(backend, cpuSeconds(backend));
+      } catch {
+        // ended meanwhile: its last sample stands
+      }
+    }
+  };
   const started = performance.now();
   await request(server, 'POST', `${SOURCE_PATH}versions/`, {
     token,
@@ -124,9 +141,12 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
     const res = await fetch(`${server.url}${SOURCE_PATH}bench-v1/export/`, { method: 'HEAD' });
     status = res.status;
     peak = Math.max(peak, memory(pid).peak);
+    await sampleWalks();
     if (status !== 200 && status !== 208) throw new Error(`export answered ${status}`);
-    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  await watch.end();
+  const walkSeconds = [...walkCpu.values()].reduce((sum, seconds) => sum + seconds, 0);
   const wall = (performance.now() - started) / 1000;
   const cpu = cpuSeconds(pid) - cpuBefore;
   const after = memory(pid);
@@ -136,6 +156,7 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
   await db.connect();
   let rawSeconds = 0;
   let rawBytes = 0;
+  let rawCpu = { client: 0, postgres: 0 };
   let task: { seconds: number; size: number } | undefined;
   try {
     const [row] = (
@@ -148,6 +169,10 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
       )
     ).rows;
     task = { seconds: row.seconds, size: Number(row.size) };
+    const [{ pid: rawPid }] = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
+      .rows;
+    const rawPgBefore = cpuSeconds(rawPid);
+    const rawClientBefore = process.cpuUsage();
     const rawStart = performance.now();
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     for (const table of ['concept_versions', 'mapping_versions']) {
@@ -161,6 +186,11 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
     }
     await db.query('ROLLBACK');
     rawSeconds = (performance.now() - rawStart) / 1000;
+    const client = process.cpuUsage(rawClientBefore);
+    rawCpu = {
+      client: (client.user + client.system) / 1e6,
+      postgres: cpuSeconds(rawPid) - rawPgBefore,
+    };
   } finally {
     await db.end();
   }
@@ -175,9 +205,15 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
       ['server RSS before / after, MB', `${before.rss.toFixed(0)} / ${after.rss.toFixed(0)}`, ''],
       ['server peak RSS during the export, MB', peak.toFixed(0), `≤ ${RSS_TARGET_MB}`],
       ['server CPU s (version, export, polls)', cpu.toFixed(1), ''],
+      ["PostgreSQL CPU s of the export's cursors (registry-walk)", walkSeconds.toFixed(1), ''],
       [
         'raw DB: the same rows through a cursor as JSON, s',
         `${rawSeconds.toFixed(1)} (${(rawBytes / 1024 / 1024).toFixed(0)} MB of JSON)`,
+        '',
+      ],
+      [
+        'raw DB CPU s: client (parse, stringify) / PostgreSQL',
+        `${rawCpu.client.toFixed(1)} / ${rawCpu.postgres.toFixed(1)}`,
         '',
       ],
       ['task / raw', (task.seconds / rawSeconds).toFixed(1), ''],

@@ -7,7 +7,7 @@ import {
   type MappingItem,
 } from '../../src/services';
 import { conceptSummary } from './concept.mapper';
-import { endFields, mappingUrl } from './mapping.mapper';
+import { mappingEnd, mappingUrl } from './mapping.mapper';
 
 /**
  * The Bundle of spec operations §2.6: flat (every concept and mapping once, `total`) or
@@ -88,13 +88,13 @@ function conceptEntry(node: CascadeNode): object {
 function mappingEntry(item: MappingItem, reverse: boolean, hierarchy: boolean): object {
   const { view, ends } = item;
   const side = reverse ? 'from' : 'to';
-  const end = endFields(view, side, ends[side]);
+  const end = mappingEnd(view, side, ends[side]);
   const target = {
-    concept_code: end[`${side}_concept_code`],
-    concept_url: end[`${side}_concept_url`],
-    concept_name: end[`${side}_concept_name_resolved`] ?? end[`${side}_concept_name`],
-    source_owner: end[`${side}_source_owner`],
-    source_name: end[`${side}_source_name`],
+    concept_code: end.conceptCode,
+    concept_url: end.conceptUrl,
+    concept_name: end.conceptNameResolved ?? end.conceptName,
+    source_owner: end.sourceOwner,
+    source_name: end.sourceName,
   };
   const url = mappingUrl(view);
   return {

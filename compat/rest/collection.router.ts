@@ -1,5 +1,11 @@
 import { Router, type Request } from 'express';
-import type { ExpansionDetail, RepoRef, ServiceContext, Services } from '../../src/services';
+import type {
+  ExpansionDetail,
+  ReferenceView,
+  RepoRef,
+  ServiceContext,
+  Services,
+} from '../../src/services';
 import {
   bodyOf,
   created,
@@ -14,7 +20,9 @@ import {
   route,
 } from '../http';
 import { addedJson, expansionJson, referenceJson } from './collection.mapper';
+import { conceptDetail } from './concept.mapper';
 import { conceptListReply } from './concept.router';
+import { mappingDetail } from './mapping.mapper';
 import { mappingListReply } from './mapping.router';
 import { OWNER_PREFIXES } from './owners';
 import { taskAccepted } from './task.mapper';
@@ -162,6 +170,37 @@ export function collectionRouter(services: Services): Router {
           ),
         )
         .all(onlyMethods('GET'));
+      // One member by its id (oclweb3 opens a collection's concept or mapping this way), with
+      // the references that brought it in when `includeReferences=true`.
+      router
+        .route(`${path}concepts/:concept/`)
+        .get(
+          route(async (req, ctx) => {
+            const { view, references } = await collections.memberConcept(
+              ctx,
+              at(req),
+              param(req, 'concept'),
+              expansionOf(req),
+            );
+            return ok(withReferences(req, conceptDetail(view, view.versionCount ?? 0), references));
+          }),
+        )
+        .all(onlyMethods('GET'));
+      router
+        .route(`${path}mappings/:mapping/`)
+        .get(
+          route(async (req, ctx) => {
+            const { item, references } = await collections.memberMapping(
+              ctx,
+              at(req),
+              param(req, 'mapping'),
+              expansionOf(req),
+            );
+            const body = mappingDetail(item.view, item.ends, item.versionCount ?? 0);
+            return ok(withReferences(req, body, references));
+          }),
+        )
+        .all(onlyMethods('GET'));
     }
   }
 
@@ -183,4 +222,11 @@ export function collectionRouter(services: Services): Router {
   }
 
   return router;
+}
+
+/** A member's detail, with the references that brought it in on `includeReferences=true`. */
+function withReferences(req: Request, body: object, references: ReferenceView[]): object {
+  return flag(req.query.includeReferences)
+    ? { ...body, references: references.map(referenceJson) }
+    : body;
 }

@@ -64,7 +64,7 @@ export function conceptVersionEntry(view: ConceptView & { holders?: VersionHolde
 
 /** spec core §2.6 detail view (mappings arrive with the mappings API). */
 export function conceptDetail(view: ConceptView, versions: number): object {
-  return { ...conceptContent(view), versions };
+  return Object.assign(conceptContent(view), { versions });
 }
 
 /**
@@ -74,8 +74,8 @@ export function conceptDetail(view: ConceptView, versions: number): object {
 export function conceptContent(view: ConceptView): object {
   const { source, concept, version } = view;
   const { sourceUrl, url, versionUrl } = urlsOf(view);
-  return {
-    ...conceptSummary(view),
+  // Object.assign, not a spread: V8 spreads an object this wide into a literal ~20 times slower.
+  return Object.assign(conceptSummary(view), {
     uuid: version.id,
     external_id: version.externalId,
     names: version.names.map((n) => conceptItem('names', n)),
@@ -99,7 +99,7 @@ export function conceptContent(view: ConceptView): object {
     updated_by: version.createdBy,
     version_created_on: version.createdAt.toISOString(),
     version_url: versionUrl,
-  };
+  });
 }
 
 /** spec core §2.6 ConceptName and ConceptDescription. */
@@ -124,13 +124,16 @@ export function conceptItemUrl(
  * from the concept (`includeMappings`) and to it (`includeInverseMappings`) when they were read.
  */
 export function conceptDetailOf(detail: ConceptDetail): object {
-  return {
-    ...conceptDetail(detail.view, detail.versionCount),
-    ...(detail.mappings && {
+  const body = conceptDetail(detail.view, detail.versionCount);
+  if (detail.mappings) {
+    Object.assign(body, {
       mappings: detail.mappings.map(({ view, ends }) => mappingSummary(view, ends)),
-    }),
-    ...(detail.inverseMappings && {
+    });
+  }
+  if (detail.inverseMappings) {
+    Object.assign(body, {
       inverse_mappings: detail.inverseMappings.map(({ view, ends }) => mappingSummary(view, ends)),
-    }),
-  };
+    });
+  }
+  return body;
 }

@@ -25,12 +25,21 @@ export function mappingUrl(view: MappingView): string {
   return `${repoUrl(source.owner, 'source', source.repo.mnemonic)}mappings/${encodeURIComponent(mapping.mnemonic)}/`;
 }
 
-/** The `from_*` or `to_*` fields of spec core §2.7. */
-export function endFields(
-  view: MappingView,
-  side: 'from' | 'to',
-  end: ResolvedEnd,
-): Record<string, unknown> {
+/** One end of a mapping as spec core §2.7 shows it (the `from_*` or `to_*` fields). */
+export interface MappingEnd {
+  sourceOwner: string | null;
+  sourceOwnerType: string | null;
+  sourceName: string | null;
+  sourceUrl: string | null;
+  sourceVersion: string | null;
+  conceptCode: string | null;
+  conceptName: string | null;
+  conceptUrl: string | null;
+  conceptNameResolved: string | null;
+}
+
+/** The `from_*` or `to_*` fields of spec core §2.7, by meaning. */
+export function mappingEnd(view: MappingView, side: 'from' | 'to', end: ResolvedEnd): MappingEnd {
   const v = view.version;
   const sourceUrl = v[`${side}SourceUrl`];
   const code = v[`${side}ConceptCode`];
@@ -41,21 +50,26 @@ export function endFields(
       ? sourceUrl
       : null;
   return {
-    [`${side}_source_owner`]: end.source?.owner.id ?? null,
-    [`${side}_source_owner_type`]: end.source?.owner.type ?? null,
-    [`${side}_source_name`]: end.source?.repo.mnemonic ?? null,
-    [`${side}_source_url`]: sourceUrl,
-    [`${side}_source_version`]: v[`${side}SourceVersion`],
-    [`${side}_concept_code`]: code,
-    [`${side}_concept_name`]: v[`${side}ConceptName`],
-    [`${side}_concept_url`]: base && code ? `${base}concepts/${encodeURIComponent(code)}/` : null,
-    [`${side}_concept_name_resolved`]: end.conceptName,
+    sourceOwner: end.source?.owner.id ?? null,
+    sourceOwnerType: end.source?.owner.type ?? null,
+    sourceName: end.source?.repo.mnemonic ?? null,
+    sourceUrl,
+    sourceVersion: v[`${side}SourceVersion`],
+    conceptCode: code,
+    conceptName: v[`${side}ConceptName`],
+    conceptUrl: base && code ? `${base}concepts/${encodeURIComponent(code)}/` : null,
+    conceptNameResolved: end.conceptName,
   };
 }
 
-/** spec core §2.7 summary view. */
+/**
+ * spec core §2.7 summary view. Every key is written out (no computed keys, no spreads): the
+ * object keeps one shape, which JSON.stringify writes fastest (exports write it 300,000 times).
+ */
 export function mappingSummary(view: MappingView, ends: Ends): object {
   const { source, mapping, version } = view;
+  const from = mappingEnd(view, 'from', ends.from);
+  const to = mappingEnd(view, 'to', ends.to);
   return {
     type: 'Mapping',
     id: mapping.mnemonic,
@@ -64,8 +78,24 @@ export function mappingSummary(view: MappingView, ends: Ends): object {
     source: source.repo.mnemonic,
     owner: source.owner.id,
     owner_type: source.owner.type,
-    ...endFields(view, 'from', ends.from),
-    ...endFields(view, 'to', ends.to),
+    from_source_owner: from.sourceOwner,
+    from_source_owner_type: from.sourceOwnerType,
+    from_source_name: from.sourceName,
+    from_source_url: from.sourceUrl,
+    from_source_version: from.sourceVersion,
+    from_concept_code: from.conceptCode,
+    from_concept_name: from.conceptName,
+    from_concept_url: from.conceptUrl,
+    from_concept_name_resolved: from.conceptNameResolved,
+    to_source_owner: to.sourceOwner,
+    to_source_owner_type: to.sourceOwnerType,
+    to_source_name: to.sourceName,
+    to_source_url: to.sourceUrl,
+    to_source_version: to.sourceVersion,
+    to_concept_code: to.conceptCode,
+    to_concept_name: to.conceptName,
+    to_concept_url: to.conceptUrl,
+    to_concept_name_resolved: to.conceptNameResolved,
     url: mappingUrl(view),
     version: version.id,
     sort_weight: version.sortWeight,
@@ -81,8 +111,8 @@ export function mappingDetail(view: MappingView, ends: Ends, versions: number): 
 export function mappingContent(view: MappingView, ends: Ends): object {
   const { source, mapping, version } = view;
   const url = mappingUrl(view);
-  return {
-    ...mappingSummary(view, ends),
+  // Object.assign, not a spread: V8 spreads an object this wide into a literal ~20 times slower.
+  return Object.assign(mappingSummary(view, ends), {
     uuid: version.id,
     external_id: version.externalId,
     owner_url: ownerUrl(source.owner),
@@ -102,7 +132,7 @@ export function mappingContent(view: MappingView, ends: Ends): object {
     version_created_on: version.createdAt.toISOString(),
     version_updated_on: version.createdAt.toISOString(),
     version_updated_by: version.createdBy,
-  };
+  });
 }
 
 /** An entry of a mapping's version list (as `conceptVersionEntry`). */

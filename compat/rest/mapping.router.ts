@@ -49,7 +49,10 @@ export function mappingRouter(services: Services): Router {
       route(async (req, ctx) =>
         mappingListReply(
           req,
-          await mappings.listPublic(ctx, listParams(req, [...FILTERS, 'owner', 'ownerType'])),
+          await mappings.listPublic(
+            ctx,
+            listParams(req, [...FILTERS, 'owner', 'ownerType', 'source']),
+          ),
         ),
       ),
     )

@@ -34,7 +34,8 @@ export async function writeRepoDocument(
   let empty = true;
   const items = async (list: object[]): Promise<void> => {
     if (list.length === 0) return;
-    await write(`${empty ? '' : ','}${list.map((item) => JSON.stringify(item)).join(',')}`);
+    // One call for the batch: the array's text without its brackets is the items joined by ','.
+    await write(`${empty ? '' : ','}${JSON.stringify(list).slice(1, -1)}`);
     empty = false;
   };
   await services.repositoryDetails.walk(ctx, at, include, {

@@ -144,6 +144,19 @@ export function repoDetail(view: RepoView, counts: RepoCounts): object {
   };
 }
 
+/**
+ * An entry of a verbose versions list: the version's detail, named by its version id and URL at
+ * HEAD too (oclweb3's history keeps HEAD apart by `id` `HEAD`).
+ */
+export function versionDetail(view: RepoView, counts: RepoCounts): object {
+  const { repo, version, owner } = view;
+  return {
+    ...repoDetail(view, counts),
+    id: version.mnemonic,
+    version_url: repoUrl(owner, repo.kind, repo.mnemonic, version.mnemonic),
+  };
+}
+
 /** An entry of a versions list (`id` is the version id; OpenMRS skips the one named HEAD). */
 export function versionSummary(view: RepoView): object {
   const { repo, version, owner } = view;

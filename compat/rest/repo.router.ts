@@ -24,7 +24,14 @@ import {
   type Reply,
 } from '../http';
 import { documentReply } from './repo-document';
-import { repoDetail, repoDetailBody, repoSummary, summaryOf, versionSummary } from './repo.mapper';
+import {
+  repoDetail,
+  repoDetailBody,
+  repoSummary,
+  summaryOf,
+  versionDetail,
+  versionSummary,
+} from './repo.mapper';
 import { OWNER_PREFIXES } from './owners';
 
 const KINDS: Array<{ segment: string; kind: RepositoryKind }> = [
@@ -130,8 +137,10 @@ export function repoRouter(services: Services): Router {
         .get(
           route(async (req, ctx) => {
             const page = await repositories.listVersions(ctx, ref(req), countedListParams(req));
-            if (!flag(req.query.verbose)) return list(page, withSummary(req, versionSummary), req);
-            return detailList(req, page);
+            const render = flag(req.query.verbose)
+              ? (view: RepoView) => versionDetail(view, view.counts!)
+              : versionSummary;
+            return list(page, withSummary(req, render), req);
           }),
         )
         .post(

@@ -24,7 +24,11 @@ import { UserResolver } from './resolvers/user.resolver';
 import { UrlRegistryResolver } from './resolvers/url-registry.resolver';
 import { MatchResolver } from './resolvers/match.resolver';
 import {
+  CollectionWebClientResolver,
+  ConceptHoldersResolver,
+  MappingHoldersResolver,
   OrgWebClientResolver,
+  RepositorySummaryResolver,
   UserWebClientResolver,
   WebClientResolver,
 } from './resolvers/web-client.resolver';
@@ -56,6 +60,10 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       WebClientResolver,
       UserWebClientResolver,
       OrgWebClientResolver,
+      RepositorySummaryResolver,
+      CollectionWebClientResolver,
+      ConceptHoldersResolver,
+      MappingHoldersResolver,
       OidcResolver,
     ],
     // Input is validated once, in the services, for every edge.

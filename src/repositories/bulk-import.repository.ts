@@ -115,11 +115,18 @@ export class BulkImportRepository {
     return rows[0]?.cancelled_by ?? null;
   }
 
-  /** The caller's imports in one queue not yet ended (their file still held). */
+  /**
+   * The caller's imports in one queue not yet ended: their file still held and their task (none
+   * yet while it is being queued) pending or running — not one that failed because its process
+   * was killed (it keeps its file, and must not hold the queue for ever).
+   */
   async activeInQueue(queue: string, createdBy: string): Promise<number> {
     const rows = await this.em.query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM bulk_imports
-       WHERE queue = $1 AND created_by = $2 AND content IS NOT NULL AND cancelled_by IS NULL`,
+      `SELECT count(*)::int AS n FROM bulk_imports b
+       WHERE b.queue = $1 AND b.created_by = $2 AND b.content IS NOT NULL
+         AND b.cancelled_by IS NULL
+         AND (b.task_id IS NULL OR EXISTS (SELECT 1 FROM tasks t
+               WHERE t.id = b.task_id AND t.state IN ('PENDING', 'STARTED')))`,
       [queue, createdBy],
     );
     return rows[0].n;

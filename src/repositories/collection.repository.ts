@@ -563,7 +563,9 @@ export class CollectionRepository {
    * Recomputes members from the reference rows: an object is a member when an include holds it
    * and no exclude removes it (an exclude without a version removes every version); of several
    * versions included, the newest wins (followed = current = newest). Only `objectIds` when
-   * given (an incremental change), otherwise all.
+   * given (an incremental change), otherwise all. Members that leave are recorded in
+   * `expansion_removals`; members that join (or move to another pinned version) are dated now,
+   * the others keep their date (what a subscriber's `updatedSince` reads, spec ops §4.10).
    */
   async recomputeMembers(
     expansionId: string,
@@ -572,31 +574,64 @@ export class CollectionRepository {
   ): Promise<void> {
     const t = TABLES[resource];
     const params: unknown[] = [expansionId];
-    let only = '';
     if (objectIds) {
       if (objectIds.length === 0) return;
       params.push(objectIds);
-      only = `AND r.object_id = ANY($2::bigint[])`;
-      await this.em.query(
-        `DELETE FROM ${t.members} WHERE expansion_id = $1 AND ${t.key} = ANY($2::bigint[])`,
-        params,
-      );
-    } else {
-      await this.em.query(`DELETE FROM ${t.members} WHERE expansion_id = $1`, params);
     }
+    const only = (column: string): string => (objectIds ? `AND ${column} = ANY($2::bigint[])` : '');
+    // An include row of the object that no exclude removes.
+    const held = (row: string): string => `
+      ${row}.expansion_id = $1 AND ${row}.resource = '${resource}' AND ${row}.include
+        AND NOT EXISTS (
+          SELECT 1 FROM expansion_reference_rows x
+          WHERE x.expansion_id = $1 AND x.resource = '${resource}' AND NOT x.include
+            AND x.object_id = ${row}.object_id
+            AND (x.version_id IS NULL OR x.version_id = ${row}.version_id))`;
+    await this.em.query(
+      `WITH gone AS (
+         DELETE FROM ${t.members} m WHERE m.expansion_id = $1 ${only(`m.${t.key}`)}
+           AND NOT EXISTS (SELECT 1 FROM expansion_reference_rows r
+                           WHERE r.object_id = m.${t.key} AND ${held('r')})
+         RETURNING m.${t.key} AS object_id, m.${t.memberVersion} AS version_id)
+       INSERT INTO expansion_removals (expansion_id, resource, object_id, version_id)
+       SELECT $1, '${resource}', object_id, version_id FROM gone
+       ON CONFLICT (expansion_id, resource, object_id)
+       DO UPDATE SET version_id = EXCLUDED.version_id, removed_at = now()`,
+      params,
+    );
     await this.em.query(
       `INSERT INTO ${t.members} (expansion_id, ${t.key}, ${t.memberVersion}, repository_id, mnemonic)
        SELECT DISTINCT ON (r.object_id) $1, r.object_id, r.version_id, o.repository_id, o.mnemonic
        FROM expansion_reference_rows r JOIN ${t.objects} o ON o.id = r.object_id
-       WHERE r.expansion_id = $1 AND r.resource = '${resource}' AND r.include ${only}
-         AND NOT EXISTS (
-           SELECT 1 FROM expansion_reference_rows x
-           WHERE x.expansion_id = $1 AND x.resource = '${resource}' AND NOT x.include
-             AND x.object_id = r.object_id
-             AND (x.version_id IS NULL OR x.version_id = r.version_id))
-       ORDER BY r.object_id, r.version_id DESC NULLS FIRST`,
+       WHERE ${held('r')} ${only('r.object_id')}
+       ORDER BY r.object_id, r.version_id DESC NULLS FIRST
+       ON CONFLICT (expansion_id, ${t.key}) DO UPDATE
+         SET ${t.memberVersion} = EXCLUDED.${t.memberVersion}, added_at = now()
+         WHERE ${t.members}.${t.memberVersion} IS DISTINCT FROM EXCLUDED.${t.memberVersion}`,
       params,
     );
+    // What joins again is no longer removed.
+    await this.em.query(
+      `DELETE FROM expansion_removals g WHERE g.expansion_id = $1 AND g.resource = '${resource}'
+         ${only('g.object_id')}
+         AND EXISTS (SELECT 1 FROM ${t.members} m WHERE m.expansion_id = $1 AND m.${t.key} = g.object_id)`,
+      params,
+    );
+  }
+
+  /** Which of these objects are members of an expansion now. */
+  async membersAmong(
+    expansionId: string,
+    resource: 'c' | 'm',
+    objectIds: string[],
+  ): Promise<Set<string>> {
+    const t = TABLES[resource];
+    const rows = await this.em.query<Array<{ id: string }>>(
+      `SELECT ${t.key}::text AS id FROM ${t.members}
+       WHERE expansion_id = $1 AND ${t.key} = ANY($2::bigint[])`,
+      [expansionId, objectIds],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /** Forgets what these references selected; answers the objects whose membership may change. */
@@ -657,6 +692,20 @@ export class CollectionRepository {
       [expansionId, conceptIds],
     );
     return new Map(rows.map((r) => [r.id, r.display]));
+  }
+
+  /** The references whose include rows put a concept (`c`) or mapping (`m`) into an expansion. */
+  async referencesSelecting(
+    expansionId: string,
+    resource: 'c' | 'm',
+    objectId: string,
+  ): Promise<string[]> {
+    const rows = await this.em.query<Array<{ id: string }>>(
+      `SELECT DISTINCT reference_id::text AS id FROM expansion_reference_rows
+       WHERE expansion_id = $1 AND resource = $2 AND object_id = $3 AND include`,
+      [expansionId, resource, objectId],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** The repositories an expansion's members come from. */
@@ -736,6 +785,33 @@ export function activeMembersSql(
          AND h.valid_to_seq IS NULL AND h.retired AND ${visible('hr')}
          AND EXISTS (SELECT 1 FROM ${t.members} fx WHERE fx.expansion_id = ${expansion}
            AND fx.${t.key} = h.${t.key} AND fx.${t.memberVersion} IS NULL)))::int`;
+}
+
+/**
+ * The versions an expansion's members show, as a SQL array of ids (`:expansionId`): pinned
+ * versions, or the current version of what they follow. With `since`, only the members that
+ * changed at or after `:updatedSince` — joined then (`added_at`) or following a current version
+ * written then (found by the repositories' `…_head_created` index, not by reading every member)
+ * — and, with `removals`, the objects removed from the expansion since then (at their pinned or
+ * current version). Visible repositories are `:...visibleRepositoryIds`.
+ */
+export function memberVersionsSql(resource: 'c' | 'm', since?: { removals: boolean }): string {
+  const t = TABLES[resource];
+  if (!since) {
+    return `ARRAY(SELECT ${memberVersion(resource, 'x')} FROM ${t.members} x
+      WHERE x.expansion_id = :expansionId)`;
+  }
+  const removed = `UNION SELECT coalesce(g.version_id, (SELECT h.id FROM ${t.versions} h
+        WHERE h.${t.key} = g.object_id AND h.valid_to_seq IS NULL))
+      FROM expansion_removals g WHERE g.expansion_id = :expansionId AND g.resource = '${resource}'
+        AND g.removed_at >= :updatedSince`;
+  return `ARRAY(SELECT ${memberVersion(resource, 'x')} FROM ${t.members} x
+      WHERE x.expansion_id = :expansionId AND x.added_at >= :updatedSince
+    UNION SELECT h.id FROM ${t.versions} h JOIN ${t.members} x
+        ON x.expansion_id = :expansionId AND x.${t.key} = h.${t.key} AND x.${t.memberVersion} IS NULL
+      WHERE h.repository_id IN (:...visibleRepositoryIds) AND h.valid_to_seq IS NULL
+        AND h.created_at >= :updatedSince
+    ${since.removals ? removed : ''})`;
 }
 
 /** A member's version: the pinned one, or the current version of the object it follows. */

@@ -17,7 +17,7 @@ import {
   UserEntity,
 } from '../db/entities';
 import { insertRows } from './bulk';
-import { activeMembersSql } from './collection.repository';
+import { activeMembersSql, memberVersionsSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
@@ -52,6 +52,8 @@ export interface ConceptSearch {
   extras?: ExtrasFilter;
   /** How far `q` words may be from what they match (typos); substrings only by default. */
   tolerance?: Tolerance;
+  /** Concepts of these ids (a collection member by its id). */
+  ids?: string[];
 }
 
 /** What one concept read names: the path's owner, source and source version, and the concept. */
@@ -516,10 +518,11 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       qb.where(
         // As an array: the members are found first, then their rows by primary key (a join
         // would read every version of the sources they come from).
-        `cv.id = ANY(ARRAY(SELECT coalesce(x.concept_version_id, (SELECT h.id FROM concept_versions h
-           WHERE h.concept_id = x.concept_id AND h.valid_to_seq IS NULL))
-         FROM expansion_concepts x WHERE x.expansion_id = :expansionId))`,
-        { expansionId: where.expansionId },
+        `cv.id = ANY(${memberVersionsSql(
+          'c',
+          filter.updatedSince ? { removals: !!filter.includeRetired } : undefined,
+        )})`,
+        { expansionId: where.expansionId, updatedSince: filter.updatedSince },
       ).andWhere('cv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
       });
@@ -540,6 +543,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         );
       if (where.sources?.length)
         qb.andWhere('r.mnemonic IN (:...sources)', { sources: where.sources });
+      if (where.notSources?.length)
+        qb.andWhere('r.mnemonic NOT IN (:...notSources)', { notSources: where.notSources });
       if (where.ownerUsers?.length) {
         qb.andWhere(
           'r.owner_user_id IN (SELECT id FROM users WHERE username IN (:...ownerUsers))',
@@ -568,6 +573,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length) whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact');
+    if (filter.ids?.length) {
+      qb.andWhere('cv.mnemonic IN (:...ids)', { ids: filter.ids });
+    }
     whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
     whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
     if (filter.locale?.length) {
@@ -578,7 +586,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         ),
       );
     }
-    if (filter.updatedSince)
+    // An expansion's changes are its members' (joined, edited or removed since then).
+    if (filter.updatedSince && where.scope !== 'expansion')
       qb.andWhere('cv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
     whereExtras(qb, 'cv.extras', filter.extras);
     return qb;
@@ -593,6 +602,8 @@ export type ConceptScope =
   | {
       scope: 'public';
       sources?: string[];
+      /** Not in sources of these ids. */
+      notSources?: string[];
       ownerUsers?: string[];
       ownerOrgs?: string[];
       /** Concepts with a current mapping to one of these ends (source URLs and a code). */
@@ -603,6 +614,7 @@ export type ConceptScope =
 function unfiltered(filter: ConceptSearch): boolean {
   return (
     !filter.includeRetired &&
+    !filter.ids?.length &&
     !filter.conceptClass?.length &&
     !filter.datatype?.length &&
     !filter.locale?.length &&

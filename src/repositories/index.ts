@@ -104,7 +104,13 @@ export type { DownloadRow, ExportRow, ExportState } from './export.repository';
 export type { EventRow, EventScope, NewEvent } from './event.repository';
 export type { PinOwner, PinResourceType, PinRow } from './pin.repository';
 export type { FollowedType, FollowRow } from './follow.repository';
-export type { ContentSummary, Distribution, HolderRow, SummaryScope } from './summary.repository';
+export type {
+  ContentSummary,
+  Distribution,
+  HolderRow,
+  SummaryScope,
+  VersionTotals,
+} from './summary.repository';
 export type { IdentityKey } from './identity.repository';
 
 /** Every repository, bound to one connection or to one transaction. */

@@ -1,6 +1,7 @@
 import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
+import { memberVersionsSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
@@ -35,6 +36,8 @@ export interface MappingSearch {
   fromConceptSource?: string[];
   toConceptSource?: string[];
   extras?: ExtrasFilter;
+  /** Mappings of these ids (a collection member by its id). */
+  ids?: string[];
 }
 
 /** Where mappings are listed from. */
@@ -50,8 +53,17 @@ export type MappingScope =
       inverse: boolean;
       seq: string | null;
     }
-  /** Current mappings of every public source; `owners` narrows to sources of these owners. */
-  | { scope: 'public'; owners?: string[]; ownerType?: 'Organization' | 'User' };
+  /**
+   * Current mappings of every public source; `owners` narrows to sources of these owners,
+   * `sources` and `notSources` to sources of (not of) these ids.
+   */
+  | {
+      scope: 'public';
+      owners?: string[];
+      ownerType?: 'Organization' | 'User';
+      sources?: string[];
+      notSources?: string[];
+    };
 
 const ORDER: Record<MappingSortKey, string[]> = {
   bestMatch: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
@@ -291,10 +303,11 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       qb.where(
         // As an array: the members are found first, then their rows by primary key (a join
         // would read every version of the sources they come from).
-        `mv.id = ANY(ARRAY(SELECT coalesce(x.mapping_version_id, (SELECT h.id FROM mapping_versions h
-           WHERE h.mapping_id = x.mapping_id AND h.valid_to_seq IS NULL))
-         FROM expansion_mappings x WHERE x.expansion_id = :expansionId))`,
-        { expansionId: where.expansionId },
+        `mv.id = ANY(${memberVersionsSql(
+          'm',
+          filter.updatedSince ? { removals: !!filter.includeRetired } : undefined,
+        )})`,
+        { expansionId: where.expansionId, updatedSince: filter.updatedSince },
       ).andWhere('mv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
       });
@@ -312,6 +325,10 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         .andWhere(
           `(r.owner_user_id IS NULL OR EXISTS (SELECT 1 FROM users pu WHERE pu.id = r.owner_user_id AND pu.is_active))`,
         );
+      if (where.sources?.length)
+        qb.andWhere('r.mnemonic IN (:...sources)', { sources: where.sources });
+      if (where.notSources?.length)
+        qb.andWhere('r.mnemonic NOT IN (:...notSources)', { notSources: where.notSources });
       if (where.ownerType === 'Organization') qb.andWhere('r.owner_org_id IS NOT NULL');
       if (where.ownerType === 'User') qb.andWhere('r.owner_user_id IS NOT NULL');
       if (where.owners?.length) {
@@ -332,6 +349,9 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     if (!filter.includeRetired) qb.andWhere('NOT mv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length) whereWordsMatch(qb, 'mv.search_text', words);
+    if (filter.ids?.length) {
+      qb.andWhere('mv.mnemonic IN (:...ids)', { ids: filter.ids });
+    }
     whereAnyOf(qb, 'mv.map_type', filter.mapType, 'mapType');
     whereAnyOf(qb, 'mv.created_by', filter.updatedBy, 'updatedBy');
     whereAnyOf(qb, 'mv.from_concept_code', filter.fromConcept, 'fromConcept');
@@ -362,7 +382,8 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         { eitherSources: filter.conceptSource },
       );
     }
-    if (filter.updatedSince)
+    // An expansion's changes are its members' (joined, edited or removed since then).
+    if (filter.updatedSince && where.scope !== 'expansion')
       qb.andWhere('mv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
     whereExtras(qb, 'mv.extras', filter.extras);
     const rank = words.length

@@ -42,17 +42,26 @@ export class ReadSnapshot {
     return new ReadSnapshot(client);
   }
 
-  /** The rows of `listing`, `batch` at a time, through a cursor of the snapshot. */
+  /**
+   * The rows of `listing`, `batch` at a time, through a cursor of the snapshot. The next batch
+   * is asked for before this one is handed out, so the database reads it while the caller works
+   * (two batches in memory at most).
+   */
   async *rows<T>(listing: Listing, batch: number): AsyncGenerator<T[]> {
     const name = `walk_${crypto.randomBytes(6).toString('hex')}`;
     await this.client.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${listing.sql}`, listing.params);
+    const fetch = (): Promise<T[]> =>
+      this.client.query(`FETCH ${batch} FROM ${name}`).then(({ rows }) => rows as T[]);
+    let next: Promise<T[]> | null = fetch();
     try {
-      for (;;) {
-        const { rows } = await this.client.query(`FETCH ${batch} FROM ${name}`);
-        if (rows.length > 0) yield rows as T[];
-        if (rows.length < batch) return;
+      while (next) {
+        const rows: T[] = await next;
+        next = rows.length < batch ? null : fetch();
+        if (rows.length > 0) yield rows;
       }
     } finally {
+      // A caller that stopped early leaves a batch asked for: it is read (or fails) first.
+      await next?.catch(() => undefined);
       await this.client.query(`CLOSE ${name}`).catch(() => undefined);
     }
   }

@@ -23,6 +23,12 @@ export type SummaryScope =
   | { kind: 'source'; repositoryId: string; seq: string | null }
   | { kind: 'expansion'; expansionId: string | null };
 
+/** A repository's versions (HEAD not counted) and how many are released. */
+export interface VersionTotals {
+  total: number;
+  released: number;
+}
+
 export interface HolderRow {
   version_id: string;
   /** `Source` or `Collection`. */
@@ -94,13 +100,17 @@ export class SummaryRepository {
   }
 
   /** Versions of a repository: all of them (HEAD excluded) and the released ones. */
-  async versionTotals(repositoryId: string): Promise<{ total: number; released: number }> {
-    const [row] = await this.em.query<Array<{ total: number; released: number }>>(
-      `SELECT count(*)::int AS total, count(*) FILTER (WHERE released)::int AS released
-       FROM repository_versions WHERE repository_id = $1 AND seq IS NOT NULL`,
-      [repositoryId],
+  async versionTotals(repositoryIds: readonly string[]): Promise<Map<string, VersionTotals>> {
+    const rows = await this.em.query<Array<VersionTotals & { repository_id: string }>>(
+      `SELECT repository_id::text, count(*)::int AS total,
+         count(*) FILTER (WHERE released)::int AS released
+       FROM repository_versions WHERE repository_id = ANY($1::bigint[]) AND seq IS NOT NULL
+       GROUP BY repository_id`,
+      [repositoryIds],
     );
-    return row;
+    return new Map(
+      rows.map(({ repository_id, total, released }) => [repository_id, { total, released }]),
+    );
   }
 
   /**

@@ -148,27 +148,32 @@ export class BulkImportService {
       throw AppError.field('file', 'The file holds a NUL character: it is not JSON lines or CSV.');
     }
     const format = input.format ?? (text.trimStart().startsWith('{') ? 'jsonl' : 'csv');
-    if (
-      queue !== 'default' &&
-      (await this.repos.bulkImports.activeInQueue(queue, actor.username))
-    ) {
-      throw new AppError('CONFLICT', 'Already Queued');
-    }
-    const importId = await this.repos.bulkImports.insert({
-      queue,
-      format,
-      updateIfExists: input.updateIfExists ?? true,
-      content: text,
-      createdBy: actor.username,
+    // Checked and recorded under the queue's lock: of parallel starts in one queue, one wins.
+    const importId = await this.repos.transaction(async (repos) => {
+      if (queue !== 'default') {
+        await repos.lockNamed(`bulk-import-queue:${actor.username}:${queue}`);
+        if (await repos.bulkImports.activeInQueue(queue, actor.username)) {
+          throw new AppError('CONFLICT', 'Already Queued');
+        }
+      }
+      return repos.bulkImports.insert({
+        queue,
+        format,
+        updateIfExists: input.updateIfExists ?? true,
+        content: text,
+        createdBy: actor.username,
+      });
     });
-    const task = await this.tasks.enqueue(
-      ctx,
-      BULK_IMPORT_TASK,
-      { importId } satisfies BulkImportJob,
-      {
+    let task: TaskView;
+    try {
+      task = await this.tasks.enqueue(ctx, BULK_IMPORT_TASK, { importId } satisfies BulkImportJob, {
         summary: `Bulk import (${format}, queue ${queue})`,
-      },
-    );
+      });
+    } catch (error) {
+      // Never queued: it must not hold its queue.
+      await this.repos.bulkImports.saveReport(importId, null, true);
+      throw error;
+    }
     await this.repos.bulkImports.setTask(importId, task.id);
     return task;
   }

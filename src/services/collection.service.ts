@@ -588,17 +588,22 @@ export class CollectionService {
     );
     // What the expansion says about how its concepts are shown (spec operations §2.2, §2.4):
     // a reference's `display`, else the name in `displayLanguage`; names and descriptions.
-    const displays = await this.repos.collections.displays(
-      expansion.id,
-      page.items.map((v) => v.concept.id),
-    );
+    const ids = page.items.map((v) => v.concept.id);
+    const [displays, removed] = await Promise.all([
+      this.repos.collections.displays(expansion.id, ids),
+      this.removedAmong(expansion.id, 'c', ids, params),
+    ]);
     const designations = p.includeDesignations ?? false;
     const definition = p.includeDefinition ?? false;
     return {
       ...page,
       items: page.items.map((view) => {
         const shown = shownName(view.version.names, displays.get(view.concept.id), p);
-        const version = shown ? { ...view.version, ...shown } : view.version;
+        const version = {
+          ...view.version,
+          ...shown,
+          ...(removed.has(view.concept.id) ? { retired: true } : {}),
+        };
         return {
           ...view,
           version,
@@ -606,6 +611,69 @@ export class CollectionService {
         };
       }),
     };
+  }
+
+  /**
+   * A concept of a collection version by its id (OCL `{collection}[/:version]/concepts/:id/`):
+   * the version its default expansion (or `expansionMnemonic`) holds, retired or not, and the
+   * references that brought it in. 404 when it holds none; 409 when it holds concepts of that id
+   * from several sources (read one through its source).
+   */
+  async memberConcept(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    id: string,
+    expansionMnemonic?: string,
+  ): Promise<{ view: ConceptView; references: ReferenceView[] }> {
+    const collection = await this.collection(ctx, ref);
+    const page = await this.listConcepts(ctx, collection, memberParams(id), expansionMnemonic);
+    const view = onlyMember(page, 'Concept', id);
+    return {
+      view,
+      references: await this.selecting(ctx, collection, expansionMnemonic, 'c', view.concept.id),
+    };
+  }
+
+  /** A mapping of a collection version by its id, as `memberConcept`. */
+  async memberMapping(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    id: string,
+    expansionMnemonic?: string,
+  ): Promise<{ item: MappingItem; references: ReferenceView[] }> {
+    const collection = await this.collection(ctx, ref);
+    const page = await this.listMappings(ctx, collection, memberParams(id), expansionMnemonic);
+    const item = onlyMember(page, 'Mapping', id);
+    return {
+      item,
+      references: await this.selecting(
+        ctx,
+        collection,
+        expansionMnemonic,
+        'm',
+        item.view.mapping.id,
+      ),
+    };
+  }
+
+  /** The references of a collection version whose rows put one member into its expansion. */
+  private async selecting(
+    ctx: ServiceContext,
+    collection: RepoView,
+    expansionMnemonic: string | undefined,
+    resource: 'c' | 'm',
+    objectId: string,
+  ): Promise<ReferenceView[]> {
+    const { expansion } = await this.readableExpansion(ctx, collection, expansionMnemonic);
+    if (!expansion) return [];
+    const ids = await this.repos.collections.referencesSelecting(expansion.id, resource, objectId);
+    if (ids.length === 0) return [];
+    const rows = await this.repos.collections.referencesAt(
+      collection.repo.id,
+      collection.version.seq,
+      { ids },
+    );
+    return rows.map((reference) => ({ collection, reference }));
   }
 
   /**
@@ -654,9 +722,10 @@ export class CollectionService {
     const { expansion, repositoryIds } = await this.readableExpansion(ctx, ref, expansionMnemonic);
     if (!expansion) return pageOf([], 0, params);
     const p = parseExpansionParameters(expansion.parameters).parsed;
-    return windowed(params, p, (window) =>
+    const page = await windowed(params, p, (window) =>
       this.mappings.listMembers(ctx, expansion.id, repositoryIds, window),
     );
+    return { ...page, items: await this.markRemoved(expansion.id, page.items, params) };
   }
 
   /**
@@ -683,14 +752,19 @@ export class CollectionService {
       params,
       snapshot,
       async (batch) => {
-        const displays = await this.repos.collections.displays(
-          expansion.id,
-          batch.map((v) => v.concept.id),
-        );
+        const ids = batch.map((v) => v.concept.id);
+        const [displays, removed] = await Promise.all([
+          this.repos.collections.displays(expansion.id, ids),
+          this.removedAmong(expansion.id, 'c', ids, params),
+        ]);
         await each(
           batch.map((item) => {
             const shown = shownName(item.version.names, displays.get(item.concept.id), p);
-            const version = shown ? { ...item.version, ...shown } : item.version;
+            const version = {
+              ...item.version,
+              ...shown,
+              ...(removed.has(item.concept.id) ? { retired: true } : {}),
+            };
             return {
               ...item,
               version,
@@ -712,7 +786,47 @@ export class CollectionService {
   ): Promise<void> {
     const { expansion, repositoryIds } = await this.readableExpansion(ctx, view);
     if (!expansion) return;
-    await this.mappings.walkMembers(ctx, expansion.id, repositoryIds, params, snapshot, each);
+    await this.mappings.walkMembers(
+      ctx,
+      expansion.id,
+      repositoryIds,
+      params,
+      snapshot,
+      async (batch) => each(await this.markRemoved(expansion.id, batch, params)),
+    );
+  }
+
+  /** Mappings read as changes: those that left the expansion shown retired (`removedAmong`). */
+  private async markRemoved(
+    expansionId: string,
+    items: MappingItem[],
+    params: ListParams,
+  ): Promise<MappingItem[]> {
+    const ids = items.map((item) => item.view.mapping.id);
+    const removed = await this.removedAmong(expansionId, 'm', ids, params);
+    return items.map((item) =>
+      removed.has(item.view.mapping.id)
+        ? { ...item, view: { ...item.view, version: { ...item.view.version, retired: true } } }
+        : item,
+    );
+  }
+
+  /**
+   * Of the objects a read of changes found, those that left the expansion (spec ops §4.10): a
+   * read with `updatedSince` and `includeRetired` shows them as retired. None otherwise.
+   */
+  private async removedAmong(
+    expansionId: string,
+    resource: 'c' | 'm',
+    ids: string[],
+    params: ListParams,
+  ): Promise<Set<string>> {
+    const retired = params.filters.includeRetired?.[0];
+    if (!params.updatedSince || (retired !== 'true' && retired !== '1') || ids.length === 0) {
+      return new Set();
+    }
+    const members = await this.repos.collections.membersAmong(expansionId, resource, ids);
+    return new Set(ids.filter((id) => !members.has(id)));
   }
 
   /**
@@ -1331,4 +1445,21 @@ function nameIn(names: ConceptName[], language: string): ConceptName | undefined
     (n) => n.locale.toLowerCase() === lang || n.locale.toLowerCase().startsWith(`${lang}-`),
   );
   return inLanguage.find((n) => n.locale_preferred) ?? inLanguage[0];
+}
+
+/** List parameters that find one member by its id, retired or not (at most two, to tell). */
+function memberParams(id: string): ListParams {
+  return { limit: 2, offset: 0, verbose: true, filters: { id: [id], includeRetired: ['true'] } };
+}
+
+/** The one member a page found: 404 none, 409 several of that id from different sources. */
+function onlyMember<T>(page: Page<T>, kind: 'Concept' | 'Mapping', id: string): T {
+  if (page.total === 0) throw AppError.notFound(`${kind} '${id}'`);
+  if (page.total > 1) {
+    throw new AppError(
+      'CONFLICT',
+      `The collection holds ${page.total} ${kind.toLowerCase()}s with id '${id}', from different sources; read one through its source.`,
+    );
+  }
+  return page.items[0];
 }

@@ -26,6 +26,7 @@ import { conceptChecksums } from './checksum';
 import type { ServiceContext } from './context';
 import { extraOf, withExtra, withoutExtra } from './extras';
 import {
+  negatable,
   pageOf,
   resolveSort,
   windowedListing,
@@ -712,9 +713,11 @@ export class ConceptService {
         sourceUrls: [`/orgs/${owner}/sources/${sourceId}/`, `/users/${owner}/sources/${sourceId}/`],
       };
     });
+    const sources = negatable(source);
     const scope: ConceptScope = {
       scope: 'public',
-      sources: source,
+      sources: sources.only,
+      notSources: sources.not,
       ownerUsers: user,
       ownerOrgs: org,
       mapsTo,
@@ -1085,5 +1088,6 @@ function searchOf(params: ListParams): ConceptSearch {
       params.filters.includeRetired?.[0] === 'true' || params.filters.includeRetired?.[0] === '1',
     updatedSince: params.updatedSince,
     extras: params.extras,
+    ids: params.filters.id,
   };
 }

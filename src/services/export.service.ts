@@ -19,6 +19,9 @@ export const EXPORT_TASK = 'repository-export';
 /** The default life of a download address (`EXPORT_URL_TTL_SECONDS`). */
 export const DEFAULT_EXPORT_URL_TTL_SECONDS = 300;
 
+/** What the export's JSON may hold ahead of the compression (several batches of items). */
+const JSON_BUFFER_BYTES = 1024 * 1024;
+
 /** The payload of an export task: the version by path and by id (a remade version is another). */
 export interface ExportJob {
   ref: RepoRef;
@@ -171,7 +174,8 @@ export class ExportService {
     const pending = await this.storage.create(key);
     try {
       const zip = new ZipFile();
-      const json = new PassThrough();
+      // Room for several batches: the next ones are made while zlib compresses this one.
+      const json = new PassThrough({ highWaterMark: JSON_BUFFER_BYTES });
       zip.addReadStream(json, 'export.json', { mtime: lastUpdated });
       zip.outputStream.pipe(pending.stream);
       zip.end();

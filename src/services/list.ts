@@ -34,6 +34,16 @@ export interface Page<T> {
 
 export const DEFAULT_LIMIT = 10;
 
+/**
+ * A filter's values split by OCL's negation (a leading `!`, as oclweb3 sends `source=!X`): the
+ * values wanted (none: no restriction) and the values excluded.
+ */
+export function negatable(values: string[] | undefined): { only?: string[]; not?: string[] } {
+  const only = values?.filter((v) => !v.startsWith('!'));
+  const not = values?.filter((v) => v.startsWith('!')).map((v) => v.slice(1));
+  return { ...(only?.length ? { only } : {}), ...(not?.length ? { not } : {}) };
+}
+
 export function defaultListParams(overrides: Partial<ListParams> = {}): ListParams {
   return { limit: DEFAULT_LIMIT, offset: 0, filters: {}, ...overrides };
 }
@@ -99,8 +109,14 @@ export function pageOf<T>(
   return { items: rows, total, limit: params.limit, offset: params.offset, facets };
 }
 
-/** Rows a walk through a cursor reads at a time (exports, whole synchronization answers). */
-export const WALK_BATCH = 1000;
+/**
+ * Rows a walk through a cursor reads at a time (exports, whole synchronization answers). Small:
+ * the next batch is read while this one is written (so round trips cost no time), and a batch
+ * alive across V8's young-generation collections is promoted garbage that raises the process's
+ * peak memory (a quarter-CIEL export peaked at ~250 MB with 100 rows, ~310 MB with 250 and
+ * ~350 MB with 1,000; the same CPU).
+ */
+export const WALK_BATCH = 100;
 
 /** A whole listing cut to a window (`limit` 0: all of it, from `offset`). */
 export function windowedListing(listing: Listing, window: Window): Listing {

@@ -12,10 +12,12 @@ import type {
 } from '../db/entities';
 import type {
   ContentCounts,
+  HolderRow,
   OrgCounts,
   Repositories,
   RepositoryHead,
   UserCounts,
+  VersionTotals,
 } from '../repositories';
 import { viewerOf, type Actor } from './actor';
 
@@ -54,6 +56,13 @@ export interface Loaders {
    * `${repositoryId}|${seq or ''}|${conceptId}|from|to` (`to` = inverse mappings).
    */
   conceptMappings: DataLoader<string, MappingVersionEntity[]>;
+  /** A repository's versions (HEAD not counted) and released ones, by repository id. */
+  versionTotals: DataLoader<string, VersionTotals>;
+  /**
+   * The repository versions holding a concept or mapping version (collections the actor may not
+   * see left out): key `concept|${versionId}` or `mapping|${versionId}`.
+   */
+  versionHolders: DataLoader<string, HolderRow[]>;
 }
 
 /** The key of `conceptMappings`. */
@@ -173,6 +182,21 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     contentCounts: new DataLoader(async (ids) => {
       const counts = await repos.repos.contentCounts(ids, viewerOf(actor));
       return ids.map((id) => counts.get(id) ?? { activeConcepts: 0, activeMappings: 0 });
+    }),
+    versionTotals: new DataLoader(async (ids) => {
+      const totals = await repos.summaries.versionTotals(ids);
+      return ids.map((id) => totals.get(id) ?? { total: 0, released: 0 });
+    }),
+    versionHolders: new DataLoader(async (keys) => {
+      // One query per kind of object asked.
+      const found = new Map<string, HolderRow[]>();
+      for (const object of ['concept', 'mapping'] as const) {
+        const ids = keys.filter((k) => k.startsWith(`${object}|`)).map((k) => k.split('|')[1]);
+        if (ids.length === 0) continue;
+        const rows = await repos.summaries.holders(object, ids, viewerOf(actor));
+        for (const [id, held] of rows) found.set(`${object}|${id}`, held);
+      }
+      return keys.map((key) => found.get(key) ?? []);
     }),
   };
   return loaders;

@@ -28,6 +28,7 @@ import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
 import { conceptMappingsKey, createLoaders } from './loaders';
 import {
+  negatable,
   pageOf,
   resolveSort,
   windowedListing,
@@ -371,9 +372,12 @@ export class MappingService {
     if (ownerType !== undefined && ownerType !== 'organization' && ownerType !== 'user') {
       throw AppError.field('ownerType', 'Must be Organization or User.');
     }
+    const sources = negatable(params.filters.source);
     const scope: MappingScope = {
       scope: 'public',
       owners: params.filters.owner,
+      sources: sources.only,
+      notSources: sources.not,
       ownerType:
         ownerType === undefined ? undefined : ownerType === 'user' ? 'User' : 'Organization',
     };
@@ -1006,5 +1010,6 @@ function searchOf(params: ListParams): MappingSearch {
     fromConceptSource: params.filters.fromConceptSource,
     toConceptSource: params.filters.toConceptSource,
     extras: params.extras,
+    ids: params.filters.id,
   };
 }

@@ -35,6 +35,9 @@ const exchangeSchema = z.object({
   codeVerifier: optional,
 });
 
+/** The form of an ID token (a compact JWS: three base64url parts). */
+const COMPACT_JWT = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
 const logoutSchema = z.object({
   idTokenHint: optional,
   postLogoutRedirectUri: httpUrl.optional(),
@@ -159,7 +162,11 @@ export class OidcService {
       throw AppError.invalid('The identity provider has no logout endpoint.');
     }
     const params = definedOnly({
-      id_token_hint: data.idTokenHint,
+      // oclweb3 keeps no id token (the provider returns a code only) and sends the string
+      // "null": a hint that is no token at all is left out, the client id names the client.
+      id_token_hint:
+        data.idTokenHint && COMPACT_JWT.test(data.idTokenHint) ? data.idTokenHint : undefined,
+      client_id: settings.clientId,
       post_logout_redirect_uri: data.postLogoutRedirectUri,
       state: data.state,
     });

@@ -71,12 +71,13 @@ export class SummaryService {
   ): Promise<Page<ConceptView & { holders?: VersionHolders }>> {
     const page = await this.concepts.listVersions(ctx, sourceRef, id, params);
     if (!holders) return page;
-    const found = await this.holders(
-      ctx,
-      'concept',
-      page.items.map((v) => v.version.id),
+    const items = await Promise.all(
+      page.items.map(async (v) => ({
+        ...v,
+        holders: await this.versionHolders(ctx, 'concept', v.version.id),
+      })),
     );
-    return { ...page, items: page.items.map((v) => ({ ...v, holders: found.get(v.version.id) })) };
+    return { ...page, items };
   }
 
   /** A mapping's versions, as `conceptHistory`. */
@@ -89,15 +90,13 @@ export class SummaryService {
   ): Promise<Page<MappingItem & { holders?: VersionHolders }>> {
     const page = await this.mappings.listVersions(ctx, sourceRef, id, params);
     if (!holders) return page;
-    const found = await this.holders(
-      ctx,
-      'mapping',
-      page.items.map((v) => v.view.version.id),
+    const items = await Promise.all(
+      page.items.map(async (v) => ({
+        ...v,
+        holders: await this.versionHolders(ctx, 'mapping', v.view.version.id),
+      })),
     );
-    return {
-      ...page,
-      items: page.items.map((v) => ({ ...v, holders: found.get(v.view.version.id) })),
-    };
+    return { ...page, items };
   }
 
   /**
@@ -119,11 +118,18 @@ export class SummaryService {
         `Unknown distribution '${unknown}'; use ${DISTRIBUTIONS.join(', ')}.`,
       );
     }
-    const view = await this.repositories.get(ctx, ref);
+    return this.summarize(ctx, await this.repositories.get(ctx, ref), options.verbose);
+  }
+
+  /**
+   * The summary of a repository version the caller has read (`repoSummary`); the version totals
+   * and counts of many (a versions list) are read together.
+   */
+  async summarize(ctx: ServiceContext, view: RepoView, verbose: boolean): Promise<RepoSummary> {
     const [counts, versions, content] = await Promise.all([
       this.repositories.counts(ctx, view),
-      this.repos.summaries.versionTotals(view.repo.id),
-      options.verbose
+      ctx.loaders.versionTotals.load(view.repo.id),
+      verbose
         ? this.repos.summaries.contentSummary(
             view.repo.kind === 'source'
               ? { kind: 'source', repositoryId: view.repo.id, seq: view.version.seq }
@@ -142,28 +148,26 @@ export class SummaryService {
   }
 
   /**
-   * For concept or mapping versions (of content the caller already read), the source versions
-   * that froze each and the collection versions that hold it, by version id.
+   * The source versions that froze a concept or mapping version and the collection versions
+   * that hold it (those the caller may see), as URLs; for versions the caller has read. The
+   * versions of one request are looked up together.
    */
-  private async holders(
+  async versionHolders(
     ctx: ServiceContext,
     object: 'concept' | 'mapping',
-    versionIds: string[],
-  ): Promise<Map<string, VersionHolders>> {
-    const rows = await this.repos.summaries.holders(object, versionIds, viewerOf(ctx.actor));
-    const repositoryIds = [...new Set([...rows.values()].flat().map((r) => r.repository_id))];
-    const views = await this.repositories.headViews(ctx, repositoryIds);
-    const result = new Map<string, VersionHolders>();
-    for (const id of versionIds) {
-      const holders: VersionHolders = { sourceVersions: [], collectionVersions: [] };
-      for (const row of rows.get(id) ?? []) {
-        const view = views.get(row.repository_id);
-        if (!view) continue;
-        const url = repoUrl(view.owner, view.repo.kind, view.repo.mnemonic, row.mnemonic);
-        (row.kind === 'Source' ? holders.sourceVersions : holders.collectionVersions).push(url);
-      }
-      result.set(id, holders);
+    versionId: string,
+  ): Promise<VersionHolders> {
+    const rows = await ctx.loaders.versionHolders.load(`${object}|${versionId}`);
+    const views = await this.repositories.headViews(ctx, [
+      ...new Set(rows.map((r) => r.repository_id)),
+    ]);
+    const holders: VersionHolders = { sourceVersions: [], collectionVersions: [] };
+    for (const row of rows) {
+      const view = views.get(row.repository_id);
+      if (!view) continue;
+      const url = repoUrl(view.owner, view.repo.kind, view.repo.mnemonic, row.mnemonic);
+      (row.kind === 'Source' ? holders.sourceVersions : holders.collectionVersions).push(url);
     }
-    return result;
+    return holders;
   }
 }

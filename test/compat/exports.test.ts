@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -13,7 +16,8 @@ import {
   retire,
   type TestSource,
 } from '../factories/content';
-import { errorCode, gql } from '../graphql/gql';
+import { WALK_BATCH } from '../../src/services/list';
+import { dataOf, errorCode, gql, type Json } from '../graphql/gql';
 import { binary, unzip } from '../factories/zip';
 
 /**
@@ -167,6 +171,102 @@ describe('a new version is exported by a background task', () => {
   });
 });
 
+describe('a dictionary of several cursor batches', () => {
+  // Two and a half batches of each kind, loaded in one import, with text JSON must escape.
+  const count = Math.floor(WALK_BATCH * 2.5);
+  const code = (i: number) => `K${String(i).padStart(4, '0')}`;
+  const everything = 'v2/?includeConcepts=true&includeMappings=true&includeRetired=true&limit=0';
+  let source: TestSource;
+  beforeAll(async () => {
+    source = await sourceWithVersion({ id: 'BIG' });
+    const lines = [
+      ...Array.from({ length: count }, (_, i) => ({
+        type: 'Concept',
+        owner: source.org,
+        owner_type: 'Organization',
+        source: source.id,
+        id: code(i),
+        concept_class: 'Diagnosis',
+        datatype: 'N/A',
+        names: [{ name: `Näme "${i}"\t\\ ✓`, locale: 'en', locale_preferred: true }],
+        extras: { rank: i, tags: ['a', 'b'] },
+      })),
+      ...Array.from({ length: count }, (_, i) => ({
+        type: 'Mapping',
+        owner: source.org,
+        source: source.id,
+        id: `X${i}`,
+        map_type: i % 2 ? 'SAME-AS' : 'NARROWER-THAN',
+        from_concept_url: `${source.url}concepts/${code(i)}/`,
+        to_concept_url: `${source.url}concepts/${code((i + 1) % count)}/`,
+      })),
+    ];
+    const started = await request(t.app)
+      .post('/importers/bulk-import/')
+      .set('Authorization', source.owner.auth)
+      .set('Content-Type', 'application/json')
+      .send(lines.map((line) => JSON.stringify(line)).join('\n'));
+    expect(started.status).toBe(202);
+    for (let i = 0; ; i += 1) {
+      const task = await request(t.app)
+        .get(`/importers/bulk-import/?task=${started.body.id}`)
+        .set('Authorization', source.owner.auth);
+      if (task.body.state === 'SUCCESS') break;
+      if (task.body.state === 'FAILURE' || i > 600) throw new Error(JSON.stringify(task.body));
+      await sleep(100);
+    }
+    await createVersion(t, source.url, source.owner, 'v2', { released: true });
+  });
+
+  it('is written whole, in order, byte for byte what the version answers', async () => {
+    const file = await settled(`${source.url}v2/export/`);
+    expect(file.status).toBe(200);
+    const exported = (await unzip(file.body as Buffer))['export.json'];
+    const detail = await request(t.app)
+      .get(`${source.url}${everything}`)
+      .buffer(true)
+      .parse(binary);
+    expect(detail.status).toBe(200);
+    expect(exported).toBe((detail.body as Buffer).toString('utf8'));
+    const body = JSON.parse(exported) as {
+      concepts: Array<{ id: string; names: Array<{ name: string }> }>;
+      mappings: Array<{ id: string }>;
+    };
+    const codes = body.concepts.map((c) => c.id);
+    expect(codes).toEqual(['A', 'B', ...Array.from({ length: count }, (_, i) => code(i))]);
+    expect(body.concepts[2].names[0].name).toBe('Näme "0"\t\\ ✓');
+    expect(body.mappings).toHaveLength(count + 1);
+    expect(new Set(body.mappings.map((m) => m.id)).size).toBe(count + 1);
+  });
+
+  it('frees the walk of a reader that goes away after the first bytes (20 in a row)', async () => {
+    // Each walk holds one of the process's 16 snapshots: one not given back would make the
+    // 17th reader wait for ever.
+    const server = http.createServer(t.app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (let i = 0; i < 20; i += 1) {
+        await new Promise<void>((resolve, reject) => {
+          const req = http.get(`http://127.0.0.1:${port}${source.url}${everything}`, (res) => {
+            res.once('data', () => req.destroy());
+          });
+          req.once('close', resolve);
+          req.once('error', (error: NodeJS.ErrnoException) =>
+            error.code === 'ECONNRESET' ? resolve() : reject(error),
+          );
+        });
+      }
+    } finally {
+      server.close();
+    }
+    const whole = await request(t.app).get(`${source.url}${everything}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.concepts).toHaveLength(count + 2);
+    expect(whole.body.mappings).toHaveLength(count + 1);
+  });
+});
+
 describe('methods and statuses', () => {
   let source: TestSource;
   beforeAll(async () => {
@@ -260,36 +360,46 @@ describe('collections', () => {
   });
 });
 
+/**
+ * What a process killed mid-export leaves (its file deleted first): its task STARTED with a stale
+ * heartbeat, the export processing, and a partial file under a temporary name.
+ */
+async function leaveAbandonedExport(
+  source: TestSource,
+): Promise<{ taskId: string; folder: string; partial: string }> {
+  expect(
+    (await request(t.app).delete(`${source.url}v1/export/`).set(as(source.owner))).status,
+  ).toBe(204);
+  const [version] = await t.dataSource.query<Array<{ id: string; repository_id: string }>>(
+    `SELECT v.id::text AS id, v.repository_id::text AS repository_id
+       FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
+       WHERE r.mnemonic = $1 AND v.mnemonic = 'v1'`,
+    [source.id],
+  );
+  const taskId = crypto.randomUUID();
+  await t.dataSource.query(
+    `INSERT INTO tasks (id, kind, state, created_by, started_at, heartbeat_at)
+       VALUES ($1, 'repository-export', 'STARTED', $2, now() - interval '5 minutes',
+               now() - interval '5 minutes')`,
+    [taskId, source.owner.username],
+  );
+  await t.dataSource.query(
+    `INSERT INTO repository_exports (version_id, state, task_id) VALUES ($1, 'processing', $2)`,
+    [version.id, taskId],
+  );
+  const folder = path.join(dataDir, 'exports', version.repository_id);
+  fs.mkdirSync(folder, { recursive: true });
+  const partial = path.join(folder, `${version.id}.zip.0123456789ab.partial`);
+  fs.writeFileSync(partial, 'PK half a zip');
+
+  return { taskId, folder, partial };
+}
+
 describe('a process killed while writing an export', () => {
   it('leaves no file served as ready; the export is failed and can be run again', async () => {
     const source = await sourceWithVersion();
     await settled(`${source.url}v1/export/`);
-    expect(
-      (await request(t.app).delete(`${source.url}v1/export/`).set(as(source.owner))).status,
-    ).toBe(204);
-    // What a process killed mid-export leaves: its task STARTED with a stale heartbeat, the
-    // export processing, and a partial file under a temporary name.
-    const [version] = await t.dataSource.query<Array<{ id: string; repository_id: string }>>(
-      `SELECT v.id::text AS id, v.repository_id::text AS repository_id
-       FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
-       WHERE r.mnemonic = $1 AND v.mnemonic = 'v1'`,
-      [source.id],
-    );
-    const taskId = crypto.randomUUID();
-    await t.dataSource.query(
-      `INSERT INTO tasks (id, kind, state, created_by, started_at, heartbeat_at)
-       VALUES ($1, 'repository-export', 'STARTED', $2, now() - interval '5 minutes',
-               now() - interval '5 minutes')`,
-      [taskId, source.owner.username],
-    );
-    await t.dataSource.query(
-      `INSERT INTO repository_exports (version_id, state, task_id) VALUES ($1, 'processing', $2)`,
-      [version.id, taskId],
-    );
-    const folder = path.join(dataDir, 'exports', version.repository_id);
-    fs.mkdirSync(folder, { recursive: true });
-    const partial = path.join(folder, `${version.id}.zip.0123456789ab.partial`);
-    fs.writeFileSync(partial, 'PK half a zip');
+    const { taskId, folder, partial } = await leaveAbandonedExport(source);
 
     const after = await request(t.app).get(`${source.url}v1/export/`);
     expect(after.status).toBe(204); // not 208 for ever, and never the partial file
@@ -363,5 +473,88 @@ describe('GraphQL', () => {
     );
     expect(errorCode(await gql(t, source.owner.auth, ask, { url: 'not a url' }))).toBe('INVALID');
     expect((await settled(`${source.url}v1/export/`)).status).toBe(200);
+  });
+
+  const state = `query($url: String!) { source(url: $url) { export { state fileName } } }`;
+  const stateOf = async (url: string, auth?: string): Promise<Json> =>
+    dataOf(await gql(t, auth, state, { url })).source.export;
+
+  it('parallel requests queue one export; the others are told it is being written or exists', async () => {
+    const source = await sourceWithVersion();
+    await settled(`${source.url}v1/export/`);
+    const url = `${source.url}v1/`;
+    dataOf(
+      await gql(t, source.owner.auth, `mutation($url: String!) { deleteExport(url: $url) }`, {
+        url,
+      }),
+    );
+    expect(await stateOf(url)).toEqual({ state: 'ABSENT', fileName: null });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => gql(t, source.owner.auth, ask, { url })),
+    );
+    const outcomes = answers.map((a) => dataOf(a).requestExport.outcome as string);
+    expect(outcomes.filter((o) => o === 'QUEUED')).toHaveLength(1);
+    expect(outcomes.every((o) => ['QUEUED', 'PROCESSING', 'EXISTS'].includes(o))).toBe(true);
+    expect((await settled(`${source.url}v1/export/`)).status).toBe(200);
+    expect(await stateOf(url)).toMatchObject({ state: 'READY' });
+  });
+
+  it('a killed writer shows ABSENT (never READY), its task FAILURE; requestExport runs it again', async () => {
+    const source = await sourceWithVersion();
+    await settled(`${source.url}v1/export/`);
+    const { taskId } = await leaveAbandonedExport(source);
+    const url = `${source.url}v1/`;
+    expect(await stateOf(url)).toEqual({ state: 'ABSENT', fileName: null });
+    const task = await gql(t, source.owner.auth, `query($id: ID!) { task(id: $id) { state } }`, {
+      id: taskId,
+    });
+    expect(dataOf(task).task).toEqual({ state: 'FAILURE' });
+    expect(dataOf(await gql(t, source.owner.auth, ask, { url })).requestExport.outcome).toBe(
+      'QUEUED',
+    );
+    expect((await settled(`${source.url}v1/export/`)).status).toBe(200);
+    expect(await stateOf(url)).toMatchObject({ state: 'READY' });
+  });
+
+  it('refuses deleteExport to non-administrators and when there is no file; private exports stay private', async () => {
+    const source = await sourceWithVersion({ public_access: 'None' });
+    await settled(`${source.url}v1/export/`, source.owner);
+    const url = `${source.url}v1/`;
+    const outsider = await createUser(t);
+    const remove = `mutation($url: String!) { deleteExport(url: $url) }`;
+    expect(errorCode(await gql(t, outsider.auth, remove, { url }))).toBe('FORBIDDEN');
+    expect(errorCode(await gql(t, undefined, remove, { url }))).toBe('UNAUTHENTICATED');
+    expect(errorCode(await gql(t, outsider.auth, state, { url }))).toBe('FORBIDDEN');
+    expect(errorCode(await gql(t, outsider.auth, ask, { url }))).toBe('FORBIDDEN');
+    expect(await stateOf(url, source.owner.auth)).toMatchObject({ state: 'READY' });
+    expect(dataOf(await gql(t, source.owner.auth, remove, { url }))).toEqual({
+      deleteExport: true,
+    });
+    expect(errorCode(await gql(t, source.owner.auth, remove, { url }))).toBe('NOT_FOUND');
+  });
+
+  it('shows and asks for the export of a collection version', async () => {
+    const source = await sourceWithVersion();
+    const collection = await createCollection(
+      t,
+      { id: `C${crypto.randomBytes(3).toString('hex')}` },
+      { owner: source.owner, org: source.org },
+    );
+    await createVersion(t, collection.url, source.owner, 'c1');
+    await settled(`${collection.url}c1/export/`);
+    const url = `${collection.url}c1/`;
+    const read = await gql(
+      t,
+      undefined,
+      `query($url: String!) { collection(url: $url) { export { state fileName } } }`,
+      { url },
+    );
+    expect(dataOf(read).collection.export).toMatchObject({ state: 'READY' });
+    expect(String(dataOf(read).collection.export.fileName)).toMatch(
+      new RegExp(`^${collection.id}_c1\\.`),
+    );
+    expect(dataOf(await gql(t, source.owner.auth, ask, { url })).requestExport.outcome).toBe(
+      'EXISTS',
+    );
   });
 });

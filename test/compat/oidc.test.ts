@@ -340,6 +340,22 @@ describe('GET /users/logout/', () => {
   });
 });
 
+describe('GET /users/logout/ without an id token', () => {
+  it('leaves out a hint that is no token (oclweb3 sends "null") and names the client instead', async () => {
+    for (const hint of ['null', 'undefined']) {
+      const res = await request(t.app)
+        .get('/users/logout/')
+        .query({ id_token_hint: hint, post_logout_redirect_uri: POST_LOGOUT_REDIRECT_URI });
+      expect(res.status).toBe(302);
+      const target = new URL(res.headers.location);
+      expect(target.searchParams.has('id_token_hint')).toBe(false);
+      expect(target.searchParams.get('client_id')).toBe(CLIENT_ID);
+      const page = await fetch(target, { redirect: 'manual' });
+      expect(page.status).toBe(200);
+    }
+  });
+});
+
 describe('GraphQL single sign-on', () => {
   it('gives the login and logout addresses and exchanges a code', async () => {
     const login = uniqueId('leo');

@@ -938,7 +938,13 @@ describe('source versions (spec core §4.6, §9)', () => {
       active_concepts: 0,
       version_url: `${source.url}v4/`,
     });
-    expect(verbose.body[4]).toMatchObject({ type: 'Source', id: source.id, version: 'HEAD' });
+    expect(verbose.body[4]).toMatchObject({
+      type: 'Source',
+      id: 'HEAD',
+      short_code: source.id,
+      version: 'HEAD',
+      version_url: `${source.url}HEAD/`,
+    });
   });
 });
 

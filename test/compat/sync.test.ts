@@ -5,6 +5,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
 import {
+  createCollection,
   createConcept,
   createMappingBetween,
   createSource,
@@ -18,8 +19,9 @@ import { binary, unzip } from '../factories/zip';
 /**
  * Client synchronization (issue 13 part 2; spec operations §4.10): repository and version details
  * with their content paged by `limit`/`offset` (every item exactly once, in a stable order),
- * `updatedSince` (creations, edits, retirements — how removals are reported), `Compress: true`,
- * and the whole subscription flow: latest → export → lastUpdated from the file name → changes.
+ * `updatedSince` (creations, edits, retirements — how removals are reported, also from
+ * collections), `Compress: true`, and the whole subscription flow: latest → export →
+ * lastUpdated from the file name → changes.
  */
 
 let t: TestApp;
@@ -185,6 +187,285 @@ describe('changes since a time', () => {
     );
     expect(res.errors).toBeUndefined();
     expect(res.data.source.concepts.items).toEqual([{ id: 'C00', retired: true }]);
+  });
+});
+
+describe('changes of a collection since a time', () => {
+  /** A collection holding C00…C03 and M00…M02 of a fresh source, one reference each. */
+  async function collection(): Promise<{ s: TestSource; c: TestSource }> {
+    const s = await source(4);
+    const c = await createCollection(t, { id: `Z${crypto.randomBytes(3).toString('hex')}` });
+    const expressions = [
+      ...['C00', 'C01', 'C02', 'C03'].map((id) => `${s.url}concepts/${id}/`),
+      ...['M00', 'M01', 'M02'].map((id) => `${s.url}mappings/${id}/`),
+    ];
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ data: { expressions } })
+      .expect(200);
+    return { s, c };
+  }
+
+  type Item = { id: string; retired: boolean };
+  const changesOf = async (
+    c: TestSource,
+    since: Date,
+    query = 'includeRetired=true',
+  ): Promise<{ concepts: Item[]; mappings: Item[] }> => {
+    const res = await request(t.app)
+      .get(
+        `${c.url}?includeConcepts=true&includeMappings=true&limit=0&updatedSince=${since.toISOString()}&${query}`,
+      )
+      .set(as(c.owner));
+    expect(res.status).toBe(200);
+    return res.body as { concepts: Item[]; mappings: Item[] };
+  };
+  const shown = (items: Item[]) => items.map((i) => [i.id, i.retired]);
+
+  it('lists members added, edited in their source and removed (as retired), nothing else', async () => {
+    const { s, c } = await collection();
+    await sleep(50);
+    const since = new Date();
+    expect(await changesOf(c, since)).toMatchObject({ concepts: [], mappings: [] });
+
+    // Removed: C01 (its reference) and M00; edited in the source: C02; added: C04 (new) and M03.
+    await request(t.app)
+      .delete(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ expressions: [`${s.url}concepts/C01/`, `${s.url}mappings/M00/`] })
+      .expect(204);
+    await request(t.app)
+      .patch(`${s.url}concepts/C02/`)
+      .set(as(s.owner))
+      .send({ datatype: 'Numeric' })
+      .expect(200);
+    await createConcept(t, s.url, s.owner, { id: 'C04' });
+    await createMappingBetween(t, s.url, s.owner, [
+      'M03',
+      'SAME-AS',
+      `${s.url}concepts/C03/`,
+      `${s.url}concepts/C04/`,
+    ]);
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ data: { expressions: [`${s.url}concepts/C04/`, `${s.url}mappings/M03/`] } })
+      .expect(200);
+
+    const changes = await changesOf(c, since);
+    expect(shown(changes.concepts)).toEqual([
+      ['C01', true],
+      ['C02', false],
+      ['C04', false],
+    ]);
+    expect(shown(changes.mappings)).toEqual([
+      ['M00', true],
+      ['M03', false],
+    ]);
+    // Removed from the collection only: the source still has it, not retired.
+    const inSource = await request(t.app).get(`${s.url}concepts/C01/`).expect(200);
+    expect(inSource.body.retired).toBe(false);
+    // Without includeRetired removals are not shown (as for sources); a later time shows none.
+    expect(shown((await changesOf(c, since, 'includeRetired=false')).concepts)).toEqual([
+      ['C02', false],
+      ['C04', false],
+    ]);
+    await sleep(50);
+    expect(await changesOf(c, new Date())).toMatchObject({ concepts: [], mappings: [] });
+    // The collection's own content is unchanged by how changes are read.
+    const members = await request(t.app).get(`${c.url}concepts/?limit=0`).set(as(c.owner));
+    expect(ids(members.body)).toEqual(['C00', 'C02', 'C03', 'C04']);
+  });
+
+  it('a member removed then added again is a change, not a removal', async () => {
+    const { s, c } = await collection();
+    await sleep(50);
+    const since = new Date();
+    const expression = `${s.url}concepts/C00/`;
+    await request(t.app)
+      .delete(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ expressions: [expression] })
+      .expect(204);
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ data: { expressions: [expression] } })
+      .expect(200);
+    expect(shown((await changesOf(c, since)).concepts)).toEqual([['C00', false]]);
+  });
+
+  it('an exclude reference removes members; paging covers changes and removals once each', async () => {
+    const { s, c } = await collection();
+    await sleep(50);
+    const since = new Date();
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ data: [{ url: s.url, code: 'C00', exclude: true }] })
+      .expect(200);
+    await request(t.app)
+      .delete(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ expressions: [`${s.url}concepts/C03/`] })
+      .expect(204);
+    await request(t.app)
+      .patch(`${s.url}concepts/C02/`)
+      .set(as(s.owner))
+      .send({ datatype: 'Numeric' })
+      .expect(200);
+    const all = shown((await changesOf(c, since)).concepts);
+    expect(all).toEqual([
+      ['C00', true],
+      ['C02', false],
+      ['C03', true],
+    ]);
+    const paged: Array<[string, boolean]> = [];
+    for (let offset = 0; ; offset += 1) {
+      const page = await request(t.app)
+        .get(
+          `${c.url}?includeConcepts=true&includeRetired=true&updatedSince=${since.toISOString()}&limit=1&offset=${offset}`,
+        )
+        .set(as(c.owner));
+      paged.push(...(shown(page.body.concepts) as Array<[string, boolean]>));
+      if (page.body.concepts.length < 1) break;
+    }
+    expect(paged).toEqual(all);
+  });
+
+  it('parallel reference adds and removals: the changes match the final members', async () => {
+    const { s, c } = await collection();
+    const code = (i: number) => `C${String(i).padStart(2, '0')}`;
+    for (let i = 4; i < 12; i += 1) await createConcept(t, s.url, s.owner, { id: code(i) });
+    await sleep(50);
+    const since = new Date();
+    const url = (i: number) => `${s.url}concepts/${code(i)}/`;
+    // Removals of C00–C03 and adds of C04–C11, all at once.
+    const results = await Promise.all([
+      ...[0, 1, 2, 3].map((i) =>
+        request(t.app)
+          .delete(`${c.url}references/`)
+          .set(as(c.owner))
+          .send({ expressions: [url(i)] }),
+      ),
+      ...[4, 5, 6, 7, 8, 9, 10, 11].map((i) =>
+        request(t.app)
+          .put(`${c.url}references/`)
+          .set(as(c.owner))
+          .send({ data: { expressions: [url(i)] } }),
+      ),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([
+      ...Array(8).fill(200),
+      204,
+      204,
+      204,
+      204,
+    ]);
+    const changes = await changesOf(c, since);
+    expect(shown(changes.concepts)).toEqual([
+      ['C00', true],
+      ['C01', true],
+      ['C02', true],
+      ['C03', true],
+      ...[4, 5, 6, 7, 8, 9, 10, 11].map((i) => [code(i), false]),
+    ]);
+    const members = await request(t.app).get(`${c.url}concepts/?limit=0`).set(as(c.owner));
+    expect(ids(members.body)).toEqual(changes.concepts.filter((x) => !x.retired).map((x) => x.id));
+  });
+
+  it('the member lists and GraphQL show the same changes, removals as retired', async () => {
+    const { s, c } = await collection();
+    await sleep(50);
+    const since = new Date();
+    await request(t.app)
+      .delete(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ expressions: [`${s.url}concepts/C01/`, `${s.url}mappings/M02/`] })
+      .expect(204);
+    await request(t.app)
+      .patch(`${s.url}concepts/C03/`)
+      .set(as(s.owner))
+      .send({ datatype: 'Numeric' })
+      .expect(200);
+    const query = `updatedSince=${since.toISOString()}&includeRetired=true&limit=0`;
+    const concepts = await request(t.app).get(`${c.url}concepts/?${query}`).set(as(c.owner));
+    expect(shown(concepts.body)).toEqual([
+      ['C01', true],
+      ['C03', false],
+    ]);
+    const mappings = await request(t.app).get(`${c.url}mappings/?${query}`).set(as(c.owner));
+    expect(shown(mappings.body)).toEqual([['M02', true]]);
+    const res = await gql(
+      t,
+      c.owner.auth,
+      `query($url: String!, $since: DateTimeISO) {
+         collection(url: $url) {
+           concepts(updatedSince: $since, includeRetired: true, limit: 0) { items { id retired } }
+           mappings(updatedSince: $since, includeRetired: true, limit: 0) { items { id retired } }
+         }
+       }`,
+      { url: c.url, since: since.toISOString() },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.collection.concepts.items).toEqual([
+      { id: 'C01', retired: true },
+      { id: 'C03', retired: false },
+    ]);
+    expect(res.data.collection.mappings.items).toEqual([{ id: 'M02', retired: true }]);
+  });
+
+  it('shows a removal only to those who may see its source; a bad updatedSince is a 400', async () => {
+    const hidden = await source(2, { public_access: 'None' });
+    const c = await createCollection(
+      t,
+      { id: `Z${crypto.randomBytes(3).toString('hex')}` },
+      { owner: hidden.owner, org: hidden.org },
+    );
+    const expressions = [`${hidden.url}concepts/C00/`, `${hidden.url}concepts/C01/`];
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(hidden.owner))
+      .send({ data: { expressions } })
+      .expect(200);
+    await sleep(50);
+    const since = new Date();
+    await request(t.app)
+      .delete(`${c.url}references/`)
+      .set(as(hidden.owner))
+      .send({ expressions: [expressions[0]] })
+      .expect(204);
+    const url = `${c.url}?includeConcepts=true&includeRetired=true&limit=0&updatedSince=${since.toISOString()}`;
+    const anonymous = await request(t.app).get(url);
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.concepts).toEqual([]);
+    const own = await request(t.app).get(url).set(as(hidden.owner));
+    expect(shown(own.body.concepts)).toEqual([['C00', true]]);
+    const bad = await request(t.app).get(`${c.url}?includeConcepts=true&updatedSince=yesterday`);
+    expect(bad.status).toBe(400);
+  });
+
+  it('the zipped answer (Compress: true) holds the removals too', async () => {
+    const { s, c } = await collection();
+    await sleep(50);
+    const since = new Date();
+    await request(t.app)
+      .delete(`${c.url}references/`)
+      .set(as(c.owner))
+      .send({ expressions: [`${s.url}concepts/C03/`] })
+      .expect(204);
+    const zipped = await request(t.app)
+      .get(
+        `${c.url}?includeConcepts=true&includeMappings=true&includeRetired=true&updatedSince=${since.toISOString()}`,
+      )
+      .set(as(c.owner))
+      .set('Compress', 'true')
+      .buffer(true)
+      .parse(binary);
+    expect(zipped.status).toBe(200);
+    const body = JSON.parse((await unzip(zipped.body as Buffer))['export.json']);
+    expect(shown(body.concepts)).toEqual([['C03', true]]);
   });
 });
 

@@ -809,3 +809,84 @@ describe('follows', () => {
     expect((await request(t.app).get(`/users/${fan.username}/following/`)).body).toHaveLength(1);
   });
 });
+
+describe('{collection}[/:version]/concepts/:concept/ and mappings/:mapping/: one member by its id', () => {
+  it('answers the member, 404 for a non-member, 409 for an id two sources share', async () => {
+    const s = await createSource(t);
+    const other = await createRepo(t, `/orgs/${s.org}`, s.owner, { id: 'OTHER' });
+    const c = await createCollection(t, {}, { owner: s.owner, org: s.org });
+    for (const id of ['A', 'B']) await createConcept(t, s.url, s.owner, { id });
+    await createConcept(t, other.url, s.owner, { id: 'A' });
+    await createMappingBetween(t, s.url, s.owner, [
+      'M1',
+      'SAME-AS',
+      `${s.url}concepts/A/`,
+      `${s.url}concepts/B/`,
+    ]);
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(s.owner))
+      .send({ data: { expressions: [`${s.url}concepts/B/`, `${s.url}mappings/M1/`] } })
+      .expect(200);
+    const b = await request(t.app).get(`${c.url}concepts/B/?includeReferences=true`);
+    expect(b.status).toBe(200);
+    expect(b.body).toMatchObject({ id: 'B', url: `${s.url}concepts/B/` });
+    expect(b.body.references.map((r: { expression: string }) => r.expression)).toEqual([
+      `${s.url}concepts/B/`,
+    ]);
+    const m1 = await request(t.app).get(`${c.url}mappings/M1/?includeReferences=true`);
+    expect(m1.body).toMatchObject({ id: 'M1', map_type: 'SAME-AS' });
+    expect(m1.body.references).toHaveLength(1);
+    const absent = await request(t.app).get(`${c.url}concepts/A/`);
+    expect(absent.status).toBe(404);
+    expect((await request(t.app).get(`${c.url}mappings/NOPE/`)).status).toBe(404);
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(s.owner))
+      .send({ data: { expressions: [`${s.url}concepts/A/`, `${other.url}concepts/A/`] } })
+      .expect(200);
+    const shared = await request(t.app).get(`${c.url}concepts/A/`);
+    expect(shared.status).toBe(409);
+    // Odd ids: a clear 400 (a NUL, as everywhere; an id longer than any), else not members.
+    for (const [odd, status, field] of [
+      ['%00', 400, 'path'],
+      ['x'.repeat(3000), 400, 'id'],
+      ['%E2%9C%93', 404, undefined],
+      ["a'b", 404, undefined],
+      ['..', 404, undefined],
+    ] as const) {
+      for (const kind of ['concepts', 'mappings']) {
+        const res = await request(t.app).get(`${c.url}${kind}/${odd}/`);
+        expect([odd.slice(0, 9), kind, res.status]).toEqual([odd.slice(0, 9), kind, status]);
+        if (field) expect(res.body.errors).toHaveProperty(field);
+      }
+    }
+    // Through an expansion named in the path, and retired members too.
+    await request(t.app).delete(`${s.url}concepts/B/`).set(as(s.owner)).expect(204);
+    const head = await request(t.app).get(c.url);
+    const retired = await request(t.app).get(`${head.body.expansion_url}concepts/B/`);
+    expect(retired.status).toBe(200);
+    expect(retired.body.retired).toBe(true);
+  });
+
+  it('hides a member of a source the caller may not see', async () => {
+    const s = await createSource(t);
+    const hidden = await createUser(t);
+    const privateOrg = (await createOrg(t, hidden, { public_access: 'None' })).id;
+    const secret = await createRepo(t, `/orgs/${privateOrg}`, hidden, {
+      id: 'SECRET',
+      public_access: 'None',
+    });
+    await createConcept(t, secret.url, hidden, { id: 'X' });
+    const c = await createCollection(t, {}, { owner: s.owner, org: s.org });
+    await addMember(t, s.org, s.owner, hidden);
+    await request(t.app)
+      .put(`${c.url}references/`)
+      .set(as(hidden))
+      .send({ data: { expressions: [`${secret.url}concepts/X/`] } })
+      .expect(200);
+    expect((await request(t.app).get(`${c.url}concepts/X/`).set(as(hidden))).status).toBe(200);
+    expect((await request(t.app).get(`${c.url}concepts/X/`).set(as(s.owner))).status).toBe(404);
+    expect((await request(t.app).get(`${c.url}concepts/X/`)).status).toBe(404);
+  });
+});

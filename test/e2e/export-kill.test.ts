@@ -1,81 +1,37 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { generateDictionary } from '../../bench/generate';
-import { ADMIN_PASSWORD, createTestApp, type TestApp } from '../factories';
+import { createTestApp, type TestApp } from '../factories';
 import { binary, unzip } from '../factories/zip';
+import { buildServer, sleep, startWorker, stop } from './server-process';
 
 /**
  * A server process killed (SIGKILL) while its background task writes an export (issue 13 part 4):
  * no half-written file is ever served, the task ends FAILURE once its heartbeat is known to have
  * stopped, and the export can be asked for again and completes.
  */
-const root = path.resolve(__dirname, '..', '..');
 let buildDir: string;
 let dataDir: string;
 let setup: TestApp;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
-  const cache = path.join(root, 'node_modules', '.cache');
-  fs.mkdirSync(cache, { recursive: true });
-  buildDir = fs.mkdtempSync(path.join(cache, 'export-kill-e2e-'));
-  execFileSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', buildDir],
-    { cwd: root },
-  );
+  buildDir = buildServer('export-kill-e2e');
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'export-kill-'));
   // This process only queues and reads: the killed child is the one that writes.
   setup = await createTestApp({ DATA_DIR: dataDir, JOBS_WORKERS: '0' });
 }, 240_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  if (child) await stop(child);
   await setup?.close();
   if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** The built server on the test database, running background tasks, with our DATA_DIR. */
-function startWorker(): Promise<ChildProcess> {
-  const url = process.env.TEST_DATABASE_URL!;
-  const started = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: url,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ADMIN_PASSWORD,
-      JOBS_WORKERS: '1',
-      RATE_LIMITS: 'off',
-    },
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no 'listening':\n${output}`)), 60_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (output.includes('"msg":"job queue started"')) {
-        clearTimeout(timer);
-        started.stdout.off('data', onData);
-        resolve(started);
-      }
-    };
-    started.stdout.on('data', onData);
-    started.stderr.on('data', onData);
-    started.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a killed export leaves no file served as ready; it fails and runs again', async () => {
   const org = `KILL${crypto.randomBytes(3).toString('hex')}`;
@@ -94,7 +50,7 @@ test('a killed export leaves no file served as ready; it fails and runs again', 
     .set('Authorization', setup.admin)
     .send({ id: 'v1' });
   expect(made.status).toBe(201);
-  child = await startWorker();
+  child = await startWorker(buildDir, dataDir);
 
   // Kill the writer as soon as it has started writing (its partial file exists).
   const folder = path.join(dataDir, 'exports');
@@ -114,8 +70,7 @@ test('a killed export leaves no file served as ready; it fails and runs again', 
       : [];
   for (let i = 0; i < 3000 && partial().length === 0; i += 1) await sleep(5);
   expect(partial()).toHaveLength(1);
-  child.kill('SIGKILL');
-  await new Promise((resolve) => child!.once('exit', resolve));
+  await stop(child);
 
   // Nothing served: the task may still look alive (its heartbeat is fresh), so 208 — never 200.
   expect(zips()).toEqual([]);
@@ -145,7 +100,7 @@ test('a killed export leaves no file served as ready; it fails and runs again', 
     .post(`${source}v1/export/`)
     .set('Authorization', setup.admin);
   expect(again.status).toBe(202);
-  child = await startWorker();
+  child = await startWorker(buildDir, dataDir);
   let file: request.Response | undefined;
   for (let i = 0; i < 600; i += 1) {
     file = await request(setup.app).get(`${source}v1/export/`).buffer(true).parse(binary);
@@ -158,6 +113,5 @@ test('a killed export leaves no file served as ready; it fails and runs again', 
   };
   expect(exported.concepts.length).toBeGreaterThan(5000);
   expect(partial()).toEqual([]);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child!.once('exit', resolve));
+  await stop(child, 'SIGTERM');
 }, 240_000);

@@ -79,4 +79,88 @@ describe('GraphQL bulk import', () => {
       'INVALID',
     );
   });
+
+  const concept = (org: string, id: string): string =>
+    JSON.stringify({
+      type: 'Concept',
+      owner: org,
+      source: 'S',
+      id,
+      concept_class: 'Misc',
+      names: [{ name: `Name ${id}`, locale: 'en' }],
+    });
+
+  test('the same content again reports every line unchanged and writes nothing', async () => {
+    const source = await createSource(t, {}, { owner });
+    const content = Array.from({ length: 1500 }, (_, i) => concept(source.org, `R${i}`)).join('\n');
+    const first = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport;
+    expect((await finished(owner.auth, first.id as string)).report).toMatchObject({
+      created: 1500,
+      failed: 0,
+    });
+    const versions = async (): Promise<number> =>
+      (
+        await t.dataSource.query<Array<{ n: number }>>(
+          `SELECT count(*)::int AS n FROM concept_versions v JOIN repositories r ON r.id = v.repository_id
+           JOIN organizations o ON o.id = r.owner_org_id WHERE o.mnemonic = $1`,
+          [source.org],
+        )
+      )[0].n;
+    const before = await versions();
+    const second = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport;
+    expect((await finished(owner.auth, second.id as string)).report).toMatchObject({
+      total: 1500,
+      unchanged: 1500,
+      created: 0,
+      updated: 0,
+    });
+    expect(await versions()).toBe(before);
+  });
+
+  test('cancelBulkImport stops an import between batches (FAILURE); what committed stays', async () => {
+    const source = await createSource(t, {}, { owner });
+    const content = Array.from({ length: 5000 }, (_, i) => concept(source.org, `K${i}`)).join('\n');
+    const started = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport;
+    const cancel = `mutation($taskId: ID!) { cancelBulkImport(taskId: $taskId) { id } }`;
+    expect(
+      dataOf(await gql(t, owner.auth, cancel, { taskId: started.id })).cancelBulkImport,
+    ).toEqual({
+      id: started.id,
+    });
+    const done = await finished(owner.auth, started.id as string);
+    expect(done.task.state).toBe('FAILURE');
+    expect(done.task.error).toMatch(new RegExp(`Cancelled by ${owner.username}`));
+    expect(done.report.processed).toBeLessThan(5000);
+    expect(done.report.cancelled_by).toBe(owner.username);
+    const [{ n }] = await t.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM concepts c JOIN repositories r ON r.id = c.repository_id
+       JOIN organizations o ON o.id = r.owner_org_id WHERE o.mnemonic = $1`,
+      [source.org],
+    );
+    expect(n).toBe(done.report.created);
+    expect(n % 1000).toBe(0); // whole batches only
+    expect(errorCode(await gql(t, owner.auth, cancel, { taskId: started.id }))).toBe('INVALID');
+  });
+
+  test('a named queue takes one import of its user at a time (CONFLICT Already Queued)', async () => {
+    const source = await createSource(t, {}, { owner });
+    const queued = `mutation($content: String!, $queue: String) {
+      startBulkImport(content: $content, queue: $queue) { id }
+    }`;
+    const content = Array.from({ length: 3000 }, (_, i) => concept(source.org, `Q${i}`)).join('\n');
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => gql(t, owner.auth, queued, { content, queue: 'gq' })),
+    );
+    const accepted = answers.filter((a) => !a.errors);
+    expect(accepted).toHaveLength(1);
+    for (const refused of answers.filter((a) => a.errors)) {
+      expect(errorCode(refused)).toBe('CONFLICT');
+      expect(refused.errors![0].message).toBe('Already Queued');
+    }
+    const done = await finished(owner.auth, dataOf(accepted[0]).startBulkImport.id as string);
+    expect(done.report).toMatchObject({ created: 3000 });
+    expect(errorCode(await gql(t, owner.auth, queued, { content, queue: 'bad queue!' }))).toBe(
+      'INVALID',
+    );
+  });
 });

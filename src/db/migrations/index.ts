@@ -14,6 +14,7 @@ import { Exports1764710000000 } from './1764710000000-exports';
 import { BulkImports1764720000000 } from './1764720000000-bulk-imports';
 import { WebClient1764730000000 } from './1764730000000-web-client';
 import { OidcIdentities1764740000000 } from './1764740000000-oidc-identities';
+import { SyncChanges1764760000000 } from './1764760000000-sync-changes';
 import { BulkImportSpeed1764770000000 } from './1764770000000-bulk-import-speed';
 import { ExpansionMemberTotals1764790000000 } from './1764790000000-expansion-member-totals';
 
@@ -35,6 +36,7 @@ export const migrations = [
   BulkImports1764720000000,
   WebClient1764730000000,
   OidcIdentities1764740000000,
+  SyncChanges1764760000000,
   BulkImportSpeed1764770000000,
   ExpansionMemberTotals1764790000000,
 ];

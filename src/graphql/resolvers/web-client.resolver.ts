@@ -1,9 +1,21 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { defaultListParams, parseOwnerUrl, parseRepoUrl, type OwnerRef } from '../../services';
+import {
+  defaultListParams,
+  parseOwnerUrl,
+  parseRepoUrl,
+  refOf,
+  type OwnerRef,
+} from '../../services';
+import { ReferenceObject } from '../types/collection.type';
 import type { GraphQLContext } from '../context';
+import { ConceptObject } from '../types/concept.type';
+import { MappingObject } from '../types/mapping.type';
 import { OrganizationType } from '../types/org.type';
+import { CollectionObject, RepositoryObject } from '../types/repository.type';
 import { UserType } from '../types/user.type';
 import {
+  CollectionConceptObject,
+  CollectionMappingObject,
   EventObject,
   EventPage,
   FollowObject,
@@ -176,5 +188,131 @@ export class OrgWebClientResolver {
     return (await ctx.services.pins.list(ctx, { type: 'org', id: org.entity.mnemonic })).map((p) =>
       PinObject.from(p),
     );
+  }
+}
+
+/** A repository's summary, on every source and collection read (OCL's `includeSummary`). */
+@Resolver(() => RepositoryObject)
+export class RepositorySummaryResolver {
+  @FieldResolver(() => RepositorySummaryObject, {
+    description:
+      'Its summary at this version (REST `includeSummary`, and with `verbose` the summary panel of `summary/?verbose=true`); the version totals of a list are read together.',
+  })
+  async summary(
+    @Root() r: RepositoryObject,
+    @Arg('verbose', { defaultValue: false }) verbose: boolean,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositorySummaryObject> {
+    return RepositorySummaryObject.from(
+      await ctx.services.summaries.summarize(ctx, r.view, verbose),
+    );
+  }
+}
+
+/** A collection version's default expansion and its members by id, as REST reads them. */
+@Resolver(() => CollectionObject)
+export class CollectionWebClientResolver {
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'The REST URL of the default expansion of this version (REST `expansion_url`); null when it has none.',
+  })
+  async expansionUrl(
+    @Root() c: CollectionObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<string | null> {
+    return ctx.services.collections.defaultExpansionUrl(c.view);
+  }
+
+  @FieldResolver(() => CollectionConceptObject, {
+    description:
+      "The concept of that id the default expansion (or `expansion`) holds, retired or not (REST `{collection}/concepts/:id/`); NOT_FOUND none, CONFLICT when two sources' concepts share the id.",
+  })
+  async memberConcept(
+    @Root() c: CollectionObject,
+    @Arg('id') id: string,
+    @Arg('expansion', () => String, { nullable: true }) expansion: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CollectionConceptObject> {
+    const found = await ctx.services.collections.memberConcept(
+      ctx,
+      refOf(c.view),
+      id,
+      expansion ?? undefined,
+    );
+    return {
+      concept: ConceptObject.from(found.view),
+      references: found.references.map((r) => ReferenceObject.from(r)),
+    };
+  }
+
+  @FieldResolver(() => CollectionMappingObject, {
+    description:
+      'The mapping of that id the default expansion (or `expansion`) holds, as `memberConcept`.',
+  })
+  async memberMapping(
+    @Root() c: CollectionObject,
+    @Arg('id') id: string,
+    @Arg('expansion', () => String, { nullable: true }) expansion: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CollectionMappingObject> {
+    const found = await ctx.services.collections.memberMapping(
+      ctx,
+      refOf(c.view),
+      id,
+      expansion ?? undefined,
+    );
+    return {
+      mapping: MappingObject.of(found.item),
+      references: found.references.map((r) => ReferenceObject.from(r)),
+    };
+  }
+}
+
+/** The repository versions that hold a concept version (REST `includeSourceVersions`…). */
+@Resolver(() => ConceptObject)
+export class ConceptHoldersResolver {
+  @FieldResolver(() => [String], {
+    description: 'URLs of the source versions that froze this concept version.',
+  })
+  async sourceVersions(@Root() c: ConceptObject, @Ctx() ctx: GraphQLContext): Promise<string[]> {
+    return (await ctx.services.summaries.versionHolders(ctx, 'concept', c.view.version.id))
+      .sourceVersions;
+  }
+
+  @FieldResolver(() => [String], {
+    description:
+      'URLs of the collection versions whose default expansion holds this concept version (those the caller may see).',
+  })
+  async collectionVersions(
+    @Root() c: ConceptObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<string[]> {
+    return (await ctx.services.summaries.versionHolders(ctx, 'concept', c.view.version.id))
+      .collectionVersions;
+  }
+}
+
+/** The repository versions that hold a mapping version, as for concepts. */
+@Resolver(() => MappingObject)
+export class MappingHoldersResolver {
+  @FieldResolver(() => [String], {
+    description: 'URLs of the source versions that froze this mapping version.',
+  })
+  async sourceVersions(@Root() m: MappingObject, @Ctx() ctx: GraphQLContext): Promise<string[]> {
+    return (await ctx.services.summaries.versionHolders(ctx, 'mapping', m.view.version.id))
+      .sourceVersions;
+  }
+
+  @FieldResolver(() => [String], {
+    description:
+      'URLs of the collection versions whose default expansion holds this mapping version (those the caller may see).',
+  })
+  async collectionVersions(
+    @Root() m: MappingObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<string[]> {
+    return (await ctx.services.summaries.versionHolders(ctx, 'mapping', m.view.version.id))
+      .collectionVersions;
   }
 }

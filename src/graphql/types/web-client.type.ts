@@ -8,6 +8,9 @@ import type {
   PinView,
   RepoSummary,
 } from '../../services';
+import { ReferenceObject } from './collection.type';
+import { ConceptObject } from './concept.type';
+import { MappingObject } from './mapping.type';
 import { OrganizationType } from './org.type';
 import { RepositoryObject, repositoryObject } from './repository.type';
 
@@ -183,4 +186,26 @@ export class RepositorySummaryObject {
       content: summary.content ?? null,
     });
   }
+}
+
+@ObjectType('CollectionConcept', {
+  description: 'A concept of a collection version, found by its id, and what brought it in.',
+})
+export class CollectionConceptObject {
+  @Field(() => ConceptObject, { description: 'The version the expansion holds.' })
+  concept: ConceptObject;
+
+  @Field(() => [ReferenceObject], { description: 'The references that brought it in.' })
+  references: ReferenceObject[];
+}
+
+@ObjectType('CollectionMapping', {
+  description: 'A mapping of a collection version, found by its id, and what brought it in.',
+})
+export class CollectionMappingObject {
+  @Field(() => MappingObject, { description: 'The version the expansion holds.' })
+  mapping: MappingObject;
+
+  @Field(() => [ReferenceObject], { description: 'The references that brought it in.' })
+  references: ReferenceObject[];
 }

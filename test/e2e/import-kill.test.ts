@@ -1,0 +1,190 @@
+import type { ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { createTestApp, type TestApp } from '../factories';
+import { buildServer, sleep, startWorker, stop } from './server-process';
+
+/**
+ * A server process killed (SIGKILL) while its background task runs a bulk import (issue 13
+ * part 4): every batch landed whole or not at all, the task ends FAILURE once its heartbeat is
+ * known to have stopped, and importing the same file again creates only what had not landed,
+ * reports the rest unchanged and duplicates nothing; the killed import does not hold its queue.
+ */
+let buildDir: string;
+let dataDir: string;
+let setup: TestApp;
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  buildDir = buildServer('import-kill-e2e');
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-kill-'));
+  // This process only queues and reads: the killed child is the one that imports.
+  setup = await createTestApp({ DATA_DIR: dataDir, JOBS_WORKERS: '0' });
+}, 240_000);
+
+afterAll(async () => {
+  if (child) await stop(child);
+  await setup?.close();
+  if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const SOURCES = ['A', 'B', 'C'];
+const PER_SOURCE = 8000;
+/** The importer's batch: consecutive concept lines of one source, at most this many. */
+const BATCH = 2000;
+
+/** An org, its sources, then each source's concepts (two names and a description each). */
+function file(org: string): string {
+  const lines: object[] = [
+    { type: 'Organization', id: org, name: `Org ${org}` },
+    ...SOURCES.map((id) => ({
+      type: 'Source',
+      id,
+      name: id,
+      owner: org,
+      source_type: 'Dictionary',
+    })),
+  ];
+  for (const source of SOURCES) {
+    for (let n = 0; n < PER_SOURCE; n += 1) {
+      lines.push({
+        type: 'Concept',
+        id: `${source}${n}`,
+        owner: org,
+        source,
+        concept_class: 'Diagnosis',
+        datatype: 'N/A',
+        names: [
+          { name: `Concept ${source} ${n}`, locale: 'en', locale_preferred: true },
+          { name: `Concepto ${source} ${n}`, locale: 'es', locale_preferred: true },
+        ],
+        descriptions: [{ description: `About ${source} ${n}`, locale: 'en' }],
+        extras: { n },
+      });
+    }
+  }
+  return lines.map((l) => JSON.stringify(l)).join('\n');
+}
+
+interface Status {
+  state: string;
+  report: {
+    processed: number;
+    created: number;
+    unchanged: number;
+    updated: number;
+    failed: number;
+    total: number;
+  } | null;
+}
+
+async function status(taskId: string): Promise<Status> {
+  const res = await request(setup.app)
+    .get(`/importers/bulk-import/?task=${taskId}`)
+    .set('Authorization', setup.admin);
+  expect(res.status).toBe(200);
+  return res.body as Status;
+}
+
+/** Into a named queue (one import of its user at a time): the killed one must not hold it. */
+async function post(body: string): Promise<string> {
+  const res = await request(setup.app)
+    .post('/importers/bulk-import/kill-test/')
+    .set('Authorization', setup.admin)
+    .set('Content-Type', 'application/json')
+    .send(body);
+  expect(res.status).toBe(202);
+  return res.body.id as string;
+}
+
+/** Concepts of the org's sources: per concept its versions, current ones and their names. */
+async function landed(
+  org: string,
+): Promise<
+  Array<{ source: string; mnemonic: string; versions: number; current: number; names: number }>
+> {
+  return setup.dataSource.query(
+    `SELECT r.mnemonic AS source, c.mnemonic,
+       (SELECT count(*)::int FROM concept_versions v WHERE v.concept_id = c.id) AS versions,
+       (SELECT count(*)::int FROM concept_versions v
+         WHERE v.concept_id = c.id AND v.valid_to_seq IS NULL) AS current,
+       coalesce((SELECT jsonb_array_length(v.names) FROM concept_versions v
+         WHERE v.concept_id = c.id AND v.valid_to_seq IS NULL), 0) AS names
+     FROM concepts c JOIN repositories r ON r.id = c.repository_id
+     JOIN organizations o ON o.id = r.owner_org_id WHERE o.mnemonic = $1`,
+    [org],
+  );
+}
+
+test('a killed import leaves whole batches; it fails and the same file completes it', async () => {
+  const org = `IMP${crypto.randomBytes(3).toString('hex')}`;
+  const text = file(org);
+  const total = 1 + SOURCES.length + SOURCES.length * PER_SOURCE;
+  // Queued here (no workers in this process); the child takes it.
+  const first = await post(text);
+  child = await startWorker(buildDir, dataDir);
+
+  // Killed as soon as a batch of concepts has landed (read in the database, not from the report,
+  // which is saved about once a second), well before the last.
+  for (let i = 0; i < 6000 && (await landed(org)).length === 0; i += 1) await sleep(10);
+  await stop(child);
+  const seen = await status(first);
+  expect(seen.state).toBe('STARTED');
+  expect(seen.report?.processed ?? 0).toBeLessThan(total);
+
+  // No partial batch: each batch of a source's lines landed whole or not at all, and every
+  // concept has its one version with both of its names.
+  const rows = await landed(org);
+  expect(rows.length).toBeGreaterThanOrEqual(BATCH);
+  expect(rows.length).toBeLessThan(SOURCES.length * PER_SOURCE);
+  const perBatch = new Map<string, number>();
+  for (const row of rows) {
+    const key = `${row.source}:${Math.floor(Number(row.mnemonic.slice(1)) / BATCH)}`;
+    perBatch.set(key, (perBatch.get(key) ?? 0) + 1);
+  }
+  expect([...perBatch.values()].filter((n) => n !== BATCH)).toEqual([]);
+  expect(rows.filter((r) => r.versions !== 1 || r.current !== 1 || r.names !== 2)).toEqual([]);
+
+  // A minute later its heartbeat is known to have stopped (time moved on by dating it back):
+  // the next process to start records it FAILURE.
+  await setup.dataSource.query(
+    `UPDATE tasks SET heartbeat_at = now() - interval '5 minutes' WHERE id = $1`,
+    [first],
+  );
+  child = await startWorker(buildDir, dataDir);
+  const [task] = await setup.dataSource.query<Array<{ state: string; error: string }>>(
+    `SELECT state, error FROM tasks WHERE id = $1`,
+    [first],
+  );
+  expect(task).toMatchObject({ state: 'FAILURE', error: expect.stringMatching(/stopped/) });
+  expect(await status(first)).toMatchObject({ state: 'FAILURE' });
+
+  // The same file again: what landed is unchanged (with the org and sources), the rest created.
+  const again = await post(text);
+  let done: Status | undefined;
+  for (let i = 0; i < 3000; i += 1) {
+    done = await status(again);
+    if (done.state === 'SUCCESS' || done.state === 'FAILURE') break;
+    await sleep(100);
+  }
+  expect(done).toMatchObject({
+    state: 'SUCCESS',
+    report: {
+      total,
+      processed: total,
+      unchanged: rows.length + 1 + SOURCES.length,
+      created: SOURCES.length * PER_SOURCE - rows.length,
+      updated: 0,
+      failed: 0,
+    },
+  });
+  const after = await landed(org);
+  expect(after).toHaveLength(SOURCES.length * PER_SOURCE);
+  expect(new Set(after.map((r) => `${r.source}:${r.mnemonic}`)).size).toBe(after.length);
+  expect(after.filter((r) => r.versions !== 1 || r.current !== 1 || r.names !== 2)).toEqual([]);
+  await stop(child, 'SIGTERM');
+}, 300_000);

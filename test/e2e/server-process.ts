@@ -1,0 +1,69 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ADMIN_PASSWORD } from '../factories';
+
+/** The server built apart from dist/ (other tests rebuild that), run as its own process. */
+const root = path.resolve(__dirname, '..', '..');
+
+/** Builds the server into a fresh folder under the checkout (so it resolves node_modules). */
+export function buildServer(name: string): string {
+  const cache = path.join(root, 'node_modules', '.cache');
+  fs.mkdirSync(cache, { recursive: true });
+  const buildDir = fs.mkdtempSync(path.join(cache, `${name}-`));
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', buildDir],
+    { cwd: root },
+  );
+  return buildDir;
+}
+
+/**
+ * The built server on the test database running background tasks (one worker), answered once its
+ * job queue has started.
+ */
+export function startWorker(buildDir: string, dataDir: string): Promise<ChildProcess> {
+  const started = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: process.env.TEST_DATABASE_URL!,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ADMIN_PASSWORD,
+      JOBS_WORKERS: '1',
+      RATE_LIMITS: 'off',
+    },
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no 'job queue started':\n${output}`)), 60_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('"msg":"job queue started"')) {
+        clearTimeout(timer);
+        started.stdout.off('data', onData);
+        started.stderr.off('data', onData);
+        resolve(started);
+      }
+    };
+    started.stdout.on('data', onData);
+    started.stderr.on('data', onData);
+    started.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+}
+
+/** Kills a process (SIGKILL unless told) and waits until it has exited. */
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
