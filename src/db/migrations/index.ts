@@ -16,6 +16,7 @@ import { WebClient1764730000000 } from './1764730000000-web-client';
 import { OidcIdentities1764740000000 } from './1764740000000-oidc-identities';
 import { SyncChanges1764760000000 } from './1764760000000-sync-changes';
 import { ExpansionMemberTotals1764790000000 } from './1764790000000-expansion-member-totals';
+import { RetiredHeadKeys1764800000000 } from './1764800000000-retired-head-keys';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   OidcIdentities1764740000000,
   SyncChanges1764760000000,
   ExpansionMemberTotals1764790000000,
+  RetiredHeadKeys1764800000000,
 ];
