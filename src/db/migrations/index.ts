@@ -17,6 +17,7 @@ import { OidcIdentities1764740000000 } from './1764740000000-oidc-identities';
 import { SyncChanges1764760000000 } from './1764760000000-sync-changes';
 import { BulkImportSpeed1764770000000 } from './1764770000000-bulk-import-speed';
 import { ExpansionMemberTotals1764790000000 } from './1764790000000-expansion-member-totals';
+import { RetiredHeadKeys1764800000000 } from './1764800000000-retired-head-keys';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   SyncChanges1764760000000,
   BulkImportSpeed1764770000000,
   ExpansionMemberTotals1764790000000,
+  RetiredHeadKeys1764800000000,
 ];
