@@ -1,37 +1,17 @@
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { generateDictionary } from '../../bench/generate';
-import { createTestApp, type TestApp } from '../factories';
 import { binary, unzip } from '../factories/zip';
-import { buildServer, sleep, startWorker, stop } from './server-process';
+import { sleep, workerWorld } from './server-process';
 
 /**
  * A server process killed (SIGKILL) while its background task writes an export (issue 13 part 4):
  * no half-written file is ever served, the task ends FAILURE once its heartbeat is known to have
  * stopped, and the export can be asked for again and completes.
  */
-let buildDir: string;
-let dataDir: string;
-let setup: TestApp;
-let child: ChildProcess | undefined;
-
-beforeAll(async () => {
-  buildDir = buildServer('export-kill-e2e');
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'export-kill-'));
-  // This process only queues and reads: the killed child is the one that writes.
-  setup = await createTestApp({ DATA_DIR: dataDir, JOBS_WORKERS: '0' });
-}, 240_000);
-
-afterAll(async () => {
-  if (child) await stop(child);
-  await setup?.close();
-  if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const world = workerWorld('export-kill');
 
 test('a killed export leaves no file served as ready; it fails and runs again', async () => {
   const org = `KILL${crypto.randomBytes(3).toString('hex')}`;
@@ -45,40 +25,35 @@ test('a killed export leaves no file served as ready; it fails and runs again', 
   });
   const source = `/orgs/${org}/sources/CIEL/`;
   // Queued here (no workers in this process); the child takes it.
-  const made = await request(setup.app)
+  const made = await request(world.app.app)
     .post(`${source}versions/`)
-    .set('Authorization', setup.admin)
+    .set('Authorization', world.app.admin)
     .send({ id: 'v1' });
   expect(made.status).toBe(201);
-  child = await startWorker(buildDir, dataDir);
+  await world.start();
 
   // Kill the writer as soon as it has started writing (its partial file exists).
-  const folder = path.join(dataDir, 'exports');
-  const partial = (): string[] =>
+  const folder = path.join(world.dataDir, 'exports');
+  const filesEnding = (suffix: string): string[] =>
     fs.existsSync(folder)
       ? fs
           .readdirSync(folder, { recursive: true })
           .map(String)
-          .filter((f) => f.endsWith('.partial'))
+          .filter((f) => f.endsWith(suffix))
       : [];
-  const zips = (): string[] =>
-    fs.existsSync(folder)
-      ? fs
-          .readdirSync(folder, { recursive: true })
-          .map(String)
-          .filter((f) => f.endsWith('.zip'))
-      : [];
+  const partial = (): string[] => filesEnding('.partial');
+  const zips = (): string[] => filesEnding('.zip');
   for (let i = 0; i < 3000 && partial().length === 0; i += 1) await sleep(5);
   expect(partial()).toHaveLength(1);
-  await stop(child);
+  await world.kill();
 
   // Nothing served: the task may still look alive (its heartbeat is fresh), so 208 — never 200.
   expect(zips()).toEqual([]);
-  const during = await request(setup.app).get(`${source}v1/export/`);
+  const during = await request(world.app.app).get(`${source}v1/export/`);
   expect(during.status).toBe(208);
 
   // A minute later its heartbeat is known to have stopped (time moved on by dating it back).
-  const [{ taskId }] = await setup.dataSource.query<Array<{ taskId: string }>>(
+  const [{ taskId }] = await world.app.dataSource.query<Array<{ taskId: string }>>(
     `SELECT e.task_id::text AS "taskId" FROM repository_exports e
      JOIN repository_versions v ON v.id = e.version_id
      JOIN repositories r ON r.id = v.repository_id
@@ -86,24 +61,23 @@ test('a killed export leaves no file served as ready; it fails and runs again', 
      WHERE o.mnemonic = $1 AND v.mnemonic = 'v1'`,
     [org],
   );
-  await setup.dataSource.query(
-    `UPDATE tasks SET heartbeat_at = now() - interval '5 minutes' WHERE id = $1`,
-    [taskId],
-  );
-  const after = await request(setup.app).get(`${source}v1/export/`);
+  await world.expireHeartbeat(taskId);
+  const after = await request(world.app.app).get(`${source}v1/export/`);
   expect(after.status).toBe(204);
-  const task = await request(setup.app).get(`/tasks/${taskId}/`).set('Authorization', setup.admin);
+  const task = await request(world.app.app)
+    .get(`/tasks/${taskId}/`)
+    .set('Authorization', world.app.admin);
   expect(task.body).toMatchObject({ state: 'FAILURE' });
 
   // Asked again, a worker writes it whole.
-  const again = await request(setup.app)
+  const again = await request(world.app.app)
     .post(`${source}v1/export/`)
-    .set('Authorization', setup.admin);
+    .set('Authorization', world.app.admin);
   expect(again.status).toBe(202);
-  child = await startWorker(buildDir, dataDir);
+  await world.start();
   let file: request.Response | undefined;
   for (let i = 0; i < 600; i += 1) {
-    file = await request(setup.app).get(`${source}v1/export/`).buffer(true).parse(binary);
+    file = await request(world.app.app).get(`${source}v1/export/`).buffer(true).parse(binary);
     if (file.status !== 208) break;
     await sleep(100);
   }
@@ -113,5 +87,5 @@ test('a killed export leaves no file served as ready; it fails and runs again', 
   };
   expect(exported.concepts.length).toBeGreaterThan(5000);
   expect(partial()).toEqual([]);
-  await stop(child, 'SIGTERM');
+  await world.finish();
 }, 240_000);

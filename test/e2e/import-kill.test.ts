@@ -1,11 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../factories';
-import { buildServer, sleep, startWorker, stop } from './server-process';
+import { sleep, workerWorld } from './server-process';
 
 /**
  * A server process killed (SIGKILL) while its background task runs a bulk import (issue 13
@@ -13,24 +8,7 @@ import { buildServer, sleep, startWorker, stop } from './server-process';
  * known to have stopped, and importing the same file again creates only what had not landed,
  * reports the rest unchanged and duplicates nothing; the killed import does not hold its queue.
  */
-let buildDir: string;
-let dataDir: string;
-let setup: TestApp;
-let child: ChildProcess | undefined;
-
-beforeAll(async () => {
-  buildDir = buildServer('import-kill-e2e');
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-kill-'));
-  // This process only queues and reads: the killed child is the one that imports.
-  setup = await createTestApp({ DATA_DIR: dataDir, JOBS_WORKERS: '0' });
-}, 240_000);
-
-afterAll(async () => {
-  if (child) await stop(child);
-  await setup?.close();
-  if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const world = workerWorld('import-kill');
 
 const SOURCES = ['A', 'B', 'C'];
 const PER_SOURCE = 8000;
@@ -83,18 +61,18 @@ interface Status {
 }
 
 async function status(taskId: string): Promise<Status> {
-  const res = await request(setup.app)
+  const res = await request(world.app.app)
     .get(`/importers/bulk-import/?task=${taskId}`)
-    .set('Authorization', setup.admin);
+    .set('Authorization', world.app.admin);
   expect(res.status).toBe(200);
   return res.body as Status;
 }
 
 /** Into a named queue (one import of its user at a time): the killed one must not hold it. */
 async function post(body: string): Promise<string> {
-  const res = await request(setup.app)
+  const res = await request(world.app.app)
     .post('/importers/bulk-import/kill-test/')
-    .set('Authorization', setup.admin)
+    .set('Authorization', world.app.admin)
     .set('Content-Type', 'application/json')
     .send(body);
   expect(res.status).toBe(202);
@@ -107,7 +85,7 @@ async function landed(
 ): Promise<
   Array<{ source: string; mnemonic: string; versions: number; current: number; names: number }>
 > {
-  return setup.dataSource.query(
+  return world.app.dataSource.query(
     `SELECT r.mnemonic AS source, c.mnemonic,
        (SELECT count(*)::int FROM concept_versions v WHERE v.concept_id = c.id) AS versions,
        (SELECT count(*)::int FROM concept_versions v
@@ -126,12 +104,12 @@ test('a killed import leaves whole batches; it fails and the same file completes
   const total = 1 + SOURCES.length + SOURCES.length * PER_SOURCE;
   // Queued here (no workers in this process); the child takes it.
   const first = await post(text);
-  child = await startWorker(buildDir, dataDir);
+  await world.start();
 
   // Killed as soon as a batch of concepts has landed (read in the database, not from the report,
   // which is saved about once a second), well before the last.
   for (let i = 0; i < 6000 && (await landed(org)).length === 0; i += 1) await sleep(10);
-  await stop(child);
+  await world.kill();
   const seen = await status(first);
   expect(seen.state).toBe('STARTED');
   expect(seen.report?.processed ?? 0).toBeLessThan(total);
@@ -151,12 +129,9 @@ test('a killed import leaves whole batches; it fails and the same file completes
 
   // A minute later its heartbeat is known to have stopped (time moved on by dating it back):
   // the next process to start records it FAILURE.
-  await setup.dataSource.query(
-    `UPDATE tasks SET heartbeat_at = now() - interval '5 minutes' WHERE id = $1`,
-    [first],
-  );
-  child = await startWorker(buildDir, dataDir);
-  const [task] = await setup.dataSource.query<Array<{ state: string; error: string }>>(
+  await world.expireHeartbeat(first);
+  await world.start();
+  const [task] = await world.app.dataSource.query<Array<{ state: string; error: string }>>(
     `SELECT state, error FROM tasks WHERE id = $1`,
     [first],
   );
@@ -186,5 +161,5 @@ test('a killed import leaves whole batches; it fails and the same file completes
   expect(after).toHaveLength(SOURCES.length * PER_SOURCE);
   expect(new Set(after.map((r) => `${r.source}:${r.mnemonic}`)).size).toBe(after.length);
   expect(after.filter((r) => r.versions !== 1 || r.current !== 1 || r.names !== 2)).toEqual([]);
-  await stop(child, 'SIGTERM');
+  await world.finish();
 }, 300_000);

@@ -1,7 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { ADMIN_PASSWORD } from '../factories';
+import { ADMIN_PASSWORD, createTestApp, type TestApp } from '../factories';
 
 /** The server built apart from dist/ (other tests rebuild that), run as its own process. */
 const root = path.resolve(__dirname, '..', '..');
@@ -67,3 +68,60 @@ export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKIL
 
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A kill test's world, set up before the file's tests and removed after them: an in-process app
+ * that only queues and reads (no workers), and the server built apart to run as the worker that
+ * does the background work and gets killed.
+ */
+export interface WorkerWorld {
+  /** The queue-only app on the test database. */
+  readonly app: TestApp;
+  /** The data folder the app and the worker share. */
+  readonly dataDir: string;
+  /** Starts a worker (the one running is stopped by `kill` or `finish`). */
+  start(): Promise<void>;
+  /** SIGKILLs the worker and waits until it has exited. */
+  kill(): Promise<void>;
+  /** Stops the worker gently (SIGTERM), at the end of a test. */
+  finish(): Promise<void>;
+  /** Dates a task's heartbeat back five minutes: its process is then known to have stopped. */
+  expireHeartbeat(taskId: string): Promise<void>;
+}
+
+export function workerWorld(name: string): WorkerWorld {
+  let app: TestApp | undefined;
+  let buildDir: string | undefined;
+  let dataDir: string | undefined;
+  let child: ChildProcess | undefined;
+  beforeAll(async () => {
+    buildDir = buildServer(`${name}-e2e`);
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+    app = await createTestApp({ DATA_DIR: dataDir, JOBS_WORKERS: '0' });
+  }, 240_000);
+  afterAll(async () => {
+    if (child) await stop(child);
+    await app?.close();
+    if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get app() {
+      return app!;
+    },
+    get dataDir() {
+      return dataDir!;
+    },
+    start: async () => {
+      child = await startWorker(buildDir!, dataDir!);
+    },
+    kill: async () => stop(child!),
+    finish: async () => stop(child!, 'SIGTERM'),
+    expireHeartbeat: async (taskId) => {
+      await app!.dataSource.query(
+        `UPDATE tasks SET heartbeat_at = now() - interval '5 minutes' WHERE id = $1`,
+        [taskId],
+      );
+    },
+  };
+}
