@@ -36,6 +36,18 @@ afterAll(async () => {
 });
 
 const as = (user?: TestUser) => (user ? { Authorization: user.auth } : {});
+
+/** A reference add to collection `c` (REST `PUT {collection}references/`), by its owner unless told. */
+const addReferences = (c: TestSource, data: unknown, by: TestUser = c.owner) =>
+  request(t.app).put(`${c.url}references/`).set(as(by)).send({ data });
+
+/** A reference removal from collection `c` (REST `DELETE {collection}references/`). */
+const removeReferences = (c: TestSource, expressions: string[], by: TestUser = c.owner) =>
+  request(t.app).delete(`${c.url}references/`).set(as(by)).send({ expressions });
+
+/** An edit of a concept of source `s` by its owner. */
+const editConcept = (s: TestSource, id: string, fields: object) =>
+  request(t.app).patch(`${s.url}concepts/${id}/`).set(as(s.owner)).send(fields);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (items: Array<{ id: string }>) => items.map((i) => i.id);
 
@@ -137,11 +149,7 @@ describe('changes since a time', () => {
     const s = await source(4);
     await sleep(1100);
     const since = new Date();
-    await request(t.app)
-      .patch(`${s.url}concepts/C01/`)
-      .set(as(s.owner))
-      .send({ datatype: 'Numeric' })
-      .expect(200);
+    await editConcept(s, 'C01', { datatype: 'Numeric' }).expect(200);
     await retire(t, s.url, s.owner, 'concepts', 'C02');
     await retire(t, s.url, s.owner, 'mappings', 'M00');
     await createConcept(t, s.url, s.owner, { id: 'N1' });
@@ -199,11 +207,7 @@ describe('changes of a collection since a time', () => {
       ...['C00', 'C01', 'C02', 'C03'].map((id) => `${s.url}concepts/${id}/`),
       ...['M00', 'M01', 'M02'].map((id) => `${s.url}mappings/${id}/`),
     ];
-    await request(t.app)
-      .put(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ data: { expressions } })
-      .expect(200);
+    await addReferences(c, { expressions }).expect(200);
     return { s, c };
   }
 
@@ -230,16 +234,8 @@ describe('changes of a collection since a time', () => {
     expect(await changesOf(c, since)).toMatchObject({ concepts: [], mappings: [] });
 
     // Removed: C01 (its reference) and M00; edited in the source: C02; added: C04 (new) and M03.
-    await request(t.app)
-      .delete(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ expressions: [`${s.url}concepts/C01/`, `${s.url}mappings/M00/`] })
-      .expect(204);
-    await request(t.app)
-      .patch(`${s.url}concepts/C02/`)
-      .set(as(s.owner))
-      .send({ datatype: 'Numeric' })
-      .expect(200);
+    await removeReferences(c, [`${s.url}concepts/C01/`, `${s.url}mappings/M00/`]).expect(204);
+    await editConcept(s, 'C02', { datatype: 'Numeric' }).expect(200);
     await createConcept(t, s.url, s.owner, { id: 'C04' });
     await createMappingBetween(t, s.url, s.owner, [
       'M03',
@@ -247,11 +243,9 @@ describe('changes of a collection since a time', () => {
       `${s.url}concepts/C03/`,
       `${s.url}concepts/C04/`,
     ]);
-    await request(t.app)
-      .put(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ data: { expressions: [`${s.url}concepts/C04/`, `${s.url}mappings/M03/`] } })
-      .expect(200);
+    await addReferences(c, {
+      expressions: [`${s.url}concepts/C04/`, `${s.url}mappings/M03/`],
+    }).expect(200);
 
     const changes = await changesOf(c, since);
     expect(shown(changes.concepts)).toEqual([
@@ -283,16 +277,8 @@ describe('changes of a collection since a time', () => {
     await sleep(50);
     const since = new Date();
     const expression = `${s.url}concepts/C00/`;
-    await request(t.app)
-      .delete(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ expressions: [expression] })
-      .expect(204);
-    await request(t.app)
-      .put(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ data: { expressions: [expression] } })
-      .expect(200);
+    await removeReferences(c, [expression]).expect(204);
+    await addReferences(c, { expressions: [expression] }).expect(200);
     expect(shown((await changesOf(c, since)).concepts)).toEqual([['C00', false]]);
   });
 
@@ -300,21 +286,9 @@ describe('changes of a collection since a time', () => {
     const { s, c } = await collection();
     await sleep(50);
     const since = new Date();
-    await request(t.app)
-      .put(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ data: [{ url: s.url, code: 'C00', exclude: true }] })
-      .expect(200);
-    await request(t.app)
-      .delete(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ expressions: [`${s.url}concepts/C03/`] })
-      .expect(204);
-    await request(t.app)
-      .patch(`${s.url}concepts/C02/`)
-      .set(as(s.owner))
-      .send({ datatype: 'Numeric' })
-      .expect(200);
+    await addReferences(c, [{ url: s.url, code: 'C00', exclude: true }]).expect(200);
+    await removeReferences(c, [`${s.url}concepts/C03/`]).expect(204);
+    await editConcept(s, 'C02', { datatype: 'Numeric' }).expect(200);
     const all = shown((await changesOf(c, since)).concepts);
     expect(all).toEqual([
       ['C00', true],
@@ -343,18 +317,8 @@ describe('changes of a collection since a time', () => {
     const url = (i: number) => `${s.url}concepts/${code(i)}/`;
     // Removals of C00–C03 and adds of C04–C11, all at once.
     const results = await Promise.all([
-      ...[0, 1, 2, 3].map((i) =>
-        request(t.app)
-          .delete(`${c.url}references/`)
-          .set(as(c.owner))
-          .send({ expressions: [url(i)] }),
-      ),
-      ...[4, 5, 6, 7, 8, 9, 10, 11].map((i) =>
-        request(t.app)
-          .put(`${c.url}references/`)
-          .set(as(c.owner))
-          .send({ data: { expressions: [url(i)] } }),
-      ),
+      ...[0, 1, 2, 3].map((i) => removeReferences(c, [url(i)])),
+      ...[4, 5, 6, 7, 8, 9, 10, 11].map((i) => addReferences(c, { expressions: [url(i)] })),
     ]);
     expect(results.map((r) => r.status).sort()).toEqual([
       ...Array(8).fill(200),
@@ -379,16 +343,8 @@ describe('changes of a collection since a time', () => {
     const { s, c } = await collection();
     await sleep(50);
     const since = new Date();
-    await request(t.app)
-      .delete(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ expressions: [`${s.url}concepts/C01/`, `${s.url}mappings/M02/`] })
-      .expect(204);
-    await request(t.app)
-      .patch(`${s.url}concepts/C03/`)
-      .set(as(s.owner))
-      .send({ datatype: 'Numeric' })
-      .expect(200);
+    await removeReferences(c, [`${s.url}concepts/C01/`, `${s.url}mappings/M02/`]).expect(204);
+    await editConcept(s, 'C03', { datatype: 'Numeric' }).expect(200);
     const query = `updatedSince=${since.toISOString()}&includeRetired=true&limit=0`;
     const concepts = await request(t.app).get(`${c.url}concepts/?${query}`).set(as(c.owner));
     expect(shown(concepts.body)).toEqual([
@@ -424,18 +380,10 @@ describe('changes of a collection since a time', () => {
       { owner: hidden.owner, org: hidden.org },
     );
     const expressions = [`${hidden.url}concepts/C00/`, `${hidden.url}concepts/C01/`];
-    await request(t.app)
-      .put(`${c.url}references/`)
-      .set(as(hidden.owner))
-      .send({ data: { expressions } })
-      .expect(200);
+    await addReferences(c, { expressions }, hidden.owner).expect(200);
     await sleep(50);
     const since = new Date();
-    await request(t.app)
-      .delete(`${c.url}references/`)
-      .set(as(hidden.owner))
-      .send({ expressions: [expressions[0]] })
-      .expect(204);
+    await removeReferences(c, [expressions[0]], hidden.owner).expect(204);
     const url = `${c.url}?includeConcepts=true&includeRetired=true&limit=0&updatedSince=${since.toISOString()}`;
     const anonymous = await request(t.app).get(url);
     expect(anonymous.status).toBe(200);
@@ -450,11 +398,7 @@ describe('changes of a collection since a time', () => {
     const { s, c } = await collection();
     await sleep(50);
     const since = new Date();
-    await request(t.app)
-      .delete(`${c.url}references/`)
-      .set(as(c.owner))
-      .send({ expressions: [`${s.url}concepts/C03/`] })
-      .expect(204);
+    await removeReferences(c, [`${s.url}concepts/C03/`]).expect(204);
     const zipped = await request(t.app)
       .get(
         `${c.url}?includeConcepts=true&includeMappings=true&includeRetired=true&updatedSince=${since.toISOString()}`,
@@ -495,11 +439,7 @@ describe('the subscription flow of spec operations §4.10', () => {
     await createVersion(t, s.url, s.owner, 'v1', { released: true });
     // Edits after the release: an edit, a retirement, a new concept.
     await sleep(1100);
-    await request(t.app)
-      .patch(`${s.url}concepts/C03/`)
-      .set(as(s.owner))
-      .send({ concept_class: 'Diagnosis' })
-      .expect(200);
+    await editConcept(s, 'C03', { concept_class: 'Diagnosis' }).expect(200);
     await retire(t, s.url, s.owner, 'concepts', 'C04');
     await createConcept(t, s.url, s.owner, { id: 'NEW' });
 
