@@ -1,5 +1,6 @@
 import type { AppError } from '../../src/errors';
 import {
+  mappingEnd,
   repoUrl,
   type CascadeNode,
   type CascadeResult,
@@ -7,7 +8,7 @@ import {
   type MappingItem,
 } from '../../src/services';
 import { conceptSummary } from './concept.mapper';
-import { mappingEnd, mappingUrl } from './mapping.mapper';
+import { mappingUrl } from './mapping.mapper';
 
 /**
  * The Bundle of spec operations §2.6: flat (every concept and mapping once, `total`) or

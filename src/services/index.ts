@@ -91,6 +91,7 @@ export type {
 } from './collection.service';
 export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
 export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from './mapping.service';
+export { mappingEnd, type MappingEnd } from './mapping-views';
 export type { ReferenceInput, Resolution } from './reference-resolver';
 export type { RepoSummary, VersionHolders } from './summary.service';
 export type { PinnedResource, PinView } from './pin.service';

@@ -1,5 +1,6 @@
 import type { MappingEntity, MappingVersionEntity, RepositoryEntity } from '../db/entities';
 import type { Owner, RepoView } from './paths';
+import { repoUrl } from './urls';
 
 /** A mapping at one of its versions, in the source (at HEAD or a version) it was read through. */
 export interface MappingView {
@@ -56,4 +57,41 @@ export function endsOf(
     return { source, conceptName: source && conceptId ? (names.get(conceptId) ?? null) : null };
   };
   return { from: end('from'), to: end('to') };
+}
+
+/** One end of a mapping as spec core §2.7 shows it (the `from_*` or `to_*` fields). */
+export interface MappingEnd {
+  sourceOwner: string | null;
+  sourceOwnerType: string | null;
+  sourceName: string | null;
+  sourceUrl: string | null;
+  sourceVersion: string | null;
+  conceptCode: string | null;
+  conceptName: string | null;
+  conceptUrl: string | null;
+  conceptNameResolved: string | null;
+}
+
+/** The `from_*` or `to_*` fields of spec core §2.7, by meaning. */
+export function mappingEnd(view: MappingView, side: 'from' | 'to', end: ResolvedEnd): MappingEnd {
+  const v = view.version;
+  const sourceUrl = v[`${side}SourceUrl`];
+  const code = v[`${side}ConceptCode`];
+  // A concept URL exists for ends inside the service; an external canonical source has none.
+  const base = end.source
+    ? repoUrl(end.source.owner, 'source', end.source.repo.mnemonic)
+    : sourceUrl?.startsWith('/')
+      ? sourceUrl
+      : null;
+  return {
+    sourceOwner: end.source?.owner.id ?? null,
+    sourceOwnerType: end.source?.owner.type ?? null,
+    sourceName: end.source?.repo.mnemonic ?? null,
+    sourceUrl,
+    sourceVersion: v[`${side}SourceVersion`],
+    conceptCode: code,
+    conceptName: v[`${side}ConceptName`],
+    conceptUrl: base && code ? `${base}concepts/${encodeURIComponent(code)}/` : null,
+    conceptNameResolved: end.conceptName,
+  };
 }

@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import {
+  mappingEnd,
   repoUrl,
   type Ends,
   type MappingItem,
@@ -47,25 +48,7 @@ export class MappingEndObject {
   sourceName: string | null;
 
   static from(view: MappingView, side: 'from' | 'to', end: ResolvedEnd): MappingEndObject {
-    const v = view.version;
-    const sourceUrl = v[`${side}SourceUrl`];
-    const code = v[`${side}ConceptCode`];
-    const base = end.source
-      ? repoUrl(end.source.owner, 'source', end.source.repo.mnemonic)
-      : sourceUrl?.startsWith('/')
-        ? sourceUrl
-        : null;
-    return Object.assign(new MappingEndObject(), {
-      sourceUrl,
-      sourceVersion: v[`${side}SourceVersion`],
-      conceptCode: code,
-      conceptName: v[`${side}ConceptName`],
-      conceptUrl: base && code ? `${base}concepts/${encodeURIComponent(code)}/` : null,
-      conceptNameResolved: end.conceptName,
-      sourceOwner: end.source?.owner.id ?? null,
-      sourceOwnerType: end.source?.owner.type ?? null,
-      sourceName: end.source?.repo.mnemonic ?? null,
-    });
+    return Object.assign(new MappingEndObject(), mappingEnd(view, side, end));
   }
 }
 
