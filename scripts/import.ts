@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
+import type { LineFailure } from '../src/services';
 
 /** What `npm run import -- FILE --url … --token …` is asked to do. */
 export interface ImportOptions {
@@ -25,13 +26,7 @@ interface Status {
   progress: { done: number; total: number | null };
   report:
     | (Record<string, unknown> & {
-        failures?: Array<{
-          line: number;
-          type: string | null;
-          id: string | null;
-          outcome: string;
-          reason: string;
-        }>;
+        failures?: LineFailure[];
       })
     | null;
 }

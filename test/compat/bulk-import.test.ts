@@ -1,6 +1,7 @@
 import http from 'node:http';
 import request from 'supertest';
 import { createLogger } from '../../src/logger';
+import type { ImportReport } from '../../src/services';
 import {
   createOrg,
   createTestApp,
@@ -21,28 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-interface Report {
-  total: number;
-  processed: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  invalid: number;
-  exists: number;
-  failed: number;
-  deleted: number;
-  not_found: number;
-  permission_denied: number;
-  elapsed_seconds: number;
-  failures: Array<{
-    line: number;
-    type: string | null;
-    id: string | null;
-    outcome: string;
-    reason: string;
-  }>;
-}
 
 const jsonl = (lines: unknown[]): string => lines.map((l) => JSON.stringify(l)).join('\n');
 
@@ -68,20 +47,20 @@ async function start(
 async function finished(
   auth: string,
   taskId: string,
-): Promise<{ state: string; error: string | null; report: Report }> {
+): Promise<{ state: string; error: string | null; report: ImportReport }> {
   for (let i = 0; i < 600; i += 1) {
     const res = await request(t.app)
       .get(`/importers/bulk-import/?task=${taskId}`)
       .set('Authorization', auth);
     expect(res.status).toBe(200);
-    const body = res.body as { state: string; error: string | null; report: Report };
+    const body = res.body as { state: string; error: string | null; report: ImportReport };
     if (body.state === 'SUCCESS' || body.state === 'FAILURE') return body;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the import did not finish');
 }
 
-async function importLines(auth: string, lines: unknown[], query = ''): Promise<Report> {
+async function importLines(auth: string, lines: unknown[], query = ''): Promise<ImportReport> {
   const done = await finished(auth, await start(auth, jsonl(lines), query));
   expect(done.state).toBe('SUCCESS');
   return done.report;
