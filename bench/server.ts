@@ -5,6 +5,7 @@ import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
 import { createLogger } from '../src/logger';
+import { limitHeapGrowth } from '../src/heap';
 import { createMailer, Services } from '../src/services';
 
 /**
@@ -14,6 +15,7 @@ import { createMailer, Services } from '../src/services';
  * when the parent goes away.
  */
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const config = loadConfig({ ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' });
   const log = createLogger(config.logLevel);
   const db = await openDatabase(config, log); // connects to DATABASE_URL and migrates

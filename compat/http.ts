@@ -3,7 +3,6 @@ import { match } from 'path-to-regexp';
 import { STATUS_CODES } from 'node:http';
 import type { Writable } from 'node:stream';
 import { TextDecoder } from 'node:util';
-import { ZipFile } from 'yazl';
 import {
   AppError,
   fromDatabaseError,
@@ -20,6 +19,7 @@ import {
   type ListParams,
   type Page,
   type ServiceContext,
+  zipText,
 } from '../src/services';
 
 /** The API generation and revision (spec core §9.1), also sent as `X-OCL-API-VERSION`. */
@@ -138,16 +138,12 @@ async function sendJson(req: Request, res: Response, status: number, body: unkno
     res.status(status).json(body);
     return;
   }
-  const zip = new ZipFile();
-  zip.addBuffer(Buffer.from(JSON.stringify(body)), 'export.json');
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  const zipped = await zipText(JSON.stringify(body));
   res
     .status(status)
     .type('application/zip')
     .setHeader('Content-Disposition', 'attachment; filename="export.zip"');
-  res.end(Buffer.concat(chunks));
+  res.end(zipped);
 }
 
 /** `true`/`1`/`yes`, case-insensitive. */

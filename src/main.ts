@@ -5,9 +5,11 @@ import { createApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { createLogger } from './logger';
+import { limitHeapGrowth } from './heap';
 import { ADMIN_USERNAME, createMailer, Services } from './services';
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const db = await openDatabase(config, log);

@@ -1,6 +1,5 @@
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { ZipFile } from 'yazl';
 import type {
   RepoDetailInclude,
   RepoRef,
@@ -8,12 +7,14 @@ import type {
   ServiceContext,
   Services,
 } from '../../src/services';
-import { writeTo } from '../../src/services';
+import { jsonZip, writeTo } from '../../src/services';
 import type { Reply } from '../http';
 import { referenceJson } from './collection.mapper';
 import { conceptContent } from './concept.mapper';
 import { mappingContent } from './mapping.mapper';
 import { repoDetailBody } from './repo.mapper';
+
+const COMMA = 0x2c;
 
 /**
  * The one serializer of a repository detail with its content (spec core §4.5/§4.6 get
@@ -27,15 +28,23 @@ export async function writeRepoDocument(
   ctx: ServiceContext,
   at: RepoRef | RepoView,
   include: RepoDetailInclude,
-  write: (text: string) => Promise<void>,
+  write: (piece: string | Buffer) => Promise<void>,
   summary = false,
 ): Promise<void> {
   let section: string | null = null;
   let empty = true;
   const items = async (list: object[]): Promise<void> => {
     if (list.length === 0) return;
-    // One call for the batch: the array's text without its brackets is the items joined by ','.
-    await write(`${empty ? '' : ','}${JSON.stringify(list).slice(1, -1)}`);
+    // One stringify for the batch: the array without its brackets is the items joined by ','.
+    // The brackets are dropped from the bytes, not the text (no copy of ~200 KB a batch): after
+    // an earlier batch, the '[' becomes the ',' that follows it.
+    const bytes = Buffer.from(JSON.stringify(list));
+    if (empty) {
+      await write(bytes.subarray(1, -1));
+    } else {
+      bytes[0] = COMMA;
+      await write(bytes.subarray(0, -1));
+    }
     empty = false;
   };
   await services.repositoryDetails.walk(ctx, at, include, {
@@ -53,8 +62,8 @@ export async function writeRepoDocument(
 }
 
 /** Writes to a stream, waiting while it is full (never for a client that went away). */
-function writerTo(out: Writable): (text: string) => Promise<void> {
-  return (text) => writeTo(out, text);
+function writerTo(out: Writable): (piece: string | Buffer) => Promise<void> {
+  return (piece) => writeTo(out, piece);
 }
 
 /**
@@ -83,21 +92,19 @@ export function documentReply(
     type: 'application/zip',
     headers: { 'Content-Disposition': 'attachment; filename="export.zip"' },
     body: async (out) => {
-      const zip = new ZipFile();
-      const json = new PassThrough();
-      zip.addReadStream(json, 'export.json');
-      zip.outputStream.pipe(out, { end: false });
-      zip.end();
+      const zip = jsonZip();
+      const json = zip.json;
+      zip.output.pipe(out, { end: false });
       // A client that goes away stops the walk (and frees its connection) at the next write.
       const gone = (): void => {
         json.destroy();
-        (zip.outputStream as Readable).destroy();
+        zip.output.destroy();
       };
       out.once('close', gone);
       try {
         await writeRepoDocument(services, ctx, view, include, writerTo(json), summary);
         json.end();
-        await finished(zip.outputStream);
+        await finished(zip.output);
       } finally {
         out.off('close', gone);
       }

@@ -1,22 +1,31 @@
 import type { EntityManager, EntityMetadata, EntityTarget } from 'typeorm';
 
-/** A table row as `to_json` writes it: column names, bigints as numbers, timestamps as text. */
-export type Raw = Record<string, unknown> | null;
+/**
+ * A table row as JSON: an object as `to_json` writes it (column names, bigints as numbers,
+ * timestamps as text), or an array as `jsonColumns` writes it (the selected columns' values, in
+ * their order).
+ */
+export type Raw = Record<string, unknown> | unknown[] | null;
 
 type Conversion = 'text' | 'date' | 'same';
-const conversions = new WeakMap<EntityMetadata, Array<[string, string, Conversion]>>();
+/** A column as `hydrate` reads it: its JSON name, the entity's property, how to convert. */
+type Column = [name: string, property: string, conversion: Conversion];
 
-/**
- * An entity from a `to_json` row, with the values the driver would give: bigints as text,
- * timestamps as dates (to the millisecond, as the driver parses them). Lets one statement
- * answer several tables' rows as JSON columns.
- */
-export function hydrate<T>(em: EntityManager, target: EntityTarget<T>, raw: Raw): T | null {
-  if (raw === null) return null;
-  const metadata = em.dataSource.getMetadata(target);
-  let columns = conversions.get(metadata);
-  if (!columns) {
-    columns = metadata.columns.map((column) => {
+interface Layout {
+  /** Every column (what `to_json` writes). */
+  all: Column[];
+  /** The selected columns, in `jsonColumns`' order (what its arrays hold). */
+  selected: Column[];
+  /** `jsonColumns`' SQL per alias. */
+  sql: Map<string, string>;
+}
+
+const layouts = new WeakMap<EntityMetadata, Layout>();
+
+function layoutOf(metadata: EntityMetadata): Layout {
+  let layout = layouts.get(metadata);
+  if (!layout) {
+    const columnOf = (column: EntityMetadata['columns'][number]): Column => {
       const type =
         typeof column.type === 'string' ? column.type : column.type === Date ? 'date' : '';
       const conversion: Conversion = /^(bigint|int8)$/.test(type)
@@ -25,12 +34,32 @@ export function hydrate<T>(em: EntityManager, target: EntityTarget<T>, raw: Raw)
           ? 'date'
           : 'same';
       return [column.databaseName, column.propertyName, conversion];
-    });
-    conversions.set(metadata, columns);
+    };
+    layout = {
+      all: metadata.columns.map(columnOf),
+      selected: metadata.columns.filter((column) => column.isSelect).map(columnOf),
+      sql: new Map(),
+    };
+    layouts.set(metadata, layout);
   }
+  return layout;
+}
+
+/**
+ * An entity from a JSON row (`to_json`'s object or `jsonColumns`' array), with the values the
+ * driver would give: bigints as text, timestamps as dates (to the millisecond, as the driver
+ * parses them). Lets one statement answer several tables' rows as JSON columns.
+ */
+export function hydrate<T>(em: EntityManager, target: EntityTarget<T>, raw: Raw): T | null {
+  if (raw === null) return null;
+  const metadata = em.dataSource.getMetadata(target);
+  const layout = layoutOf(metadata);
   const entity = metadata.create() as Record<string, unknown>;
-  for (const [name, property, conversion] of columns) {
-    const value = raw[name];
+  const positional = Array.isArray(raw);
+  const columns = positional ? layout.selected : layout.all;
+  for (let i = 0; i < columns.length; i++) {
+    const [name, property, conversion] = columns[i];
+    const value = positional ? raw[i] : raw[name];
     entity[property] =
       value === null || value === undefined
         ? null
@@ -43,27 +72,19 @@ export function hydrate<T>(em: EntityManager, target: EntityTarget<T>, raw: Raw)
   return entity as T;
 }
 
-const objectSql = new WeakMap<EntityMetadata, Map<string, string>>();
-
 /**
- * The SQL of a JSON object holding the selected columns of an entity's row `alias` (a table
+ * The SQL of a JSON array holding the selected columns of an entity's row `alias` (a table
  * alias, or a composite value such as `(m.mv)`), as `hydrate` reads it: what a statement answers
- * instead of `to_json(row)`, which would also carry columns never read (search text).
+ * instead of `to_json(row)`, which would also carry columns never read (search text). An array,
+ * not an object: without a name per value, PostgreSQL builds it and the driver parses it in
+ * about two thirds of the time (an export of CIEL's 300,000 mappings: 8.6 → 5.5 s of database).
  */
 export function jsonColumns<T>(em: EntityManager, target: EntityTarget<T>, alias: string): string {
-  const metadata = em.dataSource.getMetadata(target);
-  let byAlias = objectSql.get(metadata);
-  if (!byAlias) {
-    byAlias = new Map();
-    objectSql.set(metadata, byAlias);
-  }
-  let sql = byAlias.get(alias);
+  const layout = layoutOf(em.dataSource.getMetadata(target));
+  let sql = layout.sql.get(alias);
   if (sql === undefined) {
-    const pairs = metadata.columns
-      .filter((column) => column.isSelect)
-      .map((column) => `'${column.databaseName}', ${alias}.${column.databaseName}`);
-    sql = `json_build_object(${pairs.join(', ')})`;
-    byAlias.set(alias, sql);
+    sql = `json_build_array(${layout.selected.map(([name]) => `${alias}.${name}`).join(', ')})`;
+    layout.sql.set(alias, sql);
   }
   return sql;
 }

@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { once } from 'node:events';
-import { ZipFile } from 'yazl';
 import { HEAD } from '../db/entities';
 import { AppError } from '../errors';
 import type { JobQueue, TaskActor, TaskHandle } from '../jobs';
@@ -12,6 +11,7 @@ import type { ServiceContext } from './context';
 import type { ExportStorage } from './export-storage';
 import { refOf, type RepositoryService, type RepoView } from './repository.service';
 import type { RepoRef } from './urls';
+import { jsonZip } from './zip';
 
 /** The background task that writes a version's export. */
 export const EXPORT_TASK = 'repository-export';
@@ -30,13 +30,14 @@ export interface ExportJob {
 
 /**
  * Writes the JSON document of a repository version (what a get of it with
- * `includeConcepts=true&includeMappings=true&includeRetired=true&limit=0` answers), text piece by
- * piece; `write` resolves when the piece may be followed (backpressure).
+ * `includeConcepts=true&includeMappings=true&includeRetired=true&limit=0` answers), piece by
+ * piece (text, or its UTF-8 bytes); `write` resolves when the piece may be followed
+ * (backpressure).
  */
 export type DocumentWriter = (
   ctx: ServiceContext,
   view: RepoView,
-  write: (text: string) => Promise<void>,
+  write: (piece: string | Buffer) => Promise<void>,
 ) => Promise<void>;
 
 /** An export as its endpoints answer it (spec operations §4.8). */
@@ -173,22 +174,20 @@ export class ExportService {
     const fileName = `${view.repo.mnemonic}_${view.version.mnemonic}.${stamp(lastUpdated)}.zip`;
     const pending = await this.storage.create(key);
     try {
-      const zip = new ZipFile();
       // Room for several batches: the next ones are made while zlib compresses this one.
-      const json = new PassThrough({ highWaterMark: JSON_BUFFER_BYTES });
-      zip.addReadStream(json, 'export.json', { mtime: lastUpdated });
-      zip.outputStream.pipe(pending.stream);
-      zip.end();
+      const zip = jsonZip({ mtime: lastUpdated, highWaterMark: JSON_BUFFER_BYTES });
+      const json = zip.json;
+      zip.output.pipe(pending.stream);
       // A store that fails stops the walk at its next write.
       pending.stream.once('error', () => json.destroy());
       let written = 0;
-      await writer(ctx, view, async (text) => {
+      await writer(ctx, view, async (piece) => {
         if (task.signal.aborted) throw new Error('The server is stopping.');
-        written += text.length;
-        await writeTo(json, text);
+        written += piece.length;
+        await writeTo(json, piece);
       });
       json.end();
-      await finished(zip.outputStream);
+      await finished(zip.output);
       await task.progress(written, written, 'written');
       await pending.publish();
     } catch (error) {
@@ -290,9 +289,9 @@ export function stamp(at: Date): string {
  * Writes to a stream, waiting while it is full; fails (rather than wait for ever) when the stream
  * is closed meanwhile (a client that went away, a store that failed).
  */
-export async function writeTo(out: Writable, text: string): Promise<void> {
+export async function writeTo(out: Writable, piece: string | Buffer): Promise<void> {
   if (out.destroyed || out.writableEnded) throw new Error('The output was closed.');
-  if (out.write(text)) return;
+  if (out.write(piece)) return;
   const stop = new AbortController();
   try {
     await Promise.race([

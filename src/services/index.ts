@@ -46,6 +46,7 @@ import {
 import { createExportStorage, type ExportStorageSettings } from './export-storage';
 export type { DocumentWriter, ExportStatus } from './export.service';
 export { writeTo } from './export.service';
+export { jsonZip, zipText, ZIP_ENTRY } from './zip';
 export type { ExportStorageSettings } from './export-storage';
 import { SummaryService } from './summary.service';
 import { EventService } from './event.service';

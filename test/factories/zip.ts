@@ -1,3 +1,4 @@
+import crc32 from 'buffer-crc32';
 import type { Response } from 'superagent';
 import yauzl from 'yauzl';
 
@@ -8,7 +9,11 @@ export function binary(res: Response, done: (error: Error | null, body: Buffer) 
   res.on('end', () => done(null, Buffer.concat(chunks)));
 }
 
-/** The files of a zip, by name, as text. */
+/**
+ * The files of a zip, by name, as text. Each file's CRC-32 is checked against buffer-crc32's own
+ * JavaScript computation (`signed`, which the service leaves as it is), so a wrong checksum in
+ * the zip fails the test.
+ */
 export function unzip(buffer: Buffer): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(buffer, { lazyEntries: true }, (error, zip) => {
@@ -21,7 +26,12 @@ export function unzip(buffer: Buffer): Promise<Record<string, string>> {
           const chunks: Buffer[] = [];
           stream.on('data', (c: Buffer) => chunks.push(c));
           stream.on('end', () => {
-            files[entry.fileName] = Buffer.concat(chunks).toString('utf8');
+            const data = Buffer.concat(chunks);
+            if (crc32.signed(data) >>> 0 !== entry.crc32) {
+              reject(new Error(`${entry.fileName}: the zip's CRC-32 does not match its content`));
+              return;
+            }
+            files[entry.fileName] = data.toString('utf8');
             zip.readEntry();
           });
         });
