@@ -146,6 +146,42 @@ describe('creating mappings (spec core §2.7)', () => {
     expect((await request(t.app).post(`${src.url}mappings/`).send(body)).status).toBe(401);
     expect((await request(t.app).get(`${src.url}mappings/`)).body).toEqual([]);
   });
+  it('an end in a source that was deleted reads as an end outside the service, as does its map', async () => {
+    const target = await source({ id: 'GONE' });
+    const src = await source();
+    const made = await post(src.url, src.owner, {
+      map_type: 'SAME-AS',
+      from_concept_url: `${src.url}concepts/A/`,
+      to_concept_url: `${target.url}concepts/B/`,
+    });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ to_source_name: 'GONE', to_concept_name_resolved: 'Fever' });
+    const url = `${src.url}mappings/${made.body.id}/`;
+    const deleted = await request(t.app).delete(target.url).set('Authorization', t.admin);
+    expect(deleted.status).toBe(204);
+    const read = await request(t.app).get(url).set('Authorization', src.owner.auth);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      to_source_url: target.url,
+      to_source_name: null,
+      to_source_owner: null,
+      to_concept_code: 'B',
+      to_concept_url: `${target.url}concepts/B/`,
+      to_concept_name_resolved: null,
+    });
+    // Editing it keeps the end as given, and its map reads it the same way.
+    const edited = await request(t.app)
+      .put(url)
+      .set('Authorization', src.owner.auth)
+      .send({ sort_weight: 2 });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ to_source_url: target.url, to_source_name: null });
+    const map = await request(t.app)
+      .get(`/orgs/${src.org}/ConceptMap/${src.id}/version/HEAD`)
+      .set('Authorization', src.owner.auth);
+    expect(map.status).toBe(200);
+    expect(JSON.stringify(map.body)).toContain(`${target.url}`.replace(/\/$/, ''));
+  });
 });
 
 describe('mapping versions', () => {

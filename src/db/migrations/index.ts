@@ -18,6 +18,7 @@ import { SyncChanges1764760000000 } from './1764760000000-sync-changes';
 import { BulkImportSpeed1764770000000 } from './1764770000000-bulk-import-speed';
 import { ExpansionMemberTotals1764790000000 } from './1764790000000-expansion-member-totals';
 import { RetiredHeadKeys1764800000000 } from './1764800000000-retired-head-keys';
+import { DerivedRepositoryKeys1764810000000 } from './1764810000000-derived-repository-keys';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   BulkImportSpeed1764770000000,
   ExpansionMemberTotals1764790000000,
   RetiredHeadKeys1764800000000,
+  DerivedRepositoryKeys1764810000000,
 ];
