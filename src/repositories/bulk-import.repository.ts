@@ -117,6 +117,29 @@ export class BulkImportRepository {
     await this.em.query(`SET LOCAL gin_pending_list_limit = '64MB'`);
   }
 
+  /**
+   * Drops what imports that will not run again still hold: the file of one whose task has ended
+   * (a killed process's import keeps its file until the queue's sweep records its task FAILURE),
+   * and the whole record of one whose task is gone (finished tasks are deleted after
+   * `TASKS_KEEP_DAYS`). How many files and records it dropped.
+   */
+  async pruneEnded(): Promise<{ files: number; records: number }> {
+    const [row] = await this.em.query<Array<{ files: number; records: number }>>(
+      `WITH files AS (
+         UPDATE bulk_imports b SET content = NULL
+         WHERE b.content IS NOT NULL AND EXISTS (SELECT 1 FROM tasks t
+           WHERE t.id = b.task_id AND t.state IN ('SUCCESS', 'FAILURE'))
+         RETURNING 1),
+       records AS (
+         DELETE FROM bulk_imports b
+         WHERE b.task_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = b.task_id)
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM files)::int AS files,
+         (SELECT count(*) FROM records)::int AS records`,
+    );
+    return row;
+  }
+
   async cancelledBy(id: string): Promise<string | null> {
     const rows = await this.em.query<Array<{ cancelled_by: string | null }>>(
       `SELECT cancelled_by FROM bulk_imports WHERE id = $1`,

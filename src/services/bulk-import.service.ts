@@ -148,6 +148,8 @@ export class BulkImportService {
       throw AppError.field('file', 'The file holds a NUL character: it is not JSON lines or CSV.');
     }
     const format = input.format ?? (text.trimStart().startsWith('{') ? 'jsonl' : 'csv');
+    // Each new import drops what ended ones left behind (killed imports' files, old records).
+    await this.repos.bulkImports.pruneEnded();
     // Checked and recorded under the queue's lock: of parallel starts in one queue, one wins.
     const importId = await this.repos.transaction(async (repos) => {
       if (queue !== 'default') {

@@ -406,6 +406,43 @@ describe('POST /importers/bulk-import/ (JSON lines)', () => {
   });
 });
 
+describe('bulk import: files and records left behind', () => {
+  const fileOf = async (taskId: string): Promise<{ content: string | null } | undefined> => {
+    const rows = await t.dataSource.query<Array<{ content: string | null }>>(
+      `SELECT content FROM bulk_imports WHERE task_id = $1`,
+      [taskId],
+    );
+    return rows[0];
+  };
+
+  test("a new import drops a killed import's file, and the record of one whose task was deleted", async () => {
+    const source = await createSource(t, {}, { owner });
+    const one = (id: string) => jsonl([concept(source.org, 'S', id)]);
+    const killed = await start(owner.auth, one('A'));
+    const running = await start(owner.auth, one('B'));
+    const deleted = await start(owner.auth, one('C'));
+    for (const id of [killed, running, deleted]) await finished(owner.auth, id);
+    expect(await fileOf(killed)).toEqual({ content: null });
+    // As a process killed mid-import leaves them: the file kept, the task recorded FAILURE by
+    // the queue's sweep (or still STARTED until then); and a record whose task was pruned.
+    await t.dataSource.query(`UPDATE bulk_imports SET content = 'kept' WHERE task_id = ANY($1)`, [
+      [killed, running],
+    ]);
+    await t.dataSource.query(`UPDATE tasks SET state = 'FAILURE' WHERE id = $1`, [killed]);
+    await t.dataSource.query(
+      `UPDATE tasks SET state = 'STARTED', heartbeat_at = now(), finished_at = NULL WHERE id = $1`,
+      [running],
+    );
+    await t.dataSource.query(`DELETE FROM tasks WHERE id = $1`, [deleted]);
+    const next = await start(owner.auth, one('D'));
+    expect(await fileOf(killed)).toEqual({ content: null });
+    expect(await fileOf(running)).toEqual({ content: 'kept' });
+    expect(await fileOf(deleted)).toBeUndefined();
+    expect((await finished(owner.auth, next)).report).toMatchObject({ created: 1 });
+    await t.dataSource.query(`UPDATE tasks SET state = 'FAILURE' WHERE id = $1`, [running]);
+  });
+});
+
 describe('bulk import: other inputs and controls', () => {
   test('a multipart `file` is imported like a raw body', async () => {
     const source = await createSource(t, {}, { owner });
