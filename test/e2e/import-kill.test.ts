@@ -163,3 +163,103 @@ test('a killed import leaves whole batches; it fails and the same file completes
   expect(after.filter((r) => r.versions !== 1 || r.current !== 1 || r.names !== 2)).toEqual([]);
   await world.finish();
 }, 300_000);
+
+/** An org, a source, its concepts, then mappings between them in whole batches of `BATCH`. */
+const CONCEPTS = 2000;
+const MAPPINGS = 8000;
+const MAP_TYPES = ['SAME-AS', 'NARROWER-THAN', 'BROADER-THAN', 'Q-AND-A'];
+
+function mappingFile(org: string): string {
+  const lines: object[] = [
+    { type: 'Organization', id: org, name: `Org ${org}` },
+    { type: 'Source', id: 'M', name: 'M', owner: org, source_type: 'Dictionary' },
+  ];
+  for (let n = 0; n < CONCEPTS; n += 1) {
+    lines.push({
+      type: 'Concept',
+      id: `C${n}`,
+      owner: org,
+      source: 'M',
+      concept_class: 'Diagnosis',
+      datatype: 'N/A',
+      names: [{ name: `Concept ${n}`, locale: 'en', locale_preferred: true }],
+    });
+  }
+  for (let n = 0; n < MAPPINGS; n += 1) {
+    lines.push({
+      type: 'Mapping',
+      id: `M${n}`,
+      owner: org,
+      source: 'M',
+      map_type: MAP_TYPES[Math.floor(n / CONCEPTS)],
+      from_concept_url: `/orgs/${org}/sources/M/concepts/C${n % CONCEPTS}/`,
+      to_concept_url: `/orgs/${org}/sources/M/concepts/C${(n * 7 + 1) % CONCEPTS}/`,
+    });
+  }
+  return lines.map((l) => JSON.stringify(l)).join('\n');
+}
+
+/** Mappings of the org's source: per mapping its versions and current ones. */
+async function landedMappings(
+  org: string,
+): Promise<Array<{ mnemonic: string; versions: number; current: number; ends: number }>> {
+  return world.app.dataSource.query(
+    `SELECT m.mnemonic,
+       (SELECT count(*)::int FROM mapping_versions v WHERE v.mapping_id = m.id) AS versions,
+       (SELECT count(*)::int FROM mapping_versions v
+         WHERE v.mapping_id = m.id AND v.valid_to_seq IS NULL) AS current,
+       (SELECT count(*)::int FROM mapping_versions v WHERE v.mapping_id = m.id
+         AND v.from_concept_id IS NOT NULL AND v.to_concept_id IS NOT NULL) AS ends
+     FROM mappings m JOIN repositories r ON r.id = m.repository_id
+     JOIN organizations o ON o.id = r.owner_org_id WHERE o.mnemonic = $1`,
+    [org],
+  );
+}
+
+test('a killed import of mappings leaves whole batches; the same file completes it', async () => {
+  const org = `MAP${crypto.randomBytes(3).toString('hex')}`;
+  const text = mappingFile(org);
+  const total = 2 + CONCEPTS + MAPPINGS;
+  const first = await post(text);
+  await world.start();
+  for (let i = 0; i < 6000 && (await landedMappings(org)).length === 0; i += 1) await sleep(10);
+  await world.kill();
+
+  const rows = await landedMappings(org);
+  expect(rows.length).toBeGreaterThanOrEqual(BATCH);
+  expect(rows.length).toBeLessThan(MAPPINGS);
+  const perBatch = new Map<number, number>();
+  for (const row of rows) {
+    const batch = Math.floor(Number(row.mnemonic.slice(1)) / BATCH);
+    perBatch.set(batch, (perBatch.get(batch) ?? 0) + 1);
+  }
+  expect([...perBatch.values()].filter((n) => n !== BATCH)).toEqual([]);
+  // Each landed mapping has its one version, both ends resolved to the batch before's concepts.
+  expect(rows.filter((r) => r.versions !== 1 || r.current !== 1 || r.ends !== 1)).toEqual([]);
+
+  await world.expireHeartbeat(first);
+  await world.start();
+  expect(await status(first)).toMatchObject({ state: 'FAILURE' });
+  const again = await post(text);
+  let done: Status | undefined;
+  for (let i = 0; i < 3000; i += 1) {
+    done = await status(again);
+    if (done.state === 'SUCCESS' || done.state === 'FAILURE') break;
+    await sleep(100);
+  }
+  expect(done).toMatchObject({
+    state: 'SUCCESS',
+    report: {
+      total,
+      processed: total,
+      unchanged: rows.length + CONCEPTS + 2,
+      created: MAPPINGS - rows.length,
+      updated: 0,
+      failed: 0,
+    },
+  });
+  const after = await landedMappings(org);
+  expect(after).toHaveLength(MAPPINGS);
+  expect(after.filter((r) => r.versions !== 1 || r.current !== 1 || r.ends !== 1)).toEqual([]);
+  await world.finish();
+}, 300_000);
