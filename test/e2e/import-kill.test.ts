@@ -68,6 +68,29 @@ async function status(taskId: string): Promise<Status> {
   return res.body as Status;
 }
 
+/** The import's status once it has ended (or the last one read, after five minutes). */
+async function ended(taskId: string): Promise<Status> {
+  let done = await status(taskId);
+  for (let i = 0; i < 3000 && done.state !== 'SUCCESS' && done.state !== 'FAILURE'; i += 1) {
+    await sleep(100);
+    done = await status(taskId);
+  }
+  return done;
+}
+
+/**
+ * The sizes of the import batches (`BATCH` consecutive lines, numbered after the id's first
+ * character) that landed only in part: none when every batch landed whole or not at all.
+ */
+function partialBatches(rows: Array<{ mnemonic: string; source?: string }>): number[] {
+  const perBatch = new Map<string, number>();
+  for (const row of rows) {
+    const key = `${row.source ?? ''}:${Math.floor(Number(row.mnemonic.slice(1)) / BATCH)}`;
+    perBatch.set(key, (perBatch.get(key) ?? 0) + 1);
+  }
+  return [...perBatch.values()].filter((n) => n !== BATCH);
+}
+
 /** Into a named queue (one import of its user at a time): the killed one must not hold it. */
 async function post(body: string): Promise<string> {
   const res = await request(world.app.app)
@@ -119,12 +142,7 @@ test('a killed import leaves whole batches; it fails and the same file completes
   const rows = await landed(org);
   expect(rows.length).toBeGreaterThanOrEqual(BATCH);
   expect(rows.length).toBeLessThan(SOURCES.length * PER_SOURCE);
-  const perBatch = new Map<string, number>();
-  for (const row of rows) {
-    const key = `${row.source}:${Math.floor(Number(row.mnemonic.slice(1)) / BATCH)}`;
-    perBatch.set(key, (perBatch.get(key) ?? 0) + 1);
-  }
-  expect([...perBatch.values()].filter((n) => n !== BATCH)).toEqual([]);
+  expect(partialBatches(rows)).toEqual([]);
   expect(rows.filter((r) => r.versions !== 1 || r.current !== 1 || r.names !== 2)).toEqual([]);
 
   // A minute later its heartbeat is known to have stopped (time moved on by dating it back):
@@ -139,13 +157,7 @@ test('a killed import leaves whole batches; it fails and the same file completes
   expect(await status(first)).toMatchObject({ state: 'FAILURE' });
 
   // The same file again: what landed is unchanged (with the org and sources), the rest created.
-  const again = await post(text);
-  let done: Status | undefined;
-  for (let i = 0; i < 3000; i += 1) {
-    done = await status(again);
-    if (done.state === 'SUCCESS' || done.state === 'FAILURE') break;
-    await sleep(100);
-  }
+  const done = await ended(await post(text));
   expect(done).toMatchObject({
     state: 'SUCCESS',
     report: {
@@ -228,25 +240,14 @@ test('a killed import of mappings leaves whole batches; the same file completes 
   const rows = await landedMappings(org);
   expect(rows.length).toBeGreaterThanOrEqual(BATCH);
   expect(rows.length).toBeLessThan(MAPPINGS);
-  const perBatch = new Map<number, number>();
-  for (const row of rows) {
-    const batch = Math.floor(Number(row.mnemonic.slice(1)) / BATCH);
-    perBatch.set(batch, (perBatch.get(batch) ?? 0) + 1);
-  }
-  expect([...perBatch.values()].filter((n) => n !== BATCH)).toEqual([]);
+  expect(partialBatches(rows)).toEqual([]);
   // Each landed mapping has its one version, both ends resolved to the batch before's concepts.
   expect(rows.filter((r) => r.versions !== 1 || r.current !== 1 || r.ends !== 1)).toEqual([]);
 
   await world.expireHeartbeat(first);
   await world.start();
   expect(await status(first)).toMatchObject({ state: 'FAILURE' });
-  const again = await post(text);
-  let done: Status | undefined;
-  for (let i = 0; i < 3000; i += 1) {
-    done = await status(again);
-    if (done.state === 'SUCCESS' || done.state === 'FAILURE') break;
-    await sleep(100);
-  }
+  const done = await ended(await post(text));
   expect(done).toMatchObject({
     state: 'SUCCESS',
     report: {

@@ -6,6 +6,7 @@ import {
   createUser,
   tasksSettled,
   type TestApp,
+  type TestUser,
 } from '../factories';
 import { createConcept, createRepo, createVersion } from '../factories/content';
 import { errorCode, gql } from './gql';
@@ -27,6 +28,32 @@ async function world() {
   await createConcept(t, repo.url, owner, { id: 'A', concept_class: 'Diagnosis' });
   await createVersion(t, repo.url, owner, 'v1', { released: true });
   return { owner, member, org, repo };
+}
+
+/** Concept B and mapping M1 (A SAME-AS B) in the source at `repoUrl`. */
+async function addMapping(owner: TestUser, repoUrl: string): Promise<void> {
+  await createConcept(t, repoUrl, owner, { id: 'B' });
+  await request(t.app)
+    .post(`${repoUrl}mappings/`)
+    .set('Authorization', owner.auth)
+    .send({
+      id: 'M1',
+      map_type: 'SAME-AS',
+      from_concept_url: `${repoUrl}concepts/A/`,
+      to_concept_url: `${repoUrl}concepts/B/`,
+    })
+    .expect(201);
+}
+
+/** Collection C of the org, holding concept A and mapping M1 of the source at `repoUrl`. */
+async function collectionOfAM1(owner: TestUser, org: string, repoUrl: string) {
+  const c = await createRepo(t, `/orgs/${org}`, owner, { id: 'C' }, 'collections');
+  await request(t.app)
+    .put(`${c.url}references/`)
+    .set('Authorization', owner.auth)
+    .send({ data: { expressions: [`${repoUrl}concepts/A/`, `${repoUrl}mappings/M1/`] } })
+    .expect(200);
+  return c;
 }
 
 describe('users', () => {
@@ -197,24 +224,9 @@ describe("what the client's REST includes carry, as GraphQL fields", () => {
   /** A source with A (edited after v1), mapping M1 and v1; a collection C holding A, with c1. */
   async function history() {
     const { owner, org, repo } = await world();
-    await createConcept(t, repo.url, owner, { id: 'B' });
-    await request(t.app)
-      .post(`${repo.url}mappings/`)
-      .set('Authorization', owner.auth)
-      .send({
-        id: 'M1',
-        map_type: 'SAME-AS',
-        from_concept_url: `${repo.url}concepts/A/`,
-        to_concept_url: `${repo.url}concepts/B/`,
-      })
-      .expect(201);
+    await addMapping(owner, repo.url);
     await createVersion(t, repo.url, owner, 'v2');
-    const c = await createRepo(t, `/orgs/${org}`, owner, { id: 'C' }, 'collections');
-    await request(t.app)
-      .put(`${c.url}references/`)
-      .set('Authorization', owner.auth)
-      .send({ data: { expressions: [`${repo.url}concepts/A/`, `${repo.url}mappings/M1/`] } })
-      .expect(200);
+    const c = await collectionOfAM1(owner, org, repo.url);
     await createVersion(t, c.url, owner, 'c1');
     await request(t.app)
       .put(`${repo.url}concepts/A/`)
@@ -380,23 +392,8 @@ describe("what the client's REST includes carry, as GraphQL fields", () => {
 describe("a collection's member by id", () => {
   it('finds the concept and mapping the expansion holds, with the references that brought them in', async () => {
     const { owner, org, repo } = await world();
-    await createConcept(t, repo.url, owner, { id: 'B' });
-    await request(t.app)
-      .post(`${repo.url}mappings/`)
-      .set('Authorization', owner.auth)
-      .send({
-        id: 'M1',
-        map_type: 'SAME-AS',
-        from_concept_url: `${repo.url}concepts/A/`,
-        to_concept_url: `${repo.url}concepts/B/`,
-      })
-      .expect(201);
-    const c = await createRepo(t, `/orgs/${org}`, owner, { id: 'C' }, 'collections');
-    await request(t.app)
-      .put(`${c.url}references/`)
-      .set('Authorization', owner.auth)
-      .send({ data: { expressions: [`${repo.url}concepts/A/`, `${repo.url}mappings/M1/`] } })
-      .expect(200);
+    await addMapping(owner, repo.url);
+    const c = await collectionOfAM1(owner, org, repo.url);
     const res = await gql(
       t,
       owner.auth,
