@@ -100,7 +100,7 @@ export type {
 export type { CascadeRepository } from './cascade.repository';
 export type { ReadSnapshot } from './snapshot';
 export type { Raw } from './hydrate';
-export type { DownloadRow, ExportRow, ExportState } from './export.repository';
+export type { Audience, DownloadRow, ExportRow, ExportState } from './export.repository';
 export type { EventRow, EventScope, NewEvent } from './event.repository';
 export type { PinOwner, PinResourceType, PinRow } from './pin.repository';
 export type { FollowedType, FollowRow } from './follow.repository';

@@ -1,7 +1,26 @@
 import type { SelectQueryBuilder } from 'typeorm';
 
 /** Who is looking: a list never returns what this viewer may not see. */
-export type Viewer = { superuser: true } | { superuser: false; userId: string | null };
+/**
+ * Who a list is scoped for: a superuser, or a user (null: anonymous) who may also see the
+ * private repositories of one `owner`, an org's or a user's (an owner reader, see `Actor`).
+ */
+export type Viewer =
+  | { superuser: true }
+  | {
+      superuser: false;
+      userId: string | null;
+      owner?: { orgId: string } | { userId: string };
+    };
+
+/** SQL that holds when the repository `alias` is the viewer's owner's; '' for no owner. */
+function ownedByReaderOwner(alias: string, viewer: Viewer, params: unknown[]): string {
+  if (viewer.superuser || !viewer.owner) return '';
+  const { owner } = viewer;
+  params.push('orgId' in owner ? owner.orgId : owner.userId);
+  const column = 'orgId' in owner ? 'owner_org_id' : 'owner_user_id';
+  return `\n    OR ${alias}.${column} = $${params.length}::bigint`;
+}
 
 export interface SortSpec<K extends string> {
   key: K;
@@ -202,10 +221,11 @@ export function visibleRepository(alias: string, viewer: Viewer, params: unknown
   if (viewer.superuser) return `${alias}.is_active`;
   params.push(viewer.userId ?? '0');
   const me = `$${params.length}`;
+  const readerOwner = ownedByReaderOwner(alias, viewer, params);
   return `(${alias}.is_active AND ((${alias}.public_access <> 'None' AND (${alias}.owner_org_id IS NULL
     OR EXISTS (SELECT 1 FROM organizations po WHERE po.id = ${alias}.owner_org_id AND po.public_access <> 'None')))
     OR ${alias}.owner_user_id = ${me}::bigint
-    OR EXISTS (SELECT 1 FROM org_memberships vm WHERE vm.org_id = ${alias}.owner_org_id AND vm.user_id = ${me}::bigint)))`;
+    OR EXISTS (SELECT 1 FROM org_memberships vm WHERE vm.org_id = ${alias}.owner_org_id AND vm.user_id = ${me}::bigint)${readerOwner}))`;
 }
 
 /** A whole list as one statement (no window), for a cursor to walk. */

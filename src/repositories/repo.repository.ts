@@ -353,8 +353,13 @@ export class RepoRepository {
     else if (!viewer.superuser) {
       qb.andWhere(
         `(${isPublic} OR r.owner_user_id = :viewerId OR EXISTS (
-           SELECT 1 FROM org_memberships vm WHERE vm.org_id = r.owner_org_id AND vm.user_id = :viewerId))`,
-        { viewerId: viewer.userId ?? '0' },
+           SELECT 1 FROM org_memberships vm WHERE vm.org_id = r.owner_org_id AND vm.user_id = :viewerId)
+           OR r.owner_org_id = :readerOrgId OR r.owner_user_id = :readerUserId)`,
+        {
+          viewerId: viewer.userId ?? '0',
+          readerOrgId: viewer.owner && 'orgId' in viewer.owner ? viewer.owner.orgId : '0',
+          readerUserId: viewer.owner && 'userId' in viewer.owner ? viewer.owner.userId : '0',
+        },
       );
     }
     if (filter.kind) qb.andWhere('r.kind = :kind', { kind: filter.kind });

@@ -1,5 +1,6 @@
 import type { OrganizationEntity, RepositoryEntity, UserEntity } from '../db/entities';
 import { AppError } from '../errors';
+import type { ReaderOwner } from './actor';
 import type { Actor, ServiceContext } from './context';
 
 /**
@@ -48,6 +49,7 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
   if (request.action === 'org.view' && request.org.publicAccess !== 'None') return true;
   if (request.action === 'org.viewMembers' && request.org.publicAccess !== 'None') return true;
   if (request.action === 'repo.view' && request.repo.publicAccess !== 'None') return true;
+  if (actor.kind === 'ownerReader') return readsAsOwnerReader(actor.owner, request);
   if (!isAuthenticated(actor)) return false;
   if (actor.isSuperuser) return true;
   switch (request.action) {
@@ -98,6 +100,17 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
         ? (await ctx.loaders.actorRole.load(request.owner.org.id)) !== null
         : request.owner.user.id === actor.id;
   }
+}
+
+/** An owner reader views its owner's org and repositories, and does nothing else. */
+function readsAsOwnerReader(owner: ReaderOwner, request: Action): boolean {
+  if (request.action === 'org.view' || request.action === 'org.viewMembers') {
+    return 'orgId' in owner && request.org.id === owner.orgId;
+  }
+  if (request.action !== 'repo.view') return false;
+  return 'orgId' in owner
+    ? request.repo.ownerOrgId === owner.orgId
+    : request.repo.ownerUserId === owner.userId;
 }
 
 /**

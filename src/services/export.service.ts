@@ -5,9 +5,11 @@ import { once } from 'node:events';
 import { HEAD } from '../db/entities';
 import { AppError } from '../errors';
 import type { JobQueue, TaskActor, TaskHandle } from '../jobs';
-import type { ExportRow, Repositories } from '../repositories';
+import type { Audience, ExportRow, Repositories } from '../repositories';
 import { authorize, requireUser } from './access';
+import { ANONYMOUS, type Actor } from './actor';
 import type { ServiceContext } from './context';
+import { createLoaders } from './loaders';
 import type { ExportStorage } from './export-storage';
 import { refOf, type RepositoryService, type RepoView } from './repository.service';
 import type { RepoRef } from './urls';
@@ -50,8 +52,14 @@ export type ExportStatus =
  * Exports of repository versions (spec operations §3, §4.8, §9.3): a zip holding `export.json`,
  * written by a background task from cursors (memory does not grow with the dictionary) into the
  * storage under a temporary name and published whole, so a file is either complete or absent.
- * A version gets one automatically when it is made. The file is written with the rights of the
- * version's creator (an editor of the repository), so that it is the same for every reader.
+ * A version gets one automatically when it is made.
+ *
+ * One file serves every reader of the version, so it holds what the least of them sees: it is
+ * written as its repository's audience reads it (anonymously for a public repository; for a
+ * private one as a plain member of the owning org with no other membership, or as the owning
+ * user), never with the rights of whoever asked. It is served only while it still fits what it
+ * was written from (`ExportRow.fresh`): a repository whose audience changed, or any narrowing of
+ * visibility since, makes it absent until it is asked for again.
  */
 export class ExportService {
   private writer: DocumentWriter | null = null;
@@ -169,6 +177,15 @@ export class ExportService {
     if (view.version.id !== job.versionId) {
       throw AppError.notFound(`Version '${job.ref.version}' (it was deleted)`);
     }
+    // Read before the first of its content, so a narrowing during the walk leaves it stale.
+    const basis = await this.repos.exports.writingBasis(view.version.id);
+    const reader = audienceReader(basis.audience);
+    const asReader: ServiceContext = {
+      ...ctx,
+      actor: reader,
+      loaders: createLoaders(this.repos, reader),
+    };
+    const readerView = await this.repositories.get(asReader, job.ref);
     const key = `${view.repo.id}/${view.version.id}.zip`;
     const lastUpdated = view.version.createdAt;
     const fileName = `${view.repo.mnemonic}_${view.version.mnemonic}.${stamp(lastUpdated)}.zip`;
@@ -181,7 +198,7 @@ export class ExportService {
       // A store that fails stops the walk at its next write.
       pending.stream.once('error', () => json.destroy());
       let written = 0;
-      await writer(ctx, view, async (piece) => {
+      await writer(asReader, readerView, async (piece) => {
         if (task.signal.aborted) throw new Error('The server is stopping.');
         written += piece.length;
         await writeTo(json, piece);
@@ -196,7 +213,7 @@ export class ExportService {
       throw error;
     }
     const file = { key, name: fileName, size: pending.size, lastUpdated };
-    if (!(await this.repos.exports.markReady(view.version.id, task.id, file))) {
+    if (!(await this.repos.exports.markReady(view.version.id, task.id, file, basis))) {
       // Deleted or failed meanwhile (e.g. given up as abandoned): the file is not kept.
       await this.storage.remove(key);
       throw new AppError('CONFLICT', 'The export was cancelled while it was written.');
@@ -218,11 +235,17 @@ export class ExportService {
 
   /**
    * The export row as it is: a processing export whose task has failed (or whose process died)
-   * is recorded failed here, so nobody waits for it and it can be requested again.
+   * is recorded failed here, so nobody waits for it and it can be requested again; a ready one
+   * that no longer fits its audience is removed, so it is absent until asked for again.
    */
   private async current(view: RepoView): Promise<ExportRow | null> {
     const row = await this.repos.exports.find(view.version.id);
     if (!row || row.state === 'failed') return null;
+    if (row.state === 'ready' && !row.fresh) {
+      const key = await this.repos.exports.removeReady(view.version.id);
+      if (key) await this.storage.remove(key);
+      return null;
+    }
     if (row.state === 'processing' && row.taskId) {
       const task = await this.jobs.find(row.taskId);
       if (!task || task.state === 'FAILURE') {
@@ -244,7 +267,7 @@ export class ExportService {
           versionId: view.version.id,
         } satisfies ExportJob,
         {
-          actor: await this.writerOf(ctx, view),
+          actor: await this.runnerOf(ctx, view),
           baseUrl: ctx.baseUrl,
           summary: `Export of ${view.repo.mnemonic} ${view.version.mnemonic}`,
         },
@@ -257,8 +280,11 @@ export class ExportService {
     }
   }
 
-  /** Who the file is written as: the version's creator while active, else the caller. */
-  private async writerOf(ctx: ServiceContext, view: RepoView): Promise<TaskActor> {
+  /**
+   * Whose task the export is (who it is listed for and whose activity it needs): the version's
+   * creator while active, else the caller. The file is read as its audience, not as them.
+   */
+  private async runnerOf(ctx: ServiceContext, view: RepoView): Promise<TaskActor> {
     const creator = view.version.createdBy
       ? await this.repos.users.findByUsername(view.version.createdBy)
       : null;
@@ -273,6 +299,13 @@ export class ExportService {
     const actor = requireUser(ctx);
     return { kind: 'user', id: actor.id, username: actor.username, isSuperuser: actor.isSuperuser };
   }
+}
+
+/** Who an export for `audience` is read as (see the class comment). */
+function audienceReader(audience: Audience): Actor {
+  if (audience === 'public') return ANONYMOUS;
+  const [kind, id] = audience.split(':') as ['org' | 'user', string];
+  return { kind: 'ownerReader', owner: kind === 'org' ? { orgId: id } : { userId: id } };
 }
 
 function hashOf(token: string): string {

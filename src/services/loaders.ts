@@ -98,6 +98,10 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       return ids.map((id) => byId.get(id) ?? null);
     }),
     actorRole: new DataLoader(async (orgIds) => {
+      if (actor.kind === 'ownerReader') {
+        const { owner } = actor;
+        return orgIds.map((id) => ('orgId' in owner && owner.orgId === id ? 'member' : null));
+      }
       if (viewerId === null) return orgIds.map(() => null);
       const roles = await repos.orgs.rolesOf(viewerId, orgIds);
       return orgIds.map((id) => roles.get(id) ?? null);
