@@ -356,6 +356,27 @@ export function requireJsonBody(req: Request, res: Response, next: NextFunction)
   next();
 }
 
+/**
+ * JSON is what the REST edge answers (exports and `Compress: true` reads: zips), so a request
+ * asking only for another format (`Accept: application/xml`, `text/csv`; `?format=xml` on a read)
+ * gets 406 rather than JSON it did not ask for (spec core §1.6). Mounted on the REST router only.
+ */
+export function requireJsonAnswer(req: Request, res: Response, next: NextFunction): void {
+  const format =
+    req.method === 'GET' || req.method === 'HEAD' ? queryString(req, 'format') : undefined;
+  const unsupported =
+    format !== undefined && format.toLowerCase() !== 'json'
+      ? `The format '${format}' is not supported; this API answers JSON.`
+      : req.accepts(['application/json', 'application/zip']) === false
+        ? `None of the accepted formats '${req.get('accept')}' can be produced; this API answers JSON.`
+        : null;
+  if (unsupported) {
+    res.status(406).json(errorBody(406, unsupported));
+    return;
+  }
+  next();
+}
+
 /** Headers read as text; credentials are answered 401 when bad, Host and X-Request-Id by pattern. */
 const TEXT_HEADERS = ['includeFacets', 'compress'];
 /** Its body and query string are GraphQL's: that edge checks them and answers in its shape. */

@@ -1,4 +1,3 @@
-import { TerminologyError } from '../../src/services';
 import type { Operation } from './http';
 
 /**
@@ -15,7 +14,6 @@ export const conceptMapTranslate: Operation = async (params, ctx, services) => {
       version: params.string('version'),
       code: params.string('code') ?? params.string('sourceCode') ?? reverseCode,
     };
-  if (!coding.code) throw TerminologyError.invalid('No code was given to translate', 'code');
   if (reverseCode !== undefined) coding.system = params.string('targetSystem') ?? coding.system;
   const parameter = await services.terminology.translate(
     ctx,

@@ -124,7 +124,9 @@ export function conceptItemUrl(
  * from the concept (`includeMappings`) and to it (`includeInverseMappings`) when they were read.
  */
 export function conceptDetailOf(detail: ConceptDetail): object {
-  const body = conceptDetail(detail.view, detail.versionCount);
+  const body = Object.assign(conceptDetail(detail.view, detail.versionCount), {
+    latest_source_version: detail.latestSourceVersion,
+  });
   if (detail.mappings) {
     Object.assign(body, {
       mappings: detail.mappings.map(({ view, ends }) => mappingSummary(view, ends)),

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Services } from '../../src/services';
-import { API_VERSION, ok, route } from '../http';
+import { API_VERSION, ok, requireJsonAnswer, route } from '../http';
 import { bulkImportRouter } from './bulk-import.router';
 import { cascadeRouter } from './cascade.router';
 import { collectionRouter } from './collection.router';
@@ -23,6 +23,7 @@ export { BULK_IMPORT_PATH } from './bulk-import.router';
 /** The OCL REST edge: documented paths in, OCL JSON shapes out. */
 export function restRouter(services: Services): Router {
   const router = Router();
+  router.use(requireJsonAnswer);
   router.get(
     '/version/',
     route(async () => ok(API_VERSION)),

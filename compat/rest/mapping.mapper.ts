@@ -119,5 +119,7 @@ export function mappingVersionEntry({
 
 /** A mapping detail as read or written (spec core §2.7). */
 export function mappingDetailOf(detail: MappingDetail): object {
-  return mappingDetail(detail.view, detail.ends, detail.versionCount);
+  return Object.assign(mappingDetail(detail.view, detail.ends, detail.versionCount), {
+    latest_source_version: detail.latestSourceVersion,
+  });
 }

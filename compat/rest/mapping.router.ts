@@ -33,6 +33,10 @@ const FILTERS = [
   'conceptSource',
   'fromConceptSource',
   'toConceptSource',
+  'fromConceptOwner',
+  'toConceptOwner',
+  'fromConceptOwnerType',
+  'toConceptOwnerType',
 ];
 
 /**

@@ -89,6 +89,8 @@ export interface ConceptRead extends PathRow {
   conceptVersion: ConceptVersionEntity | null;
   /** How many versions the concept has. */
   versionCount: number;
+  /** The newest version (never HEAD) of the source holding the concept version read. */
+  latestSourceVersion: string | null;
   /** In the order of `MappingRepository.ofConcepts`: map type, sort weight, id. */
   mappings: MappingRow[];
   inverseMappings: MappingRow[];
@@ -107,6 +109,7 @@ interface ConceptReadRaw extends PathRaw {
   concept: Raw;
   concept_version: Raw;
   version_count: number;
+  latest_source_version: string | null;
   mappings: Array<{ inverse: boolean; mapping: Raw; version: Raw }>;
   end_sources: Raw[];
   end_orgs: Raw[];
@@ -280,6 +283,10 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
          (SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} FROM cv) AS concept_version,
          (SELECT count(*)::int FROM concept_versions WHERE concept_id = (SELECT id FROM c))
            AS version_count,
+         (SELECT hv.mnemonic FROM repository_versions hv, cv
+           WHERE hv.repository_id = cv.repository_id AND hv.seq IS NOT NULL
+             AND hv.seq >= cv.valid_from_seq AND (cv.valid_to_seq IS NULL OR hv.seq < cv.valid_to_seq)
+           ORDER BY hv.seq DESC, hv.id DESC LIMIT 1) AS latest_source_version,
          ${
            sides.length
              ? `(SELECT coalesce(json_agg(json_build_object('inverse', m.inverse,
@@ -318,6 +325,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       concept: of(ConceptEntity, raw.concept),
       conceptVersion: of(ConceptVersionEntity, raw.concept_version),
       versionCount: raw.version_count,
+      latestSourceVersion: raw.latest_source_version,
       mappings: raw.mappings.filter((m) => !m.inverse).map(mapping),
       inverseMappings: raw.mappings.filter((m) => m.inverse).map(mapping),
       endSources: raw.end_sources.map((e) => of(RepositoryEntity, e)!),

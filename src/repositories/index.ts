@@ -39,6 +39,7 @@ export type {
   Window,
 } from './list';
 export type {
+  ContainedVersion,
   ContentCounts,
   OwnerKey,
   RepoSearch,

@@ -5,6 +5,7 @@ import { memberVersionsSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
+  facetsOf,
   orderBy,
   searchWords,
   sliceOf,
@@ -12,6 +13,7 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  type FacetCounts,
   type Listing,
   type Slice,
   type SortSpec,
@@ -35,6 +37,12 @@ export interface MappingSearch {
   conceptSource?: string[];
   fromConceptSource?: string[];
   toConceptSource?: string[];
+  /** Owners (org ids or usernames) of the source of the from end / the to end. */
+  fromConceptOwner?: string[];
+  toConceptOwner?: string[];
+  /** The kind of owner of the source of the from end / the to end. */
+  fromConceptOwnerType?: Array<'Organization' | 'User'>;
+  toConceptOwnerType?: Array<'Organization' | 'User'>;
   extras?: ExtrasFilter;
   /** Mappings of these ids (a collection member by its id). */
   ids?: string[];
@@ -254,6 +262,26 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     return sliceOf(this.ordered(where, filter, sort), window);
   }
 
+  /** `[value, count]` per facet over the same filtered mappings (spec core §2.1). */
+  facets(where: MappingScope, filter: MappingSearch): Promise<FacetCounts> {
+    const repositoryOf = (column: string, value: string) =>
+      `(SELECT ${value} FROM repositories fr
+         LEFT JOIN organizations fo ON fo.id = fr.owner_org_id
+         LEFT JOIN users fu ON fu.id = fr.owner_user_id WHERE fr.id = mv.${column})`;
+    return facetsOf(this.ordered(where, filter, { key: 'id', desc: false }), {
+      mapType: 'mv.map_type',
+      retired: 'mv.retired::text',
+      source: repositoryOf('repository_id', 'fr.mnemonic'),
+      owner: repositoryOf('repository_id', 'coalesce(fo.mnemonic, fu.username)'),
+      ownerType: repositoryOf(
+        'repository_id',
+        `CASE WHEN fr.owner_org_id IS NULL THEN 'User' ELSE 'Organization' END`,
+      ),
+      fromConceptSource: repositoryOf('from_repository_id', 'fr.mnemonic'),
+      toConceptSource: repositoryOf('to_repository_id', 'fr.mnemonic'),
+    });
+  }
+
   /**
    * The statement of `search` without a window, each row as JSON (`rowOf` reads it back): what
    * a cursor walks to list every match in the same order as the pages (exports, synchronization).
@@ -380,6 +408,27 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       qb.andWhere(
         `(${sourceIds('from', filter.conceptSource, 'eitherSources')} OR ${sourceIds('to', filter.conceptSource, 'eitherSources')})`,
         { eitherSources: filter.conceptSource },
+      );
+    }
+    for (const side of ['from', 'to'] as const) {
+      const owners = filter[`${side}ConceptOwner`];
+      const types = filter[`${side}ConceptOwnerType`];
+      if (!owners?.length && !types?.length) continue;
+      const conditions: string[] = [];
+      if (owners?.length) {
+        conditions.push(`coalesce(eo.mnemonic, eu.username) IN (:...${side}Owners)`);
+      }
+      if (types?.length) {
+        conditions.push(
+          `(CASE WHEN er.owner_org_id IS NULL THEN 'User' ELSE 'Organization' END) IN (:...${side}OwnerTypes)`,
+        );
+      }
+      qb.andWhere(
+        `mv.${side}_repository_id IN (SELECT er.id FROM repositories er
+           LEFT JOIN organizations eo ON eo.id = er.owner_org_id
+           LEFT JOIN users eu ON eu.id = er.owner_user_id
+           WHERE ${conditions.join(' AND ')})`,
+        { [`${side}Owners`]: owners, [`${side}OwnerTypes`]: types },
       );
     }
     // An expansion's changes are its members' (joined, edited or removed since then).

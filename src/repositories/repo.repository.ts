@@ -48,12 +48,23 @@ export interface RepoSearch {
   locale?: string[];
   customValidationSchema?: string[];
   canonicalUrl?: string[];
-  /** Collections referencing this expression (a concept or mapping version URL). */
+  /**
+   * Collections referencing one of these expressions, or (`containsVersions`) holding one of
+   * these concept or mapping versions in the version's expansion (spec core §4.5 `contains`).
+   */
   contains?: string[];
+  containsVersions?: ContainedVersion[];
   extras?: ExtrasFilter;
   updatedSince?: Date;
   /** Every version row, not only HEAD. */
   allVersions?: boolean;
+}
+
+/** A concept (`c`) or mapping (`m`) version by its id, with the code its URL names. */
+export interface ContainedVersion {
+  resource: 'c' | 'm';
+  code: string;
+  versionId: string;
 }
 
 /** A repository with its HEAD version and its owner (an org or a user). */
@@ -387,10 +398,24 @@ export class RepoRepository {
       qb.andWhere('r.supported_locales && :locales::text[]', { locales: filter.locale });
     }
     if (filter.contains?.length) {
+      const held = (filter.containsVersions ?? []).map((item, i) => {
+        const [members, object, version, versions] =
+          item.resource === 'c'
+            ? ['expansion_concepts', 'concept_id', 'concept_version_id', 'concept_versions']
+            : ['expansion_mappings', 'mapping_id', 'mapping_version_id', 'mapping_versions'];
+        qb.setParameter(`heldVersion${i}`, item.versionId);
+        qb.setParameter(`heldCode${i}`, item.code);
+        // A member without a version follows its object's current version.
+        return `EXISTS (SELECT 1 FROM ${versions} h JOIN ${members} x ON x.${object} = h.${object}
+            WHERE h.id = :heldVersion${i} AND h.mnemonic = :heldCode${i}
+              AND x.expansion_id = v.expansion_id
+              AND (x.${version} = h.id OR (x.${version} IS NULL AND h.valid_to_seq IS NULL)))`;
+      });
       qb.andWhere(
-        `EXISTS (SELECT 1 FROM collection_references cr WHERE cr.collection_id = r.id AND cr.include
+        `(EXISTS (SELECT 1 FROM collection_references cr WHERE cr.collection_id = r.id AND cr.include
            AND cr.expression IN (:...contains) AND cr.valid_from_seq <= coalesce(v.seq, r.head_seq)
-           AND (cr.valid_to_seq IS NULL OR cr.valid_to_seq > coalesce(v.seq, r.head_seq)))`,
+           AND (cr.valid_to_seq IS NULL OR cr.valid_to_seq > coalesce(v.seq, r.head_seq)))
+           ${held.map((condition) => `OR ${condition}`).join('\n           ')})`,
         { contains: filter.contains },
       );
     }
@@ -408,6 +433,25 @@ export class RepoRepository {
       [repositoryIds],
     );
     return new Map(rows.map((r) => [r.id, r.versions]));
+  }
+
+  /**
+   * The newest version (never HEAD) of a repository that holds a content version current for
+   * the changes `fromSeq <= s < toSeq` (spec core §2.6/§2.7 `latest_source_version`), for each
+   * key `repositoryId:fromSeq:toSeq` (`toSeq` empty while current); null when none holds it.
+   */
+  async latestVersionsHolding(keys: readonly string[]): Promise<Map<string, string | null>> {
+    const rows = await this.em.query<Array<{ key: string; mnemonic: string | null }>>(
+      `SELECT k.key, (
+         SELECT v.mnemonic FROM repository_versions v
+         WHERE v.repository_id = split_part(k.key, ':', 1)::bigint AND v.seq IS NOT NULL
+           AND v.seq >= split_part(k.key, ':', 2)::bigint
+           AND (split_part(k.key, ':', 3) = '' OR v.seq < split_part(k.key, ':', 3)::bigint)
+         ORDER BY v.seq DESC, v.id DESC LIMIT 1) AS mnemonic
+       FROM unnest($1::text[]) AS k(key)`,
+      [keys],
+    );
+    return new Map(rows.map((r) => [r.key, r.mnemonic]));
   }
 
   /**

@@ -35,6 +35,7 @@ import {
   type ListParams,
   type Page,
 } from './list';
+import { holdingKey } from './loaders';
 import { endsOf, type EndSource, type MappingItem } from './mapping-views';
 import type { RepositoryService } from './repository.service';
 import { checkRepo, mayViewRepo, pathKey, type RepoView } from './paths';
@@ -65,6 +66,8 @@ export interface ConceptDetail {
   view: ConceptView;
   /** How many versions the concept has (all of them, not only up to this one). */
   versionCount: number;
+  /** The newest source version (never HEAD) holding this concept version; null for none. */
+  latestSourceVersion: string | null;
   /** With `include.mappings`: the mappings its source holds from it, ends resolved. */
   mappings: MappingItem[] | null;
   /** With `include.inverseMappings`: those its source holds to it. */
@@ -220,7 +223,14 @@ export class ConceptService {
           username: actor.username,
           comment,
         });
-        return { view, versionCount: 1, mappings: null, inverseMappings: null };
+        // New in HEAD: no version holds it yet.
+        return {
+          view,
+          versionCount: 1,
+          latestSourceVersion: null,
+          mappings: null,
+          inverseMappings: null,
+        };
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw conceptTaken();
@@ -388,6 +398,7 @@ export class ConceptService {
     return {
       view,
       versionCount: read.versionCount,
+      latestSourceVersion: read.latestSourceVersion,
       mappings: include.mappings ? items(read.mappings) : null,
       inverseMappings: include.inverseMappings ? items(read.inverseMappings) : null,
     };
@@ -400,8 +411,11 @@ export class ConceptService {
 
   /** The detail of a concept just written: no mappings, its version count. */
   private async detailOf(ctx: ServiceContext, view: ConceptView): Promise<ConceptDetail> {
-    const versionCount = await ctx.loaders.conceptVersionCounts.load(view.concept.id);
-    return { view, versionCount, mappings: null, inverseMappings: null };
+    const [versionCount, latestSourceVersion] = await Promise.all([
+      ctx.loaders.conceptVersionCounts.load(view.concept.id),
+      ctx.loaders.latestSourceVersion.load(holdingKey(view.version)),
+    ]);
+    return { view, versionCount, latestSourceVersion, mappings: null, inverseMappings: null };
   }
 
   /** One statement reads the path, the concept and what its detail shows; then the path's rules. */

@@ -37,6 +37,11 @@ export interface Loaders {
   conceptVersionCounts: DataLoader<string, number>;
   /** Versions of a mapping, by mapping (versioned object) id. */
   mappingVersionCounts: DataLoader<string, number>;
+  /**
+   * The newest repository version holding a concept or mapping version, by
+   * `repositoryId:validFromSeq:validToSeq` (`holdingKey`).
+   */
+  latestSourceVersion: DataLoader<string, string | null>;
   repositoryById: DataLoader<string, RepositoryEntity | null>;
   /** The HEAD version row of a repository, by repository id. */
   headVersion: DataLoader<string, RepositoryVersionEntity | null>;
@@ -175,6 +180,10 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       }
       return keys.map((key) => found.get(key) ?? []);
     }),
+    latestSourceVersion: new DataLoader(async (keys) => {
+      const found = await repos.repos.latestVersionsHolding(keys);
+      return keys.map((key) => found.get(key) ?? null);
+    }),
     mappingVersionCounts: new DataLoader(async (ids) => {
       const counts = await repos.mappings.countVersions(ids);
       return ids.map((id) => counts.get(id) ?? 0);
@@ -204,4 +213,13 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     }),
   };
   return loaders;
+}
+
+/** The key of `latestSourceVersion` for a concept or mapping version row. */
+export function holdingKey(version: {
+  repositoryId: string;
+  validFromSeq: string;
+  validToSeq: string | null;
+}): string {
+  return `${version.repositoryId}:${version.validFromSeq}:${version.validToSeq ?? ''}`;
 }

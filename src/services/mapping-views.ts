@@ -38,6 +38,8 @@ export interface MappingItem {
 export interface MappingDetail extends MappingItem {
   /** How many versions the mapping has (all of them). */
   versionCount: number;
+  /** The newest source version (never HEAD) holding this mapping version; null for none. */
+  latestSourceVersion: string | null;
 }
 
 /**

@@ -26,7 +26,7 @@ export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from 
 import { mappingChecksums } from './checksum';
 import type { ConceptView } from './concept.service';
 import type { ServiceContext } from './context';
-import { conceptMappingsKey, createLoaders } from './loaders';
+import { conceptMappingsKey, createLoaders, holdingKey } from './loaders';
 import {
   negatable,
   pageOf,
@@ -491,11 +491,12 @@ export class MappingService {
 
   /** The detail of a mapping just read or written. */
   async detailOf(ctx: ServiceContext, view: MappingView): Promise<MappingDetail> {
-    const [ends, versionCount] = await Promise.all([
+    const [ends, versionCount, latestSourceVersion] = await Promise.all([
       this.resolveEnds(ctx, [view]),
       ctx.loaders.mappingVersionCounts.load(view.mapping.id),
+      ctx.loaders.latestSourceVersion.load(holdingKey(view.version)),
     ]);
-    return { view, ends: ends.get(view.version.id)!, versionCount };
+    return { view, ends: ends.get(view.version.id)!, versionCount, latestSourceVersion };
   }
 
   /**
@@ -634,7 +635,11 @@ export class MappingService {
     sourcesOf?: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
   ): Promise<Page<MappingItem>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    const slice = await this.repos.mappings.search(scope, searchOf(params), sort, windowOf(params));
+    const filter = searchOf(params);
+    const slice = await this.repos.mappings.search(scope, filter, sort, windowOf(params));
+    const facets = params.includeFacets
+      ? await this.repos.mappings.facets(scope, filter)
+      : undefined;
     const mappings = new Map(
       (
         await this.repos.mappings.findMappingsByIds([
@@ -650,7 +655,7 @@ export class MappingService {
       mapping: mappings.get(version.mappingId)!,
       version,
     }));
-    return pageOf(await this.items(ctx, views, params), slice.total, params);
+    return pageOf(await this.items(ctx, views, params), slice.total, params, facets);
   }
 
   /** A page's mappings as lists show them: ends resolved, version counts when verbose. */
@@ -995,6 +1000,21 @@ async function assertUnique(
   }
 }
 
+/** `fromConceptOwnerType`/`toConceptOwnerType` (spec core §4.4): `Organization` or `User`. */
+function ownerTypesOf(
+  params: ListParams,
+  name: string,
+): Array<'Organization' | 'User'> | undefined {
+  const values = params.filters[name];
+  if (!values?.length) return undefined;
+  return values.map((value) => {
+    const type = value.toLowerCase();
+    if (type === 'organization') return 'Organization';
+    if (type === 'user') return 'User';
+    throw AppError.field(name, 'Must be Organization or User.');
+  });
+}
+
 /** The mapping list filters of a request (spec core §4.4). */
 function searchOf(params: ListParams): MappingSearch {
   return {
@@ -1009,6 +1029,10 @@ function searchOf(params: ListParams): MappingSearch {
     conceptSource: params.filters.conceptSource,
     fromConceptSource: params.filters.fromConceptSource,
     toConceptSource: params.filters.toConceptSource,
+    fromConceptOwner: params.filters.fromConceptOwner,
+    toConceptOwner: params.filters.toConceptOwner,
+    fromConceptOwnerType: ownerTypesOf(params, 'fromConceptOwnerType'),
+    toConceptOwnerType: ownerTypesOf(params, 'toConceptOwnerType'),
     extras: params.extras,
     ids: params.filters.id,
   };

@@ -9,6 +9,7 @@ import {
 import { AppError } from '../errors';
 import {
   isUniqueViolation,
+  type ContainedVersion,
   type OwnerKey,
   type Repositories,
   type RepoSearch,
@@ -172,10 +173,7 @@ const versionCreateSchema = z.object({
     .string({ error: 'Must be a string.' })
     .trim()
     .min(1)
-    .refine(
-      (v) => !['head', 'latest'].includes(v.toLowerCase()),
-      'Must name a version, not HEAD or latest.',
-    )
+    .refine((v) => v.toLowerCase() !== 'latest', 'Must name a version, not latest.')
     .nullish(),
   externalId: shortText.optional(),
   extras: extras.optional(),
@@ -271,6 +269,7 @@ export class RepositoryService {
       customValidationSchema: params.filters.customValidationSchema,
       canonicalUrl: params.filters.canonicalUrl,
       contains: params.filters.contains,
+      containsVersions: containedVersionsOf(params.filters.contains ?? []),
       ownerType: ownerTypeOf(params.filters.ownerType),
       extras: params.extras,
       updatedSince: params.updatedSince,
@@ -595,13 +594,22 @@ export class RepositoryService {
           }
           await r.repos.deleteVersion(replacing.id);
         }
+        const newest = (await r.repos.newestVersion(repo.id))?.mnemonic ?? null;
+        // HEAD is the most recent version only before the first one is made (spec core §4.6:
+        // `previous_version` names the most recent version); that first one has none before it.
+        const named = data.previousVersion?.toUpperCase() === HEAD ? HEAD : data.previousVersion;
+        if (named === HEAD && newest !== null) {
+          throw AppError.field(
+            'previousVersion',
+            `HEAD is not the most recent version; '${newest}' is.`,
+          );
+        }
         const previous =
-          data.previousVersion ??
+          (named === HEAD ? null : named) ??
           (replacing ? replacing.previousVersion : null) ??
-          (await r.repos.newestVersion(repo.id))?.mnemonic ??
-          null;
-        if (data.previousVersion && !(await r.repos.findVersion(repo.id, data.previousVersion))) {
-          throw AppError.field('previousVersion', `There is no version '${data.previousVersion}'.`);
+          newest;
+        if (named && named !== HEAD && !(await r.repos.findVersion(repo.id, named))) {
+          throw AppError.field('previousVersion', `There is no version '${named}'.`);
         }
         const made = await r.repos.insertVersion({
           repositoryId: repo.id,
@@ -793,4 +801,22 @@ function versionTaken(repo: RepositoryEntity, id: string): AppError {
 /** A resolved repository view, told from a path naming one. */
 export function isRepoView(at: RepoRef | RepoView): at is RepoView {
   return 'repo' in at;
+}
+
+/** A concept or mapping version URL: `…/concepts/:code/:versionId/` (spec core §4.5). */
+const VERSION_URL = /\/(concepts|mappings)\/([^/]+)\/(\d{1,18})\/?$/;
+
+/** The concept and mapping versions that `contains` values name by their URLs. */
+function containedVersionsOf(values: string[]): ContainedVersion[] {
+  return values.flatMap((value) => {
+    const match = VERSION_URL.exec(value.trim());
+    if (!match) return [];
+    let code: string;
+    try {
+      code = decodeURIComponent(match[2]);
+    } catch {
+      return [];
+    }
+    return [{ resource: match[1] === 'concepts' ? 'c' : 'm', code, versionId: match[3] } as const];
+  });
 }

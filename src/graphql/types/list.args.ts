@@ -183,6 +183,30 @@ export class MappingListArgs extends ListArgs {
 
   @Field(() => [String], { nullable: true })
   toConceptSource?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: "Owners (org ids or usernames) of the from end's source.",
+  })
+  fromConceptOwner?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: "Owners (org ids or usernames) of the to end's source.",
+  })
+  toConceptOwner?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: "`Organization` or `User`: the kind of owner of the from end's source.",
+  })
+  fromConceptOwnerType?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: "`Organization` or `User`: the kind of owner of the to end's source.",
+  })
+  toConceptOwnerType?: string[];
 }
 
 export function mappingListParamsOf(args: MappingListArgs): ListParams {
@@ -195,5 +219,9 @@ export function mappingListParamsOf(args: MappingListArgs): ListParams {
     conceptSource: args.conceptSource,
     fromConceptSource: args.fromConceptSource,
     toConceptSource: args.toConceptSource,
+    fromConceptOwner: args.fromConceptOwner,
+    toConceptOwner: args.toConceptOwner,
+    fromConceptOwnerType: args.fromConceptOwnerType,
+    toConceptOwnerType: args.toConceptOwnerType,
   });
 }

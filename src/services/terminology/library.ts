@@ -173,13 +173,30 @@ export class TerminologyLibrary {
   }
 }
 
+/**
+ * Stored versions that are not released (drafts and HEAD): a version-less request passes them
+ * over while a released version of the same URL exists (spec ops §2.8, §9.1).
+ */
+const UNRELEASED_STORED = new WeakSet<TerminologyResource>();
+
+/** Marks stored versions (from `StoredTerminology`) that are not released. */
+export function markUnreleased<T extends TerminologyResource>(resources: T[]): T[] {
+  for (const resource of resources) {
+    if (resource.status === 'draft') UNRELEASED_STORED.add(resource);
+  }
+  return resources;
+}
+
 function pick<T extends TerminologyResource>(candidates: T[], version?: string): T | undefined {
   if (version !== undefined) {
     const exact = candidates.find((r) => r.version === version);
     if (exact) return exact;
     return latest(candidates.filter((r) => versionMatches(version, r.version)));
   }
-  return latest(candidates);
+  // The newest released version; a repository with none released is read at its newest one
+  // (HEAD when it has no other), so a working copy can be looked up too.
+  const released = candidates.filter((r) => !UNRELEASED_STORED.has(r));
+  return latest(released.length > 0 ? released : candidates);
 }
 
 export function latest<T extends TerminologyResource>(candidates: T[]): T | undefined {

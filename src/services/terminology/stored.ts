@@ -13,7 +13,7 @@ import type {
   PropertyDefinition,
   ValueSetResource,
 } from './fhir';
-import type { StoredTerminology } from './library';
+import { markUnreleased, type StoredTerminology } from './library';
 
 /**
  * OCL content as FHIR R4 resources (spec operations §2.8): a source version as a CodeSystem and a
@@ -420,24 +420,30 @@ export interface StoredReader {
 /**
  * Stored repositories for the terminology operations (`TerminologyLibrary`): by canonical URL (or
  * repository URL), every version other than HEAD, released or not (its `status` says which), and
- * HEAD (version `HEAD`) only for a repository without any other version. HEAD is left out
- * otherwise so that "the latest version" (library `latest`, by version order) is one a publisher
- * made, never the moving working copy.
+ * HEAD (version `HEAD`) only for a repository without any other version. A version-less request
+ * reads the newest released version (spec ops §2.8, §9.1; `markUnreleased`), else the newest
+ * made, never the moving working copy while another exists.
  */
 export class StoredContent implements StoredTerminology {
   constructor(private readonly reader: StoredReader) {}
 
   async codeSystems(url: string): Promise<CodeSystemResource[]> {
-    return (await this.reader.storedVersions('CodeSystem', url)) as CodeSystemResource[];
+    return markUnreleased(
+      (await this.reader.storedVersions('CodeSystem', url)) as CodeSystemResource[],
+    );
   }
 
   async valueSets(url: string): Promise<ValueSetResource[]> {
-    return (await this.reader.storedVersions('ValueSet', url)) as ValueSetResource[];
+    return markUnreleased(
+      (await this.reader.storedVersions('ValueSet', url)) as ValueSetResource[],
+    );
   }
 
   async conceptMaps(url: string): Promise<ConceptMapResource[]> {
     // The operations read groups only; R4's single identifier is put back in a list for them.
     const maps = (await this.reader.storedVersions('ConceptMap', url)) as StoredConceptMap[];
-    return maps.map(({ identifier, ...map }) => ({ ...map, identifier: [identifier] }));
+    return markUnreleased(
+      maps.map(({ identifier, ...map }) => ({ ...map, identifier: [identifier] })),
+    );
   }
 }

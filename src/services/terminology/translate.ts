@@ -54,6 +54,15 @@ export async function translate(
   library: TerminologyLibrary,
   input: TranslateInput,
 ): Promise<ParameterValue[]> {
+  // spec ops §4.7: `url`, `system` and `code` are mandatory. Without a map, R5's form (which
+  // the HL7 terminology tests use) searches every map from the system to a named target system.
+  if (!input.coding.code) throw TerminologyError.invalid('No code was given to translate', 'code');
+  if (!input.coding.system) {
+    throw TerminologyError.invalid('The code system (system) is required', 'system');
+  }
+  if (!input.url && !input.targetSystem) {
+    throw TerminologyError.invalid('The concept map (url) or a targetSystem is required', 'url');
+  }
   const maps: ConceptMapResource[] = [];
   if (input.url) {
     const { url, version } = splitCanonical(input.url);
@@ -70,7 +79,6 @@ export async function translate(
     maps.push(...library.localConceptMaps());
   }
   const { system, code } = input.coding;
-  if (!code) throw TerminologyError.invalid('No code was given to translate', 'code');
   const matches: ParameterValue[] = [];
   for (const map of maps) {
     for (const group of map.group ?? []) {
@@ -114,10 +122,16 @@ export async function translate(
     }
   }
   const out: ParameterValue[] = [...matches];
-  if (matches.length === 0) {
+  const subject = `'${system ?? ''}#${code}'${input.targetSystem ? ` to '${input.targetSystem}'` : ''}`;
+  // spec ops §4.7 answers `message` with every result; a search of every map by system (R5's
+  // form, without `url`) answers as tx.fhir.org does, with a message only when nothing matched.
+  if (matches.length === 0 || input.url) {
     out.push({
       name: 'message',
-      valueString: `No translations found for '${system ?? ''}#${code}'${input.targetSystem ? ` to '${input.targetSystem}'` : ''}`,
+      valueString:
+        matches.length === 0
+          ? `No translations found for ${subject}`
+          : `${matches.length} translation${matches.length === 1 ? '' : 's'} found for ${subject}`,
     });
   }
   out.push({ name: 'result', valueBoolean: matches.length > 0 });
