@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -45,19 +46,41 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   };
 }
 
-/** Migrations on a connection of their own, free of the request time limits (an index build may take minutes). */
+/** The advisory lock every process takes to migrate a database (any fixed number would do). */
+const MIGRATION_LOCK = 7_336_281_500;
+
+/**
+ * Migrations on a connection of their own, free of the request time limits (an index build may
+ * take minutes), one process at a time: processes started together on one database wait for the
+ * first one's migrations under a session advisory lock, then find nothing left to apply.
+ */
 async function migrate(url: string, log: Logger): Promise<void> {
-  const migrator = createDataSource(url, {
-    poolSize: 1,
-    statementTimeoutMs: 0,
-    idleInTransactionTimeoutMs: 0,
-  });
-  await migrator.initialize();
+  const lock = new Client({ connectionString: url });
+  await lock.connect();
   try {
-    const applied = await migrator.runMigrations({ transaction: 'each' });
-    if (applied.length > 0)
-      log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+    const free = await lock.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_lock($1) AS locked',
+      [MIGRATION_LOCK],
+    );
+    if (!free.rows[0].locked) {
+      log.info('waiting for another process to finish migrating');
+      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    }
+    const migrator = createDataSource(url, {
+      poolSize: 1,
+      statementTimeoutMs: 0,
+      idleInTransactionTimeoutMs: 0,
+    });
+    await migrator.initialize();
+    try {
+      const applied = await migrator.runMigrations({ transaction: 'each' });
+      if (applied.length > 0)
+        log.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+    } finally {
+      await migrator.destroy();
+    }
   } finally {
-    await migrator.destroy();
+    // Ending the session releases the lock.
+    await lock.end();
   }
 }

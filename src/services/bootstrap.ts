@@ -1,4 +1,4 @@
-import type { Repositories } from '../repositories';
+import { isUniqueViolation, type Repositories } from '../repositories';
 import { generatePassword, hashPassword } from './credentials';
 
 export const ADMIN_USERNAME = 'ocladmin';
@@ -23,15 +23,22 @@ export async function ensureAdmin(
     return { created: false };
   }
   const generatedPassword = adminPassword ? undefined : generatePassword();
-  await repos.users.insert({
-    username: ADMIN_USERNAME,
-    name: 'OCL Admin',
-    email: 'admin@localhost',
-    passwordHash: await hashPassword(adminPassword ?? (generatedPassword as string)),
-    isSuperuser: true,
-    verified: true,
-    createdBy: ADMIN_USERNAME,
-    updatedBy: ADMIN_USERNAME,
-  });
+  try {
+    await repos.users.insert({
+      username: ADMIN_USERNAME,
+      name: 'OCL Admin',
+      email: 'admin@localhost',
+      passwordHash: await hashPassword(adminPassword ?? (generatedPassword as string)),
+      isSuperuser: true,
+      verified: true,
+      createdBy: ADMIN_USERNAME,
+      updatedBy: ADMIN_USERNAME,
+    });
+  } catch (error) {
+    // A process started at the same time created it first: theirs is the account (and the
+    // generated password they print); ours then only applies ADMIN_PASSWORD, as on a later start.
+    if (!isUniqueViolation(error)) throw error;
+    return ensureAdmin(repos, adminPassword);
+  }
   return { created: true, generatedPassword };
 }
