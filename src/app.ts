@@ -50,6 +50,11 @@ const EXPOSED_HEADERS = [
 
 export interface App {
   express: Express;
+  /**
+   * The start of a drain: readiness answers 503 at once and every answer from now on closes its
+   * connection, so that load balancers and keep-alive clients move to other processes.
+   */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -84,9 +89,32 @@ export async function createApp(services: Services, config: Config, log: Logger)
       maxAge: 600,
     }),
   );
+  let draining = false;
+  // Answers not yet begun: a drain tells them to close their connections too.
+  const unanswered = new Set<express.Response>();
   app.use((_req, res, next) => {
     res.setHeader('X-OCL-API-VERSION', API_VERSION);
+    if (draining) res.setHeader('Connection', 'close');
+    else {
+      unanswered.add(res);
+      res.once('close', () => unanswered.delete(res));
+    }
     next();
+  });
+  // Probes for load balancers and orchestrators: alive while the process runs; ready while it
+  // is not draining and its database answers.
+  app.get('/livez/', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz/', (_req, res) => {
+    if (draining) {
+      res.status(503).json(errorBody(503, 'This process is stopping.'));
+      return;
+    }
+    services.ping().then(
+      () => res.json({ status: 'ok' }),
+      () => res.status(503).json(errorBody(503, 'The database does not answer.')),
+    );
   });
   app.use(negotiate);
   const jsonBody = express.json({
@@ -128,6 +156,13 @@ export async function createApp(services: Services, config: Config, log: Logger)
   });
   return {
     express: app,
+    drain: () => {
+      draining = true;
+      for (const res of unanswered) {
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+      }
+      unanswered.clear();
+    },
     close: async () => {
       await rateLimits.stop();
       try {

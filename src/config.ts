@@ -23,6 +23,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
   JOBS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
+  DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
   CASCADE_MAX_RESOURCES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
@@ -92,6 +93,8 @@ export interface Config {
   jobsWorkers: number;
   /** On shutdown, how long running tasks may take to finish before they are aborted. */
   jobsStopSeconds: number;
+  /** On shutdown, how long requests in flight may take before their connections are closed. */
+  drainSeconds: number;
   /** Finished tasks are deleted this many days after they finished; 0 keeps them. */
   tasksKeepDays: number;
   /** Whether the `OCL` org with OCL's lookup sources is created at start when missing. */
@@ -175,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     jobsWorkers: e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
+    drainSeconds: e.DRAIN_SECONDS,
     tasksKeepDays: e.TASKS_KEEP_DAYS,
     lookupSources: e.LOOKUP_SOURCES === 'on',
     services: {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/database';
-import { createLogger } from './logger';
+import { createLogger, type Logger } from './logger';
 import { limitHeapGrowth } from './heap';
 import { ADMIN_USERNAME, createMailer, Services } from './services';
 
@@ -45,9 +45,9 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
-    server.close();
-    server.closeIdleConnections();
+    log.info({ signal, drainSeconds: config.drainSeconds }, 'draining');
+    app.drain();
+    await drain(server, config.drainSeconds, log);
     await app.close();
     await db.close();
     log.info('stopped');
@@ -55,6 +55,28 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/**
+ * Stops accepting connections and lets requests in flight finish with their normal answers; a
+ * kept-alive connection is closed once its answer is sent (the answers of a draining app say
+ * `Connection: close`). After `seconds`, what is still open is closed. Resolves when every
+ * connection has ended, so that nothing still running loses its database.
+ */
+async function drain(server: Server, seconds: number, log: Logger): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  const deadline = setTimeout(() => {
+    log.warn('drain time is up: closing the connections still open');
+    server.closeAllConnections();
+  }, seconds * 1000);
+  server.closeIdleConnections();
+  try {
+    await closed;
+  } finally {
+    clearInterval(idle);
+    clearTimeout(deadline);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -34,6 +34,8 @@ export interface TestApp {
   admin: string;
   /** SQL statements sent so far by this app (reset it by assigning 0). */
   queries: { count: number };
+  /** What SIGTERM does to the app first (`App.drain`). */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function createTestApp(
     config,
     admin,
     queries,
+    drain: () => built.drain(),
     close: async () => {
       await built.close();
       await dataSource.destroy();
