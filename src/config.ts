@@ -11,6 +11,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   ADMIN_PASSWORD: z.string().min(8).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PROCESS_ROLE: z.enum(['server', 'worker']).default('server'),
   PUBLIC_URL: z.string().url().optional(),
   MAX_BODY_SIZE: z.string().default('5mb'),
   TRUST_PROXY: z
@@ -80,6 +81,11 @@ export interface Config {
   dataDir: string;
   adminPassword?: string;
   logLevel: (typeof LOG_LEVELS)[number];
+  /**
+   * `server`: the HTTP edges, and background tasks when `jobsWorkers` > 0; `worker`: background
+   * tasks only (at least one at a time), no HTTP listener.
+   */
+  role: 'server' | 'worker';
   /** Base of absolute links sent in mails (never taken from a Host header when set). */
   publicUrl?: string;
   maxBodySize: string;
@@ -169,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     adminPassword: e.ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
+    role: e.PROCESS_ROLE,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     maxBodySize: e.MAX_BODY_SIZE,
     trustProxy: /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY === 'true',
@@ -176,7 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
-    jobsWorkers: e.JOBS_WORKERS,
+    jobsWorkers: e.PROCESS_ROLE === 'worker' ? Math.max(e.JOBS_WORKERS, 1) : e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
     drainSeconds: e.DRAIN_SECONDS,
     tasksKeepDays: e.TASKS_KEEP_DAYS,

@@ -32,22 +32,37 @@ async function main(): Promise<void> {
     log.info('created the OCL org with the lookup sources (LOOKUP_SOURCES=off to skip)');
   }
 
+  // A worker builds the same app (the edges wire what tasks need, e.g. the export document's
+  // shape) but never listens.
   const app = await createApp(services, config, log);
-  const server: Server = app.express.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
-  log.info({ port, host: config.host, embeddedDatabase: db.embedded }, 'listening');
+  let server: Server | null = null;
+  if (config.role === 'worker') {
+    log.info(
+      { workers: config.jobsWorkers, embeddedDatabase: db.embedded },
+      'worker started (background tasks only, no HTTP listener)',
+    );
+  } else {
+    const listening = app.express.listen(config.port, config.host);
+    await new Promise<void>((resolve, reject) => {
+      listening.once('listening', resolve);
+      listening.once('error', reject);
+    });
+    server = listening;
+    const { port } = listening.address() as AddressInfo;
+    log.info({ port, host: config.host, embeddedDatabase: db.embedded }, 'listening');
+  }
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal, drainSeconds: config.drainSeconds }, 'draining');
-    app.drain();
-    await drain(server, config.drainSeconds, log);
+    if (server) {
+      log.info({ signal, drainSeconds: config.drainSeconds }, 'draining');
+      app.drain();
+      await drain(server, config.drainSeconds, log);
+    } else {
+      log.info({ signal, jobsStopSeconds: config.jobsStopSeconds }, 'stopping');
+    }
     await app.close();
     await db.close();
     log.info('stopped');

@@ -363,6 +363,8 @@ export class JobQueue {
     const task = new RunningTask(id, kind, actor, data.baseUrl, log, this.repos.tasks);
     entry.task = task;
     const handler = this.handlers.get(kind) as TaskHandler<unknown>;
+    const started = Date.now();
+    log.info({ by: actor.username }, 'task started');
     let outcome: { state: 'SUCCESS' | 'FAILURE'; resultJson: string | null; error: string | null };
     try {
       if (!runner)
@@ -384,6 +386,11 @@ export class JobQueue {
       progress: task.lastProgress(),
     });
     if (!recorded) log.warn({ state: outcome.state }, 'task outcome came after it was failed');
+    else
+      log.info(
+        { state: outcome.state, ms: Date.now() - started, error: outcome.error ?? undefined },
+        'task ended',
+      );
     if (outcome.state === 'SUCCESS') await boss.complete(kind, id);
     else await boss.fail(kind, id, { message: outcome.error });
   }

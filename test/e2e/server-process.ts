@@ -21,8 +21,8 @@ export function buildServer(name: string): string {
 }
 
 /**
- * The built server on the test database running background tasks (one worker), answered once its
- * job queue has started.
+ * The built server on the test database as a worker process (`PROCESS_ROLE=worker`: background
+ * tasks, one at a time, no HTTP listener), answered once its job queue has started.
  */
 export function startWorker(buildDir: string, dataDir: string): Promise<ChildProcess> {
   const started = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
@@ -32,10 +32,9 @@ export function startWorker(buildDir: string, dataDir: string): Promise<ChildPro
       NODE_ENV: 'production',
       DATABASE_URL: process.env.TEST_DATABASE_URL!,
       DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       ADMIN_PASSWORD,
+      PROCESS_ROLE: 'worker',
       JOBS_WORKERS: '1',
       RATE_LIMITS: 'off',
     },
@@ -87,6 +86,8 @@ export interface WorkerWorld {
   finish(): Promise<void>;
   /** Dates a task's heartbeat back five minutes: its process is then known to have stopped. */
   expireHeartbeat(taskId: string): Promise<void>;
+  /** What the worker started last has logged since its job queue started. */
+  output(): string;
 }
 
 export function workerWorld(name: string): WorkerWorld {
@@ -94,6 +95,7 @@ export function workerWorld(name: string): WorkerWorld {
   let buildDir: string | undefined;
   let dataDir: string | undefined;
   let child: ChildProcess | undefined;
+  let output = '';
   beforeAll(async () => {
     buildDir = buildServer(`${name}-e2e`);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
@@ -114,7 +116,14 @@ export function workerWorld(name: string): WorkerWorld {
     },
     start: async () => {
       child = await startWorker(buildDir!, dataDir!);
+      output = '';
+      const collect = (chunk: Buffer): void => {
+        output += chunk.toString();
+      };
+      child.stdout?.on('data', collect);
+      child.stderr?.on('data', collect);
     },
+    output: () => output,
     kill: async () => stop(child!),
     finish: async () => stop(child!, 'SIGTERM'),
     expireHeartbeat: async (taskId) => {

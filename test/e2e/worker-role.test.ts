@@ -1,0 +1,41 @@
+import request from 'supertest';
+import { createConcept, createSource, createVersion } from '../factories/content';
+import { sleep, workerWorld } from './server-process';
+
+/**
+ * Issue 24 part 4: process roles. An API process (`JOBS_WORKERS=0`) queues a task; a worker
+ * process (`PROCESS_ROLE=worker`: no HTTP listener) runs it, logging its start and end; the API
+ * shows its progress and outcome.
+ */
+const world = workerWorld('worker-role');
+
+test('a task queued by an API process is run by a worker process', async () => {
+  const { app } = world;
+  const source = await createSource(app);
+  await createConcept(app, source.url, source.owner, { id: 'A' });
+  // Queued here (this process runs no tasks); the worker takes it.
+  await createVersion(app, source.url, source.owner, 'v1');
+  const queued = await request(app.app).get(`${source.url}v1/export/`);
+  expect(queued.status).toBe(208);
+
+  await world.start();
+  let status = queued.status;
+  for (let i = 0; i < 100 && status === 208; i += 1) {
+    await sleep(200);
+    status = (await request(app.app).get(`${source.url}v1/export/`)).status;
+  }
+  expect(status).toBe(200);
+
+  const tasks = await request(app.app).get('/tasks/').set('Authorization', source.owner.auth);
+  expect(tasks.status).toBe(200);
+  const exportTask = (tasks.body as Array<{ task: string; state: string }>).find(
+    (task) => task.task === 'repository-export',
+  );
+  expect(exportTask?.state).toBe('SUCCESS');
+
+  const output = world.output();
+  expect(output).toContain('"msg":"task started"');
+  expect(output).toMatch(/"state":"SUCCESS".*"msg":"task ended"/);
+  expect(output).not.toContain('"msg":"listening"');
+  await world.finish();
+}, 120_000);
