@@ -207,6 +207,109 @@ describe('$clone into a source of the caller', () => {
   });
 });
 
+describe('what carol makes from the private source', () => {
+  it('a mapping of hers to S1 stores nothing of S1 but what she gave', async () => {
+    const mine = await createRepo(t, '/user', w.carol, { id: 'maps' });
+    const to = `${w.secret.url}concepts/${S1}/`;
+    const made = await request(t.app)
+      .post(`${mine.url}mappings/`)
+      .set('Authorization', w.carol.auth)
+      .send({ id: 'M', map_type: 'SAME-AS', from_concept_url: to, to_concept_url: to });
+    expect(leaked(made)).toEqual([]);
+    for (const who of ['alice', ...OUTSIDERS] as Who[]) {
+      const res = await get(`${mine.url}mappings/?verbose=true`, who).expect(200);
+      expect([who, leaked(res)]).toEqual([who, []]);
+    }
+  });
+
+  it('a collection of hers referencing S1 holds nothing of it for her or anyone', async () => {
+    const col = await createRepo(t, '/user', w.carol, { id: 'refs' }, 'collections');
+    const added = await request(t.app)
+      .put(`${col.url}references/`)
+      .set('Authorization', w.carol.auth)
+      .send({ data: { expressions: [`${w.secret.url}concepts/${S1}/`, `${w.secret.url}`] } });
+    expect(added.status).toBeLessThan(500);
+    expect(leaked(added)).toEqual([]);
+    await request(t.app)
+      .post(`${col.url}versions/`)
+      .set('Authorization', w.carol.auth)
+      .send({ id: 'v1', released: true })
+      .expect(201);
+    for (const who of OUTSIDERS) {
+      for (const path of [
+        `${col.url}concepts/?verbose=true`,
+        `${col.url}v1/concepts/?verbose=true`,
+        `${col.url}v1/summary/?verbose=true&distribution=concept_class,concepts_extras`,
+        `${col.url}references/`,
+        `${col.url}v1/expansions/`,
+      ]) {
+        const res = await get(path, who === 'carol' ? 'carol' : 'anonymous');
+        expect([path, res.status < 500, leaked(res)]).toEqual([path, true, []]);
+      }
+    }
+  });
+
+  it('her import into the private source reports nothing of it', async () => {
+    const line = {
+      type: 'Concept',
+      owner: w.org,
+      owner_type: 'Organization',
+      source: 'secret',
+      id: S1,
+      concept_class: 'Misc',
+      names: [{ name: 'Carol tries', locale: 'en', locale_preferred: true }],
+    };
+    const started = await request(t.app)
+      .post('/importers/bulk-import/?update_if_exists=true')
+      .set('Authorization', w.carol.auth)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(line));
+    expect(started.status).toBe(202);
+    let res = await get(`/importers/bulk-import/?task=${started.body.id}`, 'carol');
+    for (let i = 0; i < 300 && !['SUCCESS', 'FAILURE'].includes(res.body.state); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await get(`/importers/bulk-import/?task=${started.body.id}`, 'carol');
+    }
+    expect(['SUCCESS', 'FAILURE']).toContain(res.body.state);
+    expect(leaked(res)).toEqual([]);
+    const s1 = await get(`${w.secret.url}concepts/${S1}/`, 'alice').expect(200);
+    expect(s1.body.display_name).toBe(SECRET.name);
+  });
+});
+
+describe('lists with counts', () => {
+  it.each(OUTSIDERS)(
+    '%s: counts of the collection in lists leave out private members',
+    async (who) => {
+      const versions = await get(
+        `${w.pubcol.url}versions/?includeSummary=true&verbose=true`,
+        who,
+      ).expect(200);
+      const v1 = (versions.body as Array<{ id: string; summary?: Record<string, unknown> }>).find(
+        (v) => v.id === 'v1',
+      );
+      expect(v1?.summary).toMatchObject({ active_concepts: 1, active_mappings: 0 });
+      const listed = await get(
+        `/orgs/${w.org}/collections/?includeSummary=true&verbose=true`,
+        who,
+      ).expect(200);
+      const pubcol = (listed.body as Array<{ id: string; summary?: Record<string, unknown> }>).find(
+        (c) => c.id === 'pubcol',
+      );
+      // HEAD follows its references: S1 and P1, of which an outsider sees P1
+      expect(pubcol?.summary).toMatchObject({ active_concepts: 1 });
+      const expansions = await get(`${w.pubcol.url}v1/expansions/?includeSummary=true`, who).expect(
+        200,
+      );
+      expect(leaked(expansions)).toEqual([]);
+      expect((expansions.body as Array<{ summary: unknown }>)[0].summary).toMatchObject({
+        active_concepts: 1,
+        active_mappings: 0,
+      });
+    },
+  );
+});
+
 describe('bulk-import reports', () => {
   it('a report is read by the one who started it, nobody else', async () => {
     const line = {
@@ -298,8 +401,35 @@ describe('FHIR', () => {
     `${base()}/ConceptMap/open/version/v1`,
     `/fhir/ConceptMap/$translate?system=${encodeURIComponent(system())}&code=${S1}`,
     `${base()}/CodeSystem/open`,
+    `/fhir/CodeSystem?url=${encodeURIComponent(system())}`,
+    `/fhir/CodeSystem/$validate-code?url=${encodeURIComponent(system())}&code=${S1}`,
+    `/fhir/CodeSystem/$subsumes?system=${encodeURIComponent(system())}&codeA=${S1}&codeB=${S1}`,
+    `/fhir/ValueSet/$validate-code?url=${encodeURIComponent(canonical())}&code=${S1}&display=x`,
     `/fhir/CodeSystem/$lookup?system=${encodeURIComponent(system())}&code=${S1}`,
   ];
+
+  it.each(OUTSIDERS)(
+    '%s: a value set of its own naming the private system expands to nothing of it',
+    async (who) => {
+      const body = {
+        resourceType: 'Parameters',
+        parameter: [
+          {
+            name: 'valueSet',
+            resource: {
+              resourceType: 'ValueSet',
+              url: 'http://example.org/ValueSet/mine',
+              compose: { include: [{ system: system() }] },
+            },
+          },
+        ],
+      };
+      const mine = await post('/fhir/ValueSet/$expand', 'alice', body);
+      expect(mine.text).toContain(SECRET.name);
+      const res = await post('/fhir/ValueSet/$expand', who, body);
+      expect([res.status < 500, leaked(res), res.text.includes(S1)]).toEqual([true, [], false]);
+    },
+  );
 
   it('alice sees S1 in the value set and its expansion', async () => {
     for (const path of [

@@ -18,6 +18,9 @@ export const SECRET = {
   name: 'Quokkaphobic Nebulitis',
   description: 'secret-description-marker',
   extra: 'secret-extra-marker',
+  extraKey: 'quokkaextrakey',
+  /** The private source's name. */
+  sourceName: 'Clandestine Quokka Register',
   conceptClass: 'Quokkaclass',
   mapExtra: 'secret-map-extra-marker',
   /** The id of the private source's mapping. */
@@ -56,7 +59,7 @@ async function secretConcept(t: TestApp, source: string, by: TestUser): Promise<
     concept_class: SECRET.conceptClass,
     names: [{ name: SECRET.name, locale: 'en', locale_preferred: true }],
     descriptions: [{ description: SECRET.description, locale: 'en' }],
-    extras: { marker: SECRET.extra },
+    extras: { [SECRET.extraKey]: SECRET.extra },
   });
 }
 
@@ -66,6 +69,7 @@ export async function privacyWorld(t: TestApp): Promise<PrivacyWorld> {
   const org = (await createOrg(t, alice, { id: uniqueId('A') })).id;
   const secret = await createRepo(t, `/orgs/${org}`, alice, {
     id: 'secret',
+    name: SECRET.sourceName,
     public_access: 'None',
     canonical_url: `http://example.org/CodeSystem/${org}-secret`,
   });
