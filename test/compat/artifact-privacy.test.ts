@@ -520,6 +520,64 @@ describe('GraphQL', () => {
   });
 });
 
+describe('GraphQL terminology and events', () => {
+  const queries = (): Array<[string, Record<string, unknown>]> => {
+    const system = `http://example.org/CodeSystem/${w.org}-secret`;
+    const valueSet = `http://example.org/ValueSet/${w.org}-pubcol`;
+    const coding = { system, code: S1 };
+    return [
+      ['query($u: String!) { valueSet(url: $u) }', { u: valueSet }],
+      ['query($u: String!) { expandValueSet(url: $u, count: 100) }', { u: valueSet }],
+      ['query($u: String!) { codeSystem(url: $u) }', { u: system }],
+      [
+        'query($c: CodingInput!) { lookup(coding: $c) { display name designations { value } } }',
+        { c: coding },
+      ],
+      [
+        'query($c: CodingInput!, $u: String) { validateCode(coding: $c, url: $u) { result display message } }',
+        { c: coding, u: valueSet },
+      ],
+      [
+        'query($c: CodingInput!) { translate(coding: $c) { result matches { concept { code display } } } }',
+        { c: coding },
+      ],
+      [
+        'query($c: String!, $m: String!) { expansion(collection: $c, mnemonic: $m) { concepts(limit: 20) { items { id displayName extras } } } }',
+        { c: `${w.pubcol.url}v1/`, m: 'EXPANSION' },
+      ],
+      [
+        'query($r: [JSON!]!) { resolveReference(references: $r) { resolved result { id name } } }',
+        { r: [`${w.secret.url}concepts/${S1}/`, w.secret.url] },
+      ],
+      [
+        'query($u: String!) { repositorySummary(url: $u, verbose: true) { activeConcepts content } }',
+        { u: `${w.pubcol.url}v1/` },
+      ],
+      ['{ events(limit: 100) { items { referencedObject } } }', {}],
+    ];
+  };
+
+  it.each(OUTSIDERS)('%s reads none of the private source, after alice', async (who) => {
+    const e = await expansionOfV1();
+    const seenByAlice: number[] = [];
+    for (const [i, [query, variables]] of queries().entries()) {
+      const vars = JSON.parse(JSON.stringify(variables).replace('EXPANSION', e)) as Record<
+        string,
+        unknown
+      >;
+      const mine = await graphql('alice', query, vars);
+      expect([query, mine.status]).toEqual([query, 200]);
+      if (leaked(mine).length > 0) seenByAlice.push(i);
+      const res = await graphql(who, query, vars);
+      expect([query, leaked(res)]).toEqual([query, []]);
+    }
+    // the value set, its expansion, the lookup and validation, the collection's expansion
+    expect(seenByAlice).toEqual(expect.arrayContaining([0, 1, 3, 4, 6]));
+    const validated = await graphql(who, queries()[4][0], queries()[4][1]);
+    expect(validated.body.data?.validateCode?.result ?? false).toBe(false);
+  });
+});
+
 describe('the user-owned private source', () => {
   it.each(OUTSIDERS)('%s: nothing of it in searches or facets', async (who) => {
     await createUser(t);
