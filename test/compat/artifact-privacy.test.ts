@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestApp, createUser, type TestApp } from '../factories';
-import { createRepo, createSource } from '../factories/content';
+import { createConcept, createRepo, createSource } from '../factories/content';
 import {
   P1,
   S1,
@@ -186,6 +186,54 @@ describe('REST reads around the public source', () => {
     expect(leaked(res)).toEqual([]);
     for (const entry of res.body as Array<{ resolved: boolean }>)
       expect(entry.resolved).toBe(false);
+  });
+});
+
+describe('updatedSince sync pages', () => {
+  it('report the removal of a private member only to those who may see it', async () => {
+    const col = await createRepo(t, `/orgs/${w.org}`, w.alice, { id: 'pub2' }, 'collections');
+    const s1 = `${w.secret.url}concepts/${S1}/`;
+    const secretMapping = `${w.secret.url}mappings/${SECRET.mapping}/`;
+    // a member of the private source stays: removals are reported from member sources only
+    await createConcept(t, w.secret.url, w.alice, { id: 'STAYS' });
+    const stays = `${w.secret.url}concepts/STAYS/`;
+    await request(t.app)
+      .put(`${col.url}references/`)
+      .set('Authorization', w.alice.auth)
+      .send({ data: { expressions: [s1, secretMapping, stays, `${w.open.url}concepts/${P1}/`] } })
+      .expect(200);
+    await new Promise((r) => setTimeout(r, 50));
+    const since = new Date().toISOString();
+    await request(t.app)
+      .delete(`${col.url}references/`)
+      .set('Authorization', w.alice.auth)
+      .send({ expressions: [s1, secretMapping] })
+      .expect(204);
+    const query = `updatedSince=${since}&includeRetired=true&limit=0&verbose=true`;
+    const paths = [
+      `${col.url}?includeConcepts=true&includeMappings=true&${query}`,
+      `${col.url}concepts/?${query}`,
+      `${col.url}mappings/?${query}`,
+    ];
+    for (const path of paths) {
+      const mine = await get(path, 'alice').expect(200);
+      expect([path, mine.text.includes(S1) || mine.text.includes(SECRET.mapping)]).toEqual([
+        path,
+        true,
+      ]);
+    }
+    const gq = `query($url: String!, $since: DateTimeISO) { collection(url: $url) {
+      concepts(updatedSince: $since, includeRetired: true, limit: 20) { items { id displayName retired } }
+      mappings(updatedSince: $since, includeRetired: true, limit: 20) { items { id retired } } } }`;
+    for (const who of OUTSIDERS) {
+      for (const path of paths) {
+        const res = await get(path, who).expect(200);
+        expect([path, leaked(res), res.text.includes(S1)]).toEqual([path, [], false]);
+      }
+      const res = await graphql(who, gq, { url: col.url, since });
+      expect(res.body.errors).toBeUndefined();
+      expect([leaked(res), res.text.includes(S1)]).toEqual([[], false]);
+    }
   });
 });
 
