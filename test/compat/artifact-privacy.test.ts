@@ -449,6 +449,9 @@ describe('FHIR', () => {
     `${base()}/ConceptMap/open/version/v1`,
     `/fhir/ConceptMap/$translate?system=${encodeURIComponent(system())}&code=${S1}`,
     `${base()}/CodeSystem/open`,
+    `/fhir/ConceptMap/$translate?system=${encodeURIComponent(`http://example.org/CodeSystem/${w.org}-open`)}&code=${P1}&reverse=true`,
+    `/fhir/ConceptMap/$translate?system=${encodeURIComponent(`http://example.org/CodeSystem/${w.org}-open`)}&code=${P1}`,
+    `/fhir/CodeSystem/$lookup?system=${encodeURIComponent(`http://example.org/CodeSystem/${w.org}-open`)}&code=${P1}&property=*`,
     `/fhir/CodeSystem?url=${encodeURIComponent(system())}`,
     `/fhir/CodeSystem/$validate-code?url=${encodeURIComponent(system())}&code=${S1}`,
     `/fhir/CodeSystem/$subsumes?system=${encodeURIComponent(system())}&codeA=${S1}&codeB=${S1}`,
@@ -602,6 +605,18 @@ describe('GraphQL terminology and events', () => {
         { u: `${w.pubcol.url}v1/` },
       ],
       ['{ events(limit: 100) { items { referencedObject } } }', {}],
+      [
+        'query($u: String!) { mapping(url: $u) { toConcept { id displayName names { name } extras } to { conceptNameResolved } } }',
+        { u: `${w.open.url}mappings/OPENMAP/` },
+      ],
+      [
+        'query($c: CodingInput!) { translate(coding: $c, reverse: true) { result matches { concept { code display } } } }',
+        { c: { system: `http://example.org/CodeSystem/${w.org}-open`, code: P1 } },
+      ],
+      [
+        'query($u: String!) { concept(url: $u) { inverseMappings { id fromConcept { displayName } from { conceptNameResolved } } } }',
+        { u: `${w.open.url}concepts/${P1}/` },
+      ],
     ];
   };
 

@@ -73,7 +73,10 @@ export async function privacyWorld(t: TestApp): Promise<PrivacyWorld> {
     public_access: 'None',
     canonical_url: `http://example.org/CodeSystem/${org}-secret`,
   });
-  const open = await createRepo(t, `/orgs/${org}`, alice, { id: 'open' });
+  const open = await createRepo(t, `/orgs/${org}`, alice, {
+    id: 'open',
+    canonical_url: `http://example.org/CodeSystem/${org}-open`,
+  });
   await secretConcept(t, secret.url, alice);
   await createConcept(t, open.url, alice, {
     id: P1,
