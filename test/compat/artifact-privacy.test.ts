@@ -419,6 +419,21 @@ describe('events', () => {
     expect(hers.text).toContain(later.url);
   });
 
+  it('an org made private takes the events about it and its repositories with it', async () => {
+    const b = await createSource(t, { id: 'inb' }, { owner: w.alice });
+    const before = await get('/events/?limit=100', 'anonymous').expect(200);
+    expect(before.text).toContain(b.url);
+    await request(t.app)
+      .post(`/orgs/${b.org}/`)
+      .set('Authorization', w.alice.auth)
+      .send({ public_access: 'None' })
+      .expect(200);
+    for (const who of OUTSIDERS) {
+      const res = await get('/events/?limit=100', who).expect(200);
+      expect([who, res.text.includes(`/orgs/${b.org}/`)]).toEqual([who, false]);
+    }
+  });
+
   it('events about the private source reach only those who may see it', async () => {
     for (const who of OUTSIDERS) {
       for (const path of [
