@@ -106,6 +106,27 @@ describe('REST reads of the public collection', () => {
     }
   });
 
+  it.each(OUTSIDERS)(
+    '%s: references show what they name, nothing they resolved to',
+    async (who) => {
+      const refs = await get(`${w.pubcol.url}v1/references/?verbose=true`, 'alice').expect(200);
+      const ids = (refs.body as Array<{ id: string }>).map((r) => r.id);
+      expect(ids).toHaveLength(3);
+      for (const path of [
+        `${w.pubcol.url}v1/references/?verbose=true`,
+        `${w.pubcol.url}references/?verbose=true`,
+        ...ids.map((id) => `${w.pubcol.url}v1/references/${id}/?verbose=true`),
+        ...ids.map((id) => `${w.pubcol.url}references/${id}/`),
+      ]) {
+        await get(path, 'alice');
+        const res = await get(path, who);
+        // an expression names the mapping by its id, as it names S1 by its code
+        const shown = leaked(res).filter((s) => s !== SECRET.mapping);
+        expect([path, res.status, shown]).toEqual([path, 200, []]);
+      }
+    },
+  );
+
   it.each(OUTSIDERS)('%s: a private member reads as an absent one', async (who) => {
     for (const [resource, id] of [
       ['concepts', S1],
