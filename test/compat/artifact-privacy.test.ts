@@ -80,6 +80,8 @@ describe('REST reads of the public collection', () => {
     `${w.pubcol.url}summary/?verbose=true&distribution=concept_class,name_locale,concepts_extras,map_type`,
     `${w.pubcol.url}v1/concepts/${P1}/$cascade/?cascadeMappings=true&includeMappings=true`,
     `${w.pubcol.url}v1/concepts/${P1}/$cascade/?view=hierarchy&cascadeMappings=true`,
+    `${w.pubcol.url}v1/concepts/${S1}/$cascade/?cascadeMappings=true&includeMappings=true`,
+    `${w.secret.url}concepts/${S1}/$cascade/`,
   ];
 
   it('alice sees S1 and the secret mapping in the expansion, the member pages and a sync page', async () => {
