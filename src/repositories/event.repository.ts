@@ -40,6 +40,14 @@ export interface EventScope {
   types?: string[];
 }
 
+/**
+ * An event is public while it was public when it happened and what it is about still is: a
+ * repository or org made private since takes its past events with it.
+ */
+const STILL_PUBLIC = `(e.public
+  AND NOT EXISTS (SELECT 1 FROM repositories er WHERE er.id = e.repository_id AND er.public_access = 'None')
+  AND NOT EXISTS (SELECT 1 FROM organizations eo WHERE eo.id = e.org_id AND eo.public_access = 'None'))`;
+
 export class EventRepository {
   constructor(private readonly em: EntityManager) {}
 
@@ -89,7 +97,7 @@ export class EventRepository {
     if (scope.types) where.push(`e.event_type = ANY(${add(scope.types)}::text[])`);
     if (!viewer.superuser) {
       const me = add(viewer.userId ?? '0');
-      where.push(`(e.public OR e.actor_id = ${me}::bigint OR e.owner_user_id = ${me}::bigint
+      where.push(`(${STILL_PUBLIC} OR e.actor_id = ${me}::bigint OR e.owner_user_id = ${me}::bigint
         OR EXISTS (SELECT 1 FROM org_memberships vm WHERE vm.org_id = e.org_id AND vm.user_id = ${me}::bigint))`);
     }
     const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
@@ -100,7 +108,7 @@ export class EventRepository {
     const limit = window.limit === 0 ? 'ALL' : add(window.limit);
     const rows = await this.em.query<EventRow[]>(
       `SELECT e.id::text AS id, e.event_type, e.object_url, e.object, e.referenced_object_url,
-         e.referenced_object, e.public, e.created_at, u.username AS actor_username, u.name AS actor_name
+         e.referenced_object, ${STILL_PUBLIC} AS public, e.created_at, u.username AS actor_username, u.name AS actor_name
        FROM events e LEFT JOIN users u ON u.id = e.actor_id
        ${filter} ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit} OFFSET ${add(window.offset)}`,
       params,
