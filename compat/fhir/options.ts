@@ -114,13 +114,12 @@ function composeProblem(compose: unknown): string | undefined {
         if (c[field] !== undefined && typeof c[field] !== 'string')
           return `${at}.${field} must be a string`;
       }
+      // Only the types: what is missing is the engine's to report, in its own words.
+      const strings = (item: unknown, fields: string[]): boolean =>
+        isObject(item) && fields.every((f) => item[f] === undefined || typeof item[f] === 'string');
       const lists: Array<[string, (item: unknown) => boolean]> = [
-        ['concept', (item) => isObject(item) && typeof item.code === 'string'],
-        [
-          'filter',
-          (item) =>
-            isObject(item) && ['property', 'op', 'value'].every((f) => typeof item[f] === 'string'),
-        ],
+        ['concept', (item) => strings(item, ['code', 'display'])],
+        ['filter', (item) => strings(item, ['property', 'op', 'value'])],
         ['valueSet', (item) => typeof item === 'string'],
       ];
       for (const [field, valid] of lists) {

@@ -20,7 +20,7 @@ describe('an inline value set of the wrong shape is a 400 OperationOutcome, not 
     ['an include of a number', { include: [5] }],
     ['a system of a number', { include: [{ system: 5 }] }],
     ['concept of a string', { include: [{ system: 'http://x', concept: 'x' }] }],
-    ['a concept without a code', { include: [{ system: 'http://x', concept: [{}] }] }],
+    ['a code of a number', { include: [{ system: 'http://x', concept: [{ code: 5 }] }] }],
     ['a filter of numbers', { exclude: [{ system: 'http://x', filter: [{ property: 1 }] }] }],
     ['valueSet of objects', { include: [{ valueSet: [{}] }] }],
   ])('%s', async (_label, compose) => {
@@ -36,6 +36,25 @@ describe('an inline value set of the wrong shape is a 400 OperationOutcome, not 
     expect(res.status).toBe(400);
     expect(res.body.resourceType).toBe('OperationOutcome');
     expect(JSON.stringify(res.body.issue)).toMatch(/valueSet\.compose/);
+  });
+
+  it.each([
+    ['a concept without a code', { include: [{ system: 'http://x', concept: [{}] }] }],
+    [
+      'a filter without a value',
+      { include: [{ system: 'http://x', filter: [{ property: 'a' }] }] },
+    ],
+  ])('%s is left to the engine, still below 500', async (_label, compose) => {
+    const res = await request(t.app)
+      .post('/fhir/ValueSet/$expand')
+      .set('Content-Type', 'application/fhir+json')
+      .send(
+        JSON.stringify({
+          resourceType: 'Parameters',
+          parameter: [{ name: 'valueSet', resource: { resourceType: 'ValueSet', compose } }],
+        }),
+      );
+    expect(res.status).toBeLessThan(500);
   });
 
   it('a well-formed one still expands', async () => {
