@@ -25,9 +25,15 @@ export function bulkImportRouter(services: Services): Router {
   const body: RequestHandler = (req, res, next) => {
     if (!req.is('multipart/form-data')) return raw(req, res, next);
     upload.single('file')(req, res, (error: unknown) => {
-      if (!(error instanceof multer.MulterError)) return next(error);
-      const status = error.code === 'LIMIT_FILE_SIZE' ? 413 : 400;
-      next(Object.assign(new Error(`The upload was refused: ${error.message}.`), { status }));
+      if (!error) return next();
+      // The multipart parser's own errors (no boundary, a truncated body) are the client's too.
+      const tooLarge = error instanceof multer.MulterError && error.code === 'LIMIT_FILE_SIZE';
+      const message = error instanceof Error ? error.message : 'unreadable';
+      next(
+        Object.assign(new Error(`The upload was refused: ${message}.`), {
+          status: tooLarge ? 413 : 400,
+        }),
+      );
     });
   };
 

@@ -42,6 +42,9 @@ export interface MatchRowResult {
 
 const text = z.union([z.string(), z.number()]).transform((v) => String(v));
 
+/** The longest text a row field matches by: longer is no term (and overflows a tsvector). */
+const MAX_ROW_TEXT = 10_000;
+
 const mapConfigSchema = z
   .object({
     type: z.enum(['mapping-code', 'mapping-list']),
@@ -308,6 +311,8 @@ function queryOf(
     const parsed = text.safeParse(value);
     if (!parsed.success)
       throw AppError.field(`rows[${index}].${name}`, 'Must be a string or a number.');
+    if (parsed.data.length > MAX_ROW_TEXT)
+      throw AppError.field(`rows[${index}].${name}`, `At most ${MAX_ROW_TEXT} characters.`);
     return parsed.data.trim() || null;
   };
   for (const name of [...ROW_TEXT, ...ROW_CODES]) field(name);
@@ -320,6 +325,8 @@ function queryOf(
         : [synonyms];
   if (synonymList.some((s) => typeof s !== 'string' && typeof s !== 'number'))
     throw AppError.field(`rows[${index}].synonyms`, 'Must be a string or a list of strings.');
+  if (synonymList.some((s) => String(s).length > MAX_ROW_TEXT))
+    throw AppError.field(`rows[${index}].synonyms`, `At most ${MAX_ROW_TEXT} characters each.`);
   const fold = (value: string | null): string | null =>
     value === null ? null : foldedWords(value).join(' ') || null;
   const name = fold(field('name'));

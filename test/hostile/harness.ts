@@ -379,6 +379,36 @@ export async function buildTenant(t: TestApp, marker: string): Promise<Tenant> {
   return tenant;
 }
 
+/** A `multipart/form-data` body: text fields, and a file part when given. */
+export function multipart(
+  fields: Record<string, string>,
+  file?: { name: string; contentType: string; data: string | Buffer },
+): { contentType: string; data: Buffer } {
+  const boundary = 'hostileBoundary7MA4YWxkTrZu0gW';
+  const parts: Buffer[] = Object.entries(fields).map(([name, value]) =>
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    ),
+  );
+  if (file) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\n` +
+          `Content-Type: ${file.contentType}\r\n\r\n`,
+      ),
+      Buffer.isBuffer(file.data) ? file.data : Buffer.from(file.data),
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { contentType: `multipart/form-data; boundary=${boundary}`, data: Buffer.concat(parts) };
+}
+
+/** A FHIR resource as FHIR clients send it (`application/fhir+json`). */
+export function fhirJson(resource: unknown): { contentType: string; data: string } {
+  return { contentType: 'application/fhir+json', data: JSON.stringify(resource) ?? 'null' };
+}
+
 /** Waits until the tenant's background tasks are done (they write after their request ends). */
 export async function settleTasks(t: TestApp, tenant: Tenant): Promise<void> {
   const users = [tenant.owner.username, tenant.victim.username];
@@ -430,7 +460,19 @@ export async function fingerprint(t: TestApp, tenant: Tenant): Promise<Record<st
        'url_registry_entries',
        'owner_org_id IN (SELECT id FROM o) OR owner_user_id IN (SELECT id FROM u)',
      )}
-     UNION ALL SELECT 'tasks', ${hash('tasks', 'created_by = ANY($1)')}`,
+     UNION ALL SELECT 'tasks', ${hash('tasks', 'created_by = ANY($1)')}
+     UNION ALL SELECT 'bulk_imports', ${hash('bulk_imports', 'created_by = ANY($1)')}
+     UNION ALL SELECT 'events', ${hash(
+       'events',
+       'actor_id IN (SELECT id FROM u) OR org_id IN (SELECT id FROM o) OR repository_id IN (SELECT id FROM r)',
+     )}
+     UNION ALL SELECT 'pins', ${hash('pins', 'user_id IN (SELECT id FROM u) OR org_id IN (SELECT id FROM o)')}
+     UNION ALL SELECT 'follows', ${hash('follows', 'follower_id IN (SELECT id FROM u)')}
+     UNION ALL SELECT 'user_identities', ${hash('user_identities', 'user_id IN (SELECT id FROM u)')}
+     UNION ALL SELECT 'repository_exports', ${hash(
+       'repository_exports',
+       'version_id IN (SELECT id FROM repository_versions WHERE repository_id IN (SELECT id FROM r))',
+     )}`,
     [usernames, tenant.marker, [tenant.org, tenant.victimOrg]],
   );
   return Object.fromEntries(rows.map((r) => [r.name, r.hash]));
