@@ -1,10 +1,18 @@
 import { LRUCache } from 'lru-cache';
-import { HEAD, type MappingVersionEntity, type RepositoryKind } from '../db/entities';
+import {
+  HEAD,
+  type ConceptEntity,
+  type ConceptVersionEntity,
+  type MappingEntity,
+  type MappingVersionEntity,
+  type RepositoryKind,
+} from '../db/entities';
 import { AppError } from '../errors';
 import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../repositories';
 import { requireUser, viewerOf } from './access';
 import type { CollectionService, ReadableMembers } from './collection.service';
-import { conceptContentOf, type ConceptService } from './concept.service';
+import { batchesOfSize, counter } from './bulk-import.service';
+import { conceptContentOf, type ConceptContent, type ConceptService } from './concept.service';
 import {
   byCode,
   conceptContentFrom,
@@ -17,7 +25,12 @@ import {
 } from './fhir-content';
 import type { ServiceContext } from './context';
 import { defaultListParams } from './list';
-import { mappingContentOf, type MappingContent, type MappingService } from './mapping.service';
+import {
+  mappingContentOf,
+  mappingVersionRow,
+  type MappingContent,
+  type MappingService,
+} from './mapping.service';
 import type { MappingItem } from './mapping-views';
 import { mayViewRepo, type Owner, type RepoView } from './paths';
 import { RenderedCache } from './rendered-cache';
@@ -502,7 +515,9 @@ export class FhirResourceService {
   /**
    * Makes a source's HEAD hold the concepts of a CodeSystem: new codes created, changed ones a
    * new version (unchanged ones untouched), and — when the body lists every concept — those it
-   * leaves out retired. One change number for all of it.
+   * leaves out retired. One change number for all of it, written set-based as a bulk import
+   * writes its batches (issue 23: row by row, a 5,000-concept create held its connection and
+   * the owner's row for tens of seconds).
    */
   private async syncConcepts(
     r: Repositories,
@@ -512,42 +527,77 @@ export class FhirResourceService {
     complete: boolean,
     username: string,
   ): Promise<void> {
-    let seq: string | null = null;
-    const change = async () => (seq ??= await r.repos.nextChange(source.repo.id));
     const current = byCode(await r.concepts.currentOfRepository(source.repo.id));
+    const row = (
+      found: ConceptVersionEntity,
+      content: ConceptContent,
+      comment: string | null,
+    ): Partial<ConceptVersionEntity> | null => {
+      const object = { id: found.conceptId, mnemonic: found.mnemonic } as ConceptEntity;
+      const next = this.concepts.versionRow(source, object, content, '', username, comment);
+      return next.checksumStandard === found.checksumStandard ? null : next;
+    };
+    const fresh: Array<{ code: string; content: ConceptContent }> = [];
+    const changed: Array<[string, Partial<ConceptVersionEntity>]> = [];
     for (const concept of concepts) {
       const found = current.get(concept.code);
       if (!found) {
-        const content = conceptContentFrom(concept, language, null);
-        await this.concepts.insertIn(r, source, await change(), content, {
-          id: concept.code,
-          username,
-          comment: null,
-        });
+        fresh.push({ code: concept.code, content: conceptContentFrom(concept, language, null) });
         continue;
       }
-      const content = conceptContentFrom(concept, language, conceptContentOf(found));
-      await this.concepts.reviseIn(r, source, found, content, seq ?? (await change()), {
-        username,
-        comment: null,
-      });
+      const next = row(found, conceptContentFrom(concept, language, conceptContentOf(found)), null);
+      if (next) changed.push([found.conceptId, next]);
     }
-    if (!complete) return;
-    const listed = new Set(concepts.map((c) => c.code));
-    for (const [code, found] of current) {
-      if (listed.has(code) || found.retired) continue;
-      const content = { ...conceptContentOf(found), retired: true };
-      await this.concepts.reviseIn(r, source, found, content, await change(), {
-        username,
-        comment: 'Concept was retired',
-      });
+    if (complete) {
+      const listed = new Set(concepts.map((c) => c.code));
+      for (const [code, found] of current) {
+        if (listed.has(code) || found.retired) continue;
+        const next = row(
+          found,
+          { ...conceptContentOf(found), retired: true },
+          'Concept was retired',
+        );
+        if (next) changed.push([found.conceptId, next]);
+      }
     }
+    if (fresh.length === 0 && changed.length === 0) return;
+    const seq = await r.repos.nextChange(source.repo.id);
+    const settings = source.repo.settings;
+    const nextExternal = await counter(
+      settings.autoidConceptExternalId,
+      settings.autoidConceptExternalIdStartFrom,
+      fresh.some((f) => f.content.externalId === null),
+      (from) => r.concepts.nextNumericId(source.repo.id, 'external_id', from),
+    );
+    const versions: Array<Partial<ConceptVersionEntity>> = changed.map(([, next]) =>
+      Object.assign(next, { validFromSeq: seq }),
+    );
+    for (const batch of batchesOfSize(fresh)) {
+      const ids = await r.concepts.insertConcepts(
+        batch.map((f) => ({ repositoryId: source.repo.id, mnemonic: f.code, createdBy: username })),
+      );
+      for (const { code, content } of batch) {
+        const object = { id: ids.get(code)!, mnemonic: code } as ConceptEntity;
+        const withId =
+          content.externalId === null && nextExternal
+            ? { ...content, externalId: nextExternal() }
+            : content;
+        versions.push(this.concepts.versionRow(source, object, withId, seq, username, null));
+      }
+    }
+    for (const batch of batchesOfSize(changed)) {
+      await r.concepts.endCurrentOf(
+        batch.map(([id]) => id),
+        seq,
+      );
+    }
+    for (const batch of batchesOfSize(versions)) await r.concepts.insertVersions(batch);
   }
 
   /**
    * Makes a source's HEAD hold the mappings of a ConceptMap: each found by map type and ends
    * (spec core §2.7) is kept (a new version when its names changed, reactivated when retired),
-   * the others created; those the body leaves out are retired.
+   * the others created; those the body leaves out are retired. Set-based, as `syncConcepts`.
    */
   private async syncMappings(
     r: Repositories,
@@ -555,8 +605,6 @@ export class FhirResourceService {
     contents: MappingContent[],
     username: string,
   ): Promise<void> {
-    let seq: string | null = null;
-    const change = async () => (seq ??= await r.repos.nextChange(source.repo.id));
     const keyOf = (c: MappingContent) =>
       mappingKey({
         mapType: c.mapType,
@@ -565,44 +613,100 @@ export class FhirResourceService {
         toSourceUrl: c.to.sourceUrl,
         toConceptCode: c.to.code,
       });
+    const listed = new Set<string>();
+    for (const content of contents) {
+      const key = keyOf(content);
+      // spec core §2.7: one mapping per map type and ends, in the body as in the source.
+      if (listed.has(key)) {
+        throw AppError.invalid(
+          `Two mappings of the ConceptMap map the same ends with map type '${content.mapType}'; map_type, from concept, to source and to concept code must be unique.`,
+        );
+      }
+      listed.add(key);
+    }
     const current = new Map<string, MappingVersionEntity>();
     for (const version of await r.mappings.currentOfRepository(source.repo.id)) {
       const key = keyOf(mappingContentOf(version));
       // Of two with the same key (one retired), the current one speaks for both.
       if (!current.has(key) || current.get(key)!.retired) current.set(key, version);
     }
-    const listed = new Set<string>();
-    // Retirements first: a mapping the body replaces frees its ends for the new one.
-    for (const content of contents) listed.add(keyOf(content));
+    const row = (
+      found: MappingVersionEntity,
+      content: MappingContent,
+      comment: string | null,
+    ): Partial<MappingVersionEntity> | null => {
+      const object = { id: found.mappingId, mnemonic: found.mnemonic } as MappingEntity;
+      const next = mappingVersionRow(source, object, content, '', username, comment);
+      return next.checksumStandard === found.checksumStandard ? null : next;
+    };
+    const changed: Array<[string, Partial<MappingVersionEntity>]> = [];
     for (const [key, found] of current) {
       if (listed.has(key) || found.retired) continue;
-      const content = { ...mappingContentOf(found), retired: true };
-      await this.mappings.reviseIn(r, source, found, content, await change(), {
-        username,
-        comment: 'Mapping was retired',
-      });
+      const next = row(found, { ...mappingContentOf(found), retired: true }, 'Mapping was retired');
+      if (next) changed.push([found.mappingId, next]);
     }
+    const fresh: MappingContent[] = [];
     for (const content of contents) {
       const found = current.get(keyOf(content));
       if (!found) {
-        await this.mappings.insertIn(r, source, await change(), content, {
-          username,
-          comment: null,
-        });
+        fresh.push(content);
         continue;
       }
       const kept = mappingContentOf(found);
-      const next: MappingContent = {
-        ...kept,
-        from: { ...content.from, name: content.from.name ?? kept.from.name },
-        to: { ...content.to, name: content.to.name ?? kept.to.name },
-        retired: false,
-      };
-      await this.mappings.reviseIn(r, source, found, next, seq ?? (await change()), {
-        username,
-        comment: null,
-      });
+      const next = row(
+        found,
+        {
+          ...kept,
+          from: { ...content.from, name: content.from.name ?? kept.from.name },
+          to: { ...content.to, name: content.to.name ?? kept.to.name },
+          retired: false,
+        },
+        null,
+      );
+      if (next) changed.push([found.mappingId, next]);
     }
+    if (fresh.length === 0 && changed.length === 0) return;
+    const seq = await r.repos.nextChange(source.repo.id);
+    const settings = source.repo.settings;
+    // Without an id, the source's scheme assigns one; sequential numbers by default.
+    const nextId = (await counter(
+      settings.autoidMappingMnemonic ?? 'sequential',
+      settings.autoidMappingMnemonicStartFrom,
+      fresh.length > 0,
+      (from) => r.mappings.nextNumericId(source.repo.id, from),
+    ))!;
+    const nextExternal = await counter(
+      settings.autoidMappingExternalId,
+      settings.autoidMappingExternalIdStartFrom,
+      fresh.some((c) => c.externalId === null),
+      (from) => r.mappings.nextNumericId(source.repo.id, from, 'external_id'),
+    );
+    const versions: Array<Partial<MappingVersionEntity>> = changed.map(([, next]) =>
+      Object.assign(next, { validFromSeq: seq }),
+    );
+    for (const batch of batchesOfSize(fresh)) {
+      const named = batch.map((content) => ({
+        id: nextId(),
+        content:
+          content.externalId === null && nextExternal
+            ? { ...content, externalId: nextExternal() }
+            : content,
+      }));
+      const ids = await r.mappings.insertMappings(
+        named.map((m) => ({ repositoryId: source.repo.id, mnemonic: m.id, createdBy: username })),
+      );
+      for (const { id, content } of named) {
+        const object = { id: ids.get(id)!, mnemonic: id } as MappingEntity;
+        versions.push(mappingVersionRow(source, object, content, seq, username, null));
+      }
+    }
+    for (const batch of batchesOfSize(changed)) {
+      await r.mappings.endCurrentOf(
+        batch.map(([id]) => id),
+        seq,
+      );
+    }
+    for (const batch of batchesOfSize(versions)) await r.mappings.insertVersions(batch);
   }
 
   // ------------------------------------------------------------------------------------------
