@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import {
   HEAD,
@@ -9,6 +10,7 @@ import {
 } from '../db/entities';
 import { AppError } from '../errors';
 import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../repositories';
+import type { TaskView } from '../jobs';
 import { requireUser, viewerOf } from './access';
 import type { CollectionService, ReadableMembers } from './collection.service';
 import { batchesOfSize, counter } from './bulk-import.service';
@@ -34,6 +36,7 @@ import {
 import type { MappingItem } from './mapping-views';
 import { mayViewRepo, type Owner, type RepoView } from './paths';
 import { RenderedCache } from './rendered-cache';
+import type { TaskService } from './task.service';
 import { refOf, type RepositoryService } from './repository.service';
 import type { StoredTerminology } from './terminology/library';
 import { isObject, type CodeSystemResource, type ValueSetResource } from './terminology/fhir';
@@ -62,6 +65,31 @@ export const CONTENT_PAGE_SIZE = 100;
 /** Entries of a search page: `_count` by default, and the most it may ask. */
 export const DEFAULT_ENTRIES = 100;
 export const MAX_ENTRIES = 1000;
+
+/**
+ * Content items (concepts, mappings, value set references) above which a FHIR write runs as a
+ * background task (202 and the task) rather than in its request (issue 23: bounded work per
+ * request; tasks run at most `JOBS_WORKERS` at a time, so large writes cannot take every
+ * connection).
+ */
+export const FHIR_TASK_THRESHOLD = 1000;
+
+export const FHIR_WRITE_TASK = 'fhir-write';
+
+/** Concepts or mappings drafted between two turns of the event loop (other requests go on). */
+const YIELD_EVERY = 50;
+
+/** A queued FHIR write: the request as it came, run again as its caller. */
+export type FhirWriteJob =
+  | { op: 'create'; type: FhirResourceType; namespace: FhirNamespace; body: unknown }
+  | { op: 'update'; type: FhirResourceType; target: FhirTarget; body: unknown };
+
+/** What a queued FHIR write's task records: where the resource is read. */
+export interface FhirWriteResult {
+  resourceType: FhirResourceType;
+  id: string;
+  location: string;
+}
 
 /** Where a FHIR-format request reads: the server-wide `/fhir/` or an owner's namespace. */
 export type FhirNamespace = { kind: 'global' } | { kind: 'owner'; owner: OwnerRef };
@@ -115,6 +143,11 @@ export interface FhirCreated {
   location: string;
 }
 
+/** A FHIR write too large for its request, queued: the task that runs it. */
+export interface FhirQueued {
+  task: TaskView;
+}
+
 const KIND: Record<FhirResourceType, RepositoryKind> = {
   CodeSystem: 'source',
   ValueSet: 'collection',
@@ -157,6 +190,7 @@ export class FhirResourceService {
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
     private readonly collections: CollectionService,
+    private readonly tasks: TaskService,
     /** Concepts of stored code systems kept rendered for the operations (0: none). */
     cacheConcepts: number,
   ) {
@@ -378,15 +412,34 @@ export class FhirResourceService {
    * its concepts (CodeSystem), a collection with its references (ValueSet), or a source with its
    * mappings (ConceptMap), and the version the resource names, in one transaction: a create that
    * fails makes nothing. Access, fields and ids follow the REST creates (the same service steps).
+   * Content above `FHIR_TASK_THRESHOLD` items is queued once access, fields and the id have
+   * been checked.
    */
   async create(
     ctx: ServiceContext,
     type: FhirResourceType,
     namespace: FhirNamespace,
     body: unknown,
-  ): Promise<FhirCreated> {
+  ): Promise<FhirCreated | FhirQueued> {
     requireUser(ctx);
     const input = parseCreate(type, namespace, body);
+    if (contentSize(type, input.resource) > FHIR_TASK_THRESHOLD) {
+      await this.repositories.prepareCreate(ctx, input.owner, KIND[type], input.fields);
+      const job: FhirWriteJob = { op: 'create', type, namespace, body };
+      const task = await this.tasks.enqueue(ctx, FHIR_WRITE_TASK, job, {
+        summary: `Create ${type} ${input.id}`,
+      });
+      return { task };
+    }
+    return this.createNow(ctx, type, namespace, input);
+  }
+
+  private async createNow(
+    ctx: ServiceContext,
+    type: FhirResourceType,
+    namespace: FhirNamespace,
+    input: CreateInput,
+  ): Promise<FhirCreated> {
     const kind = KIND[type];
     const made = await this.repositories.prepareCreate(ctx, input.owner, kind, input.fields);
     const content = await this.prepareContent(ctx, type, made.owner, input);
@@ -412,18 +465,56 @@ export class FhirResourceService {
    * concepts are created, edited and (when `content` is complete) retired, its references
    * replaced, or its mappings created, edited and retired. Then the version the resource names:
    * a new one is made from HEAD; an existing draft is made again from HEAD; a released or retired
-   * one is frozen (409). Without a version, only HEAD changes. Answers the resource as stored.
+   * one is frozen (409). Without a version, only HEAD changes. Answers the resource as stored;
+   * content above `FHIR_TASK_THRESHOLD` items is queued once access and fields have been checked.
    */
   async update(
     ctx: ServiceContext,
     type: FhirResourceType,
     target: FhirTarget,
     body: unknown,
-  ): Promise<FhirRead> {
+  ): Promise<FhirRead | FhirQueued> {
     requireUser(ctx);
+    const { owner, id } = targetOf(type, target);
+    const input = parseUpdate(type, target, owner, id, body);
+    if (contentSize(type, input.resource) > FHIR_TASK_THRESHOLD) {
+      await this.repositories.prepareUpdate(ctx, { owner, kind: KIND[type], id }, input.fields);
+      const job: FhirWriteJob = { op: 'update', type, target, body };
+      const task = await this.tasks.enqueue(ctx, FHIR_WRITE_TASK, job, {
+        summary: `Update ${type} ${id}`,
+      });
+      return { task };
+    }
+    return this.updateNow(ctx, type, target, input);
+  }
+
+  /** A queued write (the task's handler), as its caller. */
+  async runWriteJob(ctx: ServiceContext, job: FhirWriteJob): Promise<FhirWriteResult> {
+    if (job.op === 'create') {
+      const input = parseCreate(job.type, job.namespace, job.body);
+      const made = await this.createNow(ctx, job.type, job.namespace, input);
+      return { resourceType: job.type, id: input.id, location: made.location };
+    }
+    const { owner, id } = targetOf(job.type, job.target);
+    const input = parseUpdate(job.type, job.target, owner, id, job.body);
+    await this.updateNow(ctx, job.type, job.target, input);
+    const view = await this.repositories.get(ctx, { owner, kind: KIND[job.type], id });
+    const version = input.version ?? HEAD;
+    return {
+      resourceType: job.type,
+      id,
+      location: resourceUriOf(view.owner, job.type, id, version),
+    };
+  }
+
+  private async updateNow(
+    ctx: ServiceContext,
+    type: FhirResourceType,
+    target: FhirTarget,
+    input: ParsedResource,
+  ): Promise<FhirRead> {
     const { owner, id, namespace } = targetOf(type, target);
     const kind = KIND[type];
-    const input = parseUpdate(type, target, owner, id, body);
     // The FHIR fields kept in extras are replaced; the repository's other extras stay.
     const before = await this.repositories.get(ctx, { owner, kind, id });
     const kept = Object.entries(before.repo.extras ?? {}).filter(
@@ -539,7 +630,8 @@ export class FhirResourceService {
     };
     const fresh: Array<{ code: string; content: ConceptContent }> = [];
     const changed: Array<[string, Partial<ConceptVersionEntity>]> = [];
-    for (const concept of concepts) {
+    for (const [index, concept] of concepts.entries()) {
+      if (index % YIELD_EVERY === 0) await setImmediate();
       const found = current.get(concept.code);
       if (!found) {
         fresh.push({ code: concept.code, content: conceptContentFrom(concept, language, null) });
@@ -576,7 +668,8 @@ export class FhirResourceService {
       const ids = await r.concepts.insertConcepts(
         batch.map((f) => ({ repositoryId: source.repo.id, mnemonic: f.code, createdBy: username })),
       );
-      for (const { code, content } of batch) {
+      for (const [index, { code, content }] of batch.entries()) {
+        if (index % YIELD_EVERY === 0) await setImmediate();
         const object = { id: ids.get(code)!, mnemonic: code } as ConceptEntity;
         const withId =
           content.externalId === null && nextExternal
@@ -646,7 +739,8 @@ export class FhirResourceService {
       if (next) changed.push([found.mappingId, next]);
     }
     const fresh: MappingContent[] = [];
-    for (const content of contents) {
+    for (const [index, content] of contents.entries()) {
+      if (index % YIELD_EVERY === 0) await setImmediate();
       const found = current.get(keyOf(content));
       if (!found) {
         fresh.push(content);
@@ -695,7 +789,8 @@ export class FhirResourceService {
       const ids = await r.mappings.insertMappings(
         named.map((m) => ({ repositoryId: source.repo.id, mnemonic: m.id, createdBy: username })),
       );
-      for (const { id, content } of named) {
+      for (const [index, { id, content }] of named.entries()) {
+        if (index % YIELD_EVERY === 0) await setImmediate();
         const object = { id: ids.get(id)!, mnemonic: id } as MappingEntity;
         versions.push(mappingVersionRow(source, object, content, seq, username, null));
       }
@@ -1084,6 +1179,37 @@ interface ParsedResource {
   language: string;
   fields: Record<string, unknown>;
   resource: Record<string, unknown>;
+}
+
+/**
+ * About how many concepts, mappings or codes a write's content holds, counted without parsing it:
+ * a large write is parsed and checked by its task (a 5,000-concept parse held the event loop
+ * ~0.3 s, which parallel requests add up), whose error names what was refused.
+ */
+function contentSize(type: FhirResourceType, resource: Record<string, unknown>): number {
+  const records = (value: unknown): Array<Record<string, unknown>> =>
+    Array.isArray(value) ? value.filter(isObject) : [];
+  const items = (value: unknown): number => Math.max(1, records(value).length);
+  switch (type) {
+    case 'CodeSystem': {
+      const count = (concepts: unknown): number =>
+        records(concepts).reduce((n, concept) => n + 1 + count(concept.concept), 0);
+      return count(resource.concept);
+    }
+    case 'ValueSet': {
+      const compose = isObject(resource.compose) ? resource.compose : {};
+      return [...records(compose.include), ...records(compose.exclude)].reduce(
+        (n, part) => n + items(part.concept),
+        0,
+      );
+    }
+    case 'ConceptMap':
+      return records(resource.group).reduce(
+        (n, group) =>
+          n + records(group.element).reduce((m, element) => m + items(element.target), 0),
+        0,
+      );
+  }
 }
 
 /** A create always names its version (rule 2: 0.1 by default). */
