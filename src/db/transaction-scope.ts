@@ -47,11 +47,6 @@ export function withinRequest<T>(bounds: RequestBounds, work: () => T): T {
   return request.run(bounds, work);
 }
 
-/** Runs `work` free of the current request's bounds (background work it starts). */
-export function outsideRequest<T>(work: () => T): T {
-  return request.exit(work);
-}
-
 /**
  * Bounds a transaction that runs for an HTTP request (issue 23: no request transaction outlives
  * its client): each statement gets the request's budget as `statement_timeout`, and no statement
