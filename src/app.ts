@@ -15,6 +15,7 @@ import { API_VERSION, BULK_IMPORT_PATH, restRouter } from '../compat/rest';
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
 import type { Config } from './config';
 import { attachContext } from './context';
+import { withinRequest } from './db/transaction-scope';
 import { createGraphqlEdge } from './graphql/server';
 import type { Logger } from './logger';
 import type { Services } from './services';
@@ -130,6 +131,14 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use((req, res, next) => (isImportFile(req) ? next() : jsonBody(req, res, next)));
   app.use(guardInput);
   app.use(attachContext(services, config.publicUrl));
+  // issue 23: a request's transactions stop when its client goes and keep a time budget.
+  app.use((_req, res, next) => {
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    withinRequest({ signal: gone.signal, budgetMs: config.database.requestTransactionMs }, next);
+  });
   const rateLimits = rateLimiting(services, config.rateLimits, log);
   if (rateLimits.handlers.length > 0) app.use(rateLimits.handlers);
 

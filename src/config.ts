@@ -40,6 +40,7 @@ const envSchema = z.object({
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
+  DB_REQUEST_TRANSACTION_MS: z.coerce.number().int().min(0).default(15_000),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   LOOKUP_SOURCES: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_ANON_PER_MINUTE: z.coerce.number().int().min(0).default(400),
@@ -134,6 +135,8 @@ export interface Config {
     acquireTimeoutMs: number;
     statementTimeoutMs: number;
     idleInTransactionTimeoutMs: number;
+    /** How long a transaction of an HTTP request may run (0: no limit beyond the statement's). */
+    requestTransactionMs: number;
   };
   /** spec core §8.2 request limits and the failed-login limits; a limit of 0 is off. */
   rateLimits: {
@@ -216,6 +219,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
       idleInTransactionTimeoutMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      // A request's budget never lifts the statement limit every session has.
+      requestTransactionMs:
+        e.DB_STATEMENT_TIMEOUT_MS > 0 && e.DB_REQUEST_TRANSACTION_MS > 0
+          ? Math.min(e.DB_REQUEST_TRANSACTION_MS, e.DB_STATEMENT_TIMEOUT_MS)
+          : e.DB_REQUEST_TRANSACTION_MS || e.DB_STATEMENT_TIMEOUT_MS,
     },
     rateLimits: {
       enabled: e.RATE_LIMITS === 'on',

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { baseUrlOf, requestContext } from '../../src/context';
 import { AppError } from '../../src/errors';
-import type { OwnerRef, ServiceContext, Services } from '../../src/services';
+import type { OwnerRef, ServiceContext, Services, TaskView } from '../../src/services';
 import type {
   FhirNamespace,
   FhirResourceType,
@@ -55,6 +55,7 @@ export function fhirResourceRouter(services: Services): Router {
     const create = (namespace: (req: Request) => FhirNamespace): RequestHandler =>
       handle(async (req, ctx) => {
         const made = await resources.create(ctx, type, namespace(req), req.body);
+        if ('task' in made) return { status: 202, task: made.task };
         return { status: 201, location: made.location, body: made.resource };
       });
     router.post(
@@ -69,9 +70,10 @@ export function fhirResourceRouter(services: Services): Router {
     }
     // Updates and deletes by server-wide id and in the owner namespaces.
     const update = (target: (req: Request) => FhirTarget): RequestHandler =>
-      handle(
-        async (req, ctx) => (await resources.update(ctx, type, target(req), req.body)).resource,
-      );
+      handle(async (req, ctx) => {
+        const written = await resources.update(ctx, type, target(req), req.body);
+        return 'task' in written ? { status: 202, task: written.task } : written.resource;
+      });
     const remove = (target: (req: Request) => FhirTarget): RequestHandler =>
       handle(async (req, ctx) => {
         await resources.remove(ctx, type, target(req));
@@ -179,11 +181,21 @@ interface Created {
   body: object;
 }
 
+/**
+ * A write too large for its request (see `FHIR_TASK_THRESHOLD`): 202 with an OperationOutcome
+ * naming the task, and where its progress and outcome are read (`/tasks/:id/`, as for REST's
+ * tasks; FHIR's asynchronous pattern names it `Content-Location`).
+ */
+interface Queued {
+  status: 202;
+  task: TaskView;
+}
+
 /** A resource removed: 204 without a body. */
 const NO_CONTENT = { status: 204 } as const;
 
 /** What a handler answers: a resource to send, or another handler to pass the request to. */
-type Answer = object | Created | typeof NO_CONTENT | RequestHandler;
+type Answer = object | Created | Queued | typeof NO_CONTENT | RequestHandler;
 
 /**
  * Adapts a handler: the request's context in, the resource written out (`application/fhir+json`),
@@ -204,6 +216,22 @@ function handle(handler: (req: Request, ctx: ServiceContext) => Promise<Answer>)
       res.status(204).end();
       return;
     }
+    if (isQueued(answer)) {
+      const url = `/tasks/${encodeURIComponent(answer.task.id)}/`;
+      res.setHeader('Location', url);
+      res.setHeader('Content-Location', url);
+      send(res, 202, {
+        resourceType: 'OperationOutcome',
+        issue: [
+          {
+            severity: 'information',
+            code: 'informational',
+            diagnostics: `The write runs as task ${answer.task.id}; its state and outcome are read at ${url}`,
+          },
+        ],
+      });
+      return;
+    }
     if (isCreated(answer)) {
       res.setHeader('Location', answer.location);
       send(res, 201, answer.body);
@@ -211,6 +239,10 @@ function handle(handler: (req: Request, ctx: ServiceContext) => Promise<Answer>)
     }
     send(res, 200, answer);
   };
+}
+
+function isQueued(answer: object): answer is Queued {
+  return 'status' in answer && answer.status === 202 && 'task' in answer;
 }
 
 function isCreated(answer: object): answer is Created {

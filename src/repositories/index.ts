@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { insideTransaction } from '../db/transaction-scope';
+import { boundTransaction, insideTransaction } from '../db/transaction-scope';
 import { CascadeRepository } from './cascade.repository';
 import { CollectionRepository } from './collection.repository';
 import { ConceptRepository } from './concept.repository';
@@ -171,10 +171,22 @@ export class Repositories {
     return new Repositories(dataSource.manager, dataSource);
   }
 
-  /** Runs `work` in one transaction: every write in it lands, or none does. */
+  /**
+   * Runs `work` in one transaction: every write in it lands, or none does. An HTTP request's
+   * transaction keeps the request's bounds (see `boundTransaction`).
+   */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     if (!this.dataSource) return work(this); // already inside a transaction
-    return this.dataSource.transaction((em) => insideTransaction(() => work(new Repositories(em))));
+    return this.dataSource.transaction((em) =>
+      insideTransaction(async () => {
+        const unbind = await boundTransaction(em);
+        try {
+          return await work(new Repositories(em));
+        } finally {
+          unbind();
+        }
+      }),
+    );
   }
 
   /** A consistent read of long lists through cursors, on a connection of its own; close it. */

@@ -81,7 +81,7 @@ export interface BulkImportOptions {
 }
 
 /** Lines of one type written by one statement per table, in one transaction. */
-const BATCH_SIZE = 2000;
+export const BATCH_SIZE = 2000;
 /** The most failures a report lists (it counts all of them). */
 const MAX_FAILURES_LISTED = 10_000;
 /**
@@ -955,6 +955,11 @@ export function* batchesOf(lines: Iterable<ImportLine>): Generator<ImportLine[]>
   if (batch.length > 0) yield batch;
 }
 
+/** Rows written by one statement each, BATCH_SIZE at a time (FHIR writes share the size). */
+export function* batchesOfSize<T>(rows: readonly T[]): Generator<T[]> {
+  for (let at = 0; at < rows.length; at += BATCH_SIZE) yield rows.slice(at, at + BATCH_SIZE);
+}
+
 function sourceKey(fields: Record<string, unknown>): unknown[] {
   return [fields.owner, fields.owner_type ?? 'Organization', fields.source];
 }
@@ -1024,7 +1029,7 @@ function endsKey(content: MappingContent | null): {
  * A scheme's next ids for one batch, from one query: uuids, or numbers from the lowest free one
  * up (the batch holds the source's lock, so nobody else takes them). Null when none is needed.
  */
-async function counter(
+export async function counter(
   scheme: 'sequential' | 'uuid' | null | undefined,
   startFrom: number | null | undefined,
   needed: boolean,

@@ -1,10 +1,20 @@
+import { setImmediate } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
-import { HEAD, type MappingVersionEntity, type RepositoryKind } from '../db/entities';
+import {
+  HEAD,
+  type ConceptEntity,
+  type ConceptVersionEntity,
+  type MappingEntity,
+  type MappingVersionEntity,
+  type RepositoryKind,
+} from '../db/entities';
 import { AppError } from '../errors';
 import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../repositories';
+import type { TaskView } from '../jobs';
 import { requireUser, viewerOf } from './access';
 import type { CollectionService, ReadableMembers } from './collection.service';
-import { conceptContentOf, type ConceptService } from './concept.service';
+import { batchesOfSize, counter } from './bulk-import.service';
+import { conceptContentOf, type ConceptContent, type ConceptService } from './concept.service';
 import {
   byCode,
   conceptContentFrom,
@@ -17,10 +27,16 @@ import {
 } from './fhir-content';
 import type { ServiceContext } from './context';
 import { defaultListParams } from './list';
-import { mappingContentOf, type MappingContent, type MappingService } from './mapping.service';
+import {
+  mappingContentOf,
+  mappingVersionRow,
+  type MappingContent,
+  type MappingService,
+} from './mapping.service';
 import type { MappingItem } from './mapping-views';
 import { mayViewRepo, type Owner, type RepoView } from './paths';
 import { RenderedCache } from './rendered-cache';
+import type { TaskService } from './task.service';
 import { refOf, type RepositoryService } from './repository.service';
 import type { StoredTerminology } from './terminology/library';
 import { isObject, type CodeSystemResource, type ValueSetResource } from './terminology/fhir';
@@ -49,6 +65,31 @@ export const CONTENT_PAGE_SIZE = 100;
 /** Entries of a search page: `_count` by default, and the most it may ask. */
 export const DEFAULT_ENTRIES = 100;
 export const MAX_ENTRIES = 1000;
+
+/**
+ * Content items (concepts, mappings, value set references) above which a FHIR write runs as a
+ * background task (202 and the task) rather than in its request (issue 23: bounded work per
+ * request; tasks run at most `JOBS_WORKERS` at a time, so large writes cannot take every
+ * connection).
+ */
+export const FHIR_TASK_THRESHOLD = 1000;
+
+export const FHIR_WRITE_TASK = 'fhir-write';
+
+/** Concepts or mappings drafted between two turns of the event loop (other requests go on). */
+const YIELD_EVERY = 50;
+
+/** A queued FHIR write: the request as it came, run again as its caller. */
+export type FhirWriteJob =
+  | { op: 'create'; type: FhirResourceType; namespace: FhirNamespace; body: unknown }
+  | { op: 'update'; type: FhirResourceType; target: FhirTarget; body: unknown };
+
+/** What a queued FHIR write's task records: where the resource is read. */
+export interface FhirWriteResult {
+  resourceType: FhirResourceType;
+  id: string;
+  location: string;
+}
 
 /** Where a FHIR-format request reads: the server-wide `/fhir/` or an owner's namespace. */
 export type FhirNamespace = { kind: 'global' } | { kind: 'owner'; owner: OwnerRef };
@@ -102,6 +143,11 @@ export interface FhirCreated {
   location: string;
 }
 
+/** A FHIR write too large for its request, queued: the task that runs it. */
+export interface FhirQueued {
+  task: TaskView;
+}
+
 const KIND: Record<FhirResourceType, RepositoryKind> = {
   CodeSystem: 'source',
   ValueSet: 'collection',
@@ -144,6 +190,7 @@ export class FhirResourceService {
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
     private readonly collections: CollectionService,
+    private readonly tasks: TaskService,
     /** Concepts of stored code systems kept rendered for the operations (0: none). */
     cacheConcepts: number,
   ) {
@@ -365,15 +412,34 @@ export class FhirResourceService {
    * its concepts (CodeSystem), a collection with its references (ValueSet), or a source with its
    * mappings (ConceptMap), and the version the resource names, in one transaction: a create that
    * fails makes nothing. Access, fields and ids follow the REST creates (the same service steps).
+   * Content above `FHIR_TASK_THRESHOLD` items is queued once access, fields and the id have
+   * been checked.
    */
   async create(
     ctx: ServiceContext,
     type: FhirResourceType,
     namespace: FhirNamespace,
     body: unknown,
-  ): Promise<FhirCreated> {
+  ): Promise<FhirCreated | FhirQueued> {
     requireUser(ctx);
     const input = parseCreate(type, namespace, body);
+    if (contentSize(type, input.resource) > FHIR_TASK_THRESHOLD) {
+      await this.repositories.prepareCreate(ctx, input.owner, KIND[type], input.fields);
+      const job: FhirWriteJob = { op: 'create', type, namespace, body };
+      const task = await this.tasks.enqueue(ctx, FHIR_WRITE_TASK, job, {
+        summary: `Create ${type} ${input.id}`,
+      });
+      return { task };
+    }
+    return this.createNow(ctx, type, namespace, input);
+  }
+
+  private async createNow(
+    ctx: ServiceContext,
+    type: FhirResourceType,
+    namespace: FhirNamespace,
+    input: CreateInput,
+  ): Promise<FhirCreated> {
     const kind = KIND[type];
     const made = await this.repositories.prepareCreate(ctx, input.owner, kind, input.fields);
     const content = await this.prepareContent(ctx, type, made.owner, input);
@@ -399,18 +465,56 @@ export class FhirResourceService {
    * concepts are created, edited and (when `content` is complete) retired, its references
    * replaced, or its mappings created, edited and retired. Then the version the resource names:
    * a new one is made from HEAD; an existing draft is made again from HEAD; a released or retired
-   * one is frozen (409). Without a version, only HEAD changes. Answers the resource as stored.
+   * one is frozen (409). Without a version, only HEAD changes. Answers the resource as stored;
+   * content above `FHIR_TASK_THRESHOLD` items is queued once access and fields have been checked.
    */
   async update(
     ctx: ServiceContext,
     type: FhirResourceType,
     target: FhirTarget,
     body: unknown,
-  ): Promise<FhirRead> {
+  ): Promise<FhirRead | FhirQueued> {
     requireUser(ctx);
+    const { owner, id } = targetOf(type, target);
+    const input = parseUpdate(type, target, owner, id, body);
+    if (contentSize(type, input.resource) > FHIR_TASK_THRESHOLD) {
+      await this.repositories.prepareUpdate(ctx, { owner, kind: KIND[type], id }, input.fields);
+      const job: FhirWriteJob = { op: 'update', type, target, body };
+      const task = await this.tasks.enqueue(ctx, FHIR_WRITE_TASK, job, {
+        summary: `Update ${type} ${id}`,
+      });
+      return { task };
+    }
+    return this.updateNow(ctx, type, target, input);
+  }
+
+  /** A queued write (the task's handler), as its caller. */
+  async runWriteJob(ctx: ServiceContext, job: FhirWriteJob): Promise<FhirWriteResult> {
+    if (job.op === 'create') {
+      const input = parseCreate(job.type, job.namespace, job.body);
+      const made = await this.createNow(ctx, job.type, job.namespace, input);
+      return { resourceType: job.type, id: input.id, location: made.location };
+    }
+    const { owner, id } = targetOf(job.type, job.target);
+    const input = parseUpdate(job.type, job.target, owner, id, job.body);
+    await this.updateNow(ctx, job.type, job.target, input);
+    const view = await this.repositories.get(ctx, { owner, kind: KIND[job.type], id });
+    const version = input.version ?? HEAD;
+    return {
+      resourceType: job.type,
+      id,
+      location: resourceUriOf(view.owner, job.type, id, version),
+    };
+  }
+
+  private async updateNow(
+    ctx: ServiceContext,
+    type: FhirResourceType,
+    target: FhirTarget,
+    input: ParsedResource,
+  ): Promise<FhirRead> {
     const { owner, id, namespace } = targetOf(type, target);
     const kind = KIND[type];
-    const input = parseUpdate(type, target, owner, id, body);
     // The FHIR fields kept in extras are replaced; the repository's other extras stay.
     const before = await this.repositories.get(ctx, { owner, kind, id });
     const kept = Object.entries(before.repo.extras ?? {}).filter(
@@ -502,7 +606,9 @@ export class FhirResourceService {
   /**
    * Makes a source's HEAD hold the concepts of a CodeSystem: new codes created, changed ones a
    * new version (unchanged ones untouched), and — when the body lists every concept — those it
-   * leaves out retired. One change number for all of it.
+   * leaves out retired. One change number for all of it, written set-based as a bulk import
+   * writes its batches (issue 23: row by row, a 5,000-concept create held its connection and
+   * the owner's row for tens of seconds).
    */
   private async syncConcepts(
     r: Repositories,
@@ -512,42 +618,79 @@ export class FhirResourceService {
     complete: boolean,
     username: string,
   ): Promise<void> {
-    let seq: string | null = null;
-    const change = async () => (seq ??= await r.repos.nextChange(source.repo.id));
     const current = byCode(await r.concepts.currentOfRepository(source.repo.id));
-    for (const concept of concepts) {
+    const row = (
+      found: ConceptVersionEntity,
+      content: ConceptContent,
+      comment: string | null,
+    ): Partial<ConceptVersionEntity> | null => {
+      const object = { id: found.conceptId, mnemonic: found.mnemonic } as ConceptEntity;
+      const next = this.concepts.versionRow(source, object, content, '', username, comment);
+      return next.checksumStandard === found.checksumStandard ? null : next;
+    };
+    const fresh: Array<{ code: string; content: ConceptContent }> = [];
+    const changed: Array<[string, Partial<ConceptVersionEntity>]> = [];
+    for (const [index, concept] of concepts.entries()) {
+      if (index % YIELD_EVERY === 0) await setImmediate();
       const found = current.get(concept.code);
       if (!found) {
-        const content = conceptContentFrom(concept, language, null);
-        await this.concepts.insertIn(r, source, await change(), content, {
-          id: concept.code,
-          username,
-          comment: null,
-        });
+        fresh.push({ code: concept.code, content: conceptContentFrom(concept, language, null) });
         continue;
       }
-      const content = conceptContentFrom(concept, language, conceptContentOf(found));
-      await this.concepts.reviseIn(r, source, found, content, seq ?? (await change()), {
-        username,
-        comment: null,
-      });
+      const next = row(found, conceptContentFrom(concept, language, conceptContentOf(found)), null);
+      if (next) changed.push([found.conceptId, next]);
     }
-    if (!complete) return;
-    const listed = new Set(concepts.map((c) => c.code));
-    for (const [code, found] of current) {
-      if (listed.has(code) || found.retired) continue;
-      const content = { ...conceptContentOf(found), retired: true };
-      await this.concepts.reviseIn(r, source, found, content, await change(), {
-        username,
-        comment: 'Concept was retired',
-      });
+    if (complete) {
+      const listed = new Set(concepts.map((c) => c.code));
+      for (const [code, found] of current) {
+        if (listed.has(code) || found.retired) continue;
+        const next = row(
+          found,
+          { ...conceptContentOf(found), retired: true },
+          'Concept was retired',
+        );
+        if (next) changed.push([found.conceptId, next]);
+      }
     }
+    if (fresh.length === 0 && changed.length === 0) return;
+    const seq = await r.repos.nextChange(source.repo.id);
+    const settings = source.repo.settings;
+    const nextExternal = await counter(
+      settings.autoidConceptExternalId,
+      settings.autoidConceptExternalIdStartFrom,
+      fresh.some((f) => f.content.externalId === null),
+      (from) => r.concepts.nextNumericId(source.repo.id, 'external_id', from),
+    );
+    const versions: Array<Partial<ConceptVersionEntity>> = changed.map(([, next]) =>
+      Object.assign(next, { validFromSeq: seq }),
+    );
+    for (const batch of batchesOfSize(fresh)) {
+      const ids = await r.concepts.insertConcepts(
+        batch.map((f) => ({ repositoryId: source.repo.id, mnemonic: f.code, createdBy: username })),
+      );
+      for (const [index, { code, content }] of batch.entries()) {
+        if (index % YIELD_EVERY === 0) await setImmediate();
+        const object = { id: ids.get(code)!, mnemonic: code } as ConceptEntity;
+        const withId =
+          content.externalId === null && nextExternal
+            ? { ...content, externalId: nextExternal() }
+            : content;
+        versions.push(this.concepts.versionRow(source, object, withId, seq, username, null));
+      }
+    }
+    for (const batch of batchesOfSize(changed)) {
+      await r.concepts.endCurrentOf(
+        batch.map(([id]) => id),
+        seq,
+      );
+    }
+    for (const batch of batchesOfSize(versions)) await r.concepts.insertVersions(batch);
   }
 
   /**
    * Makes a source's HEAD hold the mappings of a ConceptMap: each found by map type and ends
    * (spec core §2.7) is kept (a new version when its names changed, reactivated when retired),
-   * the others created; those the body leaves out are retired.
+   * the others created; those the body leaves out are retired. Set-based, as `syncConcepts`.
    */
   private async syncMappings(
     r: Repositories,
@@ -555,8 +698,6 @@ export class FhirResourceService {
     contents: MappingContent[],
     username: string,
   ): Promise<void> {
-    let seq: string | null = null;
-    const change = async () => (seq ??= await r.repos.nextChange(source.repo.id));
     const keyOf = (c: MappingContent) =>
       mappingKey({
         mapType: c.mapType,
@@ -565,44 +706,102 @@ export class FhirResourceService {
         toSourceUrl: c.to.sourceUrl,
         toConceptCode: c.to.code,
       });
+    const listed = new Set<string>();
+    for (const content of contents) {
+      const key = keyOf(content);
+      // spec core §2.7: one mapping per map type and ends, in the body as in the source.
+      if (listed.has(key)) {
+        throw AppError.invalid(
+          `Two mappings of the ConceptMap map the same ends with map type '${content.mapType}'; map_type, from concept, to source and to concept code must be unique.`,
+        );
+      }
+      listed.add(key);
+    }
     const current = new Map<string, MappingVersionEntity>();
     for (const version of await r.mappings.currentOfRepository(source.repo.id)) {
       const key = keyOf(mappingContentOf(version));
       // Of two with the same key (one retired), the current one speaks for both.
       if (!current.has(key) || current.get(key)!.retired) current.set(key, version);
     }
-    const listed = new Set<string>();
-    // Retirements first: a mapping the body replaces frees its ends for the new one.
-    for (const content of contents) listed.add(keyOf(content));
+    const row = (
+      found: MappingVersionEntity,
+      content: MappingContent,
+      comment: string | null,
+    ): Partial<MappingVersionEntity> | null => {
+      const object = { id: found.mappingId, mnemonic: found.mnemonic } as MappingEntity;
+      const next = mappingVersionRow(source, object, content, '', username, comment);
+      return next.checksumStandard === found.checksumStandard ? null : next;
+    };
+    const changed: Array<[string, Partial<MappingVersionEntity>]> = [];
     for (const [key, found] of current) {
       if (listed.has(key) || found.retired) continue;
-      const content = { ...mappingContentOf(found), retired: true };
-      await this.mappings.reviseIn(r, source, found, content, await change(), {
-        username,
-        comment: 'Mapping was retired',
-      });
+      const next = row(found, { ...mappingContentOf(found), retired: true }, 'Mapping was retired');
+      if (next) changed.push([found.mappingId, next]);
     }
-    for (const content of contents) {
+    const fresh: MappingContent[] = [];
+    for (const [index, content] of contents.entries()) {
+      if (index % YIELD_EVERY === 0) await setImmediate();
       const found = current.get(keyOf(content));
       if (!found) {
-        await this.mappings.insertIn(r, source, await change(), content, {
-          username,
-          comment: null,
-        });
+        fresh.push(content);
         continue;
       }
       const kept = mappingContentOf(found);
-      const next: MappingContent = {
-        ...kept,
-        from: { ...content.from, name: content.from.name ?? kept.from.name },
-        to: { ...content.to, name: content.to.name ?? kept.to.name },
-        retired: false,
-      };
-      await this.mappings.reviseIn(r, source, found, next, seq ?? (await change()), {
-        username,
-        comment: null,
-      });
+      const next = row(
+        found,
+        {
+          ...kept,
+          from: { ...content.from, name: content.from.name ?? kept.from.name },
+          to: { ...content.to, name: content.to.name ?? kept.to.name },
+          retired: false,
+        },
+        null,
+      );
+      if (next) changed.push([found.mappingId, next]);
     }
+    if (fresh.length === 0 && changed.length === 0) return;
+    const seq = await r.repos.nextChange(source.repo.id);
+    const settings = source.repo.settings;
+    // Without an id, the source's scheme assigns one; sequential numbers by default.
+    const nextId = (await counter(
+      settings.autoidMappingMnemonic ?? 'sequential',
+      settings.autoidMappingMnemonicStartFrom,
+      fresh.length > 0,
+      (from) => r.mappings.nextNumericId(source.repo.id, from),
+    ))!;
+    const nextExternal = await counter(
+      settings.autoidMappingExternalId,
+      settings.autoidMappingExternalIdStartFrom,
+      fresh.some((c) => c.externalId === null),
+      (from) => r.mappings.nextNumericId(source.repo.id, from, 'external_id'),
+    );
+    const versions: Array<Partial<MappingVersionEntity>> = changed.map(([, next]) =>
+      Object.assign(next, { validFromSeq: seq }),
+    );
+    for (const batch of batchesOfSize(fresh)) {
+      const named = batch.map((content) => ({
+        id: nextId(),
+        content:
+          content.externalId === null && nextExternal
+            ? { ...content, externalId: nextExternal() }
+            : content,
+      }));
+      const ids = await r.mappings.insertMappings(
+        named.map((m) => ({ repositoryId: source.repo.id, mnemonic: m.id, createdBy: username })),
+      );
+      for (const [index, { id, content }] of named.entries()) {
+        if (index % YIELD_EVERY === 0) await setImmediate();
+        const object = { id: ids.get(id)!, mnemonic: id } as MappingEntity;
+        versions.push(mappingVersionRow(source, object, content, seq, username, null));
+      }
+    }
+    for (const batch of batchesOfSize(changed)) {
+      await r.mappings.endCurrentOf(
+        batch.map(([id]) => id),
+        seq,
+      );
+    }
+    for (const batch of batchesOfSize(versions)) await r.mappings.insertVersions(batch);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -980,6 +1179,37 @@ interface ParsedResource {
   language: string;
   fields: Record<string, unknown>;
   resource: Record<string, unknown>;
+}
+
+/**
+ * About how many concepts, mappings or codes a write's content holds, counted without parsing it:
+ * a large write is parsed and checked by its task (a 5,000-concept parse held the event loop
+ * ~0.3 s, which parallel requests add up), whose error names what was refused.
+ */
+function contentSize(type: FhirResourceType, resource: Record<string, unknown>): number {
+  const records = (value: unknown): Array<Record<string, unknown>> =>
+    Array.isArray(value) ? value.filter(isObject) : [];
+  const items = (value: unknown): number => Math.max(1, records(value).length);
+  switch (type) {
+    case 'CodeSystem': {
+      const count = (concepts: unknown): number =>
+        records(concepts).reduce((n, concept) => n + 1 + count(concept.concept), 0);
+      return count(resource.concept);
+    }
+    case 'ValueSet': {
+      const compose = isObject(resource.compose) ? resource.compose : {};
+      return [...records(compose.include), ...records(compose.exclude)].reduce(
+        (n, part) => n + items(part.concept),
+        0,
+      );
+    }
+    case 'ConceptMap':
+      return records(resource.group).reduce(
+        (n, group) =>
+          n + records(group.element).reduce((m, element) => m + items(element.target), 0),
+        0,
+      );
+  }
 }
 
 /** A create always names its version (rule 2: 0.1 by default). */

@@ -32,7 +32,7 @@ import { JobQueue } from '../jobs';
 import { TaskService } from './task.service';
 import { ReferenceResolver } from './reference-resolver';
 import { UrlRegistryService } from './url-registry.service';
-import { FhirResourceService } from './fhir-resource.service';
+import { FHIR_WRITE_TASK, FhirResourceService, type FhirWriteJob } from './fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
 import { MatchService } from './match.service';
 export type { MatchOptions, MatchRowResult } from './match.service';
@@ -254,7 +254,11 @@ export class Services {
       this.concepts,
       this.mappings,
       this.collections,
+      this.tasks,
       options.fhirCacheConcepts ?? DEFAULT_FHIR_CACHE_CONCEPTS,
+    );
+    this.jobs.register<FhirWriteJob>(FHIR_WRITE_TASK, (job, task) =>
+      this.fhirResources.runWriteJob(this.context(task.actor, task.log, task.baseUrl), job),
     );
     this.terminology = new TerminologyService(
       (ctx) => this.fhirResources.stored(ctx),

@@ -74,7 +74,7 @@ export class FhirResourceResolver {
 
   @Mutation(() => GraphQLJSONObject, {
     description:
-      'POST {ns}/X/: the resource made (a source, a collection, or a source of mappings) and its version, in one transaction.',
+      'POST {ns}/X/: the resource made (a source, a collection, or a source of mappings) and its version, in one transaction. Content of more than 1,000 concepts, mappings or references is written by a background task: the answer is then `{task: {id, state}}` (read it with `task(id)`).',
   })
   async createFhirResource(
     @Arg('type', () => FhirType) type: FhirType,
@@ -82,16 +82,16 @@ export class FhirResourceResolver {
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<StoredResource> {
+  ): Promise<StoredResource | QueuedWrite> {
     const namespace: FhirNamespace = owner
       ? { kind: 'owner', owner: parseOwnerUrl(owner) }
       : { kind: 'global' };
-    return (await ctx.services.fhirResources.create(ctx, type, namespace, resource)).resource;
+    return resourceOrTask(await ctx.services.fhirResources.create(ctx, type, namespace, resource));
   }
 
   @Mutation(() => GraphQLJSONObject, {
     description:
-      'PUT {ns}/X/:id: the repository made to match the resource, in one transaction; the resource as stored.',
+      'PUT {ns}/X/:id: the repository made to match the resource, in one transaction; the resource as stored (or `{task: {id, state}}`, as `createFhirResource`).',
   })
   async updateFhirResource(
     @Arg('type', () => FhirType) type: FhirType,
@@ -100,9 +100,9 @@ export class FhirResourceResolver {
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<StoredResource> {
+  ): Promise<StoredResource | QueuedWrite> {
     const target = targetOf(owner, id);
-    return (await ctx.services.fhirResources.update(ctx, type, target, resource)).resource;
+    return resourceOrTask(await ctx.services.fhirResources.update(ctx, type, target, resource));
   }
 
   @Mutation(() => Boolean, {
@@ -118,6 +118,19 @@ export class FhirResourceResolver {
     await ctx.services.fhirResources.remove(ctx, type, targetOf(owner, id));
     return true;
   }
+}
+
+/** A queued write as a mutation answers it. */
+interface QueuedWrite {
+  task: { id: string; state: string };
+}
+
+function resourceOrTask(
+  written: { resource: StoredResource } | { task: { id: string; state: string } },
+): StoredResource | QueuedWrite {
+  return 'task' in written
+    ? { task: { id: written.task.id, state: written.task.state } }
+    : written.resource;
 }
 
 async function readByUrl(
