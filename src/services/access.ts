@@ -17,12 +17,11 @@ export type Action =
   | { action: 'org.delete'; org: OrganizationEntity }
   | { action: 'org.viewMembers'; org: OrganizationEntity }
   | { action: 'org.checkMember'; org: OrganizationEntity }
-  /** Add members and remove those who are not administrators. */
-  | { action: 'org.addMembers'; org: OrganizationEntity }
-  /** Grant or take away the administrator role, remove an administrator. */
+  /** Add and remove members, grant or take away the administrator role. */
   | { action: 'org.manageMembers'; org: OrganizationEntity }
   | { action: 'repo.create'; owner: { org: OrganizationEntity } | { user: UserEntity } }
   | { action: 'repo.view'; repo: RepoAccess }
+  /** Metadata, delete, versions, export delete, mapping versions by id: the repository's owners. */
   | { action: 'repo.edit'; repo: RepositoryEntity }
   | { action: 'repo.editContent'; repo: RepositoryEntity }
   /** A canonical URL registry: an org's or a user's, or (null) the global one. */
@@ -44,6 +43,10 @@ export function isSuperuser(actor: Actor): boolean {
 
 export { viewerOf } from './actor';
 
+/**
+ * The rights of docs/rights.md (spec core §4.2, §4.5, §4.6, §5, §9.3). An org's owners are its
+ * administrators; a repository's owners are its owning user or the owning org's administrators.
+ */
 export async function can(ctx: ServiceContext, request: Action): Promise<boolean> {
   const { actor } = ctx;
   if (request.action === 'org.view' && request.org.publicAccess !== 'None') return true;
@@ -52,6 +55,7 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
   if (actor.kind === 'ownerReader') return readsAsOwnerReader(actor.owner, request);
   if (!isAuthenticated(actor)) return false;
   if (actor.isSuperuser) return true;
+  const role = (orgId: string) => ctx.loaders.actorRole.load(orgId);
   switch (request.action) {
     case 'user.create':
     case 'user.activate':
@@ -59,45 +63,40 @@ export async function can(ctx: ServiceContext, request: Action): Promise<boolean
     case 'user.manage':
       return request.user.id === actor.id;
     case 'org.create':
-      return true;
+      return true; // spec core §5 rule 6
     case 'org.delete':
       return false; // spec core §4.2: superuser only
     case 'org.view':
     case 'org.viewMembers':
     case 'org.checkMember':
     case 'org.edit': // spec core §4.2: "caller must be a member"
-    case 'org.addMembers': // as OCL and its web client: every member manages the member list
-      return (await ctx.loaders.actorRole.load(request.org.id)) !== null;
-    case 'org.manageMembers':
-      return (await ctx.loaders.actorRole.load(request.org.id)) === 'admin';
+      return (await role(request.org.id)) !== null;
+    case 'org.manageMembers': // spec core §4.2: "an administrative member"; §5 rule 7
+      return (await role(request.org.id)) === 'admin';
     case 'repo.create':
-      // An org's members create in it, as OCL and its web client let them (the client offers
-      // "New repository" to every member); a user in their own space.
+      // spec core §4.5, §4.6: "An org administrator is required to create a source in an org";
+      // a user creates in their own space (§5 rule 6: everything under `/user/`).
       return 'org' in request.owner
-        ? (await ctx.loaders.actorRole.load(request.owner.org.id)) !== null
+        ? (await role(request.owner.org.id)) === 'admin'
         : request.owner.user.id === actor.id;
     case 'repo.view': {
-      // spec core §5.4: a private repository is seen by its owner and the owning org's members.
+      // spec core §5 rules 4, 7: a private repository is seen by its owner and the org's members.
       const { repo } = request;
       if (repo.ownerUserId !== null) return repo.ownerUserId === actor.id;
-      return (await ctx.loaders.actorRole.load(repo.ownerOrgId as string)) !== null;
+      return (await role(repo.ownerOrgId as string)) !== null;
     }
     case 'repo.edit':
-      return canEditRepo(ctx, actor.id, actor.username, request.repo);
-    case 'repo.editContent': {
-      // spec core §5.5: `Edit` lets any authenticated user edit content; org members always may.
-      const { repo } = request;
-      if (repo.publicAccess === 'Edit') return true;
-      if (repo.ownerOrgId !== null && (await ctx.loaders.actorRole.load(repo.ownerOrgId)) !== null)
-        return true;
-      return canEditRepo(ctx, actor.id, actor.username, repo);
-    }
+      return ownsRepo(ctx, actor.id, request.repo);
+    case 'repo.editContent':
+      // spec core §5 rule 5: `Edit` lets any authenticated user edit; `View` and `None` only
+      // those with extra permission, the repository's owners (§5 rule 7: members view).
+      return request.repo.publicAccess === 'Edit' || ownsRepo(ctx, actor.id, request.repo);
     case 'registry.edit':
-      // The global registry is the superusers' (answered above); an org's is edited by its
-      // members, as they edit the org (spec core §4.2); a user's by that user.
+      // The global registry is the superusers' (answered above); an org's is edited by those who
+      // edit the org (spec core §4.2: its members); a user's by that user.
       if (request.owner === null) return false;
       return 'org' in request.owner
-        ? (await ctx.loaders.actorRole.load(request.owner.org.id)) !== null
+        ? (await role(request.owner.org.id)) !== null
         : request.owner.user.id === actor.id;
   }
 }
@@ -114,17 +113,16 @@ function readsAsOwnerReader(owner: ReaderOwner, request: Action): boolean {
 }
 
 /**
- * Metadata and versions (spec core §5.7): the owner, the creator, and the owning org's members
- * (OCL's HasPrivateAccess; the web client gives every member the repository's Manage menu).
+ * spec core §5 rule 7: repository owners edit or delete it and create, edit and delete its
+ * versions: the owning user, or the owning org's owners (its administrators).
  */
-async function canEditRepo(
+async function ownsRepo(
   ctx: ServiceContext,
   actorId: string,
-  actorUsername: string,
-  repo: RepositoryEntity,
+  repo: Pick<RepositoryEntity, 'ownerOrgId' | 'ownerUserId'>,
 ): Promise<boolean> {
-  if (repo.ownerUserId === actorId || repo.createdBy === actorUsername) return true;
-  return repo.ownerOrgId !== null && (await ctx.loaders.actorRole.load(repo.ownerOrgId)) !== null;
+  if (repo.ownerUserId !== null) return repo.ownerUserId === actorId;
+  return (await ctx.loaders.actorRole.load(repo.ownerOrgId as string)) === 'admin';
 }
 
 /** Throws 401 for an anonymous caller and 403 for one who lacks the permission (spec core §7). */

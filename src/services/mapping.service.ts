@@ -257,6 +257,9 @@ export class MappingService {
     mappingVersion?: string,
   ): Promise<MappingView> {
     const source = await this.repositories.get(ctx, sourceRef);
+    // spec core §9.3: reading a mapping version by its id is an administrative function.
+    if (mappingVersion !== undefined)
+      await authorize(ctx, { action: 'repo.edit', repo: source.repo });
     const mapping = await this.repos.mappings.findMapping(source.repo.id, id);
     if (!mapping) throw AppError.notFound(`Mapping '${id}'`);
     const version =

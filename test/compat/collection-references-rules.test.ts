@@ -612,14 +612,16 @@ describe('who may change references', () => {
     expect(await referenceList(w)).toHaveLength(1);
   });
 
-  it('a user outside the org gets 403 on its collection; a member may add', async () => {
+  it('a user outside the org and a plain member get 403 on its collection; an administrator may add (spec core §5 rules 5, 7)', async () => {
     const w = await world();
     const outsider = await createUser(t);
     const member = await createUser(t);
     await addMember(t, w.org, w.owner, member);
     const body = { data: { expressions: [`${w.source}concepts/A/`] } };
     expect((await putBody(w, body, '', outsider)).status).toBe(403);
+    expect((await putBody(w, body, '', member)).status).toBe(403);
     expect(await referenceList(w)).toEqual([]);
+    await addMember(t, w.org, w.owner, member, 'admin');
     const byMember = await putBody(w, body, '', member);
     expect(byMember.status).toBe(200);
     expect(addedFlags(byMember.body as Added[])).toEqual([true]);

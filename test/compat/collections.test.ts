@@ -192,8 +192,8 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
     }
   });
 
-  it("only the org's members and superusers create in an org (its members, as in OCL)", async () => {
-    const { org, member, outsider } = await orgWithPeople();
+  it("only the org's administrators and superusers create in an org (spec core §4.5)", async () => {
+    const { org, admin, member, outsider } = await orgWithPeople();
     const send = (by: TestUser | string | undefined) =>
       request(t.app)
         .post(`/orgs/${org.id}/collections/`)
@@ -201,7 +201,9 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
         .send({ short_code: uniqueId('col'), name: 'Try' });
     expect((await send(undefined)).status).toBe(401);
     expect((await send(outsider)).status).toBe(403);
-    expect((await send(member)).status).toBe(201);
+    expect((await send(member)).status).toBe(403);
+    expect((await request(t.app).get(`/orgs/${org.id}/collections/`)).body).toHaveLength(0);
+    expect((await send(admin)).status).toBe(201);
     expect((await send(t.admin)).status).toBe(201);
   });
 

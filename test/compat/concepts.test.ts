@@ -106,10 +106,12 @@ describe('creating a concept (spec core §4.3)', () => {
     expect([after.body, (await request(t.app).get(src.url)).body.active_concepts]).toEqual([[], 0]);
   });
 
-  it('lets org members and, with public_access Edit, any signed-in user add content', async () => {
+  it('lets org administrators and, with public_access Edit, any signed-in user add content; not plain members of a View source (spec core §5 rules 5, 7)', async () => {
     const src = await source();
     const member = await createUser(t);
     await addMember(t, src.org, src.owner, member);
+    expect((await createConcept(src.url, member, { ...MALARIA, id: 'M1' })).status).toBe(403);
+    await addMember(t, src.org, src.owner, member, 'admin');
     expect((await createConcept(src.url, member, { ...MALARIA, id: 'M1' })).status).toBe(201);
     const open = await source({ public_access: 'Edit' });
     const anyone = await createUser(t);

@@ -161,7 +161,9 @@ async function seed(): Promise<World> {
   };
   const owner = await createUser(t);
   const demo = (await createOrg(t, owner, { id: uniqueId('DEMO'), name: 'Demo' })).id;
-  await addMember(t, demo, owner, jdoe);
+  // An administrator of DEMO: spec core §5 rule 7 gives repository edits and membership to an
+  // org's owners, while the client offers its Manage menus to every member (docs/rights.md).
+  await addMember(t, demo, owner, jdoe, 'admin');
   const org = `/orgs/${demo}`;
   const clin = await createRepo(t, org, owner, {
     id: 'CLIN',

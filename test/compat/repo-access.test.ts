@@ -60,13 +60,13 @@ const PRIVATE_READ: Record<Caller, number> = {
   superuser: 200,
 };
 /**
- * Metadata edits and version creation, whatever the public access (spec core §5.5, §5.7): the
- * owning org's members, as OCL and its web client have it (issue 15 part 5).
+ * Metadata edits and version creation, whatever the public access (spec core §5 rule 7): the
+ * repository's owners, here the owning org's administrators; plain members only view.
  */
 const EDIT: Record<Caller, number> = {
   anonymous: 401,
   outsider: 403,
-  member: 200,
+  member: 403,
   orgAdmin: 200,
   superuser: 200,
 };
@@ -271,7 +271,7 @@ describe('changes of access and of membership', () => {
     expect((await request(t.app).get(url)).status).toBe(200);
   });
 
-  it('a member edits whatever their role; a removed member no longer sees or edits private sources', async () => {
+  it('a member edits as an administrator only; a removed member no longer sees or edits private sources', async () => {
     const admin = await createUser(t);
     const member = await createUser(t);
     const own = await createOrg(t, admin);
@@ -283,11 +283,12 @@ describe('changes of access and of membership', () => {
     });
     const edit = () =>
       request(t.app).patch(url).set('Authorization', member.auth).send({ description: 'x' });
-    expect((await edit()).status).toBe(200);
+    expect((await request(t.app).get(url).set('Authorization', member.auth)).status).toBe(200);
+    expect((await edit()).status).toBe(403);
     await addMember(t, own.id, admin, member, 'admin');
     expect((await edit()).status).toBe(200);
     await addMember(t, own.id, admin, member, 'member');
-    expect((await edit()).status).toBe(200);
+    expect((await edit()).status).toBe(403);
     await request(t.app)
       .delete(`/orgs/${own.id}/members/${member.username}/`)
       .set('Authorization', admin.auth);
@@ -295,7 +296,7 @@ describe('changes of access and of membership', () => {
     expect((await edit()).status).toBe(403);
   });
 
-  it('the creator of a source may still edit it after losing the administrator role', async () => {
+  it('the creator of a source no longer edits it after losing the administrator role (spec core §5 rule 7: its owners do)', async () => {
     const admin = await createUser(t);
     const creator = await createUser(t);
     const own = await createOrg(t, admin);
@@ -309,9 +310,9 @@ describe('changes of access and of membership', () => {
       .patch(created.url)
       .set('Authorization', creator.auth)
       .send({ description: 'still mine' });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(403);
     const after = await request(t.app).get(created.url).set('Authorization', creator.auth);
-    expect(after.body).toMatchObject({ description: 'still mine', updated_by: creator.username });
+    expect(after.body.description).not.toBe('still mine');
   });
 
   it('the sources of a private org answer 401/403 to those outside it, even the public ones', async () => {

@@ -292,7 +292,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
     expect((await request(t.app).get(`/orgs/${org.id}/sources/${id}/`)).status).toBe(404);
   });
 
-  it("only the org's members and superusers create in an org (its members, as in OCL)", async () => {
+  it("only the org's administrators and superusers create in an org (spec core §4.6)", async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
     const send = (by: TestUser | string | undefined) =>
       request(t.app)
@@ -301,12 +301,12 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
         .send({ id: uniqueId('src'), name: 'Try' });
     expect((await send(undefined)).status).toBe(401);
     expect((await send(outsider)).status).toBe(403);
-    expect((await send(member)).status).toBe(201);
+    expect((await send(member)).status).toBe(403);
     expect((await send(admin)).status).toBe(201);
     const bySuperuser = await send(t.admin);
     expect(bySuperuser.status).toBe(201);
     expect(bySuperuser.body.created_by).toBe('ocladmin');
-    expect((await request(t.app).get(`/orgs/${org.id}/sources/`)).body).toHaveLength(3);
+    expect((await request(t.app).get(`/orgs/${org.id}/sources/`)).body).toHaveLength(2);
   });
 
   it('only the user (or a superuser) creates in a user’s space', async () => {
@@ -635,13 +635,14 @@ describe('DELETE {owner}/sources/:source/', () => {
     expect(again.body.versions).toBe(1);
   });
 
-  it('is refused to anonymous callers (401) and outsiders (403); members may', async () => {
+  it('is refused to anonymous callers (401), outsiders and plain members (403); administrators may (spec core §5 rule 7)', async () => {
     const { org, admin, member, outsider } = await orgWithPeople();
     const source = await createSource(`/orgs/${org.id}`, admin);
     expect((await request(t.app).delete(source.url)).status).toBe(401);
     expect((await request(t.app).delete(source.url).set(as(outsider))).status).toBe(403);
+    expect((await request(t.app).delete(source.url).set(as(member))).status).toBe(403);
     expect((await request(t.app).get(source.url)).status).toBe(200);
-    expect((await request(t.app).delete(source.url).set(as(member))).status).toBe(204);
+    expect((await request(t.app).delete(source.url).set(as(admin))).status).toBe(204);
     expect((await request(t.app).get(source.url)).status).toBe(404);
   });
 
