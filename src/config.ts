@@ -23,7 +23,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(100),
   GRAPHQL_SEARCH_COST: z.coerce.number().int().min(0).default(100),
-  GRAPHQL_COUNT_COST: z.coerce.number().int().min(0).default(10),
+  GRAPHQL_COUNT_COST: z.coerce.number().int().min(0).default(1),
   GRAPHQL_COST_PER_RATE_UNIT: z.coerce.number().int().min(1).default(1000),
   JOBS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),

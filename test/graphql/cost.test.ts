@@ -91,7 +91,7 @@ describe('rate limits count a GraphQL request by its cost', () => {
 
   test('ten aliased searches use up the budget of many requests', async () => {
     const from = '10.23.0.2';
-    // 10 × (1 + 100 search + 10 count) = 1,110: 12 units, the request itself being one of them.
+    // 10 × (1 + 100 search + 1 count) = 1,020: 11 units, the request itself being one of them.
     const first = await post(aliasedSearches(sourceUrl, 10), from);
     expect(first.status).toBe(200);
     expect((await post(aliasedSearches(sourceUrl, 10), from)).status).toBe(200);
