@@ -47,7 +47,7 @@ describe('aliases and searches', () => {
     expect(res.body.data.s49.totalCount).toBe(1);
   });
 
-  test('a search and its count cost more than the item it returns', async () => {
+  test('a search costs more than the item it returns', async () => {
     const cheap = await createTestApp({ GRAPHQL_MAX_COST: '100' });
     try {
       const one = `{ concepts(source: "${sourceUrl}", limit: 1) { items { id } } }`;
