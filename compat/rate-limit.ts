@@ -93,6 +93,11 @@ export interface RateLimiting {
   handlers: RequestHandler[];
   /** Stops the timers and hands on the counts not yet shared. */
   stop(): Promise<void>;
+  /**
+   * Counts `units` more requests of the caller of `res` (a costly GraphQL query); answers the
+   * seconds to wait when that puts it over a limit. Absent when nothing is limited.
+   */
+  charge?: (res: Response, units: number) => Promise<number | undefined>;
 }
 
 /**
@@ -145,6 +150,17 @@ export function rateLimiting(services: Services, limits: Limits, log: Logger): R
     });
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  const charge = async (res: Response, units: number): Promise<number | undefined> => {
+    const ctx = peekContext(res);
+    const held = WINDOWS.map((window) => ({ ...window, limit: limitOf(ctx, limits, window) }));
+    const counts = await services.rateLimits.hit(clientKey(ctx), held, units);
+    const until = held
+      .map(({ limit }, i) =>
+        limit > 0 && counts[i].hits > limit ? counts[i].resetAt.getTime() : 0,
+      )
+      .reduce((a, b) => Math.max(a, b), 0);
+    return until > 0 ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : undefined;
+  };
   const flush = (): Promise<void> =>
     services.rateLimits.flush().catch((error: unknown) => {
       log.warn({ err: error }, 'sharing rate-limit counts failed');
@@ -153,6 +169,7 @@ export function rateLimiting(services: Services, limits: Limits, log: Logger): R
   flusher.unref();
   return {
     handlers: [scope, ...limiters],
+    charge,
     stop: async () => {
       clearInterval(sweeper);
       clearInterval(flusher);

@@ -142,7 +142,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   const rateLimits = rateLimiting(services, config.rateLimits, log);
   if (rateLimits.handlers.length > 0) app.use(rateLimits.handlers);
 
-  const graphql = await createGraphqlEdge(services, config, log);
+  const graphql = await createGraphqlEdge(services, config, log, rateLimits.charge);
   app.use(graphql.router);
   const fhir = fhirRouter(services);
   app.use(fhir);

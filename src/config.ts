@@ -22,6 +22,10 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('Terminology Registry <no-reply@localhost>'),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(12),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(20000),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(100),
+  GRAPHQL_SEARCH_COST: z.coerce.number().int().min(0).default(100),
+  GRAPHQL_COUNT_COST: z.coerce.number().int().min(0).default(1),
+  GRAPHQL_COST_PER_RATE_UNIT: z.coerce.number().int().min(1).default(1000),
   JOBS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
   DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -96,6 +100,13 @@ export interface Config {
   mailFrom: string;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
+  /** Aliased fields one GraphQL operation may have (`__typename` aside). */
+  graphqlMaxAliases: number;
+  /** What a list searched with `q`, and a `totalCount`, add to a query's cost. */
+  graphqlSearchCost: number;
+  graphqlCountCost: number;
+  /** A GraphQL request counts ceil(cost / this) requests against the rate limits. */
+  graphqlCostPerRateUnit: number;
   /** Background tasks this process runs at once; 0: it only enqueues them. */
   jobsWorkers: number;
   /** On shutdown, how long running tasks may take to finish before they are aborted. */
@@ -186,6 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM,
     graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
+    graphqlMaxAliases: e.GRAPHQL_MAX_ALIASES,
+    graphqlSearchCost: e.GRAPHQL_SEARCH_COST,
+    graphqlCountCost: e.GRAPHQL_COUNT_COST,
+    graphqlCostPerRateUnit: e.GRAPHQL_COST_PER_RATE_UNIT,
     jobsWorkers: e.PROCESS_ROLE === 'worker' ? Math.max(e.JOBS_WORKERS, 1) : e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
     drainSeconds: e.DRAIN_SECONDS,

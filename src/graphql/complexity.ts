@@ -5,22 +5,59 @@ import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphq
 /** What `limit: 0` (everything) is assumed to fetch when costing a query. */
 const UNBOUNDED_LIST = 1000;
 
+export interface CostRules {
+  /** Highest cost accepted. */
+  maxCost: number;
+  /** What searching a list (`q`) adds: a text search reads far more than the items it returns. */
+  searchCost: number;
+  /** What a `totalCount` costs: it counts every match, not one item. */
+  countCost: number;
+  /** A request counts ceil(cost / this) requests against the caller's rate limits. */
+  costPerRateUnit: number;
+}
+
+/**
+ * Counts `units` more requests of the caller against its rate limits; answers the seconds to
+ * wait when that puts it over a limit.
+ */
+export type ChargeRequests = (units: number) => Promise<number | undefined>;
+
 /**
  * A list field costs its items times the cost of one item: `limit` items (or `UNBOUNDED_LIST`
- * for `limit: 0`), so nesting lists multiplies as their database work does.
+ * for `limit: 0`), so nesting lists multiplies as their database work does; searching it costs
+ * `searchCost` more.
  */
-const listEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
-  if (typeof args.limit !== 'number') return undefined;
-  const items = args.limit === 0 ? UNBOUNDED_LIST : Math.max(args.limit, 1);
-  return 1 + items * Math.max(childComplexity, 1);
-};
+function listEstimator(searchCost: number): ComplexityEstimator {
+  return ({ args, childComplexity }) => {
+    if (typeof args.limit !== 'number') return undefined;
+    const items = args.limit === 0 ? UNBOUNDED_LIST : Math.max(args.limit, 1);
+    const search = typeof args.q === 'string' && args.q.trim() !== '' ? searchCost : 0;
+    return 1 + search + items * Math.max(childComplexity, 1);
+  };
+}
 
-/** Refuses, before anything runs, an operation whose estimated cost is above `maxCost` (HTTP 400). */
-export function costLimit<T extends object>(maxCost: number): ApolloServerPlugin<T> {
+function countEstimator(countCost: number): ComplexityEstimator {
+  return ({ field }) => (field.name === 'totalCount' ? countCost : undefined);
+}
+
+/**
+ * Refuses, before anything runs, an operation whose estimated cost is above `maxCost` (HTTP 400),
+ * and counts what it costs beyond one request against the caller's rate limits (HTTP 429 once
+ * over).
+ */
+export function costLimit<T extends { chargeRequests?: ChargeRequests }>(
+  rules: CostRules,
+): ApolloServerPlugin<T> {
+  const { maxCost } = rules;
+  const estimators = [
+    countEstimator(rules.countCost),
+    listEstimator(rules.searchCost),
+    simpleEstimator({ defaultComplexity: 1 }),
+  ];
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema, operation }) {
+        async didResolveOperation({ request, document, schema, operation, contextValue }) {
           // Without its operation, or with variables of the wrong type, the request fails in
           // execution with GraphQL's own error (HTTP 400); there is no cost to estimate.
           if (!operation) return;
@@ -38,7 +75,7 @@ export function costLimit<T extends object>(maxCost: number): ApolloServerPlugin
               query: document,
               operationName: request.operationName ?? undefined,
               variables: request.variables ?? {},
-              estimators: [listEstimator, simpleEstimator({ defaultComplexity: 1 })],
+              estimators,
             });
           } catch {
             // The estimator gives up on operations with more nodes than it will walk.
@@ -52,6 +89,22 @@ export function costLimit<T extends object>(maxCost: number): ApolloServerPlugin
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
             });
           }
+          // The rate limiter counted the request itself already.
+          const units = Math.ceil(cost / rules.costPerRateUnit);
+          if (units <= 1 || !contextValue.chargeRequests) return;
+          const retryAfter = await contextValue.chargeRequests(units - 1);
+          if (retryAfter === undefined) return;
+          throw new GraphQLError(
+            `Too many requests: this query costs ${cost}, counted as ${units} requests; ` +
+              `try again in ${retryAfter} seconds.`,
+            {
+              extensions: {
+                code: 'RATE_LIMITED',
+                retryAfterSeconds: retryAfter,
+                http: { status: 429, headers: new Map([['retry-after', String(retryAfter)]]) },
+              },
+            },
+          );
         },
       };
     },

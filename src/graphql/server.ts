@@ -5,8 +5,9 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { expressMiddleware } from '@as-integrations/express5';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError, type ValidationContext } from 'graphql';
 import path from 'node:path';
 import type { Config } from '../config';
@@ -17,7 +18,7 @@ import type { Services } from '../services';
 import { capEchoes } from '../text';
 import type { GraphQLContext } from './context';
 import { withPermissions } from './permissions';
-import { costLimit } from './complexity';
+import { costLimit, type ChargeRequests } from './complexity';
 import { inputGuard } from './input-guard';
 import { buildGraphqlSchema } from './schema';
 
@@ -26,11 +27,15 @@ export interface GraphqlEdge {
   stop(): Promise<void>;
 }
 
-/** `/graphql`: Apollo Server over the type-graphql schema, plus an offline GraphiQL for browsers. */
+/**
+ * `/graphql`: Apollo Server over the type-graphql schema, plus an offline GraphiQL for browsers.
+ * `charge` counts a costly query as more requests of the caller (none: no rate limits).
+ */
 export async function createGraphqlEdge(
   services: Services,
   config: Config,
   log: Logger,
+  charge?: (res: Response, units: number) => Promise<number | undefined>,
 ): Promise<GraphqlEdge> {
   const schema = withPermissions(await buildGraphqlSchema());
   const apollo = new ApolloServer<GraphQLContext>({
@@ -45,6 +50,8 @@ export async function createGraphqlEdge(
     // Reported as a validation error (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as a crash.
     validationRules: [
       maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportRejection }),
+      // Each alias of a field runs it again, whatever the cost estimate says (issue 23).
+      maxAliasesRule({ n: config.graphqlMaxAliases, ...reportRejection }),
     ],
     formatError: (formatted, error) => capEchoesOf(formatError(formatted, error, log)),
     plugins: [
@@ -54,7 +61,12 @@ export async function createGraphqlEdge(
       statusForUnauthenticated(),
       // Before the cost limit: refused text is named as such, whatever the query costs.
       inputGuard<GraphQLContext>(),
-      costLimit<GraphQLContext>(config.graphqlMaxCost),
+      costLimit<GraphQLContext>({
+        maxCost: config.graphqlMaxCost,
+        searchCost: config.graphqlSearchCost,
+        countCost: config.graphqlCountCost,
+        costPerRateUnit: config.graphqlCostPerRateUnit,
+      }),
     ],
   });
   await apollo.start();
@@ -86,7 +98,9 @@ export async function createGraphqlEdge(
       context: async ({ res }) => {
         try {
           const ctx = requestContext(res);
-          return { ...ctx, services };
+          const chargeRequests: ChargeRequests | undefined =
+            charge && ((units) => charge(res, units));
+          return { ...ctx, services, chargeRequests };
         } catch (error) {
           if (!isAppError(error)) throw error;
           // Refused credentials are a 401; Basic credentials of a throttled login a 429.

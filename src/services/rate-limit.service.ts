@@ -76,24 +76,24 @@ export class RateLimitService {
   }
 
   /**
-   * Counts one request of `client` in every window; the counts after. Far below a window's limit
+   * Counts one request of `client` (`units` requests' worth) in every window; the counts after. Far below a window's limit
    * the request is counted in this process and handed on by `flush`, so most requests cost no
    * statement; near it (or for small limits, or when what this process knows of the other
    * processes' counts is old) every window is counted in one statement on the shared counters,
    * so that the limit holds exactly across processes where it matters.
    */
-  async hit(client: string, windows: readonly LimitedWindow[]): Promise<WindowCount[]> {
+  async hit(client: string, windows: readonly LimitedWindow[], units = 1): Promise<WindowCount[]> {
     const now = Date.now();
     const keys = windows.map((window) => counterKey(window, client));
     const counters = keys.map((key) => this.local.get(key));
-    if (windows.every((window, i) => countsLocally(counters[i], window.limit, now))) {
+    if (windows.every((window, i) => countsLocally(counters[i], window.limit, units, now))) {
       return counters.map((counter) => {
-        counter!.pending += 1;
+        counter!.pending += units;
         return { hits: estimate(counter!), resetAt: counter!.resetAt };
       });
     }
     // This request and whatever this process counted of these clients so far, at once.
-    const hits = counters.map((counter) => 1 + (counter?.pending ?? 0));
+    const hits = counters.map((counter) => units + (counter?.pending ?? 0));
     const sending = counters.map((counter) => {
       if (!counter) return 0;
       const handed = counter.pending;
@@ -261,16 +261,17 @@ function unsend(counter: LocalCounter, hits: number, failed: boolean): void {
   if (failed) counter.pending += hits;
 }
 
-/** Whether one more request may be counted in this process alone (see `hit`). */
+/** Whether `units` more requests may be counted in this process alone (see `hit`). */
 function countsLocally(
   counter: LocalCounter | undefined,
   limit: number | undefined,
+  units: number,
   now: number,
 ): counter is LocalCounter {
   if (!counter || limit === undefined) return false;
   if (counter.resetAt.getTime() <= now || now - counter.syncedAt > LOCAL_MAX_AGE_MS) return false;
   if (limit === 0) return true;
-  return limit >= LOCAL_MIN_LIMIT && estimate(counter) + 1 <= limit * LOCAL_SHARE;
+  return limit >= LOCAL_MIN_LIMIT && estimate(counter) + units <= limit * LOCAL_SHARE;
 }
 
 function counterKey(window: RateWindow, client: string): string {
