@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openDatabase } from './db/database';
+import { DataDirInUseError } from './db/embedded-postgres';
 import { createLogger, type Logger } from './logger';
 import { limitHeapGrowth } from './heap';
 import { ADMIN_USERNAME, createMailer, Services } from './services';
@@ -95,8 +96,13 @@ async function drain(server: Server, seconds: number, log: Logger): Promise<void
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `Failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
-  );
+  // An expected refusal is told in one line; anything else with its stack.
+  const told =
+    error instanceof DataDirInUseError
+      ? error.message
+      : error instanceof Error
+        ? error.stack
+        : String(error);
+  process.stderr.write(`Failed to start: ${told}\n`);
   process.exit(1);
 });

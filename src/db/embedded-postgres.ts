@@ -32,6 +32,11 @@ export interface EmbeddedPostgres {
 const SUPERUSER = 'postgres';
 const OS_USER = 'postgres';
 const PASSWORD_FILE = 'registry-password';
+/** The pid of the process that started the running Postgres, written once it accepts connections. */
+const OWNER_FILE = 'registry-owner.pid';
+
+/** Another live server uses this data folder; nothing was changed. */
+export class DataDirInUseError extends Error {}
 
 export async function startEmbeddedPostgres(
   opts: EmbeddedPostgresOptions,
@@ -77,6 +82,8 @@ export async function startEmbeddedPostgres(
 
   const url = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   await waitUntilReady(child, url, stderr);
+  // Only once ready: a start that lost a race for the folder never overwrites the winner's record.
+  fs.writeFileSync(path.join(dataDir, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
   return {
     url,
     port,
@@ -196,18 +203,58 @@ function initialiseIfNeeded(binDir: string, dataDir: string, runAs: OsUser | und
   return password;
 }
 
-/** A server orphaned by a killed parent still holds `postmaster.pid`; ask it to shut down. */
+/**
+ * A Postgres still running on the folder is stopped only when the process that started it is known
+ * dead (a killed parent orphans it); while that process lives, another server uses this DATA_DIR.
+ */
 async function stopStaleServer(dataDir: string): Promise<void> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const pid = readPid(path.join(dataDir, 'postmaster.pid'));
+  if (pid === undefined || !isAlive(pid) || !runsOn(pid, dataDir)) return;
+  const owner = readPid(path.join(dataDir, OWNER_FILE));
+  const parent = parentOf(pid);
+  // The parent check keeps a reused owner pid from passing for the owner: an orphan is reparented.
+  if (owner !== undefined && isAlive(owner) && (parent === undefined || parent === owner)) {
+    throw new DataDirInUseError(
+      `${path.dirname(dataDir)} is in use by another running server (pid ${owner}, its Postgres pid ` +
+        `${pid}); nothing was changed. Stop that server first, or give this one another DATA_DIR.`,
+    );
+  }
   process.kill(pid, 'SIGINT');
   const deadline = Date.now() + 15_000;
   while (isAlive(pid)) {
     if (Date.now() > deadline)
       throw new Error(`A stale Postgres (pid ${pid}) holds ${dataDir} and did not stop.`);
     await sleep(50);
+  }
+}
+
+/** The first line of a pid file, when it holds a pid. */
+function readPid(file: string): number | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  const pid = Number(fs.readFileSync(file, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * Whether the process is a Postgres on this folder (a stale `postmaster.pid` may name a pid since
+ * reused); assumed so where `/proc` cannot tell.
+ */
+function runsOn(pid: number, dataDir: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dataDir);
+  } catch {
+    return true;
+  }
+}
+
+/** The parent pid, where `/proc` tells it. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces and parentheses): state, ppid, …
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
   }
 }
 

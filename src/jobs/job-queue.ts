@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { Client } from 'pg';
 import PgBoss from 'pg-boss';
 import type { DataSource } from 'typeorm';
 import { AppError, isAppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Repositories, Slice, TaskRecord, Window } from '../repositories';
+import { WORKER_CONNECTION } from '../repositories/task.repository';
 import { RunningTask } from './running-task';
 import type { TaskActor, TaskHandler, TaskView } from './types';
 
@@ -80,6 +82,9 @@ export class JobQueue {
   private stopped: Promise<void> | undefined;
   private pruning: NodeJS.Timeout | undefined;
   private sweeping: NodeJS.Timeout | undefined;
+  /** This process's id on the tasks it runs, named by its liveness connection. */
+  private readonly worker = crypto.randomUUID();
+  private liveness: Client | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -124,8 +129,9 @@ export class JobQueue {
     if (swept > 0) options.log.warn({ tasks: swept }, 'abandoned tasks marked FAILURE');
     for (const kind of this.handlers.keys()) this.createQueue(kind);
     await Promise.all(this.queues.values());
-    if (options.workers > 0) this.loop = this.dispatch(options.workers);
     if (options.workers > 0) {
+      await this.connectLiveness(url);
+      this.loop = this.dispatch(options.workers);
       // Killed processes' tasks are recorded FAILURE within a minute or two, read or not.
       this.sweeping = setInterval(() => {
         this.repos.tasks
@@ -353,7 +359,7 @@ export class JobQueue {
   private async execute(kind: string, id: string, data: JobData, entry: Running): Promise<void> {
     const boss = this.boss as PgBoss;
     const log = (this.options as JobQueueOptions).log.child({ taskId: id, task: kind });
-    if (!(await this.repos.tasks.markStarted(id))) {
+    if (!(await this.repos.tasks.markStarted(id, this.worker))) {
       // Finished or failed already (e.g. a duplicate delivery): never run a task twice.
       await boss.complete(kind, id);
       return;
@@ -428,6 +434,32 @@ export class JobQueue {
       }
     }
     await boss.stop({ graceful: false, close: true });
+    await this.liveness?.end().catch(() => undefined);
+  }
+
+  /**
+   * Holds the connection whose presence in `pg_stat_activity` shows this process alive: when the
+   * process dies its socket closes, and every reader sees its tasks abandoned at once. Reopened if
+   * it drops while the process lives.
+   */
+  private async connectLiveness(url: string): Promise<void> {
+    const client = new Client({
+      connectionString: url,
+      application_name: `${WORKER_CONNECTION}${this.worker}`,
+    });
+    client.on('error', (error: unknown) =>
+      this.options?.log.warn({ err: error }, 'task liveness connection lost'),
+    );
+    client.on('end', () => {
+      if (this.stopping) return;
+      setTimeout(() => {
+        this.connectLiveness(url).catch((error: unknown) =>
+          this.options?.log.error({ err: error }, 'could not reopen the task liveness connection'),
+        );
+      }, 1000).unref();
+    });
+    await client.connect();
+    this.liveness = client;
   }
 
   private async allSettled(ms: number): Promise<void> {

@@ -23,7 +23,7 @@ export interface TaskRecord {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
-  /** STARTED, but nothing has written its heartbeat for longer than the caller's limit. */
+  /** STARTED, but its process is gone or silent for longer than the caller's limit. */
   abandoned: boolean;
 }
 
@@ -65,12 +65,22 @@ interface TaskRow {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `$n` is the number of seconds after which a silent STARTED task counts as abandoned. */
+/** The `application_name` prefix of a worker process's liveness connection. */
+export const WORKER_CONNECTION = 'registry-worker ';
+
+/**
+ * A STARTED task is abandoned when its process's liveness connection is gone (the process is
+ * dead), or when nothing wrote its heartbeat for `$n` seconds (a process that cannot be asked).
+ */
+const abandoned = (n: number): string => `
+  state = 'STARTED' AND (heartbeat_at < now() - make_interval(secs => $${n})
+    OR (worker IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+      WHERE a.application_name = '${WORKER_CONNECTION}' || tasks.worker)))`;
+
 const columns = (n: number): string => `
   id::text AS id, kind, state, summary, progress_done::text AS progress_done,
   progress_total::text AS progress_total, progress_message, result, error, created_by,
-  created_at, started_at, finished_at,
-  (state = 'STARTED' AND heartbeat_at < now() - make_interval(secs => $${n})) AS abandoned`;
+  created_at, started_at, finished_at, (${abandoned(n)}) AS abandoned`;
 
 function recordOf(row: TaskRow): TaskRecord {
   return {
@@ -153,12 +163,15 @@ export class TaskRepository {
     return { rows: rows.map(recordOf), total };
   }
 
-  /** PENDING → STARTED; false when the task is gone or no longer pending (never run it twice). */
-  async markStarted(id: string): Promise<boolean> {
+  /**
+   * PENDING → STARTED by this worker process; false when the task is gone or no longer pending
+   * (never run it twice).
+   */
+  async markStarted(id: string, worker: string): Promise<boolean> {
     const rows = await this.update<{ id: string }>(
-      `UPDATE tasks SET state = 'STARTED', started_at = now(), heartbeat_at = now()
+      `UPDATE tasks SET state = 'STARTED', started_at = now(), heartbeat_at = now(), worker = $2
        WHERE id = $1 AND state = 'PENDING' RETURNING id::text AS id`,
-      [id],
+      [id, worker],
     );
     return rows.length === 1;
   }
@@ -226,8 +239,8 @@ export class TaskRepository {
   }
 
   /**
-   * Fails every STARTED task (of `ids`, when given) whose heartbeat is older than the limit, as
-   * finished at its last heartbeat; how many it failed.
+   * Fails every abandoned task (of `ids`, when given), as finished at its last heartbeat; how
+   * many it failed.
    */
   async failAbandoned(
     abandonedAfterSeconds: number,
@@ -237,7 +250,7 @@ export class TaskRepository {
     const rows = await this.update<{ id: string }>(
       `UPDATE tasks SET state = 'FAILURE', error = $2, finished_at = heartbeat_at,
          heartbeat_at = NULL
-       WHERE state = 'STARTED' AND heartbeat_at < now() - make_interval(secs => $1)
+       WHERE ${abandoned(1)}
          AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))
        RETURNING id::text AS id`,
       [abandonedAfterSeconds, error, ids ?? null],

@@ -759,22 +759,47 @@ export class BulkImportService {
         'Imports from file_url are allowed only from hosts the administrator lists (IMPORT_FILE_URL_HOSTS).',
       );
     }
+    const tooLarge = (): AppError =>
+      AppError.field('file', `The file is larger than ${this.options.maxBytes} bytes.`);
+    const cutOff = new AbortController();
     const response = await fetch(parsed, {
       redirect: 'error',
-      signal: AbortSignal.timeout(60_000),
+      signal: AbortSignal.any([cutOff.signal, AbortSignal.timeout(60_000)]),
     }).catch((error: Error) => {
       throw AppError.field('file_url', `The file could not be downloaded: ${error.message}`);
     });
-    if (!response.ok)
+    if (!response.ok) {
+      cutOff.abort();
       throw AppError.field(
         'file_url',
         `The file could not be downloaded (HTTP ${response.status}).`,
       );
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > this.options.maxBytes) {
-      throw AppError.field('file', `The file is larger than ${this.options.maxBytes} bytes.`);
     }
-    return Buffer.from(await response.arrayBuffer());
+    if (Number(response.headers.get('content-length') ?? 0) > this.options.maxBytes) {
+      cutOff.abort();
+      throw tooLarge();
+    }
+    // Counted as it arrives: a body without Content-Length must not be read whole into memory.
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const body: AsyncIterable<Uint8Array> | null = response.body;
+    try {
+      for await (const chunk of body ?? []) {
+        size += chunk.byteLength;
+        if (size > this.options.maxBytes) {
+          cutOff.abort();
+          throw tooLarge();
+        }
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      if (isAppError(error)) throw error;
+      throw AppError.field(
+        'file_url',
+        `The file could not be downloaded: ${(error as Error).message}`,
+      );
+    }
+    return Buffer.concat(chunks);
   }
 }
 

@@ -677,4 +677,43 @@ describe('bulk import: hostile files and file_url', () => {
       await new Promise((resolve) => files.close(resolve));
     }
   });
+
+  test('a file_url body without Content-Length is cut off once it passes the size limit', async () => {
+    const total = 64 * 1024 ** 2;
+    const piece = Buffer.alloc(64 * 1024, 'x');
+    const sender = { sent: 0, closedEarly: false };
+    // Chunked (no Content-Length), sent as fast as the reader takes it.
+    const files = http.createServer((_req, res) => {
+      res.on('close', () => (sender.closedEarly = sender.sent < total));
+      const more = (): void => {
+        while (sender.sent < total && !res.destroyed) {
+          sender.sent += piece.length;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const address = files.address();
+    const host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const allowed = await createTestApp({ IMPORT_FILE_URL_HOSTS: host, IMPORT_MAX_SIZE: '1mb' });
+    try {
+      const res = await request(allowed.app)
+        .post('/importers/bulk-import/')
+        .set('Authorization', owner.auth)
+        .send({ file_url: `http://${host}/huge.json` });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/larger than 1048576 bytes/);
+      // What the sockets' buffers hold besides, far below the whole body.
+      expect(sender.sent).toBeLessThan(total / 4);
+      for (let i = 0; i < 100 && !sender.closedEarly; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(sender.closedEarly).toBe(true);
+    } finally {
+      await allowed.close();
+      files.closeAllConnections();
+      await new Promise((resolve) => files.close(resolve));
+    }
+  });
 });

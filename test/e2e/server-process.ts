@@ -84,8 +84,6 @@ export interface WorkerWorld {
   kill(): Promise<void>;
   /** Stops the worker gently (SIGTERM), at the end of a test. */
   finish(): Promise<void>;
-  /** Dates a task's heartbeat back five minutes: its process is then known to have stopped. */
-  expireHeartbeat(taskId: string): Promise<void>;
   /** What the worker started last has logged since its job queue started. */
   output(): string;
 }
@@ -126,11 +124,5 @@ export function workerWorld(name: string): WorkerWorld {
     output: () => output,
     kill: async () => stop(child!),
     finish: async () => stop(child!, 'SIGTERM'),
-    expireHeartbeat: async (taskId) => {
-      await app!.dataSource.query(
-        `UPDATE tasks SET heartbeat_at = now() - interval '5 minutes' WHERE id = $1`,
-        [taskId],
-      );
-    },
   };
 }

@@ -43,7 +43,7 @@ interface Running {
   output: string;
 }
 
-function start(env: Record<string, string> = {}): Promise<Running> {
+function spawnServer(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'main.js')], {
     cwd: root,
     // NODE_ENV as in production: libraries behave differently under jest's `test`.
@@ -58,6 +58,11 @@ function start(env: Record<string, string> = {}): Promise<Running> {
     },
   });
   children.add(child);
+  return child;
+}
+
+function start(env: Record<string, string> = {}): Promise<Running> {
+  const child = spawnServer(env);
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
@@ -73,8 +78,8 @@ function start(env: Record<string, string> = {}): Promise<Running> {
         resolve({ child, url: `http://127.0.0.1:${port}`, output });
       }
     };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
   });
 }
@@ -157,5 +162,29 @@ test('a start after a crash that orphaned Postgres stops the stale server and co
   expect(login.status).toBe(200);
   const stopped = exitOf(recovered.child);
   recovered.child.kill('SIGTERM');
+  expect(await stopped).toBe(0);
+}, 120_000);
+
+test('a second start on a live DATA_DIR exits with a clear message and leaves the first serving', async () => {
+  const first = await start({ ADMIN_PASSWORD: 'chosen-password' });
+  const pgPid = postgresPid();
+  const { port } = new URL(first.url);
+  for (const env of [{ PORT: port }, { PORT: '0' }]) {
+    const second = spawnServer(env);
+    let output = '';
+    second.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    second.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await exitOf(second)).toBe(1);
+    expect(output).toMatch(/is in use by another running server \(pid \d+.*nothing was changed/);
+    expect(postgresPid()).toBe(pgPid);
+    expect(alive(pgPid)).toBe(true);
+    expect((await request(first.url).get('/healthz/')).status).toBe(200);
+    const login = await request(first.url)
+      .post('/users/login/')
+      .send({ username: 'ocladmin', password: 'chosen-password' });
+    expect(login.status).toBe(200);
+  }
+  const stopped = exitOf(first.child);
+  first.child.kill('SIGTERM');
   expect(await stopped).toBe(0);
 }, 120_000);

@@ -19,6 +19,7 @@ import { BulkImportSpeed1764770000000 } from './1764770000000-bulk-import-speed'
 import { ExpansionMemberTotals1764790000000 } from './1764790000000-expansion-member-totals';
 import { RetiredHeadKeys1764800000000 } from './1764800000000-retired-head-keys';
 import { DerivedRepositoryKeys1764810000000 } from './1764810000000-derived-repository-keys';
+import { TaskWorkers1764820000000 } from './1764820000000-task-workers';
 import { ExportAudiences1764900000000 } from './1764900000000-export-audiences';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
@@ -44,5 +45,6 @@ export const migrations = [
   ExpansionMemberTotals1764790000000,
   RetiredHeadKeys1764800000000,
   DerivedRepositoryKeys1764810000000,
+  TaskWorkers1764820000000,
   ExportAudiences1764900000000,
 ];
