@@ -85,6 +85,12 @@ export class JobQueue {
   /** This process's id on the tasks it runs, named by its liveness connection. */
   private readonly worker = crypto.randomUUID();
   private liveness: Client | undefined;
+  /**
+   * Whether other sessions see the liveness connection. Behind a pooler in transaction mode
+   * (PgBouncer) an idle client holds no server connection and would look dead: then tasks carry
+   * no worker id and only their heartbeat tells (a live process's tasks are never failed).
+   */
+  private livenessSeen = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -359,7 +365,7 @@ export class JobQueue {
   private async execute(kind: string, id: string, data: JobData, entry: Running): Promise<void> {
     const boss = this.boss as PgBoss;
     const log = (this.options as JobQueueOptions).log.child({ taskId: id, task: kind });
-    if (!(await this.repos.tasks.markStarted(id, this.worker))) {
+    if (!(await this.repos.tasks.markStarted(id, this.livenessSeen ? this.worker : null))) {
       // Finished or failed already (e.g. a duplicate delivery): never run a task twice.
       await boss.complete(kind, id);
       return;
@@ -460,6 +466,16 @@ export class JobQueue {
     });
     await client.connect();
     this.liveness = client;
+    const seen = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM pg_stat_activity WHERE application_name = $1`,
+      [`${WORKER_CONNECTION}${this.worker}`],
+    );
+    this.livenessSeen = seen.length > 0;
+    if (!this.livenessSeen) {
+      this.options?.log.warn(
+        'the task liveness connection is not seen by other sessions (a pooler?): killed tasks are found by their heartbeat only',
+      );
+    }
   }
 
   private async allSettled(ms: number): Promise<void> {

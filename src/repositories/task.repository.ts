@@ -167,7 +167,7 @@ export class TaskRepository {
    * PENDING → STARTED by this worker process; false when the task is gone or no longer pending
    * (never run it twice).
    */
-  async markStarted(id: string, worker: string): Promise<boolean> {
+  async markStarted(id: string, worker: string | null): Promise<boolean> {
     const rows = await this.update<{ id: string }>(
       `UPDATE tasks SET state = 'STARTED', started_at = now(), heartbeat_at = now(), worker = $2
        WHERE id = $1 AND state = 'PENDING' RETURNING id::text AS id`,
