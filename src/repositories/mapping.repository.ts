@@ -262,7 +262,10 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     return sliceOf(this.ordered(where, filter, sort), window);
   }
 
-  /** `[value, count]` per facet over the same filtered mappings (spec core §2.1). */
+  /**
+   * `[value, count]` per facet over the same filtered mappings (spec core §2.1); the end sources'
+   * facets by repository id.
+   */
   facets(where: MappingScope, filter: MappingSearch): Promise<FacetCounts> {
     const repositoryOf = (column: string, value: string) =>
       `(SELECT ${value} FROM repositories fr
@@ -277,8 +280,10 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         'repository_id',
         `CASE WHEN fr.owner_org_id IS NULL THEN 'User' ELSE 'Organization' END`,
       ),
-      fromConceptSource: repositoryOf('from_repository_id', 'fr.mnemonic'),
-      toConceptSource: repositoryOf('to_repository_id', 'fr.mnemonic'),
+      // By repository id: an end may lie in a source the reader may not see, whose name the
+      // service leaves out (it decides who sees what).
+      fromConceptSource: 'mv.from_repository_id',
+      toConceptSource: 'mv.to_repository_id',
     });
   }
 

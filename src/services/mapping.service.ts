@@ -4,6 +4,7 @@ import { HEAD, type MappingEntity, type MappingVersionEntity } from '../db/entit
 import { AppError } from '../errors';
 import {
   isUniqueViolation,
+  type FacetCounts,
   type MappingScope,
   type MappingSearch,
   type MappingSortKey,
@@ -641,7 +642,7 @@ export class MappingService {
     const filter = searchOf(params);
     const slice = await this.repos.mappings.search(scope, filter, sort, windowOf(params));
     const facets = params.includeFacets
-      ? await this.repos.mappings.facets(scope, filter)
+      ? await this.visibleFacets(ctx, await this.repos.mappings.facets(scope, filter))
       : undefined;
     const mappings = new Map(
       (
@@ -659,6 +660,29 @@ export class MappingService {
       version,
     }));
     return pageOf(await this.items(ctx, views, params), slice.total, params, facets);
+  }
+
+  /**
+   * The end sources' facets by name, of the sources the caller may see only: an end in a private
+   * source counts under no name (its name is not shown in the mapping either).
+   */
+  private async visibleFacets(ctx: ServiceContext, facets: FacetCounts): Promise<FacetCounts> {
+    for (const name of ['fromConceptSource', 'toConceptSource']) {
+      const entries = facets[name] ?? [];
+      const visible = await Promise.all(
+        entries.map(async ([id]) => {
+          const repo = await ctx.loaders.repositoryById.load(id);
+          return repo && (await mayViewRepo(ctx, repo)) ? repo.mnemonic : null;
+        }),
+      );
+      const counts = new Map<string, number>();
+      entries.forEach(([, count], i) => {
+        const mnemonic = visible[i];
+        if (mnemonic !== null) counts.set(mnemonic, (counts.get(mnemonic) ?? 0) + count);
+      });
+      facets[name] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    }
+    return facets;
   }
 
   /** A page's mappings as lists show them: ends resolved, version counts when verbose. */
