@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import request from 'supertest';
-import { ADMIN_PASSWORD, createTestApp } from '../factories';
-import { buildServer, sleep, stop } from './server-process';
+import { createTestApp } from '../factories';
+import { buildServer, sleep, startServer, stop } from './server-process';
 
 /**
  * Issue 24 defect 2 and part 3: SIGTERM drains. Readiness turns 503 at once, the listener stops
@@ -12,7 +11,6 @@ import { buildServer, sleep, stop } from './server-process';
  * and only then do the tasks, the pool and the process stop (exit 0). Before, requests in flight
  * got 500 ("Cannot use a pool after calling end on the pool") or resets.
  */
-const root = path.resolve(__dirname, '..', '..');
 let buildDir: string;
 const children = new Set<ChildProcess>();
 
@@ -24,37 +22,6 @@ afterAll(async () => {
   for (const child of children) await stop(child);
   fs.rmSync(buildDir, { recursive: true, force: true });
 });
-
-/** The built server on the test database; its port once it listens. */
-function start(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: process.env.TEST_DATABASE_URL!,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ADMIN_PASSWORD,
-      JOBS_WORKERS: '0',
-      RATE_LIMITS: 'off',
-      DRAIN_SECONDS: '20',
-    },
-  });
-  children.add(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) resolve({ child, port: (JSON.parse(line) as { port: number }).port });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-}
 
 /**
  * A request written in two parts over its own connection: the headers and half the body now,
@@ -88,7 +55,8 @@ function halfSent(
 }
 
 it('SIGTERM lets requests in flight finish normally, then exits 0', async () => {
-  const { child, port } = await start();
+  const { child, port } = await startServer(buildDir, { DRAIN_SECONDS: '20' });
+  children.add(child);
   const base = `http://127.0.0.1:${port}`;
   expect((await fetch(`${base}/readyz/`)).status).toBe(200);
   expect((await fetch(`${base}/livez/`)).status).toBe(200);

@@ -57,6 +57,50 @@ export function startWorker(buildDir: string, dataDir: string): Promise<ChildPro
   });
 }
 
+/**
+ * The built server as its own process on the test database (`env` over the defaults: port 0, no
+ * task workers, no rate limits); its port once it listens. Rejects with its output when it exits
+ * first, or does not listen within 90 s.
+ */
+export function startServer(
+  buildDir: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: process.env.TEST_DATABASE_URL!,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ADMIN_PASSWORD,
+      JOBS_WORKERS: '0',
+      RATE_LIMITS: 'off',
+      ...env,
+    },
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no 'listening' in 90 s:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, port: (JSON.parse(line) as { port: number }).port });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output.slice(-2000)}`));
+    });
+  });
+}
+
 /** Kills a process (SIGKILL unless told) and waits until it has exited. */
 export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,17 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import { Client } from 'pg';
-import { ADMIN_PASSWORD } from '../factories';
-import { buildServer, stop } from './server-process';
+import { buildServer, startServer, stop } from './server-process';
 
 /**
  * Issue 24 defect 1: processes started together on an empty database all come up. Migrations run
  * under an advisory lock, so the first migrates while the others wait and then find nothing left
  * to apply (before, all but one died on a duplicate extension or table).
  */
-const root = path.resolve(__dirname, '..', '..');
 let buildDir: string;
 let databaseUrl: string;
 let admin: Client;
@@ -39,44 +36,17 @@ afterAll(async () => {
 });
 
 /** Starts the built server on the empty database; its port once it listens, or its output. */
-function start(): Promise<{ port: number } | { failed: string }> {
-  const child = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
+async function start(): Promise<{ port: number } | { failed: string }> {
+  try {
+    const { child, port } = await startServer(buildDir, {
       DATABASE_URL: databaseUrl,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ADMIN_PASSWORD,
-      JOBS_WORKERS: '0',
       DB_POOL_SIZE: '2',
-      RATE_LIMITS: 'off',
-    },
-  });
-  children.add(child);
-  let output = '';
-  return new Promise((resolve) => {
-    const timer = setTimeout(
-      () => resolve({ failed: `no 'listening' in 90 s:\n${output}` }),
-      90_000,
-    );
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve({ port: (JSON.parse(line) as { port: number }).port });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ failed: `exited with ${code}:\n${output.slice(-2000)}` });
     });
-  });
+    children.add(child);
+    return { port };
+  } catch (error) {
+    return { failed: String(error) };
+  }
 }
 
 it('three processes started at once on an empty database all migrate and serve', async () => {
