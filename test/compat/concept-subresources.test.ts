@@ -342,7 +342,7 @@ describe('extras (spec operations §4.9)', () => {
 });
 
 describe('who may change sub-resources', () => {
-  it('401 without credentials and 403 for users who may not edit; members may', async () => {
+  it('401 without credentials and 403 for users who may not edit (plain members too); administrators may', async () => {
     const f = await concept({ ...MALARIA, extras: { shelf: 3 } });
     const outsider = await createUser(t);
     const writes: Array<[Method, string, unknown]> = [
@@ -370,11 +370,17 @@ describe('who may change sub-resources', () => {
     }
     expect(await versionCount(f.url)).toBe(1);
 
+    // spec core §5 rules 5, 7: a plain member views; the org's administrators edit content.
     const member = await createUser(t);
     await addMember(t, f.org, f.owner, member);
-    const res = await call('post', `${f.url}names/`, member, { name: 'X', locale: 'en' });
+    const refused = await call('post', `${f.url}names/`, member, { name: 'X', locale: 'en' });
+    expect(refused.status).toBe(403);
+    expect(await versionCount(f.url)).toBe(1);
+    const admin = await createUser(t);
+    await addMember(t, f.org, f.owner, admin, 'admin');
+    const res = await call('post', `${f.url}names/`, admin, { name: 'X', locale: 'en' });
     expect(res.status).toBe(201);
-    expect((await request(t.app).get(f.url)).body.updated_by).toBe(member.username);
+    expect((await request(t.app).get(f.url)).body.updated_by).toBe(admin.username);
   });
 
   it('a private source hides its sub-resources: 401 anonymous, 403 outsiders', async () => {

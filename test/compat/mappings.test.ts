@@ -225,7 +225,10 @@ describe('mapping versions', () => {
       false,
       false,
     ]);
-    const first = await request(t.app).get(`${url}${created.body.version}/`);
+    // A mapping version by its id is an administrative read (spec core §9.3).
+    const first = await request(t.app)
+      .get(`${url}${created.body.version}/`)
+      .set('Authorization', src.owner.auth);
     expect(first.body.map_type).toBe('SAME-AS');
   });
 
