@@ -21,6 +21,7 @@ import { activeMembersSql, memberVersionsSql } from './collection.repository';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
+import { newestVersionHoldingSql } from './repo.repository';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
@@ -283,10 +284,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
          (SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} FROM cv) AS concept_version,
          (SELECT count(*)::int FROM concept_versions WHERE concept_id = (SELECT id FROM c))
            AS version_count,
-         (SELECT hv.mnemonic FROM repository_versions hv, cv
-           WHERE hv.repository_id = cv.repository_id AND hv.seq IS NOT NULL
-             AND hv.seq >= cv.valid_from_seq AND (cv.valid_to_seq IS NULL OR hv.seq < cv.valid_to_seq)
-           ORDER BY hv.seq DESC, hv.id DESC LIMIT 1) AS latest_source_version,
+         (SELECT ${newestVersionHoldingSql('cv.repository_id', 'cv.valid_from_seq', 'cv.valid_to_seq')}
+           FROM cv) AS latest_source_version,
          ${
            sides.length
              ? `(SELECT coalesce(json_agg(json_build_object('inverse', m.inverse,

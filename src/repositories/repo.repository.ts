@@ -442,12 +442,11 @@ export class RepoRepository {
    */
   async latestVersionsHolding(keys: readonly string[]): Promise<Map<string, string | null>> {
     const rows = await this.em.query<Array<{ key: string; mnemonic: string | null }>>(
-      `SELECT k.key, (
-         SELECT v.mnemonic FROM repository_versions v
-         WHERE v.repository_id = split_part(k.key, ':', 1)::bigint AND v.seq IS NOT NULL
-           AND v.seq >= split_part(k.key, ':', 2)::bigint
-           AND (split_part(k.key, ':', 3) = '' OR v.seq < split_part(k.key, ':', 3)::bigint)
-         ORDER BY v.seq DESC, v.id DESC LIMIT 1) AS mnemonic
+      `SELECT k.key, ${newestVersionHoldingSql(
+        `split_part(k.key, ':', 1)::bigint`,
+        `split_part(k.key, ':', 2)::bigint`,
+        `NULLIF(split_part(k.key, ':', 3), '')::bigint`,
+      )} AS mnemonic
        FROM unnest($1::text[]) AS k(key)`,
       [keys],
     );
@@ -487,4 +486,20 @@ export class RepoRepository {
 
 interface VersionWithRepo extends RepositoryVersionEntity {
   repo: RepositoryEntity;
+}
+
+/**
+ * SQL for the mnemonic of the newest version (never HEAD) of `repositoryId` that holds content
+ * current for the changes `fromSeq <= s < toSeq` (`toSeq` null while current): spec core
+ * §2.6/§2.7 `latest_source_version`. Arguments are SQL expressions.
+ */
+export function newestVersionHoldingSql(
+  repositoryId: string,
+  fromSeq: string,
+  toSeq: string,
+): string {
+  return `(SELECT hv.mnemonic FROM repository_versions hv
+    WHERE hv.repository_id = ${repositoryId} AND hv.seq IS NOT NULL AND hv.seq >= ${fromSeq}
+      AND (${toSeq} IS NULL OR hv.seq < ${toSeq})
+    ORDER BY hv.seq DESC, hv.id DESC LIMIT 1)`;
 }
