@@ -39,6 +39,20 @@ const layering = [
     message: 'Services know nothing of the edges.',
   },
   {
+    target: './src/services/shared',
+    from: [
+      './src/services/accounts',
+      './src/services/collections',
+      './src/services/community',
+      './src/services/content',
+      './src/services/matching',
+      './src/services/terminology',
+      './src/services/transfer',
+      './src/services/index.ts',
+    ],
+    message: 'services/shared holds what every domain uses; it depends on no domain.',
+  },
+  {
     target: './src/jobs',
     from: [
       './src/services',

@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { createDataSource } from '../src/db/data-source';
 import type { ConceptDescription, ConceptName } from '../src/db/entities';
 import { foldedWords } from '../src/repositories/list';
-import { conceptChecksums, mappingChecksums } from '../src/services/checksum';
+import { conceptChecksums, mappingChecksums } from '../src/services/shared/checksum';
 
 /**
  * A synthetic CIEL-scale dictionary written straight into a registry database (migrated, e.g. by

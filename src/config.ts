@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { ExportStorageSettings } from './services/export-storage';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -277,3 +276,15 @@ function exportStorageOf(e: z.infer<typeof envSchema>): ExportStorageSettings {
     forcePathStyle: e.EXPORT_S3_FORCE_PATH_STYLE === 'true',
   };
 }
+
+/** Settings of the export storage (the configuration's `EXPORT_*` variables). */
+export type ExportStorageSettings =
+  | { kind: 'local'; directory: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      prefix: string;
+      region: string;
+      endpoint?: string;
+      forcePathStyle: boolean;
+    };

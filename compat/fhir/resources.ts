@@ -10,7 +10,7 @@ import type {
   FhirSearchInput,
   FhirTarget,
   StoredResource,
-} from '../../src/services/fhir-resource.service';
+} from '../../src/services/terminology/fhir-resource.service';
 import { param, queryString } from '../http';
 
 const TYPES: FhirResourceType[] = ['CodeSystem', 'ValueSet', 'ConceptMap'];

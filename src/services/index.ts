@@ -2,108 +2,134 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
 import { Repositories } from '../repositories';
-import { AuthService } from './auth.service';
+import { AuthService } from './accounts/auth.service';
 import type { OidcSettings } from '../config';
-import { OidcService } from './oidc.service';
-export type { OidcSignIn, OidcTokens } from './oidc.service';
-import { RateLimitService } from './rate-limit.service';
-import { CascadeService, DEFAULT_CASCADE_MAX_RESOURCES } from './cascade.service';
-import { CloneService } from './clone.service';
+import { OidcService } from './accounts/oidc.service';
+export type { OidcSignIn, OidcTokens } from './accounts/oidc.service';
+import { RateLimitService } from './accounts/rate-limit.service';
+import { CascadeService, DEFAULT_CASCADE_MAX_RESOURCES } from './collections/cascade.service';
+import { CloneService } from './collections/clone.service';
 import {
   ADD_REFERENCES_TASK,
   CollectionService,
   type AddReferencesJob,
-} from './collection.service';
-import { ConceptService } from './concept.service';
-import { MappingService } from './mapping.service';
-import { ensureAdmin } from './bootstrap';
-import type { Actor, ServiceContext } from './context';
-import { createLoaders } from './loaders';
-import type { Mailer } from './mailer';
-import { OrgService } from './org.service';
-export type { OrgDetail, OrgItem } from './org.service';
-import { PathResolver } from './paths';
-import { RepositoryService } from './repository.service';
-import { RepositoryDetailService } from './repository-detail.service';
-export { refOf } from './repository.service';
-import { UserService } from './user.service';
-export type { UserDetail, UserItem } from './user.service';
+} from './collections/collection.service';
+import { ConceptService } from './content/concept.service';
+import { MappingService } from './content/mapping.service';
+import { ensureAdmin } from './accounts/bootstrap';
+import type { Actor, ServiceContext } from './shared/context';
+import { createLoaders } from './shared/loaders';
+import type { Mailer } from './accounts/mailer';
+import { OrgService } from './accounts/org.service';
+export type { OrgDetail, OrgItem } from './accounts/org.service';
+import { PathResolver } from './shared/paths';
+import { RepositoryService } from './content/repository.service';
+import { RepositoryDetailService } from './content/repository-detail.service';
+export { refOf } from './content/repository.service';
+import { UserService } from './accounts/user.service';
+export type { UserDetail, UserItem } from './accounts/user.service';
 import { JobQueue } from '../jobs';
-import { TaskService } from './task.service';
-import { ReferenceResolver } from './reference-resolver';
-import { UrlRegistryService } from './url-registry.service';
-import { FHIR_WRITE_TASK, FhirResourceService, type FhirWriteJob } from './fhir-resource.service';
+import { TaskService } from './community/task.service';
+import { ReferenceResolver } from './collections/reference-resolver';
+import { UrlRegistryService } from './collections/url-registry.service';
+import {
+  FHIR_WRITE_TASK,
+  FhirResourceService,
+  type FhirWriteJob,
+} from './terminology/fhir-resource.service';
 import { TerminologyService } from './terminology/terminology.service';
-import { MatchService } from './match.service';
-export type { MatchOptions, MatchRowResult } from './match.service';
-import { BULK_IMPORT_TASK, BulkImportService, type BulkImportJob } from './bulk-import.service';
+import { MatchService } from './matching/match.service';
+export type { MatchOptions, MatchRowResult } from './matching/match.service';
+import {
+  BULK_IMPORT_TASK,
+  BulkImportService,
+  type BulkImportJob,
+} from './transfer/bulk-import.service';
 import {
   DEFAULT_EXPORT_URL_TTL_SECONDS,
   EXPORT_TASK,
   ExportService,
   type ExportJob,
-} from './export.service';
-import { createExportStorage, type ExportStorageSettings } from './export-storage';
-export type { DocumentWriter, ExportStatus } from './export.service';
-export { writeTo } from './export.service';
-export { jsonZip, zipText, ZIP_ENTRY } from './zip';
-export type { ExportStorageSettings } from './export-storage';
-import { SummaryService } from './summary.service';
-import { EventService } from './event.service';
-import { PinService } from './pin.service';
-import { FollowService } from './follow.service';
-import { ProfileService } from './profile.service';
-import { LookupService } from './lookup.service';
+} from './transfer/export.service';
+import type { ExportStorageSettings } from '../config';
+import { createExportStorage } from './transfer/export-storage';
+export type { DocumentWriter, ExportStatus } from './transfer/export.service';
+export { writeTo } from './transfer/export.service';
+export { jsonZip, zipText, ZIP_ENTRY } from './transfer/zip';
+export type { ExportStorageSettings } from '../config';
+import { SummaryService } from './community/summary.service';
+import { EventService } from './community/event.service';
+import { PinService } from './community/pin.service';
+import { FollowService } from './community/follow.service';
+import { ProfileService } from './accounts/profile.service';
+import { LookupService } from './community/lookup.service';
 
-export { ANONYMOUS } from './context';
+export { ANONYMOUS } from './shared/context';
 export { isFinished } from '../jobs';
 export type { JobQueue, TaskHandle, TaskHandler, TaskState, TaskView } from '../jobs';
-export type { Actor, ServiceContext } from './context';
-export type { UserRateLimits } from './actor';
+export type { Actor, ServiceContext } from './shared/context';
+export type { UserRateLimits } from './shared/actor';
 export type {
   FailedLoginLimits,
   LimitedWindow,
   RateLimitService,
   RateWindow,
   WindowCount,
-} from './rate-limit.service';
-export { COUNT_FLUSH_MS } from './rate-limit.service';
-export { parseCascadeParameters } from './cascade-parameters';
-export type { CascadeInput, CascadeParameters } from './cascade-parameters';
-export type { CascadeNode, CascadeResult, CascadeStep } from './cascade.service';
-export type { CloneOutcome, CloneResult } from './clone.service';
-export { isAuthenticated, isSuperuser } from './access';
-export { ADMIN_USERNAME } from './bootstrap';
-export { createMailer } from './mailer';
-export { extraOf, withExtra, withoutExtra } from './extras';
-export type { Mail, Mailer } from './mailer';
-export { DEFAULT_LIMIT, defaultListParams } from './list';
-export type { ListParams, Page } from './list';
+} from './accounts/rate-limit.service';
+export { COUNT_FLUSH_MS } from './accounts/rate-limit.service';
+export { parseCascadeParameters } from './collections/cascade-parameters';
+export type { CascadeInput, CascadeParameters } from './collections/cascade-parameters';
+export type { CascadeNode, CascadeResult, CascadeStep } from './collections/cascade.service';
+export type { CloneOutcome, CloneResult } from './collections/clone.service';
+export { isAuthenticated, isSuperuser } from './shared/access';
+export { ADMIN_USERNAME } from './accounts/bootstrap';
+export { createMailer } from './accounts/mailer';
+export { extraOf, withExtra, withoutExtra } from './shared/extras';
+export type { Mail, Mailer } from './accounts/mailer';
+export { DEFAULT_LIMIT, defaultListParams } from './shared/list';
+export type { ListParams, Page } from './shared/list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
-export type { Owner, RepoCounts, RepoDetail, RepoScope, RepoView } from './repository.service';
-export type { RepoContentVisitor, RepoDetailInclude } from './repository-detail.service';
-export type { ConceptDetail, ConceptInclude, ConceptView, EditMode } from './concept.service';
+export type {
+  Owner,
+  RepoCounts,
+  RepoDetail,
+  RepoScope,
+  RepoView,
+} from './content/repository.service';
+export type { RepoContentVisitor, RepoDetailInclude } from './content/repository-detail.service';
+export type {
+  ConceptDetail,
+  ConceptInclude,
+  ConceptView,
+  EditMode,
+} from './content/concept.service';
 export type {
   AddedReference,
   AddOutcome,
   ExpansionDetail,
   ExpansionView,
   ReferenceView,
-} from './collection.service';
+} from './collections/collection.service';
 export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
-export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from './mapping.service';
-export { mappingEnd, type MappingEnd } from './mapping-views';
-export type { ReferenceInput, Resolution } from './reference-resolver';
-export type { RepoSummary, VersionHolders } from './summary.service';
-export type { PinnedResource, PinView } from './pin.service';
-export type { FollowView } from './follow.service';
-export type { ProfileInclude, UserProfile } from './profile.service';
-export type { LocaleView } from './lookup.service';
-export { MAX_PINS } from './pin.service';
-export type { ReferenceResult } from './collection.service';
+export type {
+  Ends,
+  MappingDetail,
+  MappingItem,
+  MappingView,
+  ResolvedEnd,
+} from './content/mapping.service';
+export { mappingEnd, type MappingEnd } from './content/mapping-views';
+export type { ReferenceInput, Resolution } from './collections/reference-resolver';
+export type { RepoSummary, VersionHolders } from './community/summary.service';
+export type { PinnedResource, PinView } from './community/pin.service';
+export type { FollowView } from './community/follow.service';
+export type { ProfileInclude, UserProfile } from './accounts/profile.service';
+export type { LocaleView } from './community/lookup.service';
+export { MAX_PINS } from './community/pin.service';
+export type { ReferenceResult } from './collections/collection.service';
 export type { ContentSummary, Distribution, EventRow, PinRow, FollowRow } from '../repositories';
-export { registryEntryUrl } from './url-registry.service';
-export type { UrlRegistryEntryView } from './url-registry.service';
+export { registryEntryUrl } from './collections/url-registry.service';
+export type { UrlRegistryEntryView } from './collections/url-registry.service';
 export {
   ownerUrl,
   parseConceptUrl,
@@ -111,8 +137,8 @@ export {
   parseOwnerUrl,
   parseRepoUrl,
   repoUrl,
-} from './urls';
-export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './urls';
+} from './shared/urls';
+export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './shared/urls';
 
 /** The default most codes of one FHIR expansion (`EXPANSION_MAX_CODES`). */
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
@@ -128,7 +154,7 @@ export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/v
 export { validateParameters } from './terminology/validate';
 export type { ExpansionOptions } from './terminology/expand';
 export { parseLanguages } from './terminology/languages';
-export type { ImportReport, LineFailure, StartImport } from './bulk-import.service';
+export type { ImportReport, LineFailure, StartImport } from './transfer/bulk-import.service';
 export type { ImportFormat } from '../repositories';
 
 /** The default largest bulk import file (`IMPORT_MAX_SIZE`), in bytes. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import request from 'supertest';
-import { S3ExportStorage } from '../../src/services/export-storage';
+import { S3ExportStorage } from '../../src/services/transfer/export-storage';
 import { createTestApp, type TestApp } from '../factories';
 import { createConcept, createSource, createVersion } from '../factories/content';
 import { binary, unzip } from '../factories/zip';

@@ -16,7 +16,7 @@ import {
   retire,
   type TestSource,
 } from '../factories/content';
-import { WALK_BATCH } from '../../src/services/list';
+import { WALK_BATCH } from '../../src/services/shared/list';
 import { dataOf, errorCode, gql, type Json } from '../graphql/gql';
 import { binary, unzip } from '../factories/zip';
 

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '../../src/logger';
 import { Repositories } from '../../src/repositories';
-import { ensureAdmin } from '../../src/services/bootstrap';
+import { ensureAdmin } from '../../src/services/accounts/bootstrap';
 import {
   addMember,
   createOrg,

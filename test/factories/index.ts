@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createDataSource } from '../../src/db/data-source';
 import { createLogger, type Logger } from '../../src/logger';
 import { ANONYMOUS, Services, type Mail, type Mailer } from '../../src/services';
-import type { ServiceContext } from '../../src/services/context';
+import type { ServiceContext } from '../../src/services/shared/context';
 import type { DataSource } from 'typeorm';
 
 export const ADMIN_PASSWORD = 'test-admin-password';

@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import request from 'supertest';
 import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
 import { createConcept, createRepo } from '../factories/content';
-import { FHIR_TASK_THRESHOLD } from '../../src/services/fhir-resource.service';
+import { FHIR_TASK_THRESHOLD } from '../../src/services/terminology/fhir-resource.service';
 
 /**
  * Bounded work per FHIR write (issue 23): large CodeSystem creates are written set-based, so

@@ -8,7 +8,7 @@ import {
   serializeForChecksum,
   type ConceptChecksumInput,
   type MappingChecksumInput,
-} from '../../src/services/checksum';
+} from '../../src/services/shared/checksum';
 
 const malaria = {
   name: 'Malaria',

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { RepoRef } from '../../src/services';
-import type { ServiceContext } from '../../src/services/context';
+import type { ServiceContext } from '../../src/services/shared/context';
 import {
   addMember,
   contextOf,

@@ -1,5 +1,8 @@
 import request from 'supertest';
-import { ADD_REFERENCES_TASK, type AddReferencesJob } from '../../src/services/collection.service';
+import {
+  ADD_REFERENCES_TASK,
+  type AddReferencesJob,
+} from '../../src/services/collections/collection.service';
 import type { RepoRef, ServiceContext } from '../../src/services';
 import { contextOf, createTestApp, type TestApp, type TestUser } from '../factories';
 import {

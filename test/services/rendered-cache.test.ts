@@ -1,4 +1,4 @@
-import { RenderedCache } from '../../src/services/rendered-cache';
+import { RenderedCache } from '../../src/services/terminology/rendered-cache';
 import type { CodeSystemResource, ValueSetResource } from '../../src/services/terminology/fhir';
 
 const codeSystem = (codes: string[]): CodeSystemResource => ({

@@ -1,4 +1,4 @@
-import { parseConceptUrl, parseOwnerUrl, parseRepoUrl } from '../../src/services/urls';
+import { parseConceptUrl, parseOwnerUrl, parseRepoUrl } from '../../src/services/shared/urls';
 
 describe('parseConceptUrl', () => {
   it('reads the three URL forms', () => {

@@ -15,7 +15,7 @@ const text = JSON.stringify({
   filler: 'x'.repeat(200_000),
 });
 
-describe('zips of JSON documents (src/services/zip.ts)', () => {
+describe('zips of JSON documents (src/services/transfer/zip.ts)', () => {
   it('zips a document written in pieces, text and bytes, with a correct CRC-32', async () => {
     const zip = jsonZip({ mtime: new Date('2026-01-02T03:04:05Z'), highWaterMark: 1024 });
     const done = collect(zip.output);

@@ -7,7 +7,7 @@ import type {
   FhirResourceType,
   FhirTarget,
   StoredResource,
-} from '../../services/fhir-resource.service';
+} from '../../services/terminology/fhir-resource.service';
 import type { GraphQLContext } from '../context';
 
 export enum FhirType {

@@ -1,6 +1,6 @@
 import { HEAD, type ConceptVersionEntity, type RepositorySnapshot } from '../../db/entities';
-import type { RepoView } from '../paths';
-import { repoUrl } from '../urls';
+import type { RepoView } from '../shared/paths';
+import { repoUrl } from '../shared/urls';
 import type {
   CodeSystemConcept,
   CodeSystemResource,
