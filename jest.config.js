@@ -15,14 +15,47 @@ const swcJs = {
   module: { type: 'commonjs' },
 };
 
-module.exports = {
+/** What every project shares: the compilers, the environment, the time limit. */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swc], '^.+\\.js$': ['@swc/jest', swcJs] },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
-  globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,
+};
+
+/**
+ * The test pyramid, one Jest project a layer (`npm test` runs all three; `npm run test:quick` all
+ * but e2e; `npm run test:services` the fast layer only):
+ * - services: the services called directly, no HTTP;
+ * - http: the app in-process, driven over HTTP (OCL REST, GraphQL, FHIR, the hostile inputs, OIDC);
+ * - e2e: real server processes, killed and restarted (slow, ~20 s a file).
+ * globalSetup/globalTeardown stay at the top level: one Postgres for the whole run, whatever
+ * projects are selected (a project's own globalSetup would run once per project).
+ */
+module.exports = {
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 30000,
+  projects: [
+    {
+      ...shared,
+      displayName: 'services',
+      roots: ['<rootDir>/test/services', '<rootDir>/test/jobs'],
+      testMatch: ['**/*.test.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'http',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/(services|jobs|e2e)/'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      roots: ['<rootDir>/test/e2e'],
+      testMatch: ['**/*.test.ts'],
+    },
+  ],
 };
