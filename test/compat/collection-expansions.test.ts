@@ -6,6 +6,7 @@ import {
   type CollectionWorldOptions,
 } from '../factories/collection-world';
 import { createVersion } from '../factories/content';
+import { as } from '../factories/http';
 
 /**
  * Collection expansions through REST (issue 5 parts 2 and 7; spec operations §2.1, §2.2, §4.1):
@@ -19,7 +20,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const as = (user?: TestUser) => (user ? { Authorization: user.auth } : {});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type World = CollectionWorld;

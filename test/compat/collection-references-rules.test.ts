@@ -13,6 +13,7 @@ import {
   type CollectionWorldOptions,
 } from '../factories/collection-world';
 import { createConcepts, createRepo, createVersion } from '../factories/content';
+import { as } from '../factories/http';
 
 /**
  * Collection references through REST (issue 5 parts 1 and 7; spec operations §2.4, OCL's
@@ -25,8 +26,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t.close());
-
-const as = (user?: TestUser) => (user ? { Authorization: user.auth } : {});
 
 type World = CollectionWorld;
 

@@ -22,6 +22,7 @@ import {
 } from '../factories/content';
 import { gql } from '../graphql/gql';
 import { binary, unzip } from '../factories/zip';
+import { as } from '../factories/http';
 
 /**
  * Issue 23 defect 1: an export is one file served to every reader of its version, so it holds
@@ -42,7 +43,6 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const as = (user?: TestUser) => (user ? { Authorization: user.auth } : {});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GETs the export until it is no longer being written (208); answers the last response. */

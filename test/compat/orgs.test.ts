@@ -6,8 +6,8 @@ import {
   createUser,
   uniqueId,
   type TestApp,
-  type TestUser,
 } from '../factories';
+import { as } from '../factories/http';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -27,9 +27,6 @@ async function orgWithPeople(publicAccess: 'View' | 'Edit' | 'None' = 'View') {
   await addMember(t, org.id, owner, member);
   return { org, owner, member, outsider };
 }
-
-const as = (user: TestUser | string | undefined) =>
-  user === undefined ? {} : { Authorization: typeof user === 'string' ? user : user.auth };
 
 describe('POST /orgs/', () => {
   it('creates the org with 201 and Location; the creator becomes its administrator', async () => {

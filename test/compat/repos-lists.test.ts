@@ -9,6 +9,7 @@ import {
   type TestUser,
 } from '../factories';
 import { createRepo, createVersion } from '../factories/content';
+import { as } from '../factories/http';
 
 /**
  * One fixture, read by every test below (tests that change things make their own):
@@ -87,9 +88,6 @@ beforeAll(async () => {
   await createVersion(t, `${o}/sources/${id('s1')}/`, ownerA, 'v1', { released: true });
 });
 afterAll(async () => t.close());
-
-const as = (user: TestUser | string | undefined) =>
-  user === undefined ? {} : { Authorization: typeof user === 'string' ? user : user.auth };
 
 type Row = { id: string; short_code: string; version: string };
 

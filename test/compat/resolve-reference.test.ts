@@ -9,15 +9,13 @@ import {
   type TestUser,
 } from '../factories';
 import { createConcept, createRepo, createVersion } from '../factories/content';
+import { as } from '../factories/http';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t.close());
-
-const as = (user: TestUser | string | undefined) =>
-  user === undefined ? {} : { Authorization: typeof user === 'string' ? user : user.auth };
 
 const canonical = () => `http://example.org/fhir/CodeSystem/${uniqueId('cs')}`;
 

@@ -17,15 +17,13 @@ import {
   type Caller,
   type TestRepo,
 } from '../factories/content';
+import { as } from '../factories/http';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t.close());
-
-const as = (user: TestUser | string | undefined) =>
-  user === undefined ? {} : { Authorization: typeof user === 'string' ? user : user.auth };
 
 /** An org with an administrator, a plain member and an outsider. */
 async function orgWithPeople() {

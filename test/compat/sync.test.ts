@@ -15,6 +15,7 @@ import {
 } from '../factories/content';
 import { gql } from '../graphql/gql';
 import { binary, unzip } from '../factories/zip';
+import { as } from '../factories/http';
 
 /**
  * Client synchronization (issue 13 part 2; spec operations §4.10): repository and version details
@@ -34,8 +35,6 @@ afterAll(async () => {
   await t.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
-
-const as = (user?: TestUser) => (user ? { Authorization: user.auth } : {});
 
 /** A reference add to collection `c` (REST `PUT {collection}references/`), by its owner unless told. */
 const addReferences = (c: TestSource, data: unknown, by: TestUser = c.owner) =>

@@ -16,6 +16,7 @@ import {
   createSource,
   createVersion,
 } from '../factories/content';
+import { as } from '../factories/http';
 
 /** What oclweb3 reads from us, page by page (issue 15 parts 1, 2 and 5). */
 
@@ -24,9 +25,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t.close());
-
-const as = (user: TestUser | string | undefined) =>
-  user === undefined ? {} : { Authorization: typeof user === 'string' ? user : user.auth };
 
 /** An org with an administrator, a plain member and an outsider. */
 async function people(publicAccess: 'View' | 'None' = 'View') {
