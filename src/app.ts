@@ -12,6 +12,7 @@ import {
 } from '../compat/http';
 import { rateLimiting } from '../compat/rate-limit';
 import { API_VERSION, BULK_IMPORT_PATH, restRouter } from '../compat/rest';
+import { exportSerializer } from '../compat/rest/export.router';
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
 import type { Config } from './config';
 import { attachContext } from './context';
@@ -146,6 +147,8 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(graphql.router);
   const fhir = fhirRouter(services);
   app.use(fhir);
+  // An export file's document is the REST edge's shape (written by the export task).
+  services.exports.useSerializer(exportSerializer(services));
   const rest = restRouter(services);
   app.use(rest);
   app.use(methodNotAllowed([rest]));

@@ -3,7 +3,12 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { RepositoryKind } from '../../src/db/entities';
 import { AppError } from '../../src/errors';
-import { defaultListParams, type RepoRef, type Services } from '../../src/services';
+import {
+  defaultListParams,
+  type ExportSerializer,
+  type RepoRef,
+  type Services,
+} from '../../src/services';
 import { noContent, ok, param, route, type Reply } from '../http';
 import { OWNER_PREFIXES } from './owners';
 import { writeRepoDocument } from './repo-document';
@@ -14,6 +19,13 @@ const EXPORT_INCLUDE = {
   mappings: true,
   params: defaultListParams({ limit: 0, filters: { includeRetired: ['true'] } }),
 };
+
+/** An export file holds what the version's get with every item answers: the one serializer. */
+export function exportSerializer(services: Services): ExportSerializer {
+  return {
+    write: (ctx, view, write) => writeRepoDocument(services, ctx, view, EXPORT_INCLUDE, write),
+  };
+}
 
 const KINDS: Array<{ segment: string; kind: RepositoryKind }> = [
   { segment: 'sources', kind: 'source' },
@@ -41,10 +53,6 @@ function pipeInto(file: Readable, out: Writable): Promise<void> {
 export function exportRouter(services: Services): Router {
   const { exports } = services;
   const router = Router();
-  // The file holds what the version's get with every item answers: the one serializer.
-  exports.useDocumentWriter((ctx, view, write) =>
-    writeRepoDocument(services, ctx, view, EXPORT_INCLUDE, write),
-  );
 
   router.get(
     `${DOWNLOAD_PATH}:token/`,
