@@ -172,31 +172,7 @@ export class CollectionService {
     const page = await windowed(params, p, (window) =>
       this.concepts.listMembers(ctx, expansion.id, repositoryIds, window),
     );
-    // What the expansion says about how its concepts are shown (spec operations §2.2, §2.4):
-    // a reference's `display`, else the name in `displayLanguage`; names and descriptions.
-    const ids = page.items.map((v) => v.concept.id);
-    const [displays, removed] = await Promise.all([
-      this.repos.collections.displays(expansion.id, ids),
-      this.removedAmong(expansion.id, 'c', ids, params),
-    ]);
-    const designations = p.includeDesignations ?? false;
-    const definition = p.includeDefinition ?? false;
-    return {
-      ...page,
-      items: page.items.map((view) => {
-        const shown = shownName(view.version.names, displays.get(view.concept.id), p);
-        const version = {
-          ...view.version,
-          ...shown,
-          ...(removed.has(view.concept.id) ? { retired: true } : {}),
-        };
-        return {
-          ...view,
-          version,
-          ...(designations || definition ? { expansion: { designations, definition } } : {}),
-        };
-      }),
-    };
+    return { ...page, items: await this.shownConcepts(expansion.id, p, page.items, params) };
   }
 
   /**
@@ -337,37 +313,47 @@ export class CollectionService {
     const { expansion, repositoryIds } = await this.expansions.readableExpansion(ctx, view);
     if (!expansion) return;
     const p = parseExpansionParameters(expansion.parameters).parsed;
-    const designations = p.includeDesignations ?? false;
-    const definition = p.includeDefinition ?? false;
     await this.concepts.walkMembers(
       ctx,
       expansion.id,
       repositoryIds,
       params,
       snapshot,
-      async (batch) => {
-        const ids = batch.map((v) => v.concept.id);
-        const [displays, removed] = await Promise.all([
-          this.repos.collections.displays(expansion.id, ids),
-          this.removedAmong(expansion.id, 'c', ids, params),
-        ]);
-        await each(
-          batch.map((item) => {
-            const shown = shownName(item.version.names, displays.get(item.concept.id), p);
-            const version = {
-              ...item.version,
-              ...shown,
-              ...(removed.has(item.concept.id) ? { retired: true } : {}),
-            };
-            return {
-              ...item,
-              version,
-              ...(designations || definition ? { expansion: { designations, definition } } : {}),
-            };
-          }),
-        );
-      },
+      async (batch) => each(await this.shownConcepts(expansion.id, p, batch, params)),
     );
+  }
+
+  /**
+   * Member concepts as the expansion says they are shown (spec operations §2.2, §2.4): a
+   * reference's `display`, else the name in `displayLanguage`; names and descriptions; those a
+   * read of changes found gone from it, retired.
+   */
+  private async shownConcepts(
+    expansionId: string,
+    p: ExpansionParameters,
+    views: ConceptView[],
+    params: ListParams,
+  ): Promise<ConceptView[]> {
+    const ids = views.map((v) => v.concept.id);
+    const [displays, removed] = await Promise.all([
+      this.repos.collections.displays(expansionId, ids),
+      this.removedAmong(expansionId, 'c', ids, params),
+    ]);
+    const designations = p.includeDesignations ?? false;
+    const definition = p.includeDefinition ?? false;
+    return views.map((view) => {
+      const shown = shownName(view.version.names, displays.get(view.concept.id), p);
+      const version = {
+        ...view.version,
+        ...shown,
+        ...(removed.has(view.concept.id) ? { retired: true } : {}),
+      };
+      return {
+        ...view,
+        version,
+        ...(designations || definition ? { expansion: { designations, definition } } : {}),
+      };
+    });
   }
 
   /** `walkConcepts` for the member mappings. */
