@@ -415,6 +415,8 @@ export type StoredResource = CodeSystemResource | ValueSetResource | StoredConce
  */
 export interface StoredReader {
   storedVersions(type: FhirResourceType, url: string): Promise<StoredResource[]>;
+  /** The same code system versions as definitions, their concepts read by code on demand. */
+  codeSystemDefinitions(url: string): Promise<CodeSystemResource[]>;
 }
 
 /**
@@ -431,6 +433,10 @@ export class StoredContent implements StoredTerminology {
     return markUnreleased(
       (await this.reader.storedVersions('CodeSystem', url)) as CodeSystemResource[],
     );
+  }
+
+  async codeSystemDefinitions(url: string): Promise<CodeSystemResource[]> {
+    return markUnreleased(await this.reader.codeSystemDefinitions(url));
   }
 
   async valueSets(url: string): Promise<ValueSetResource[]> {

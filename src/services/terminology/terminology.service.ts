@@ -2,7 +2,12 @@ import type { ServiceContext } from '../shared/context';
 import { Expander, forValueSet, withDisplayLanguage, type ExpansionOptions } from './expand';
 import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
-import { TerminologyLibrary, splitCanonical, type StoredTerminology } from './library';
+import {
+  TerminologyLibrary,
+  splitCanonical,
+  type CodeFocus,
+  type StoredTerminology,
+} from './library';
 import { lookup, subsumes, type LookupInput } from './lookup';
 import { translate, type TranslateInput } from './translate';
 import { Validator, type CodeInput, type ValidateOptions, type ValidateResult } from './validate';
@@ -26,8 +31,16 @@ export class TerminologyService {
     readonly maxUnpaged: number,
   ) {}
 
-  library(ctx: ServiceContext, resources: TerminologyResource[]): TerminologyLibrary {
-    return new TerminologyLibrary(this.storedFor(ctx), resources);
+  /**
+   * The content one request works with. `focus`: the operation asks about these codes only, so
+   * stored code systems are read by code (see `CodeFocus`), not whole.
+   */
+  library(
+    ctx: ServiceContext,
+    resources: TerminologyResource[],
+    focus?: CodeFocus,
+  ): TerminologyLibrary {
+    return new TerminologyLibrary(this.storedFor(ctx), resources, focus);
   }
 
   async expand(
@@ -67,7 +80,7 @@ export class TerminologyService {
     resources: TerminologyResource[],
     options: Omit<ValidateOptions, 'maxCodes'>,
   ): Promise<ValidateResult> {
-    const library = this.library(ctx, resources);
+    const library = this.library(ctx, resources, { codes: codesOf(input), ancestors: false });
     return new Validator(library, {
       ...withDisplayLanguage(options),
       maxCodes: this.maxExpansion,
@@ -79,7 +92,8 @@ export class TerminologyService {
     input: LookupInput,
     resources: TerminologyResource[],
   ): Promise<ParameterValue[]> {
-    return lookup(this.library(ctx, resources), input);
+    const codes = input.coding.code === undefined ? [] : [input.coding.code];
+    return lookup(this.library(ctx, resources, { codes, ancestors: false }), input);
   }
 
   async subsumes(
@@ -88,7 +102,8 @@ export class TerminologyService {
     b: Coding,
     resources: TerminologyResource[],
   ): Promise<string> {
-    return subsumes(this.library(ctx, resources), a, b);
+    const codes = [a.code, b.code].filter((code): code is string => code !== undefined);
+    return subsumes(this.library(ctx, resources, { codes, ancestors: true }), a, b);
   }
 
   async translate(
@@ -127,4 +142,10 @@ export class TerminologyService {
     }
     return found;
   }
+}
+
+/** The codes a $validate-code input names. */
+function codesOf(input: CodeInput): string[] {
+  const codings = input.kind === 'codeableConcept' ? (input.concept.coding ?? []) : [input.coding];
+  return codings.map((c) => c.code).filter((code): code is string => typeof code === 'string');
 }
