@@ -36,7 +36,7 @@ export class TerminologyResolver {
     @Arg('displayLanguage', () => String, { nullable: true }) displayLanguage: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<LookupResult> {
-    const parameters = await answer(
+    const result = await answer(
       ctx.services.terminology.lookup(
         ctx,
         {
@@ -48,7 +48,7 @@ export class TerminologyResolver {
         [],
       ),
     );
-    return LookupResult.from(parameters);
+    return LookupResult.from(result);
   }
 
   @Query(() => ValidateCodeResult, {
@@ -141,6 +141,6 @@ export class TerminologyResolver {
     @Arg('codingB', () => CodingInput) codingB: CodingInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<string> {
-    return answer(ctx.services.terminology.subsumes(ctx, codingA, codingB, []));
+    return (await answer(ctx.services.terminology.subsumes(ctx, codingA, codingB, []))).outcome;
   }
 }

@@ -8,7 +8,13 @@ import {
   type CodeFocus,
   type StoredTerminology,
 } from './library';
-import { lookup, subsumes, type LookupInput } from './lookup';
+import {
+  lookup,
+  subsumes,
+  type LookupInput,
+  type LookupResult,
+  type SubsumptionResult,
+} from './lookup';
 import { translate, type TranslateInput } from './translate';
 import { Validator, type CodeInput, type ValidateOptions, type ValidateResult } from './validate';
 
@@ -91,7 +97,7 @@ export class TerminologyService {
     ctx: ServiceContext,
     input: LookupInput,
     resources: TerminologyResource[],
-  ): Promise<ParameterValue[]> {
+  ): Promise<LookupResult> {
     const codes = input.coding.code === undefined ? [] : [input.coding.code];
     return lookup(this.library(ctx, resources, { codes, ancestors: false }), input);
   }
@@ -101,7 +107,7 @@ export class TerminologyService {
     a: Coding,
     b: Coding,
     resources: TerminologyResource[],
-  ): Promise<string> {
+  ): Promise<SubsumptionResult> {
     const codes = [a.code, b.code].filter((code): code is string => code !== undefined);
     return subsumes(this.library(ctx, resources, { codes, ancestors: true }), a, b);
   }
