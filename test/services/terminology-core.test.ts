@@ -54,15 +54,15 @@ const lookup = (code: string, version?: string, properties: string[] = []) =>
     [],
   );
 
-/** The status and first issue text of a terminology error `work` throws. */
-async function failure(work: Promise<unknown>): Promise<[number, string]> {
+/** The code and first issue text of the terminology error `work` throws. */
+async function failure(work: Promise<unknown>): Promise<[string, string]> {
   const error: unknown = await work.then(
     () => undefined,
     (e: unknown) => e,
   );
   if (!isTerminologyError(error))
     throw new Error(`expected a terminology error, got ${String(error)}`);
-  return [error.status, error.issues[0].text];
+  return [error.code, error.issues[0].text];
 }
 
 describe('$lookup', () => {
@@ -101,11 +101,11 @@ describe('$lookup', () => {
 
   it('refuses an unknown code and an unknown version as not found', async () => {
     expect(await failure(lookup('Z'))).toEqual([
-      404,
+      'NOT_FOUND',
       `Unknown code 'Z' in the CodeSystem '${system}' version 'v1'`,
     ]);
     const [status, text] = await failure(lookup('A', 'v9'));
-    expect(status).toBe(404);
+    expect(status).toBe('NOT_FOUND');
     expect(text).toContain(`version 'v9' could not be found`);
     const unknown = t.services.terminology.lookup(
       ctx,
@@ -117,7 +117,7 @@ describe('$lookup', () => {
       [],
     );
     expect(await failure(unknown)).toEqual([
-      404,
+      'NOT_FOUND',
       `A definition for CodeSystem 'http://nowhere.example' could not be found`,
     ]);
   });
@@ -172,7 +172,7 @@ describe('$subsumes', () => {
 
   it('refuses an unknown code as not found', async () => {
     const [status] = await failure(subsumes('A', 'Z'));
-    expect(status).toBe(404);
+    expect(status).toBe('NOT_FOUND');
   });
 });
 
