@@ -233,11 +233,23 @@ describe('reads of a large source', () => {
   beforeAll(() => {
     // Counts what the database answers; the statements still run on the real database.
     Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      const count = (result: unknown): void => {
+        const rows = (result as { rows?: unknown } | undefined)?.rows;
+        if (Array.isArray(rows)) rowsReceived += rows.length;
+      };
+      // pg-pool passes a callback; TypeORM awaits the promise.
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === 'function') {
+        args[last] = (error: unknown, result: unknown) => {
+          count(result);
+          (callback as (e: unknown, r: unknown) => void)(error, result);
+        };
+      }
       const answer = (query as (...a: unknown[]) => unknown).apply(this, args);
       if (answer instanceof Promise) {
         return answer.then((result: unknown) => {
-          const rows = (result as { rows?: unknown } | undefined)?.rows;
-          if (Array.isArray(rows)) rowsReceived += rows.length;
+          count(result);
           return result;
         });
       }
@@ -259,10 +271,11 @@ describe('reads of a large source', () => {
     expect(inLarge.statements).toBe(inSmall.statements);
     expect(inLarge.statements).toBeLessThanOrEqual(8);
     expect(inLarge.rows).toBe(inSmall.rows);
+    expect(inLarge.rows).toBeGreaterThan(0);
     expect(inLarge.rows).toBeLessThanOrEqual(8);
   });
 
-  it('reads the children of a concept with many as one row each', async () => {
+  it('reads a concept with thousands of children in a few rows', async () => {
     const large = await sourceOf(5_000);
     const ctx = await contextOf(t, 'anonymous');
     rowsReceived = 0;
@@ -272,7 +285,7 @@ describe('reads of a large source', () => {
       [],
     );
     expect(result.properties).toHaveLength(4_999);
-    expect(rowsReceived).toBeGreaterThanOrEqual(4_999);
-    expect(rowsReceived).toBeLessThan(4_999 + 8);
+    expect(rowsReceived).toBeGreaterThan(0);
+    expect(rowsReceived).toBeLessThanOrEqual(8);
   });
 });

@@ -383,18 +383,14 @@ export class FhirResourceService {
     return Promise.all(
       slice.rows.map(async (row) => {
         const view = viewOf(row);
-        const definition = codeSystemOf(view, r, await this.conceptCount(ctx, view));
+        // `count` is left out: no operation on a few codes reads it, and it costs a statement.
+        const definition = codeSystemOf(view, r, undefined);
         return withConceptReader(definition, async (codes, options) => {
-          const concepts = await this.repos.fhir.conceptsByCode(
+          const { concepts, children } = await this.repos.fhir.conceptsByCode(
             view.repo.id,
             view.version.seq,
             codes,
             options,
-          );
-          const children = await this.repos.fhir.childCodes(
-            view.repo.id,
-            view.version.seq,
-            concepts.map((c) => c.mnemonic),
           );
           return concepts.map((concept) => conceptOf(concept, children));
         });

@@ -71,7 +71,7 @@ export function compareVersions(a: string | undefined, b: string | undefined): n
 /** Reads some concepts of a stored code system version by code (see `StoredTerminology`). */
 export type ConceptReader = (
   codes: string[],
-  options: { caseless: boolean; ancestors: boolean },
+  options: { caseless: boolean; ancestors: boolean; children: boolean },
 ) => Promise<CodeSystemConcept[]>;
 
 const CONCEPT_READERS = new WeakMap<CodeSystemResource, ConceptReader>();
@@ -93,6 +93,8 @@ export function withConceptReader(
 export interface CodeFocus {
   codes: string[];
   ancestors: boolean;
+  /** Their children's codes too (`$lookup`'s `child` property). */
+  children: boolean;
 }
 
 /**
@@ -186,6 +188,7 @@ export class TerminologyLibrary {
           concept: await reader(this.focus?.codes ?? [], {
             caseless: resource.caseSensitive === false,
             ancestors: this.focus?.ancestors ?? false,
+            children: this.focus?.children ?? false,
           }),
         };
         // Released or not, as the definition it was read from.

@@ -86,7 +86,11 @@ export class TerminologyService {
     resources: TerminologyResource[],
     options: Omit<ValidateOptions, 'maxCodes'>,
   ): Promise<ValidateResult> {
-    const library = this.library(ctx, resources, { codes: codesOf(input), ancestors: false });
+    const library = this.library(ctx, resources, {
+      codes: codesOf(input),
+      ancestors: false,
+      children: false,
+    });
     return new Validator(library, {
       ...withDisplayLanguage(options),
       maxCodes: this.maxExpansion,
@@ -99,7 +103,12 @@ export class TerminologyService {
     resources: TerminologyResource[],
   ): Promise<LookupResult> {
     const codes = input.coding.code === undefined ? [] : [input.coding.code];
-    return lookup(this.library(ctx, resources, { codes, ancestors: false }), input);
+    // A concept's children are read only when its `child` property is asked for.
+    const children =
+      input.properties.length === 0 ||
+      input.properties.includes('*') ||
+      input.properties.includes('child');
+    return lookup(this.library(ctx, resources, { codes, ancestors: false, children }), input);
   }
 
   async subsumes(
@@ -109,7 +118,11 @@ export class TerminologyService {
     resources: TerminologyResource[],
   ): Promise<SubsumptionResult> {
     const codes = [a.code, b.code].filter((code): code is string => code !== undefined);
-    return subsumes(this.library(ctx, resources, { codes, ancestors: true }), a, b);
+    return subsumes(
+      this.library(ctx, resources, { codes, ancestors: true, children: false }),
+      a,
+      b,
+    );
   }
 
   async translate(
