@@ -1,12 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { AppError } from '../../errors';
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import {
-  parseLanguages,
-  validateParameters,
-  type CodeInput,
-  type ValueSetResource,
-} from '../../services';
+import { parseLanguages, issueOf, type CodeInput, type ValueSetResource } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   CodingInput,
@@ -61,9 +56,10 @@ export class TerminologyResolver {
           options,
         )
       : ctx.services.terminology.validateInCodeSystem(ctx, input, [], options));
-    const issues = validateParameters(result).find((p) => p.name === 'issues')?.resource as
-      { issue: Record<string, unknown>[] } | undefined;
-    return ValidateCodeResult.from(result, issues?.issue ?? []);
+    return ValidateCodeResult.from(
+      result,
+      result.issues.map((issue) => ({ ...issueOf(issue) })),
+    );
   }
 
   @Query(() => GraphQLJSONObject, {
@@ -105,7 +101,7 @@ export class TerminologyResolver {
     @Arg('reverse', () => Boolean, { nullable: true }) reverse: boolean | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TranslateResult> {
-    const parameters = await ctx.services.terminology.translate(
+    const result = await ctx.services.terminology.translate(
       ctx,
       {
         url: url ?? undefined,
@@ -115,7 +111,7 @@ export class TerminologyResolver {
       },
       [],
     );
-    return TranslateResult.from(parameters);
+    return TranslateResult.from(result);
   }
 
   @Query(() => String, {

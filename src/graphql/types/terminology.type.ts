@@ -1,7 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, ObjectType } from 'type-graphql';
-import type { Coding, ParameterValue, ValidateResult } from '../../services';
+import type { Coding, ValidateResult } from '../../services';
 import type { LookupResult as CoreLookupResult } from '../../services/terminology/lookup';
+import type { TranslationResult } from '../../services/terminology/translate';
 
 @InputType({ description: 'A FHIR Coding: a code of a code system (version).' })
 export class CodingInput implements Coding {
@@ -182,20 +183,15 @@ export class TranslateResult {
   @Field(() => [TranslationMatch])
   matches!: TranslationMatch[];
 
-  static from(parameters: ParameterValue[]): TranslateResult {
+  static from(result: TranslationResult): TranslateResult {
     return {
-      result: parameters.find((p) => p.name === 'result')?.valueBoolean === true,
-      message: parameters.find((p) => p.name === 'message')?.valueString as string | undefined,
-      matches: parameters
-        .filter((p) => p.name === 'match')
-        .map((p) => {
-          const part = (name: string) => p.part?.find((x) => x.name === name);
-          return {
-            equivalence: (part('equivalence')?.valueCode as string | undefined) ?? 'relatedto',
-            concept: (part('concept')?.valueCoding as CodingObject | undefined) ?? {},
-            originMap: part('originMap')?.valueCanonical as string | undefined,
-          };
-        }),
+      result: result.result,
+      message: result.message,
+      matches: result.matches.map((match) => ({
+        equivalence: match.equivalence,
+        concept: match.concept,
+        originMap: match.originMap,
+      })),
     };
   }
 }

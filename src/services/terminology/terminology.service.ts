@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../shared/context';
 import { Expander, forValueSet, withDisplayLanguage, type ExpansionOptions } from './expand';
-import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
+import type { Coding, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
 import {
   TerminologyLibrary,
@@ -15,7 +15,7 @@ import {
   type LookupResult,
   type SubsumptionResult,
 } from './lookup';
-import { translate, type TranslateInput } from './translate';
+import { translate, type TranslateInput, type TranslationResult } from './translate';
 import { Validator, type CodeInput, type ValidateOptions, type ValidateResult } from './validate';
 
 /** Which value set an operation works on: stored or brought (`tx-resource`), or given inline. */
@@ -129,7 +129,7 @@ export class TerminologyService {
     ctx: ServiceContext,
     input: TranslateInput,
     resources: TerminologyResource[],
-  ): Promise<ParameterValue[]> {
+  ): Promise<TranslationResult> {
     return translate(this.library(ctx, resources), input);
   }
 
