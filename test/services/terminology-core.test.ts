@@ -176,6 +176,51 @@ describe('$subsumes', () => {
   });
 });
 
+describe('a code system that is not case-sensitive', () => {
+  let caseless: string;
+  beforeAll(async () => {
+    caseless = `http://example.org/core/${uniqueId('ci')}`;
+    const source = await createSource(t, {
+      id: uniqueId('ci'),
+      canonical_url: caseless,
+      extras: { caseSensitive: false },
+    });
+    await createConcept(t, source.url, source.owner, { id: 'Top' });
+    await createConcept(t, source.url, source.owner, {
+      id: 'Leaf',
+      parent_concept_urls: [`${source.url}concepts/Top/`],
+    });
+  });
+
+  it('finds a code whatever its case, and says the case differs', async () => {
+    const found = await t.services.terminology.lookup(
+      ctx,
+      { coding: { system: caseless, code: 'leaf' }, properties: [], useSupplements: [] },
+      [],
+    );
+    expect(found.code).toBe('Leaf');
+    const result = await t.services.terminology.validateInCodeSystem(
+      ctx,
+      { kind: 'coding', coding: { system: caseless, code: 'LEAF' } },
+      [],
+      {},
+    );
+    expect(result.result).toBe(true);
+    // (HEAD only: the code system is a draft, which is noted too.)
+    expect(result.issues.map((i) => i.messageId)).toEqual(['MSG_DRAFT', 'CODE_CASE_DIFFERENCE']);
+  });
+
+  it('follows the hierarchy whatever the case', async () => {
+    const outcome = await t.services.terminology.subsumes(
+      ctx,
+      { system: caseless, code: 'TOP' },
+      { system: caseless, code: 'leaf' },
+      [],
+    );
+    expect(outcome.outcome).toBe('subsumes');
+  });
+});
+
 describe('reads of a large source', () => {
   /** A source at HEAD of `size` concepts (set-based inserts), known by a fresh canonical URL. */
   async function sourceOf(size: number): Promise<string> {
