@@ -18,6 +18,7 @@ import type {
   ValueSetResource,
 } from './fhir';
 import { standardsStatusOf } from './fhir';
+import { AppError } from '../../errors';
 import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
 import { displaysOf, isLanguageTag, languageMatches, type LanguagePreference } from './languages';
 import {
@@ -378,7 +379,7 @@ export class Validator {
       } catch (error) {
         // A value set that cannot be evaluated (a broken filter, a circle) is the request's
         // error; content that is missing is reported in the result.
-        if (!isTerminologyError(error) || error.status !== 404) throw error;
+        if (!isTerminologyError(error) || error.code !== 'NOT_FOUND') throw error;
         return {
           ...failed(error.issues.map(asValidationIssue)),
           model,
@@ -608,7 +609,7 @@ export class Validator {
     const languages: LanguagePreference | undefined = this.options.languages;
     const invalidTag = languages?.tags.find((t) => !isLanguageTag(t));
     if (invalidTag !== undefined) {
-      throw new TerminologyError(400, {
+      throw AppError.withIssues('INVALID', {
         severity: 'error',
         code: 'processing',
         txCode: 'invalid-display',
