@@ -6,12 +6,11 @@ import {
   errorBody,
   errorHandler,
   guardInput,
-  methodNotAllowed,
   requireJsonBody,
   verifyEncoding,
 } from '../compat/http';
 import { rateLimiting } from '../compat/rate-limit';
-import { API_VERSION, BULK_IMPORT_PATH, restRouter } from '../compat/rest';
+import { API_VERSION, BULK_IMPORT_PATH, restRouter, restRoutes } from '../compat/rest';
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
 import type { Config } from './config';
 import { attachContext } from './context';
@@ -146,9 +145,8 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(graphql.router);
   const fhir = fhirRouter(services);
   app.use(fhir);
-  const rest = restRouter(services);
-  app.use(rest);
-  app.use(methodNotAllowed([rest]));
+  // The one REST route table: every path answers its methods, or 405 with `Allow`.
+  app.use(restRouter(services, restRoutes(services)));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));

@@ -10,4 +10,4 @@ export { errorBody, errorHandler, statusOf } from './errors';
 export { requireJsonAnswer, requireJsonBody } from './formats';
 export { guardInput, verifyEncoding } from './text';
 export { bodyOf, queryOf } from './case';
-export { methodNotAllowed, onlyMethods } from './methods';
+export { onlyMethods } from './methods';
