@@ -12,6 +12,7 @@ import {
 import { rateLimiting } from '../compat/rate-limit';
 import { API_VERSION, BULK_IMPORT_PATH, restRouter, restRoutes } from '../compat/rest';
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
+import { docsRouter } from '../compat/openapi';
 import type { Config } from './config';
 import { attachContext } from './context';
 import { withinRequest } from './db/transaction-scope';
@@ -145,8 +146,11 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(graphql.router);
   const fhir = fhirRouter(services);
   app.use(fhir);
-  // The one REST route table: every path answers its methods, or 405 with `Allow`.
-  app.use(restRouter(services, restRoutes(services)));
+  // The one REST route table: every path answers its methods, or 405 with `Allow`; the index,
+  // OpenAPI document and API reference describe it.
+  const restRows = restRoutes(services);
+  app.use(docsRouter(restRows));
+  app.use(restRouter(services, restRows));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));
