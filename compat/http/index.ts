@@ -5,7 +5,15 @@
  */
 export { API_VERSION } from './version';
 export { created, list, noContent, ok, redirect, route, type Handler, type Reply } from './reply';
-export { flag, holdersAsked, listParams, param, parseTimestamp, queryString } from './query';
+export {
+  flag,
+  holdersAsked,
+  LIST_QUERY,
+  listParams,
+  param,
+  parseTimestamp,
+  queryString,
+} from './query';
 export { errorBody, errorHandler, statusOf } from './errors';
 export { requireJsonAnswer, requireJsonBody } from './formats';
 export { guardInput, verifyEncoding } from './text';

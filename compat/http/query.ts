@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { z } from 'zod';
 import { AppError } from '../../src/errors';
 import { DEFAULT_LIMIT, type ExtrasFilter, type ListParams } from '../../src/services';
 
@@ -19,14 +20,43 @@ export function queryString(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A whole number in a query string, from `min` to a billion. */
+function wholeNumberText(name: string, min: number) {
+  const message = `'${name}' must be a whole number of at least ${min}.`;
+  return z
+    .string()
+    .regex(/^\d+$/, message)
+    .refine((v) => Number(v) >= min && Number(v) <= 1_000_000_000, message)
+    .optional();
+}
+
+/**
+ * The query parameters every list reads (spec core §2.1); `listParams` checks the numbers with
+ * it, and the OpenAPI document describes list routes with it. Filters are named per list.
+ */
+export const LIST_QUERY = z.object({
+  q: z.string().optional().describe('Search text.'),
+  limit: wholeNumberText('limit', 0).describe(`Items a page (default ${DEFAULT_LIMIT}; 0: all).`),
+  page: wholeNumberText('page', 1).describe('The page, from 1.'),
+  offset: wholeNumberText('offset', 0).describe('Items to skip (instead of page).'),
+  sortAsc: z.string().optional().describe('Sort by this field, ascending.'),
+  sortDesc: z.string().optional().describe('Sort by this field, descending (not with sortAsc).'),
+  updatedSince: z
+    .string()
+    .optional()
+    .describe('Only items changed since (ISO 8601, or YYYY-MM-DD HH:MM:SS in UTC).'),
+  verbose: z.string().optional().describe('true: details instead of summaries.'),
+  facetsOnly: z.string().optional().describe('true: only the facets (with includeFacets).'),
+});
+
 /**
  * The list parameters of spec core §2.1: `limit` (default 10, 0 = all), `page`, `q`,
  * `sortAsc`/`sortDesc`, `updatedSince`, the named filters (comma = OR) and the
  * `includeFacets` header. A malformed value is a 400.
  */
 export function listParams(req: Request, filterNames: string[] = []): ListParams {
-  const limit = wholeNumber(req, 'limit', DEFAULT_LIMIT, 0);
-  const page = wholeNumber(req, 'page', 1, 1);
+  const limit = wholeNumber(req, 'limit', DEFAULT_LIMIT);
+  const page = wholeNumber(req, 'page', 1);
   const sortAsc = queryString(req, 'sortAsc');
   const sortDesc = queryString(req, 'sortDesc');
   if (sortAsc && sortDesc)
@@ -44,7 +74,7 @@ export function listParams(req: Request, filterNames: string[] = []): ListParams
   const updatedSince = queryString(req, 'updatedSince');
   // spec operations §4.10: `offset` counts items (synchronization pages); else `page` does.
   const offset = queryString(req, 'offset')
-    ? wholeNumber(req, 'offset', 0, 0)
+    ? wholeNumber(req, 'offset', 0)
     : limit > 0
       ? (page - 1) * limit
       : 0;
@@ -105,12 +135,11 @@ function extrasFilter(req: Request): ExtrasFilter | undefined {
   return filter.conditions.length || filter.exists.length ? filter : undefined;
 }
 
-function wholeNumber(req: Request, name: string, fallback: number, min: number): number {
+function wholeNumber(req: Request, name: 'limit' | 'page' | 'offset', fallback: number): number {
   const raw = queryString(req, name);
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > 1_000_000_000) {
-    throw AppError.field(name, `'${name}' must be a whole number of at least ${min}.`);
-  }
+  const checked = LIST_QUERY.shape[name].safeParse(raw);
+  if (!checked.success) throw AppError.field(name, checked.error.issues[0].message);
   return Number(raw);
 }
 

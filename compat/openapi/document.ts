@@ -42,12 +42,16 @@ function tagOf(row: RouteRow): string {
 }
 
 function operationOf(row: RouteRow): Record<string, unknown> {
-  const parameters = [...row.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
+  const parameters: object[] = [...row.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
     schema: { type: 'string' },
   }));
+  for (const [name, field] of Object.entries(row.query?.shape ?? {})) {
+    const { description, ...schema } = jsonSchema(field as z.ZodType);
+    parameters.push({ name, in: 'query', required: false, description, schema });
+  }
   const operation: Record<string, unknown> = {
     summary: row.summary,
     tags: [tagOf(row)],

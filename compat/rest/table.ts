@@ -23,6 +23,8 @@ export interface RouteRow {
   summary: string;
   /** The body a route reads before its handler (bulk import: the file, not JSON). */
   body?: RequestHandler;
+  /** The query parameters the route reads with a schema (lists: `LIST_QUERY`). */
+  query?: z.ZodObject;
   /** A schema the route validates its JSON body with, when the route (not a service) does. */
   bodySchema?: z.ZodType;
 }

@@ -88,6 +88,25 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  test("describes a list's query parameters with the schema the list checks them with", async () => {
+    const list = document.paths['/orgs/{org}/sources/'].get as unknown as {
+      parameters: Array<{ name: string; in: string; schema: { pattern?: string } }>;
+    };
+    const limit = list.parameters.find((p) => p.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', schema: { type: 'string' } });
+    const pattern = new RegExp(limit!.schema.pattern!);
+    expect(pattern.test('25')).toBe(true);
+    expect(pattern.test('-1')).toBe(false);
+    const refused = await request(t.app).get('/orgs/?limit=-1');
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual({
+      limit: ["'limit' must be a whole number of at least 0."],
+    });
+    const page = await request(t.app).get('/orgs/?page=0');
+    expect(page.status).toBe(400);
+    expect(page.body.errors).toEqual({ page: ["'page' must be a whole number of at least 1."] });
+  });
+
   test('describes the error body with a JSON schema', () => {
     expect(document.components.schemas.Error).toMatchObject({
       type: 'object',
