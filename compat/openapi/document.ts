@@ -31,14 +31,36 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z]+)/g, '{$1}');
 }
 
+/** The resources the reference groups operations by. */
+const RESOURCES = [
+  'orgs',
+  'users',
+  'members',
+  'repos',
+  'sources',
+  'collections',
+  'concepts',
+  'mappings',
+  'references',
+  'expansions',
+  'extras',
+  'export',
+  'exports',
+  'url-registry',
+  'importers',
+  'tasks',
+  'pins',
+  'following',
+  'events',
+];
+
 /**
- * The reference groups a route by what it is about: its first literal segment after the owner
- * (`/orgs/:org/sources/…` → `sources`), or the owner kind itself (`/orgs/:org/` → `orgs`).
+ * The reference groups a route by the innermost resource its path names
+ * (`/orgs/:org/sources/:source/concepts/:concept/names/` → `concepts`), else its first segment.
  */
 function tagOf(row: RouteRow): string {
   const segments = row.path.split('/').filter(Boolean);
-  const owner = segments[0] === 'user' ? 1 : segments[1]?.startsWith(':') ? 2 : 0;
-  return segments.slice(owner).find((s) => !s.startsWith(':')) ?? segments[0] ?? 'service';
+  return segments.filter((s) => RESOURCES.includes(s)).pop() ?? segments[0] ?? 'service';
 }
 
 function operationOf(row: RouteRow): Record<string, unknown> {
