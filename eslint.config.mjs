@@ -114,12 +114,12 @@ const layering = [
   {
     target: './compat/rest',
     from: './compat/fhir',
-    message: 'REST and FHIR share only compat/http.ts.',
+    message: 'REST and FHIR share only compat/http/.',
   },
   {
     target: './compat/fhir',
     from: './compat/rest',
-    message: 'REST and FHIR share only compat/http.ts.',
+    message: 'REST and FHIR share only compat/http/.',
   },
 ];
 

@@ -6,14 +6,19 @@ import {
   errorBody,
   errorHandler,
   guardInput,
-  methodNotAllowed,
   requireJsonBody,
   verifyEncoding,
 } from '../compat/http';
 import { rateLimiting } from '../compat/rate-limit';
-import { API_VERSION, BULK_IMPORT_PATH, restRouter } from '../compat/rest';
-import { exportSerializer } from '../compat/rest/export.router';
+import {
+  API_VERSION,
+  BULK_IMPORT_PATH,
+  exportSerializer,
+  restRouter,
+  restRoutes,
+} from '../compat/rest';
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
+import { docsRouter } from '../compat/openapi';
 import type { Config } from './config';
 import { attachContext } from './context';
 import { withinRequest } from './db/transaction-scope';
@@ -149,9 +154,11 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(fhir);
   // An export file's document is the REST edge's shape (written by the export task).
   services.exports.useSerializer(exportSerializer(services));
-  const rest = restRouter(services);
-  app.use(rest);
-  app.use(methodNotAllowed([rest]));
+  // The one REST route table: every path answers its methods, or 405 with `Allow`; the index,
+  // OpenAPI document and API reference describe it.
+  const restRows = restRoutes(services);
+  app.use(docsRouter(restRows));
+  app.use(restRouter(services, restRows));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));

@@ -1,8 +1,9 @@
-import express, { Router, type Request, type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import multer from 'multer';
 import { AppError } from '../../src/errors';
 import type { ImportFormat, ImportReport, Services, TaskView } from '../../src/services';
-import { flag, noContent, ok, param, queryString, route } from '../http';
+import { flag, noContent, ok, param, queryString } from '../http';
+import { handlers } from './table';
 import { taskAccepted, taskJson } from './task.mapper';
 
 /** The paths whose POST bodies are import files, not JSON (app.ts lets them through unparsed). */
@@ -13,16 +14,43 @@ export const BULK_IMPORT_PATH = /^\/importers\/bulk-import\/(?:[^/]+\/)?$/;
  * raw body, a multipart `file`, or `{"file_url": …}` where allowed — and get 202 with the task;
  * GET `?task=` for its state and report; DELETE `?task=` (or `{"task_id"}`) to cancel it.
  */
-export function bulkImportRouter(services: Services): Router {
+export function bulkImportHandlers(services: Services) {
   const { bulkImports } = services;
-  const maxBytes = bulkImports.options.maxBytes;
-  const router = Router();
+  return handlers({
+    start: async (req, ctx) => {
+      const input = uploadOf(req);
+      const task = await bulkImports.start(ctx, {
+        ...input,
+        queue: req.params.queue === undefined ? undefined : param(req, 'queue'),
+      });
+      return taskAccepted(task);
+    },
+    status: async (req, ctx) => {
+      const taskId = queryString(req, 'task');
+      if (!taskId) throw AppError.field('task', 'Name the import task: ?task=<id>.');
+      const { task, report } = await bulkImports.status(ctx, taskId);
+      return ok(statusJson(task, report));
+    },
+    cancel: async (req, ctx) => {
+      const fromBody = (req.body as { task_id?: unknown } | undefined)?.task_id;
+      const taskId =
+        queryString(req, 'task') ?? (typeof fromBody === 'string' ? fromBody : undefined);
+      if (!taskId) throw AppError.field('task_id', 'Name the import task to cancel.');
+      await bulkImports.cancel(ctx, taskId);
+      return noContent();
+    },
+  });
+}
+
+/** Reads an import's file: the raw body, or a multipart upload's `file` (app.ts skips JSON). */
+export function importFileReader(services: Services): RequestHandler {
+  const maxBytes = services.bulkImports.options.maxBytes;
   const upload = multer({
     storage: multer.memoryStorage(),
     limits: { fileSize: maxBytes, files: 1 },
   });
   const raw = express.raw({ type: () => true, limit: maxBytes });
-  const body: RequestHandler = (req, res, next) => {
+  return (req, res, next) => {
     if (!req.is('multipart/form-data')) return raw(req, res, next);
     upload.single('file')(req, res, (error: unknown) => {
       if (!error) return next();
@@ -36,35 +64,6 @@ export function bulkImportRouter(services: Services): Router {
       );
     });
   };
-
-  const start = route(async (req, ctx) => {
-    const input = uploadOf(req);
-    const task = await bulkImports.start(ctx, {
-      ...input,
-      queue: req.params.queue === undefined ? undefined : param(req, 'queue'),
-    });
-    return taskAccepted(task);
-  });
-  const status = route(async (req, ctx) => {
-    const taskId = queryString(req, 'task');
-    if (!taskId) throw AppError.field('task', 'Name the import task: ?task=<id>.');
-    const { task, report } = await bulkImports.status(ctx, taskId);
-    return ok(statusJson(task, report));
-  });
-  const cancel = route(async (req, ctx) => {
-    const fromBody = (req.body as { task_id?: unknown } | undefined)?.task_id;
-    const taskId =
-      queryString(req, 'task') ?? (typeof fromBody === 'string' ? fromBody : undefined);
-    if (!taskId) throw AppError.field('task_id', 'Name the import task to cancel.');
-    await bulkImports.cancel(ctx, taskId);
-    return noContent();
-  });
-  for (const path of ['/importers/bulk-import/', '/importers/bulk-import/:queue/']) {
-    router.post(path, body, start);
-    router.get(path, status);
-    router.delete(path, cancel);
-  }
-  return router;
 }
 
 /** What a POST sends: the file (raw or multipart) or `file_url`, and the options. */

@@ -1,22 +1,14 @@
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import type { MatchOptions, Services } from '../../src/services';
 import { AppError } from '../../src/errors';
-import { flag, ok, onlyMethods, queryString, route } from '../http';
+import { flag, ok, queryString } from '../http';
+import { handlers } from './table';
 
 /** spec operations §4.5: `POST /concepts/$match/` (GET is not supported: 405). */
-export function matchRouter(services: Services): Router {
-  const router = Router();
-  for (const path of ['/concepts/$match/', '/concepts/$match']) {
-    router
-      .route(path)
-      .post(
-        route(async (req, ctx) =>
-          ok(await services.matches.match(ctx, matchOptions(req), req.body)),
-        ),
-      )
-      .all(onlyMethods('POST'));
-  }
-  return router;
+export function matchHandlers(services: Services) {
+  return handlers({
+    match: async (req, ctx) => ok(await services.matches.match(ctx, matchOptions(req), req.body)),
+  });
 }
 
 function matchOptions(req: Request): MatchOptions {
