@@ -3,12 +3,12 @@ import { fromDatabaseError, isAppError, type AppError } from '../../src/errors';
 import { requestContext } from '../../src/context';
 import {
   TerminologyError,
-  issueOf,
   type IssueSpec,
   type ServiceContext,
   type Services,
 } from '../../src/services';
 import { OperationParams } from './parameters';
+import { issueOf } from './render/validate-code';
 
 export const FHIR_JSON = 'application/fhir+json';
 

@@ -146,12 +146,11 @@ export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
 export const DEFAULT_FHIR_CACHE_CONCEPTS = 200_000;
 /** The default most codes of one expansion that is not paged (`EXPANSION_MAX_UNPAGED_CODES`). */
 export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
-export { appErrorOf, issueOf, TerminologyError, isTerminologyError } from './terminology/issues';
+export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
 export type { TerminologyService, ValueSetTarget } from './terminology/terminology.service';
 export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/validate';
-export { validateParameters } from './terminology/validate';
 export type { ExpansionOptions } from './terminology/expand';
 export { parseLanguages } from './terminology/languages';
 export type { ImportReport, LineFailure, StartImport } from './transfer/bulk-import.service';

@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { AppError } from '../../errors';
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { parseLanguages, issueOf, type CodeInput, type ValueSetResource } from '../../services';
+import { parseLanguages, type CodeInput, type ValueSetResource } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   CodingInput,
@@ -56,10 +56,7 @@ export class TerminologyResolver {
           options,
         )
       : ctx.services.terminology.validateInCodeSystem(ctx, input, [], options));
-    return ValidateCodeResult.from(
-      result,
-      result.issues.map((issue) => ({ ...issueOf(issue) })),
-    );
+    return ValidateCodeResult.from(result);
   }
 
   @Query(() => GraphQLJSONObject, {

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, ObjectType } from 'type-graphql';
-import type { Coding, ValidateResult } from '../../services';
+import type { Coding, IssueSpec, ValidateResult } from '../../services';
 import type { LookupResult as CoreLookupResult } from '../../services/terminology/lookup';
 import type { TranslationResult } from '../../services/terminology/translate';
 
@@ -34,6 +34,35 @@ export class CodingObject {
   display?: string;
 }
 
+/** An issue in the shape of an OperationOutcome issue (severity, code, details, expression). */
+function issueObject(spec: IssueSpec): Record<string, unknown> {
+  return {
+    severity: spec.severity,
+    code: spec.code,
+    ...(spec.messageId
+      ? {
+          extension: [
+            {
+              url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id',
+              valueString: spec.messageId,
+            },
+          ],
+        }
+      : {}),
+    details: {
+      ...(spec.txCode
+        ? {
+            coding: [
+              { system: 'http://hl7.org/fhir/tools/CodeSystem/tx-issue-type', code: spec.txCode },
+            ],
+          }
+        : {}),
+      text: spec.text,
+    },
+    ...(spec.path ? { expression: [spec.path] } : {}),
+  };
+}
+
 @ObjectType({ description: 'The answer of $validate-code.' })
 export class ValidateCodeResult {
   @Field(() => Boolean)
@@ -62,7 +91,7 @@ export class ValidateCodeResult {
   })
   issues!: Record<string, unknown>[];
 
-  static from(result: ValidateResult, issues: Record<string, unknown>[]): ValidateCodeResult {
+  static from(result: ValidateResult): ValidateCodeResult {
     const message = [
       ...new Set(result.issues.filter((i) => i.severity !== 'information').map((i) => i.text)),
     ]
@@ -76,7 +105,7 @@ export class ValidateCodeResult {
       version: result.version,
       display: result.display,
       inactive: result.inactive === true,
-      issues,
+      issues: result.issues.map(issueObject),
     };
   }
 }

@@ -1,27 +1,7 @@
 import { AppError, isAppError, type ErrorIssue } from '../../errors';
-import type { Issue, OperationOutcomeResource } from './fhir';
-
-export const TX_ISSUE_TYPE = 'http://hl7.org/fhir/tools/CodeSystem/tx-issue-type';
-const MESSAGE_ID = 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id';
 
 /** An issue of a terminology operation (an OperationOutcome issue, a $validate-code issue). */
 export type IssueSpec = ErrorIssue;
-
-export function issueOf(spec: IssueSpec): Issue {
-  const issue: Issue = { severity: spec.severity, code: spec.code };
-  if (spec.messageId) issue.extension = [{ url: MESSAGE_ID, valueString: spec.messageId }];
-  issue.details = {
-    ...(spec.txCode ? { coding: [{ system: TX_ISSUE_TYPE, code: spec.txCode }] } : {}),
-    text: spec.text,
-  };
-  // `location` is deprecated in R4 in favour of `expression`.
-  if (spec.path) issue.expression = [spec.path];
-  return issue;
-}
-
-export function outcomeOf(issues: IssueSpec[]): OperationOutcomeResource {
-  return { resourceType: 'OperationOutcome', issue: issues.map(issueOf) };
-}
 
 /**
  * A terminology operation that cannot be answered with a result: the request named something
