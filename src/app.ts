@@ -24,6 +24,7 @@ import { attachContext } from './context';
 import { withinRequest } from './db/transaction-scope';
 import { createGraphqlEdge } from './graphql/server';
 import type { Logger } from './logger';
+import { measureRequests, metricsEndpoint, watch } from './metrics';
 import type { Services } from './services';
 
 /** Headers OCL clients send (oclweb2, OpenMRS) and the paging headers they read (spec core §2.1). */
@@ -73,6 +74,8 @@ export async function createApp(services: Services, config: Config, log: Logger)
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  watch(services.jobs);
+  app.use(measureRequests);
   app.use(
     pinoHttp({
       logger: log,
@@ -123,6 +126,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
       () => res.status(503).json(errorBody(503, 'The database does not answer.')),
     );
   });
+  if (config.metricsToken) app.get('/metrics', metricsEndpoint(config.metricsToken));
   app.use(negotiate);
   const jsonBody = express.json({
     limit: config.maxBodySize,
