@@ -53,6 +53,28 @@ const layering = [
     message: 'services/shared holds what every domain uses; it depends on no domain.',
   },
   {
+    target: './src/services/accounts',
+    from: [
+      './src/services/collections',
+      './src/services/content',
+      './src/services/matching',
+      './src/services/terminology',
+      './src/services/transfer',
+    ],
+    message: 'Accounts (users, orgs, sign-in) depend on no content domain.',
+  },
+  {
+    target: [
+      './src/services/accounts',
+      './src/services/collections',
+      './src/services/community',
+      './src/services/content',
+    ],
+    from: ['./src/services/matching', './src/services/terminology', './src/services/transfer'],
+    message:
+      'Matching, terminology (FHIR) and transfer (imports, exports) sit on top of the other domains; only the composition root wires them.',
+  },
+  {
     target: './src/jobs',
     from: [
       './src/services',
@@ -92,12 +114,12 @@ const layering = [
   {
     target: './compat/rest',
     from: './compat/fhir',
-    message: 'REST and FHIR share only compat/http.ts.',
+    message: 'REST and FHIR share only compat/http/.',
   },
   {
     target: './compat/fhir',
     from: './compat/rest',
-    message: 'REST and FHIR share only compat/http.ts.',
+    message: 'REST and FHIR share only compat/http/.',
   },
 ];
 

@@ -258,7 +258,7 @@ async function readBenchmark(
       mappings: sample.mappings,
     },
   );
-  // What the route does (compat/rest/concept.router.ts): one service call, the concept's detail
+  // What the route does (compat/rest/concept.handlers.ts): one service call, the concept's detail
   // with its version count and its mappings with their ends.
   const statements = await inProcess.statementsOf(async (services, ctx) => {
     await services.concepts.detail(ctx, sourceRef(), sample.id, undefined, { mappings: true });

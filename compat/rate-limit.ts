@@ -12,6 +12,7 @@ import {
   type Services,
   type WindowCount,
 } from '../src/services';
+import { rateLimitRefusals } from '../src/metrics/registry';
 import { errorBody } from './http';
 
 type Limits = Config['rateLimits'];
@@ -198,6 +199,7 @@ function isHealthCheck(req: Request): boolean {
 
 /** 429 in the edge's own error shape; express-rate-limit has set `Retry-After` already. */
 function refuse(req: Request, res: Response, limit: number, window: Window): void {
+  rateLimitRefusals.inc({ window: window.name });
   const seconds = Number(res.getHeader('Retry-After'));
   const who = peekContext(res)?.actor.kind === 'user' ? 'for this user' : 'from this address';
   const message =

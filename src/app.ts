@@ -6,18 +6,25 @@ import {
   errorBody,
   errorHandler,
   guardInput,
-  methodNotAllowed,
   requireJsonBody,
   verifyEncoding,
 } from '../compat/http';
 import { rateLimiting } from '../compat/rate-limit';
-import { API_VERSION, BULK_IMPORT_PATH, restRouter } from '../compat/rest';
+import {
+  API_VERSION,
+  BULK_IMPORT_PATH,
+  exportSerializer,
+  restRouter,
+  restRoutes,
+} from '../compat/rest';
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
+import { docsRouter } from '../compat/openapi';
 import type { Config } from './config';
 import { attachContext } from './context';
 import { withinRequest } from './db/transaction-scope';
 import { createGraphqlEdge } from './graphql/server';
 import type { Logger } from './logger';
+import { measureRequests, metricsEndpoint, watch } from './metrics';
 import type { Services } from './services';
 
 /** Headers OCL clients send (oclweb2, OpenMRS) and the paging headers they read (spec core §2.1). */
@@ -67,6 +74,8 @@ export async function createApp(services: Services, config: Config, log: Logger)
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  watch(services.jobs);
+  app.use(measureRequests);
   app.use(
     pinoHttp({
       logger: log,
@@ -117,6 +126,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
       () => res.status(503).json(errorBody(503, 'The database does not answer.')),
     );
   });
+  if (config.metricsToken) app.get('/metrics', metricsEndpoint(config.metricsToken));
   app.use(negotiate);
   const jsonBody = express.json({
     limit: config.maxBodySize,
@@ -146,9 +156,13 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(graphql.router);
   const fhir = fhirRouter(services);
   app.use(fhir);
-  const rest = restRouter(services);
-  app.use(rest);
-  app.use(methodNotAllowed([rest]));
+  // An export file's document is the REST edge's shape (written by the export task).
+  services.exports.useSerializer(exportSerializer(services));
+  // The one REST route table: every path answers its methods, or 405 with `Allow`; the index,
+  // OpenAPI document and API reference describe it.
+  const restRows = restRoutes(services);
+  app.use(docsRouter(restRows));
+  app.use(restRouter(services, restRows));
 
   app.use((req, res) => {
     res.status(404).json(errorBody(404, `No endpoint ${req.method} ${req.path}.`));

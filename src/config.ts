@@ -69,6 +69,7 @@ const envSchema = z.object({
   OIDC_CLIENT_SECRET: z.string().optional(),
   OIDC_SCOPES: z.string().default('openid profile email'),
   OIDC_TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  METRICS_TOKEN: z.string().min(16, 'Use a token of at least 16 characters.').optional(),
 });
 
 /** An identity provider is reached over TLS, unless it runs on this very machine (tests, dev). */
@@ -116,6 +117,8 @@ export interface Config {
   tasksKeepDays: number;
   /** Whether the `OCL` org with OCL's lookup sources is created at start when missing. */
   lookupSources: boolean;
+  /** `/metrics` answers only with `Authorization: Bearer <this>`; absent: no `/metrics` (404). */
+  metricsToken?: string;
   /** Settings the services read (limits of the operations, the FHIR content cache). */
   services: {
     /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
@@ -205,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     drainSeconds: e.DRAIN_SECONDS,
     tasksKeepDays: e.TASKS_KEEP_DAYS,
     lookupSources: e.LOOKUP_SOURCES === 'on',
+    metricsToken: e.METRICS_TOKEN,
     services: {
       cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
       expansionMaxCodes: e.EXPANSION_MAX_CODES,

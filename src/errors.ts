@@ -15,6 +15,28 @@ export type ErrorCode =
 /** Field name → messages, for validation failures. */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * One issue of an error as the terminology operations state it; the FHIR edge answers it as an
+ * OperationOutcome issue, the others read the error's code and message.
+ */
+export interface ErrorIssue {
+  severity: 'fatal' | 'error' | 'warning' | 'information';
+  /** The OperationOutcome issue type (`code-invalid`, `not-found`, `invalid`, `too-costly`, …). */
+  code: string;
+  /** The tx-issue-type code (`not-in-vs`, `invalid-code`, `invalid-display`, …). */
+  txCode?: string;
+  text: string;
+  /** The FHIRPath of the input element the issue is about. */
+  path?: string;
+  /** The message's id in the FHIR validator's catalogue (the message-id extension). */
+  messageId?: string;
+  /**
+   * Whether $validate-code's `message` repeats it (false: reported only among the issues, as
+   * HL7's validator does for some). Unset: the validator's rule decides.
+   */
+  inMessage?: boolean;
+}
+
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -22,9 +44,17 @@ export class AppError extends Error {
     readonly fieldErrors?: FieldErrors,
     /** For RATE_LIMITED and UNAVAILABLE: when the caller may try again (the Retry-After header). */
     readonly retryAfterSeconds?: number,
+    /** What went wrong, issue by issue (the terminology operations state theirs so). */
+    readonly issues?: ErrorIssue[],
   ) {
     super(message);
     this.name = 'AppError';
+  }
+
+  /** An error stated as issues; its message is their texts. */
+  static withIssues(code: ErrorCode, issue: ErrorIssue | ErrorIssue[]): AppError {
+    const issues = Array.isArray(issue) ? issue : [issue];
+    return new AppError(code, issues.map((i) => i.text).join('; '), undefined, undefined, issues);
   }
 
   static notFound(what: string): AppError {

@@ -1,5 +1,6 @@
 import { parseLanguages, TerminologyError } from '../../src/services';
 import type { Operation } from './http';
+import { lookupParameters } from './render/lookup';
 
 /** CodeSystem/$lookup: `code` + `system` (+ `version`) or `coding`. */
 export const codeSystemLookup: Operation = async (params, ctx, services, req) => {
@@ -9,7 +10,7 @@ export const codeSystemLookup: Operation = async (params, ctx, services, req) =>
     code: params.string('code'),
   };
   if (!coding.code) throw TerminologyError.invalid('No code was given to look up', 'code');
-  const parameter = await services.terminology.lookup(
+  const result = await services.terminology.lookup(
     ctx,
     {
       coding,
@@ -19,5 +20,5 @@ export const codeSystemLookup: Operation = async (params, ctx, services, req) =>
     },
     params.txResources(),
   );
-  return { resourceType: 'Parameters', parameter };
+  return lookupParameters(result);
 };

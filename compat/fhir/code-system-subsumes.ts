@@ -1,5 +1,6 @@
 import { TerminologyError } from '../../src/services';
 import type { Operation } from './http';
+import { subsumesParameters } from './render/subsumes';
 
 /** CodeSystem/$subsumes: `codeA`/`codeB` with `system`, or `codingA`/`codingB`. */
 export const codeSystemSubsumes: Operation = async (params, ctx, services) => {
@@ -9,6 +10,5 @@ export const codeSystemSubsumes: Operation = async (params, ctx, services) => {
   const b = params.coding('codingB') ?? { system, version, code: params.string('codeB') };
   if (!a.code || !b.code)
     throw TerminologyError.invalid('Both codeA and codeB (or codingA and codingB) are required');
-  const outcome = await services.terminology.subsumes(ctx, a, b, params.txResources());
-  return { resourceType: 'Parameters', parameter: [{ name: 'outcome', valueCode: outcome }] };
+  return subsumesParameters(await services.terminology.subsumes(ctx, a, b, params.txResources()));
 };

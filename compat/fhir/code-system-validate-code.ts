@@ -1,7 +1,7 @@
-import { validateParameters } from '../../src/services';
 import type { Operation } from './http';
 import { validateOptions } from './options';
 import { codeInput } from './value-set-validate-code';
+import { validateCodeParameters } from './render/validate-code';
 
 /** CodeSystem/$validate-code: the code system is `url` (with `version`) or the coding's system. */
 export const codeSystemValidateCode: Operation = async (params, ctx, services, req) => {
@@ -13,5 +13,5 @@ export const codeSystemValidateCode: Operation = async (params, ctx, services, r
     ...validateOptions(params, req),
     systemVersion: undefined,
   });
-  return { resourceType: 'Parameters', parameter: validateParameters(result) };
+  return validateCodeParameters(result);
 };

@@ -1,4 +1,5 @@
 import type { Operation } from './http';
+import { translateParameters } from './render/translate';
 
 /**
  * ConceptMap/$translate (spec ops §4.7): `url`, `system`/`code`/`version` or `coding`,
@@ -15,7 +16,7 @@ export const conceptMapTranslate: Operation = async (params, ctx, services) => {
       code: params.string('code') ?? params.string('sourceCode') ?? reverseCode,
     };
   if (reverseCode !== undefined) coding.system = params.string('targetSystem') ?? coding.system;
-  const parameter = await services.terminology.translate(
+  const result = await services.terminology.translate(
     ctx,
     {
       url: params.string('url'),
@@ -29,5 +30,5 @@ export const conceptMapTranslate: Operation = async (params, ctx, services) => {
     },
     params.txResources(),
   );
-  return { resourceType: 'Parameters', parameter };
+  return translateParameters(result);
 };

@@ -2,14 +2,13 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { fromDatabaseError, isAppError, type AppError } from '../../src/errors';
 import { requestContext } from '../../src/context';
 import {
-  isTerminologyError,
   TerminologyError,
-  issueOf,
   type IssueSpec,
   type ServiceContext,
   type Services,
 } from '../../src/services';
 import { OperationParams } from './parameters';
+import { issueOf } from './render/validate-code';
 
 export const FHIR_JSON = 'application/fhir+json';
 
@@ -47,6 +46,12 @@ const ISSUE_OF_APP_ERROR: Record<AppError['code'], [number, string]> = {
   UNAVAILABLE: [503, 'transient'],
 };
 
+/** The status of an error stated as issues: its code's, 422 for an operation refused as too costly. */
+function statusOfIssues(error: AppError): number {
+  if (error.code === 'INVALID' && error.issues?.some((i) => i.code === 'too-costly')) return 422;
+  return ISSUE_OF_APP_ERROR[error.code][0];
+}
+
 /**
  * Answers every error on a FHIR path as an OperationOutcome (issue `code`, `details`,
  * `diagnostics`); other paths go on to the REST error handler. Bugs are still 500s, logged.
@@ -61,11 +66,11 @@ export function fhirErrorHandler(
     next(error);
     return;
   }
-  if (isTerminologyError(error)) {
-    sendOutcome(res, error.status, error.issues);
+  const typed = isAppError(error) ? error : fromDatabaseError(error);
+  if (typed?.issues) {
+    sendOutcome(res, statusOfIssues(typed), typed.issues);
     return;
   }
-  const typed = isAppError(error) ? error : fromDatabaseError(error);
   if (typed) {
     const [status, code] = ISSUE_OF_APP_ERROR[typed.code];
     if (typed.retryAfterSeconds !== undefined)

@@ -1,4 +1,5 @@
-import { TerminologyError, validateParameters, type CodeInput } from '../../src/services';
+import { TerminologyError, type CodeInput } from '../../src/services';
+import { validateCodeParameters } from './render/validate-code';
 import type { Operation } from './http';
 import { validateOptions, valueSetTarget } from './options';
 import type { OperationParams } from './parameters';
@@ -40,5 +41,5 @@ export const valueSetValidateCode: Operation = async (params, ctx, services, req
     params.txResources(),
     validateOptions(params, req),
   );
-  return { resourceType: 'Parameters', parameter: validateParameters(result) };
+  return validateCodeParameters(result);
 };

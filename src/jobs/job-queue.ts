@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import PgBoss from 'pg-boss';
 import type { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppError, isAppError } from '../errors';
 import type { Logger } from '../logger';
+import { taskDuration } from '../metrics/registry';
 import type { Repositories, Slice, TaskRecord, Window } from '../repositories';
 import { WORKER_CONNECTION } from '../repositories/task.repository';
 import { RunningTask } from './running-task';
@@ -248,6 +250,17 @@ export class JobQueue {
     }
   }
 
+  /** The use of the connection pool (the app's: the queue shares its data source), for the metrics. */
+  poolUse(): { totalCount: number; idleCount: number; waitingCount: number } | undefined {
+    if (!this.dataSource.isInitialized) return undefined;
+    return (this.dataSource.driver as PostgresDriver).master as Pool | undefined;
+  }
+
+  /** How many tasks are in each state (for the metrics, read when they are scraped). */
+  countByState(): ReturnType<Repositories['tasks']['countByState']> {
+    return this.repos.tasks.countByState();
+  }
+
   /**
    * Resolves when this process finishes the task, or after `ms` (the task may run elsewhere:
    * callers read it again either way).
@@ -398,7 +411,8 @@ export class JobQueue {
       progress: task.lastProgress(),
     });
     if (!recorded) log.warn({ state: outcome.state }, 'task outcome came after it was failed');
-    else
+    else taskDuration.observe({ kind, state: outcome.state }, (Date.now() - started) / 1000);
+    if (recorded)
       log.info(
         { state: outcome.state, ms: Date.now() - started, error: outcome.error ?? undefined },
         'task ended',

@@ -1,5 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import { RepositoryEntity, RepositoryVersionEntity, type RepositoryKind } from '../db/entities';
+import {
+  ConceptVersionEntity,
+  RepositoryEntity,
+  RepositoryVersionEntity,
+  type RepositoryKind,
+} from '../db/entities';
 import { preparedQuery } from './prepared';
 import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { likeLiteral, visibleRepository, type Slice, type Viewer, type Window } from './list';
@@ -138,6 +143,60 @@ export class FhirRepository {
       children.set(parent, [...(children.get(parent) ?? []), child]);
     }
     return children;
+  }
+
+  /**
+   * The concepts of a source version (`seq`; null = HEAD) whose codes are among `codes` (retired
+   * ones too), in code order: one concept's rows each, found through the `(repository_id,
+   * mnemonic)` key, never the source's; in one statement. `caseless`: codes match whatever their
+   * case (no index serves that: the source's keys are scanned, not its versions). `ancestors`:
+   * their parents, the parents' parents and so on as well. `children`: with the codes of the
+   * concepts naming each as a parent (as `childCodes`).
+   */
+  async conceptsByCode(
+    repositoryId: string,
+    seq: string | null,
+    codes: string[],
+    options: { caseless: boolean; ancestors: boolean; children: boolean },
+  ): Promise<{ concepts: ConceptVersionEntity[]; children: Map<string, string[]> }> {
+    const children = new Map<string, string[]>();
+    if (codes.length === 0) return { concepts: [], children };
+    const at = (alias: string): string =>
+      seq === null
+        ? `${alias}.valid_to_seq IS NULL`
+        : `${alias}.valid_from_seq <= $3 AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > $3)`;
+    const wanted = options.caseless ? codes.map((code) => code.toLowerCase()) : codes;
+    const params = seq === null ? [repositoryId, wanted] : [repositoryId, wanted, seq];
+    const key = options.caseless ? 'lower(c.mnemonic)' : 'c.mnemonic';
+    const childCodes = options.children
+      ? `(SELECT coalesce(array_agg(ch.mnemonic ORDER BY ch.mnemonic), '{}'::text[])
+           FROM concept_versions ch
+           WHERE ch.repository_id = $1 AND ch.parent_codes && ARRAY[cv.mnemonic] AND ${at('ch')})`
+      : `'{}'::text[]`;
+    const select = `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} AS row,
+         ${childCodes} AS children
+       FROM concepts c JOIN concept_versions cv ON cv.concept_id = c.id AND ${at('cv')}`;
+    const sql = options.ancestors
+      ? `WITH RECURSIVE wanted(code) AS (
+           SELECT unnest($2::text[])
+           UNION
+           SELECT ${options.caseless ? 'lower(p.code)' : 'p.code'} FROM wanted w
+             JOIN concepts c ON c.repository_id = $1 AND ${key} = w.code
+             JOIN concept_versions cv ON cv.concept_id = c.id AND ${at('cv')}
+             CROSS JOIN LATERAL unnest(cv.parent_codes) AS p(code))
+         ${select}
+         WHERE c.repository_id = $1 AND ${key} IN (SELECT code FROM wanted)
+         ORDER BY cv.mnemonic, cv.id`
+      : `${select}
+         WHERE c.repository_id = $1 AND ${key} = ANY($2::text[])
+         ORDER BY cv.mnemonic, cv.id`;
+    const rows = await preparedQuery<{ row: Raw; children: string[] }>(this.em, sql, params);
+    const concepts = rows.map((r) => {
+      const concept = hydrate(this.em, ConceptVersionEntity, r.row)!;
+      if (r.children.length > 0) children.set(concept.mnemonic, r.children);
+      return concept;
+    });
+    return { concepts, children };
   }
 
   /** The repositories the ends of a source version's mappings are in (its own included). */

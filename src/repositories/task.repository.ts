@@ -258,6 +258,14 @@ export class TaskRepository {
     return rows.length;
   }
 
+  /** How many tasks are in each state (states with none are absent). */
+  async countByState(): Promise<Partial<Record<TaskState, number>>> {
+    const rows = await this.em.query<Array<{ state: TaskState; n: number }>>(
+      'SELECT state, count(*)::int AS n FROM tasks GROUP BY state',
+    );
+    return Object.fromEntries(rows.map((row) => [row.state, row.n]));
+  }
+
   /** Deletes the tasks that finished more than `days` days ago; how many it deleted. */
   async deleteFinished(days: number): Promise<number> {
     const rows = await this.em.query<Array<{ n: number }>>(

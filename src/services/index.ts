@@ -23,7 +23,7 @@ import type { Mailer } from './accounts/mailer';
 import { OrgService } from './accounts/org.service';
 export type { OrgDetail, OrgItem } from './accounts/org.service';
 import { PathResolver } from './shared/paths';
-import { RepositoryService } from './content/repository.service';
+import { RepositoryService, type VersionEvents } from './content/repository.service';
 import { RepositoryDetailService } from './content/repository-detail.service';
 export { refOf } from './content/repository.service';
 import { UserService } from './accounts/user.service';
@@ -53,7 +53,7 @@ import {
 } from './transfer/export.service';
 import type { ExportStorageSettings } from '../config';
 import { createExportStorage } from './transfer/export-storage';
-export type { DocumentWriter, ExportStatus } from './transfer/export.service';
+export type { ExportSerializer, ExportStatus } from './transfer/export.service';
 export { writeTo } from './transfer/export.service';
 export { jsonZip, zipText, ZIP_ENTRY } from './transfer/zip';
 export type { ExportStorageSettings } from '../config';
@@ -146,12 +146,11 @@ export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
 export const DEFAULT_FHIR_CACHE_CONCEPTS = 200_000;
 /** The default most codes of one expansion that is not paged (`EXPANSION_MAX_UNPAGED_CODES`). */
 export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
-export { appErrorOf, issueOf, TerminologyError, isTerminologyError } from './terminology/issues';
+export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
 export type { TerminologyService, ValueSetTarget } from './terminology/terminology.service';
 export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/validate';
-export { validateParameters } from './terminology/validate';
 export type { ExpansionOptions } from './terminology/expand';
 export { parseLanguages } from './terminology/languages';
 export type { ImportReport, LineFailure, StartImport } from './transfer/bulk-import.service';
@@ -229,7 +228,20 @@ export class Services {
     this.rateLimits = new RateLimitService(this.repos);
     this.oidc = new OidcService(this.repos, options.oidc);
     this.auth = new AuthService(this.repos, this.users, this.rateLimits, this.oidc);
-    this.repositories = new RepositoryService(this.repos, new PathResolver(this.repos));
+    // Named listeners of the versions the repository service makes; the services they call are
+    // made below and are only called at run time.
+    const versionEvents: VersionEvents = {
+      versionMade: (ctx, made) => this.exports.versionMade(ctx, made),
+      // The version's references are read and resolved inside its transaction, so references
+      // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
+      collectionVersion: (ctx, head, autoexpand) =>
+        this.collections.prepareVersionExpansion(ctx, head, autoexpand),
+    };
+    this.repositories = new RepositoryService(
+      this.repos,
+      new PathResolver(this.repos),
+      versionEvents,
+    );
     this.concepts = new ConceptService(this.repos, this.repositories);
     this.resolver = new ReferenceResolver(this.repos);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
@@ -335,12 +347,6 @@ export class Services {
     );
     this.jobs.register<ExportJob>(EXPORT_TASK, (job, task) =>
       this.exports.run(this.context(task.actor, task.log, task.baseUrl), job, task),
-    );
-    this.repositories.onVersionMade((ctx, made) => this.exports.versionMade(ctx, made));
-    // The version's references are read and resolved inside its transaction, so references
-    // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
-    this.repositories.onCollectionVersion((ctx, head, autoexpand) =>
-      this.collections.prepareVersionExpansion(ctx, head, autoexpand),
     );
   }
 

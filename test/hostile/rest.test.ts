@@ -452,7 +452,7 @@ function expansionParameterBodies(n: () => number): Hostile[] {
   ];
 }
 
-/** Every endpoint family of the REST edge (compat/rest/*.router.ts). */
+/** Every endpoint family of the REST edge (compat/rest/routes.ts). */
 function endpoints(tenant: Tenant, n: () => number): Endpoint[] {
   const m = tenant.marker;
   const S = '/orgs/{org}/sources/{source}/';

@@ -5,7 +5,7 @@ import type { GraphQLContext } from '../context';
 import { ExportOutcome, ExportRequestType, ExportState, ExportType } from '../types/export.type';
 import { RepositoryObject } from '../types/repository.type';
 
-/** The REST download path a token opens (compat/rest/export.router.ts). */
+/** The REST download path a token opens (compat/rest/export.handlers.ts). */
 const DOWNLOAD_PATH = '/exports/';
 
 function exportOf(status: ExportStatus, baseUrl: string): ExportType {

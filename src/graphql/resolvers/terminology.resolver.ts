@@ -1,14 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { AppError } from '../../errors';
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import {
-  appErrorOf,
-  isTerminologyError,
-  parseLanguages,
-  validateParameters,
-  type CodeInput,
-  type ValueSetResource,
-} from '../../services';
+import { parseLanguages, type CodeInput, type ValueSetResource } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   CodingInput,
@@ -16,15 +9,6 @@ import {
   TranslateResult,
   ValidateCodeResult,
 } from '../types/terminology.type';
-
-/** Terminology errors answered as the typed errors GraphQL clients read (NOT_FOUND, INVALID). */
-async function answer<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    throw isTerminologyError(error) ? appErrorOf(error) : error;
-  }
-}
 
 /** The FHIR terminology operations over the same services as the FHIR edge. */
 @Resolver()
@@ -36,19 +20,17 @@ export class TerminologyResolver {
     @Arg('displayLanguage', () => String, { nullable: true }) displayLanguage: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<LookupResult> {
-    const parameters = await answer(
-      ctx.services.terminology.lookup(
-        ctx,
-        {
-          coding,
-          properties: properties ?? [],
-          languages: parseLanguages(displayLanguage ?? undefined),
-          useSupplements: [],
-        },
-        [],
-      ),
+    const result = await ctx.services.terminology.lookup(
+      ctx,
+      {
+        coding,
+        properties: properties ?? [],
+        languages: parseLanguages(displayLanguage ?? undefined),
+        useSupplements: [],
+      },
+      [],
     );
-    return LookupResult.from(parameters);
+    return LookupResult.from(result);
   }
 
   @Query(() => ValidateCodeResult, {
@@ -65,20 +47,16 @@ export class TerminologyResolver {
   ): Promise<ValidateCodeResult> {
     const input: CodeInput = { kind: 'coding', coding };
     const options = { languages: parseLanguages(displayLanguage ?? undefined) };
-    const result = await answer(
-      url
-        ? ctx.services.terminology.validateInValueSet(
-            ctx,
-            { url, version: valueSetVersion ?? undefined },
-            input,
-            [],
-            options,
-          )
-        : ctx.services.terminology.validateInCodeSystem(ctx, input, [], options),
-    );
-    const issues = validateParameters(result).find((p) => p.name === 'issues')?.resource as
-      { issue: Record<string, unknown>[] } | undefined;
-    return ValidateCodeResult.from(result, issues?.issue ?? []);
+    const result = await (url
+      ? ctx.services.terminology.validateInValueSet(
+          ctx,
+          { url, version: valueSetVersion ?? undefined },
+          input,
+          [],
+          options,
+        )
+      : ctx.services.terminology.validateInCodeSystem(ctx, input, [], options));
+    return ValidateCodeResult.from(result);
   }
 
   @Query(() => GraphQLJSONObject, {
@@ -97,14 +75,17 @@ export class TerminologyResolver {
     if ((count ?? 0) < 0 || (offset ?? 0) < 0) {
       throw AppError.invalid('count and offset must be 0 or more.');
     }
-    return answer(
-      ctx.services.terminology.expand(ctx, { url, version: valueSetVersion ?? undefined }, [], {
+    return ctx.services.terminology.expand(
+      ctx,
+      { url, version: valueSetVersion ?? undefined },
+      [],
+      {
         filter: filter ?? undefined,
         count: count ?? undefined,
         offset: offset ?? undefined,
         activeOnly: activeOnly ?? undefined,
         languages: parseLanguages(displayLanguage ?? undefined),
-      }),
+      },
     );
   }
 
@@ -117,19 +98,17 @@ export class TerminologyResolver {
     @Arg('reverse', () => Boolean, { nullable: true }) reverse: boolean | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TranslateResult> {
-    const parameters = await answer(
-      ctx.services.terminology.translate(
-        ctx,
-        {
-          url: url ?? undefined,
-          coding,
-          targetSystem: targetSystem ?? undefined,
-          reverse: reverse ?? false,
-        },
-        [],
-      ),
+    const result = await ctx.services.terminology.translate(
+      ctx,
+      {
+        url: url ?? undefined,
+        coding,
+        targetSystem: targetSystem ?? undefined,
+        reverse: reverse ?? false,
+      },
+      [],
     );
-    return TranslateResult.from(parameters);
+    return TranslateResult.from(result);
   }
 
   @Query(() => String, {
@@ -141,6 +120,6 @@ export class TerminologyResolver {
     @Arg('codingB', () => CodingInput) codingB: CodingInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<string> {
-    return answer(ctx.services.terminology.subsumes(ctx, codingA, codingB, []));
+    return (await ctx.services.terminology.subsumes(ctx, codingA, codingB, [])).outcome;
   }
 }

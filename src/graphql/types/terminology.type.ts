@@ -1,6 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, ObjectType } from 'type-graphql';
-import type { Coding, ParameterValue, ValidateResult } from '../../services';
+import type { Coding, IssueSpec, ValidateResult } from '../../services';
+import type { LookupResult as CoreLookupResult } from '../../services/terminology/lookup';
+import type { TranslationResult } from '../../services/terminology/translate';
 
 @InputType({ description: 'A FHIR Coding: a code of a code system (version).' })
 export class CodingInput implements Coding {
@@ -32,6 +34,35 @@ export class CodingObject {
   display?: string;
 }
 
+/** An issue in the shape of an OperationOutcome issue (severity, code, details, expression). */
+function issueObject(spec: IssueSpec): Record<string, unknown> {
+  return {
+    severity: spec.severity,
+    code: spec.code,
+    ...(spec.messageId
+      ? {
+          extension: [
+            {
+              url: 'http://hl7.org/fhir/StructureDefinition/operationoutcome-message-id',
+              valueString: spec.messageId,
+            },
+          ],
+        }
+      : {}),
+    details: {
+      ...(spec.txCode
+        ? {
+            coding: [
+              { system: 'http://hl7.org/fhir/tools/CodeSystem/tx-issue-type', code: spec.txCode },
+            ],
+          }
+        : {}),
+      text: spec.text,
+    },
+    ...(spec.path ? { expression: [spec.path] } : {}),
+  };
+}
+
 @ObjectType({ description: 'The answer of $validate-code.' })
 export class ValidateCodeResult {
   @Field(() => Boolean)
@@ -60,7 +91,7 @@ export class ValidateCodeResult {
   })
   issues!: Record<string, unknown>[];
 
-  static from(result: ValidateResult, issues: Record<string, unknown>[]): ValidateCodeResult {
+  static from(result: ValidateResult): ValidateCodeResult {
     const message = [
       ...new Set(result.issues.filter((i) => i.severity !== 'information').map((i) => i.text)),
     ]
@@ -74,7 +105,7 @@ export class ValidateCodeResult {
       version: result.version,
       display: result.display,
       inactive: result.inactive === true,
-      issues,
+      issues: result.issues.map(issueObject),
     };
   }
 }
@@ -126,45 +157,36 @@ export class LookupResult {
   @Field(() => [LookupProperty])
   properties!: LookupProperty[];
 
-  static from(parameters: ParameterValue[]): LookupResult {
-    const value = (name: string) => parameters.find((p) => p.name === name);
-    const text = (name: string) => {
-      const found = value(name);
-      return (found?.valueString ?? found?.valueCode) as string | undefined;
-    };
-    const partValue = (part: ParameterValue | undefined) => {
-      if (!part) return undefined;
-      for (const [key, v] of Object.entries(part)) {
-        if (key.startsWith('value') && key.length > 5)
-          return typeof v === 'object' && v !== null
-            ? ((v as Coding).code ?? JSON.stringify(v))
-            : String(v);
-      }
-      return undefined;
-    };
-    const parts = (p: ParameterValue) => (name: string) => p.part?.find((x) => x.name === name);
+  static from(result: CoreLookupResult): LookupResult {
     return {
-      name: text('name') ?? '',
-      version: text('version'),
-      display: text('display'),
-      definition: text('definition'),
-      abstract: value('abstract')?.valueBoolean === true,
-      designations: parameters
-        .filter((p) => p.name === 'designation')
-        .map((p) => ({
-          language: parts(p)('language')?.valueCode as string | undefined,
-          use: parts(p)('use')?.valueCoding as CodingObject | undefined,
-          value: (parts(p)('value')?.valueString as string | undefined) ?? '',
-        })),
-      properties: parameters
-        .filter((p) => p.name === 'property')
-        .map((p) => ({
-          code: (parts(p)('code')?.valueCode as string | undefined) ?? '',
-          value: partValue(parts(p)('value')),
-          description: parts(p)('description')?.valueString as string | undefined,
-        })),
+      name: result.name,
+      version: result.version,
+      display: result.display,
+      definition: result.definition,
+      abstract: result.abstract,
+      designations: result.designations.map((d) => ({
+        language: d.language,
+        use: d.use,
+        value: d.value,
+      })),
+      properties: result.properties.map((p) => ({
+        code: p.code,
+        value: textOf(p.value),
+        description: p.description,
+      })),
     };
   }
+}
+
+/** A property value as text: a Coding by its code, a primitive as it prints. */
+function textOf(value: Record<string, unknown>): string | undefined {
+  for (const [key, v] of Object.entries(value)) {
+    if (key.startsWith('value') && key.length > 5)
+      return typeof v === 'object' && v !== null
+        ? ((v as Coding).code ?? JSON.stringify(v))
+        : String(v);
+  }
+  return undefined;
 }
 
 @ObjectType({ description: 'A target a concept map gives a code.' })
@@ -190,20 +212,15 @@ export class TranslateResult {
   @Field(() => [TranslationMatch])
   matches!: TranslationMatch[];
 
-  static from(parameters: ParameterValue[]): TranslateResult {
+  static from(result: TranslationResult): TranslateResult {
     return {
-      result: parameters.find((p) => p.name === 'result')?.valueBoolean === true,
-      message: parameters.find((p) => p.name === 'message')?.valueString as string | undefined,
-      matches: parameters
-        .filter((p) => p.name === 'match')
-        .map((p) => {
-          const part = (name: string) => p.part?.find((x) => x.name === name);
-          return {
-            equivalence: (part('equivalence')?.valueCode as string | undefined) ?? 'relatedto',
-            concept: (part('concept')?.valueCoding as CodingObject | undefined) ?? {},
-            originMap: part('originMap')?.valueCanonical as string | undefined,
-          };
-        }),
+      result: result.result,
+      message: result.message,
+      matches: result.matches.map((match) => ({
+        equivalence: match.equivalence,
+        concept: match.concept,
+        originMap: match.originMap,
+      })),
     };
   }
 }

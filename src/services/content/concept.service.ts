@@ -24,7 +24,7 @@ import { foldedWords } from '../../repositories/list';
 import { authorize, requireUser } from '../shared/access';
 import { conceptChecksums } from '../shared/checksum';
 import type { ServiceContext } from '../shared/context';
-import { extraOf, withExtra, withoutExtra } from '../shared/extras';
+import { extraOf } from '../shared/extras';
 import {
   negatable,
   pageOf,
@@ -38,6 +38,7 @@ import {
 import { holdingKey } from '../shared/loaders';
 import { endsOf, type EndSource, type MappingItem } from './mapping-views';
 import type { RepositoryService } from './repository.service';
+import { VersionedContent } from './versioned-content';
 import { checkRepo, mayViewRepo, pathKey, type RepoView } from '../shared/paths';
 import { parseConceptUrl, repoUrl, type RepoRef } from '../shared/urls';
 import { extras, mnemonic, parseInput, requiredText } from '../shared/validation';
@@ -200,6 +201,22 @@ export interface ConceptContent {
 
 /** Concepts of sources (spec core §2.6, §4.3, §9.3–9.4): every accepted edit is a new version. */
 export class ConceptService {
+  /** The version mechanics concepts share with mappings. */
+  private readonly versioned = new VersionedContent<
+    ConceptEntity,
+    ConceptVersionEntity,
+    ConceptContent,
+    ConceptView
+  >(this.repos, {
+    label: 'Concept',
+    find: (repos, repositoryId, id) => repos.concepts.findConcept(repositoryId, id),
+    versions: (repos) => repos.concepts,
+    objectOf: (version) => ({ id: version.conceptId, mnemonic: version.mnemonic }) as ConceptEntity,
+    contentOf,
+    versionRow: (...row) => this.versionRow(...row),
+    viewOf: (source, concept, version) => ({ source, concept, version }),
+  });
+
   constructor(
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
@@ -208,7 +225,7 @@ export class ConceptService {
   /** Creates a concept in HEAD with its first version; 400 when the id is taken. */
   async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<ConceptDetail> {
     const actor = requireUser(ctx);
-    assertHeadPath(sourceRef);
+    this.versioned.assertHeadPath(sourceRef);
     const source = await this.writableSource(ctx, sourceRef);
     const { id, content, comment } = await this.draft(source, input, { assignItemIds: true });
     if (id !== undefined && (await this.repos.concepts.findConcept(source.repo.id, id))) {
@@ -357,12 +374,7 @@ export class ConceptService {
     seq: string,
     options: { username: string; comment: string | null },
   ): Promise<boolean> {
-    const concept = { id: current.conceptId, mnemonic: current.mnemonic } as ConceptEntity;
-    const row = this.versionRow(source, concept, content, seq, options.username, options.comment);
-    if (row.checksumStandard === current.checksumStandard) return false;
-    await repos.concepts.endCurrent(current.conceptId, seq);
-    await repos.concepts.insertVersion(row);
-    return true;
+    return this.versioned.reviseIn(repos, source, current, content, seq, options);
   }
 
   /**
@@ -483,7 +495,7 @@ export class ConceptService {
     input: unknown,
     mode: EditMode,
   ): Promise<ConceptDetail> {
-    assertHeadPath(sourceRef);
+    this.versioned.assertHeadPath(sourceRef);
     const data = parseInput(editSchema, input);
     if (mode === 'replace' && data.names === undefined) {
       throw AppError.field('names', 'A concept must have at least one name.');
@@ -522,20 +534,12 @@ export class ConceptService {
     id: string,
     comment?: unknown,
   ): Promise<ConceptView> {
-    const text =
-      typeof comment === 'string' && comment.trim() ? comment.trim() : 'Concept was retired';
-    return this.change(ctx, sourceRef, id, text, (current) => {
-      if (current.retired) throw AppError.invalid('Concept is already retired.');
-      return { ...contentOf(current), retired: true };
-    });
+    return this.versioned.retire(ctx, await this.editable(ctx, sourceRef), id, comment);
   }
 
   /** `PUT …/reactivate/`: a new, active version; a 400 when it is not retired. */
   async reactivate(ctx: ServiceContext, sourceRef: RepoRef, id: string): Promise<ConceptView> {
-    return this.change(ctx, sourceRef, id, 'Concept was un-retired', (current) => {
-      if (!current.retired) throw AppError.invalid('Concept is not retired.');
-      return { ...contentOf(current), retired: false };
-    });
+    return this.versioned.reactivate(ctx, await this.editable(ctx, sourceRef), id);
   }
 
   /** A name or description of a concept version by uuid; 404 when it has none such. */
@@ -634,13 +638,7 @@ export class ConceptService {
     name: string,
     input: unknown,
   ): Promise<ConceptView> {
-    return this.change(ctx, sourceRef, id, null, (current) => {
-      return {
-        ...contentOf(current),
-        extras: withExtra(current.extras, name, input),
-        comment: `Updated extras: ${name}.`,
-      };
-    });
+    return this.versioned.setExtra(ctx, await this.editable(ctx, sourceRef), id, name, input);
   }
 
   /** `DELETE …/extras/:name/`: a new version without that attribute; 404 when it has none such. */
@@ -650,13 +648,7 @@ export class ConceptService {
     id: string,
     name: string,
   ): Promise<ConceptView> {
-    return this.change(ctx, sourceRef, id, null, (current) => {
-      return {
-        ...contentOf(current),
-        extras: withoutExtra(current.extras, name, `concept '${id}'`),
-        comment: `Deleted extra ${name}.`,
-      };
-    });
+    return this.versioned.removeExtra(ctx, await this.editable(ctx, sourceRef), id, name);
   }
 
   async listVersions(
@@ -855,10 +847,7 @@ export class ConceptService {
     );
   }
 
-  /**
-   * The one path of every edit: lock, compare checksums, end the current version, add the new.
-   * `next` may give the new version's comment when it depends on the current content.
-   */
+  /** Every edit through a source path: the caller (a user) and the source HEAD they may edit. */
   private async change(
     ctx: ServiceContext,
     sourceRef: RepoRef,
@@ -866,27 +855,7 @@ export class ConceptService {
     comment: string | null,
     next: (current: ConceptVersionEntity) => ConceptContent & { comment?: string },
   ): Promise<ConceptView> {
-    const actor = requireUser(ctx);
-    const source = await this.writableSource(ctx, sourceRef);
-    return this.repos.transaction(async (repos) => {
-      const concept = await repos.concepts.findConcept(source.repo.id, id);
-      if (!concept) throw AppError.notFound(`Concept '${id}'`);
-      const seq = await repos.repos.nextChange(source.repo.id);
-      const current = await repos.concepts.findVersionAt(concept.id, null);
-      if (!current) throw AppError.notFound(`Concept '${id}'`);
-      const { comment: own, ...content } = next(current);
-      const row = this.versionRow(source, concept, content, seq, actor.username, own ?? comment);
-      if (row.checksumStandard === current.checksumStandard) {
-        // Rolls the transaction back: no change number is spent on an identical edit.
-        throw new AppError(
-          'UNCHANGED',
-          'No changes detected: the standard checksum equals the latest version.',
-        );
-      }
-      await repos.concepts.endCurrent(concept.id, seq);
-      const version = await repos.concepts.insertVersion(row);
-      return { source, concept, version };
-    });
+    return this.versioned.change(ctx, await this.editable(ctx, sourceRef), id, comment, next);
   }
 
   /**
@@ -915,13 +884,18 @@ export class ConceptService {
   }
 
   /** HEAD of a source the caller may edit content of; edits through a frozen version are 405. */
-  /** A source's HEAD the caller may edit the content of (401/403 otherwise). */
   async writableSource(ctx: ServiceContext, sourceRef: RepoRef): Promise<RepoView> {
-    assertHeadPath(sourceRef);
+    this.versioned.assertHeadPath(sourceRef);
     const source = await this.repositories.get(ctx, { ...sourceRef, version: undefined });
     if (source.repo.kind !== 'source') throw AppError.notFound(`Source '${sourceRef.id}'`);
     await authorize(ctx, { action: 'repo.editContent', repo: source.repo });
     return source;
+  }
+
+  /** `writableSource` for an edit, whose caller must be a user (401 before anything is read). */
+  private async editable(ctx: ServiceContext, sourceRef: RepoRef): Promise<RepoView> {
+    requireUser(ctx);
+    return this.writableSource(ctx, sourceRef);
   }
 
   /**
@@ -1073,13 +1047,6 @@ async function assignId(
 ): Promise<string> {
   if (scheme === 'uuid') return crypto.randomUUID();
   return nextNumber(startFrom ?? 1);
-}
-
-/** Edits go to HEAD; through a frozen version's path they are 405 (spec core §3, §9.2). */
-function assertHeadPath(sourceRef: RepoRef): void {
-  if (sourceRef.version !== undefined && sourceRef.version !== HEAD) {
-    throw new AppError('NOT_ALLOWED', 'A source version is frozen; edit concepts through HEAD.');
-  }
 }
 
 function conceptTaken(): AppError {

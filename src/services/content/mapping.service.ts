@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { HEAD, type MappingEntity, type MappingVersionEntity } from '../../db/entities';
+import { type MappingEntity, type MappingVersionEntity } from '../../db/entities';
 import { AppError } from '../../errors';
 import {
   isUniqueViolation,
@@ -40,9 +40,9 @@ import {
 } from '../shared/list';
 import type { ReferenceResolver } from '../collections/reference-resolver';
 import type { RepositoryService, RepoView } from './repository.service';
+import { VersionedContent } from './versioned-content';
 import { ownerUrl, parseConceptUrl, parseRepoUrl, repoUrl, type RepoRef } from '../shared/urls';
 import { extras, mnemonic, parseInput, requiredText } from '../shared/validation';
-import { withExtra, withoutExtra } from '../shared/extras';
 
 /** One end of a mapping as stored: as given, plus what it resolved to inside the service. */
 export interface End {
@@ -106,6 +106,26 @@ export interface MappingContent {
 
 /** Mappings of sources (spec core §2.7, §4.4): versioned like concepts, ends resolved on write. */
 export class MappingService {
+  /** The version mechanics mappings share with concepts. */
+  private readonly versioned = new VersionedContent<
+    MappingEntity,
+    MappingVersionEntity,
+    MappingContent,
+    MappingView
+  >(this.repos, {
+    label: 'Mapping',
+    find: (repos, repositoryId, id) => repos.mappings.findMapping(repositoryId, id),
+    versions: (repos) => repos.mappings,
+    objectOf: (version) => ({ id: version.mappingId, mnemonic: version.mnemonic }) as MappingEntity,
+    contentOf,
+    versionRow: mappingVersionRow,
+    // The uniqueness rule holds for active mappings (an edit or a reactivation makes no duplicate).
+    beforeWrite: async (repos, source, content, mappingId) => {
+      if (!content.retired) await assertUnique(repos, source, content, mappingId);
+    },
+    viewOf: (source, mapping, version) => ({ source, mapping, version }),
+  });
+
   constructor(
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
@@ -242,13 +262,7 @@ export class MappingService {
     seq: string,
     options: { username: string; comment: string | null },
   ): Promise<boolean> {
-    const mapping = { id: current.mappingId, mnemonic: current.mnemonic } as MappingEntity;
-    if (!content.retired) await assertUnique(repos, source, content, current.mappingId);
-    const row = mappingVersionRow(source, mapping, content, seq, options.username, options.comment);
-    if (row.checksumStandard === current.checksumStandard) return false;
-    await repos.mappings.endCurrent(current.mappingId, seq);
-    await repos.mappings.insertVersion(row);
-    return true;
+    return this.versioned.reviseIn(repos, source, current, content, seq, options);
   }
 
   async get(
@@ -281,7 +295,7 @@ export class MappingService {
     id: string,
     input: unknown,
   ): Promise<MappingDetail> {
-    assertHeadPath(sourceRef);
+    this.versioned.assertHeadPath(sourceRef);
     const data = parseInput(editSchema, input);
     const source = await this.writableSource(ctx, sourceRef);
     const current = await this.get(ctx, { ...sourceRef, version: undefined }, id);
@@ -296,7 +310,7 @@ export class MappingService {
       retired: data.retired ?? v.retired,
     };
     const comment = data.updateComment ?? data.comment ?? null;
-    return this.detailOf(ctx, await this.change(ctx, source, id, comment, () => content));
+    return this.detailOf(ctx, await this.versioned.change(ctx, source, id, comment, () => content));
   }
 
   /** One custom attribute set in a new mapping version; 208 when it already has that value. */
@@ -307,11 +321,7 @@ export class MappingService {
     name: string,
     input: unknown,
   ): Promise<MappingView> {
-    const source = await this.writableSource(ctx, sourceRef);
-    return this.change(ctx, source, id, `Updated extras: ${name}.`, (current) => ({
-      ...contentOf(current),
-      extras: withExtra(current.extras, name, input),
-    }));
+    return this.versioned.setExtra(ctx, await this.writableSource(ctx, sourceRef), id, name, input);
   }
 
   /** One custom attribute removed in a new mapping version; 404 when it has none such. */
@@ -321,11 +331,7 @@ export class MappingService {
     id: string,
     name: string,
   ): Promise<MappingView> {
-    const source = await this.writableSource(ctx, sourceRef);
-    return this.change(ctx, source, id, `Deleted extra ${name}.`, (current) => ({
-      ...contentOf(current),
-      extras: withoutExtra(current.extras, name, `mapping '${id}'`),
-    }));
+    return this.versioned.removeExtra(ctx, await this.writableSource(ctx, sourceRef), id, name);
   }
 
   async retire(
@@ -334,25 +340,11 @@ export class MappingService {
     id: string,
     comment?: unknown,
   ): Promise<MappingView> {
-    const note =
-      typeof comment === 'string' && comment.trim() ? comment.trim() : 'Mapping was retired';
-    return this.change(ctx, await this.writableSource(ctx, sourceRef), id, note, (current) => {
-      if (current.retired) throw AppError.invalid('Mapping is already retired.');
-      return { ...contentOf(current), retired: true };
-    });
+    return this.versioned.retire(ctx, await this.writableSource(ctx, sourceRef), id, comment);
   }
 
   async reactivate(ctx: ServiceContext, sourceRef: RepoRef, id: string): Promise<MappingView> {
-    return this.change(
-      ctx,
-      await this.writableSource(ctx, sourceRef),
-      id,
-      'Mapping was un-retired',
-      (current) => {
-        if (!current.retired) throw AppError.invalid('Mapping is not retired.');
-        return { ...contentOf(current), retired: false };
-      },
-    );
+    return this.versioned.reactivate(ctx, await this.writableSource(ctx, sourceRef), id);
   }
 
   async listVersions(
@@ -704,38 +696,8 @@ export class MappingService {
     }));
   }
 
-  private async change(
-    ctx: ServiceContext,
-    source: RepoView,
-    id: string,
-    comment: string | null,
-    next: (current: MappingVersionEntity) => MappingContent,
-  ): Promise<MappingView> {
-    const actor = requireUser(ctx);
-    return this.repos.transaction(async (repos) => {
-      const mapping = await repos.mappings.findMapping(source.repo.id, id);
-      if (!mapping) throw AppError.notFound(`Mapping '${id}'`);
-      const seq = await repos.repos.nextChange(source.repo.id);
-      const current = await repos.mappings.findVersionAt(mapping.id, null);
-      if (!current) throw AppError.notFound(`Mapping '${id}'`);
-      const content = next(current);
-      // Under the source's lock (nextChange): an edit or a reactivation cannot make a duplicate.
-      if (!content.retired) await assertUnique(repos, source, content, mapping.id);
-      const row = mappingVersionRow(source, mapping, content, seq, actor.username, comment);
-      if (row.checksumStandard === current.checksumStandard) {
-        throw new AppError(
-          'UNCHANGED',
-          'No changes detected: the standard checksum equals the latest version.',
-        );
-      }
-      await repos.mappings.endCurrent(mapping.id, seq);
-      const version = await repos.mappings.insertVersion(row);
-      return { source, mapping, version };
-    });
-  }
-
   private async writableSource(ctx: ServiceContext, sourceRef: RepoRef): Promise<RepoView> {
-    assertHeadPath(sourceRef);
+    this.versioned.assertHeadPath(sourceRef);
     const source = await this.repositories.get(ctx, { ...sourceRef, version: undefined });
     await authorize(ctx, { action: 'repo.editContent', repo: source.repo });
     return source;
@@ -990,12 +952,6 @@ function contentOf(version: MappingVersionEntity): MappingContent {
     extras: version.extras,
     retired: version.retired,
   };
-}
-
-function assertHeadPath(sourceRef: RepoRef): void {
-  if (sourceRef.version !== undefined && sourceRef.version !== HEAD) {
-    throw new AppError('NOT_ALLOWED', 'A source version is frozen; edit mappings through HEAD.');
-  }
 }
 
 function mappingTaken(): AppError {

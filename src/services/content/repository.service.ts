@@ -38,15 +38,23 @@ import { removeRowExtra, setRowExtra } from '../shared/extras';
 export type { Owner, RepoCounts, RepoView } from '../shared/paths';
 
 /**
- * What else happens when a collection version is made. It is called before the transaction and
- * answers the work to do inside it, on the transaction's repositories only (what it reads as the
- * caller included), once the version is made.
+ * What the repository service tells others about the versions it makes; the composition root
+ * (src/services/index.ts) passes the listeners in.
  */
-export type CollectionVersionHook = (
-  ctx: ServiceContext,
-  head: { owner: Owner; repo: RepositoryEntity | null },
-  autoexpand: boolean,
-) => Promise<((r: Repositories, made: RepoView) => Promise<void>) | null>;
+export interface VersionEvents {
+  /**
+   * What else happens when a collection version is made. It is called before the transaction
+   * and answers the work to do inside it, on the transaction's repositories only (what it reads
+   * as the caller included), once the version is made.
+   */
+  collectionVersion(
+    ctx: ServiceContext,
+    head: { owner: Owner; repo: RepositoryEntity | null },
+    autoexpand: boolean,
+  ): Promise<((r: Repositories, made: RepoView) => Promise<void>) | null>;
+  /** After a version was made and its transaction committed (its automatic export, spec operations §3). */
+  versionMade(ctx: ServiceContext, made: RepoView): Promise<void>;
+}
 
 /** A repository the same transaction makes before its version. */
 export interface PendingRepo {
@@ -211,19 +219,11 @@ export interface RepoScope {
 
 /** Sources and collections (spec core §2.4, §2.5, §4.5–4.7) and their versions (§9). */
 export class RepositoryService {
-  private collectionVersionMade: CollectionVersionHook | null = null;
-  private readonly versionListeners: Array<(ctx: ServiceContext, made: RepoView) => Promise<void>> =
-    [];
-
   constructor(
     private readonly repos: Repositories,
     private readonly paths: PathResolver,
+    private readonly events: VersionEvents,
   ) {}
-
-  /** What else happens, in the same transaction, when a collection version is made. */
-  onCollectionVersion(hook: CollectionVersionHook): void {
-    this.collectionVersionMade = hook;
-  }
 
   /** The owner named in a path; a private org answers 401/403, an unknown one 404. */
   resolveOwner(ctx: ServiceContext, ref: OwnerRef): Promise<Owner> {
@@ -538,14 +538,9 @@ export class RepositoryService {
     return this.detailOf(ctx, made);
   }
 
-  /** Called after each version is made (its automatic export, spec operations §3). */
-  onVersionMade(listener: (ctx: ServiceContext, made: RepoView) => Promise<void>): void {
-    this.versionListeners.push(listener);
-  }
-
   /** Tells the listeners a version was made (after its transaction committed). */
-  async versionMade(ctx: ServiceContext, made: RepoView): Promise<void> {
-    for (const listener of this.versionListeners) await listener(ctx, made);
+  versionMade(ctx: ServiceContext, made: RepoView): Promise<void> {
+    return this.events.versionMade(ctx, made);
   }
 
   /**
@@ -573,8 +568,8 @@ export class RepositoryService {
     }
     const kind = existing ? existing.kind : (head as PendingRepo).kind;
     const alsoInside =
-      kind === 'collection' && this.collectionVersionMade
-        ? await this.collectionVersionMade(
+      kind === 'collection'
+        ? await this.events.collectionVersion(
             ctx,
             { owner: head.owner, repo: existing },
             data.autoexpand ?? true,

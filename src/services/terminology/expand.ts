@@ -14,6 +14,7 @@ import type {
   ValueSetResource,
 } from './fhir';
 import { valueOf } from './fhir';
+import { AppError } from '../../errors';
 import { type IssueSpec, TerminologyError } from './issues';
 import {
   chooseDisplay,
@@ -413,7 +414,7 @@ export class Expander {
       );
     }
     const refused = !this.validating && this.versionCheckIssue(model);
-    if (refused) throw new TerminologyError(400, refused);
+    if (refused) throw AppError.withIssues('INVALID', refused);
     model = await this.withSupplements(model, set);
     set?.usedCodeSystems.add(model.canonical);
     if (set) this.statusWarnings(model.resource, set);
@@ -983,8 +984,8 @@ function unclosed(fragments: ParameterValue[]): JsonObject[] {
 }
 
 /** A value set that includes (or excludes) itself, directly or through others. */
-function circularity(canonical: string, path: string[]): TerminologyError {
-  return new TerminologyError(400, {
+function circularity(canonical: string, path: string[]): AppError {
+  return AppError.withIssues('INVALID', {
     severity: 'error',
     code: 'processing',
     txCode: 'vs-invalid',
@@ -993,8 +994,9 @@ function circularity(canonical: string, path: string[]): TerminologyError {
   });
 }
 
-function tooCostly(valueSet: ValueSetResource, max: number): TerminologyError {
-  return new TerminologyError(422, {
+/** Refused as too costly (`too-costly`: the FHIR edge answers 422). */
+function tooCostly(valueSet: ValueSetResource, max: number): AppError {
+  return AppError.withIssues('INVALID', {
     severity: 'error',
     code: 'too-costly',
     text: `The value set '${canonicalOf(valueSet)}' expansion has too many codes to produce (>${max})`,
@@ -1069,7 +1071,7 @@ export function filterSet(
   const op = filter.op ?? r5Op(filter);
   const value = filter.value;
   if (value === undefined || value === null || value === '') {
-    throw new TerminologyError(400, {
+    throw AppError.withIssues('INVALID', {
       severity: 'error',
       code: 'invalid',
       txCode: 'vs-invalid',
@@ -1121,7 +1123,7 @@ export function filterSet(
     !model.propertyDefinition(property) &&
     !model.concepts.some((c) => c.properties.some((p) => p.code === property))
   ) {
-    throw new TerminologyError(400, {
+    throw AppError.withIssues('INVALID', {
       severity: 'error',
       code: 'invalid',
       txCode: 'vs-invalid',
@@ -1149,7 +1151,7 @@ export function filterSet(
       return (entry) => valuesOf(entry).length > 0 === wanted;
     }
     default:
-      throw new TerminologyError(400, {
+      throw AppError.withIssues('INVALID', {
         severity: 'error',
         code: 'not-supported',
         txCode: 'vs-invalid',

@@ -42,12 +42,13 @@ import { mayViewRepo, type Owner, type RepoView } from '../shared/paths';
 import { RenderedCache } from './rendered-cache';
 import type { TaskService } from '../community/task.service';
 import { refOf, type RepositoryService } from '../content/repository.service';
-import type { StoredTerminology } from './library';
+import { withConceptReader, type StoredTerminology } from './library';
 import { isObject, type CodeSystemResource, type ValueSetResource } from './fhir';
 import {
   childrenAmong,
   codeSystemOf,
   conceptMapOf,
+  conceptOf,
   resourceUriOf,
   StoredContent,
   STORED_EXTRA_FIELDS,
@@ -359,7 +360,42 @@ export class FhirResourceService {
   stored(ctx: ServiceContext): StoredTerminology {
     return new StoredContent({
       storedVersions: (type, url) => this.storedVersions(ctx, type, url),
+      codeSystemDefinitions: (url) => this.codeSystemDefinitions(ctx, url),
     });
+  }
+
+  /**
+   * The code system versions known by `url` that the operations read (as `storedVersions`), as
+   * definitions: their concepts are read by code, when an operation asks for them
+   * (`withConceptReader`), one concept's rows at a time; nothing is rendered whole or kept.
+   */
+  async codeSystemDefinitions(ctx: ServiceContext, url: string): Promise<CodeSystemResource[]> {
+    const filter: FhirRepoSearch = {
+      kind: 'source',
+      versions: { kind: 'stored' },
+      url: this.urlFilter(ctx, 'source', url),
+    };
+    const slice = await this.repos.fhir.search(filter, viewerOf(ctx.actor), {
+      limit: 0,
+      offset: 0,
+    });
+    const r = renderContext(ctx, { kind: 'global' });
+    return Promise.all(
+      slice.rows.map(async (row) => {
+        const view = viewOf(row);
+        // `count` is left out: no operation on a few codes reads it, and it costs a statement.
+        const definition = codeSystemOf(view, r, undefined);
+        return withConceptReader(definition, async (codes, options) => {
+          const { concepts, children } = await this.repos.fhir.conceptsByCode(
+            view.repo.id,
+            view.version.seq,
+            codes,
+            options,
+          );
+          return concepts.map((concept) => conceptOf(concept, children));
+        });
+      }),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import { CodeSystemModel } from './code-system';
 import { CORE_CONTENT } from './core-content';
 import type {
+  CodeSystemConcept,
   CodeSystemResource,
   ConceptMapResource,
   TerminologyResource,
@@ -13,6 +14,11 @@ import type {
  */
 export interface StoredTerminology {
   codeSystems(url: string): Promise<CodeSystemResource[]>;
+  /**
+   * The same versions as definitions without concepts, each with a `ConceptReader`
+   * (`withConceptReader`): what an operation on a few codes reads. Absent: `codeSystems`.
+   */
+  codeSystemDefinitions?(url: string): Promise<CodeSystemResource[]>;
   valueSets(url: string): Promise<ValueSetResource[]>;
   conceptMaps(url: string): Promise<ConceptMapResource[]>;
 }
@@ -62,6 +68,35 @@ export function compareVersions(a: string | undefined, b: string | undefined): n
   return 0;
 }
 
+/** Reads some concepts of a stored code system version by code (see `StoredTerminology`). */
+export type ConceptReader = (
+  codes: string[],
+  options: { caseless: boolean; ancestors: boolean; children: boolean },
+) => Promise<CodeSystemConcept[]>;
+
+const CONCEPT_READERS = new WeakMap<CodeSystemResource, ConceptReader>();
+
+/** Marks a code system definition whose concepts `reader` reads by code. */
+export function withConceptReader(
+  definition: CodeSystemResource,
+  reader: ConceptReader,
+): CodeSystemResource {
+  CONCEPT_READERS.set(definition, reader);
+  return definition;
+}
+
+/**
+ * The codes an operation on a few codes asks about (`$lookup`, CodeSystem `$validate-code`,
+ * `$subsumes`): stored code systems are then read as definitions with only these concepts (and,
+ * with `ancestors`, every concept above them), never whole.
+ */
+export interface CodeFocus {
+  codes: string[];
+  ancestors: boolean;
+  /** Their children's codes too (`$lookup`'s `child` property). */
+  children: boolean;
+}
+
 /**
  * The index of each code system resource, built once per resource object: a request's own
  * resources live as long as the request, stored ones as long as they stay cached (the models only
@@ -77,10 +112,14 @@ const MODELS = new WeakMap<CodeSystemResource, CodeSystemModel>();
 export class TerminologyLibrary {
   private readonly local: TerminologyResource[] = [];
   private readonly cache = new Map<string, Promise<TerminologyResource[]>>();
+  /** Stored code system definitions with the focus's concepts read in, per definition. */
+  private readonly focused = new Map<CodeSystemResource, Promise<CodeSystemResource>>();
 
   constructor(
     private readonly stored?: StoredTerminology,
     resources: TerminologyResource[] = [],
+    /** Set: stored code systems are read by these codes only (see `CodeFocus`). */
+    private readonly focus?: CodeFocus,
   ) {
     this.local.push(...resources);
   }
@@ -119,7 +158,7 @@ export class TerminologyLibrary {
   /** A code system version: the one named (exactly or by wildcard), else the latest. */
   async codeSystem(url: string, version?: string): Promise<CodeSystemModel | undefined> {
     const found = pick(await this.codeSystemVersions(url), version);
-    return found && this.modelOf(found);
+    return found && this.modelOf(await this.withConcepts(found));
   }
 
   async valueSet(url: string, version?: string): Promise<ValueSetResource | undefined> {
@@ -133,7 +172,32 @@ export class TerminologyLibrary {
   /** The supplements of a code system among the request's resources and stored ones. */
   async supplement(canonical: string): Promise<CodeSystemResource | undefined> {
     const { url, version } = splitCanonical(canonical);
-    return pick(await this.codeSystemVersions(url), version);
+    const found = pick(await this.codeSystemVersions(url), version);
+    return found && this.withConcepts(found);
+  }
+
+  /** A stored definition with the focus's concepts read in; any other resource as it is. */
+  private withConcepts(resource: CodeSystemResource): Promise<CodeSystemResource> {
+    const reader = CONCEPT_READERS.get(resource);
+    if (!reader) return Promise.resolve(resource);
+    let found = this.focused.get(resource);
+    if (!found) {
+      found = (async () => {
+        const copy: CodeSystemResource = {
+          ...resource,
+          concept: await reader(this.focus?.codes ?? [], {
+            caseless: resource.caseSensitive === false,
+            ancestors: this.focus?.ancestors ?? false,
+            children: this.focus?.children ?? false,
+          }),
+        };
+        // Released or not, as the definition it was read from.
+        if (UNRELEASED_STORED.has(resource)) UNRELEASED_STORED.add(copy);
+        return copy;
+      })();
+      this.focused.set(resource, found);
+    }
+    return found;
   }
 
   modelOf(resource: CodeSystemResource): CodeSystemModel {
@@ -155,7 +219,9 @@ export class TerminologyLibrary {
         const stored: TerminologyResource[] = !this.stored
           ? []
           : type === 'CodeSystem'
-            ? await this.stored.codeSystems(url)
+            ? this.focus && this.stored.codeSystemDefinitions
+              ? await this.stored.codeSystemDefinitions(url)
+              : await this.stored.codeSystems(url)
             : type === 'ValueSet'
               ? await this.stored.valueSets(url)
               : await this.stored.conceptMaps(url);

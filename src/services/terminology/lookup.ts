@@ -1,6 +1,6 @@
 import type { CodeSystemModel, ConceptEntry } from './code-system';
 import { canonicalOf } from './expand';
-import type { Coding, ParameterValue } from './fhir';
+import type { Coding, ConceptProperty } from './fhir';
 import { TerminologyError } from './issues';
 import { PREFERRED_FOR_LANGUAGE, preferredDisplay, type LanguagePreference } from './languages';
 import type { TerminologyLibrary } from './library';
@@ -46,11 +46,45 @@ export async function codeSystemOf(
   return model;
 }
 
+/** A designation of a looked-up concept. */
+export interface LookupDesignation {
+  language?: string;
+  use?: Coding;
+  /** The supplement (`url|version`) it came from. */
+  source?: string;
+  value: string;
+}
+
+/** A property of a looked-up concept: a FHIR value (`valueCode`, `valueBoolean`, …). */
+export interface LookupProperty {
+  code: string;
+  /** The display of a related concept (`parent`, `child`). */
+  description?: string;
+  value: Omit<ConceptProperty, 'code'>;
+}
+
+/** What CodeSystem/$lookup answers: the concept and the code system version it is read in. */
+export interface LookupResult {
+  /** The code system's name (else its URL). */
+  name: string;
+  system: string;
+  version?: string;
+  code: string;
+  display?: string;
+  definition?: string;
+  abstract: boolean;
+  designations: LookupDesignation[];
+  /** In code order. */
+  properties: LookupProperty[];
+  /** The supplements used (`url|version`). */
+  usedSupplements: string[];
+}
+
 /** CodeSystem/$lookup: a concept's display, definition, designations and properties. */
 export async function lookup(
   library: TerminologyLibrary,
   input: LookupInput,
-): Promise<ParameterValue[]> {
+): Promise<LookupResult> {
   const model = await codeSystemOf(library, input.coding, input.useSupplements);
   const code = input.coding.code;
   const entry = code === undefined ? undefined : model.concept(code);
@@ -67,63 +101,56 @@ export async function lookup(
     input.properties.length === 0 ||
     input.properties.includes('*') ||
     input.properties.includes(name);
-  const out: ParameterValue[] = [];
-  out.push({ name: 'abstract', valueBoolean: entry.abstract });
-  out.push({ name: 'code', valueCode: entry.code });
-  if (entry.definition !== undefined && wants('definition'))
-    out.push({ name: 'definition', valueString: entry.definition });
+  const designations: LookupDesignation[] = [];
   if (wants('designation')) {
     for (const designation of entry.designations) {
-      const part: ParameterValue[] = [];
-      if (designation.language) part.push({ name: 'language', valueCode: designation.language });
-      if (designation.use)
-        part.push({
-          name: 'use',
-          valueCoding: {
-            ...designation.use,
-            display: designation.use.display ?? designation.use.code,
-          },
-        });
-      const source = model.designationSources.get(designation);
-      if (source) part.push({ name: 'source', valueCanonical: source });
-      part.push({ name: 'value', valueString: designation.value });
-      out.push({ name: 'designation', part });
+      designations.push({
+        ...(designation.language ? { language: designation.language } : {}),
+        ...(designation.use
+          ? {
+              use: { ...designation.use, display: designation.use.display ?? designation.use.code },
+            }
+          : {}),
+        ...(model.designationSources.get(designation)
+          ? { source: model.designationSources.get(designation) }
+          : {}),
+        value: designation.value,
+      });
     }
     if (entry.display !== undefined) {
-      out.push({
-        name: 'designation',
-        part: [
-          { name: 'language', valueCode: model.resource.language ?? 'en' },
-          { name: 'use', valueCoding: PREFERRED_FOR_LANGUAGE },
-          { name: 'value', valueString: entry.display },
-        ],
+      designations.push({
+        language: model.resource.language ?? 'en',
+        use: PREFERRED_FOR_LANGUAGE,
+        value: entry.display,
       });
     }
   }
-  const display = preferredDisplay(model, entry, input.languages);
-  if (display !== undefined) out.push({ name: 'display', valueString: display });
-  out.push({ name: 'name', valueString: model.resource.name ?? model.url });
-  out.push(...propertiesOf(model, entry, wants));
-  out.push({ name: 'system', valueUri: model.url });
-  for (const supplement of model.supplements)
-    out.push({ name: 'used-supplement', valueCanonical: canonicalOf(supplement) });
-  if (model.version) out.push({ name: 'version', valueString: model.version });
-  return out;
+  return {
+    name: model.resource.name ?? model.url,
+    system: model.url,
+    ...(model.version ? { version: model.version } : {}),
+    code: entry.code,
+    display: preferredDisplay(model, entry, input.languages),
+    ...(entry.definition !== undefined && wants('definition')
+      ? { definition: entry.definition }
+      : {}),
+    abstract: entry.abstract,
+    designations,
+    properties: propertiesOf(model, entry, wants),
+    usedSupplements: model.supplements.map(canonicalOf),
+  };
 }
 
 function propertiesOf(
   model: CodeSystemModel,
   entry: ConceptEntry,
   wanted: (name: string) => boolean,
-): ParameterValue[] {
-  const out: ParameterValue[] = [];
-  const related = (name: string, other: ConceptEntry): ParameterValue => ({
-    name: 'property',
-    part: [
-      { name: 'code', valueCode: name },
-      ...(other.display !== undefined ? [{ name: 'description', valueString: other.display }] : []),
-      { name: 'value', valueCode: other.code },
-    ],
+): LookupProperty[] {
+  const out: LookupProperty[] = [];
+  const related = (name: string, other: ConceptEntry): LookupProperty => ({
+    code: name,
+    ...(other.display !== undefined ? { description: other.display } : {}),
+    value: { valueCode: other.code },
   });
   const own = new Set(entry.properties.map((p) => p.code));
   const parentCode = model.standardProperty('parent');
@@ -131,31 +158,26 @@ function propertiesOf(
   if (wanted('child') && !own.has(childCode))
     for (const child of entry.children) out.push(related('child', child));
   if (wanted('inactive') && !own.has('inactive'))
-    out.push({
-      name: 'property',
-      part: [
-        { name: 'code', valueCode: 'inactive' },
-        { name: 'value', valueBoolean: entry.inactive },
-      ],
-    });
+    out.push({ code: 'inactive', value: { valueBoolean: entry.inactive } });
   if (wanted('parent') && !own.has(parentCode))
     for (const parent of entry.parents) out.push(related('parent', parent));
   for (const property of entry.properties) {
     if (!wanted(property.code)) continue;
     const { code, ...value } = property;
-    out.push({
-      name: 'property',
-      part: [
-        { name: 'code', valueCode: code },
-        { name: 'value', ...value },
-      ],
-    });
+    out.push({ code, value });
   }
-  return out.sort((a, b) => {
-    const ca = a.part?.[0]?.valueCode as string;
-    const cb = b.part?.[0]?.valueCode as string;
-    return ca < cb ? -1 : ca > cb ? 1 : 0;
-  });
+  return out.sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+}
+
+/** How code A relates to code B. */
+export type SubsumptionOutcome = 'equivalent' | 'subsumes' | 'subsumed-by' | 'not-subsumed';
+
+/** What CodeSystem/$subsumes answers. */
+export interface SubsumptionResult {
+  outcome: SubsumptionOutcome;
+  /** The code system version the codes were read in. */
+  system: string;
+  version?: string;
 }
 
 /** CodeSystem/$subsumes: how two codes of one code system relate. */
@@ -163,7 +185,7 @@ export async function subsumes(
   library: TerminologyLibrary,
   a: Coding,
   b: Coding,
-): Promise<'equivalent' | 'subsumes' | 'subsumed-by' | 'not-subsumed'> {
+): Promise<SubsumptionResult> {
   if (a.system && b.system && a.system !== b.system) {
     throw TerminologyError.invalid(
       `The codes are from different code systems (${a.system} and ${b.system}); subsumption cannot be determined`,
@@ -186,8 +208,13 @@ export async function subsumes(
   }
   const x = entryA as ConceptEntry;
   const y = entryB as ConceptEntry;
-  if (x === y) return 'equivalent';
-  if (model.subsumes(x, y)) return 'subsumes';
-  if (model.subsumes(y, x)) return 'subsumed-by';
-  return 'not-subsumed';
+  const outcome: SubsumptionOutcome =
+    x === y
+      ? 'equivalent'
+      : model.subsumes(x, y)
+        ? 'subsumes'
+        : model.subsumes(y, x)
+          ? 'subsumed-by'
+          : 'not-subsumed';
+  return { outcome, system: model.url, ...(model.version ? { version: model.version } : {}) };
 }

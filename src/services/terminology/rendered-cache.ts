@@ -6,6 +6,7 @@ import {
   type ValueSetResource,
 } from './fhir';
 import type { StoredConceptMap } from './stored';
+import { fhirCacheLookups, fhirCacheSize } from '../../metrics/registry';
 
 /** What is kept: code systems with their concepts, value sets with their members, maps. */
 export type RenderedResource = CodeSystemResource | ValueSetResource | StoredConceptMap;
@@ -34,6 +35,7 @@ export class RenderedCache {
   async get<T extends RenderedResource>(key: string, render: () => Promise<T>): Promise<T> {
     if (!this.done) return render();
     const kept = this.done.get(key);
+    fhirCacheLookups.inc({ result: kept ? 'hit' : 'miss' });
     if (kept) return kept as T;
     let pending = this.pending.get(key) as Promise<T> | undefined;
     if (!pending) {
@@ -43,6 +45,7 @@ export class RenderedCache {
       // Larger than the whole cache: used for this request only.
       if (sizeOf(resource) <= this.done.maxSize) {
         this.done.set(key, deepFreeze(resource));
+        fhirCacheSize.set(this.done.calculatedSize);
       }
       return resource;
     }

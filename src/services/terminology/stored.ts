@@ -188,11 +188,11 @@ export interface CodeSystemContent {
   children: ReadonlyMap<string, string[]>;
 }
 
-/** A source version as a CodeSystem; definition only without `content`. */
+/** A source version as a CodeSystem; definition only without `content`; `count` when known. */
 export function codeSystemOf(
   view: RepoView,
   r: RenderContext,
-  count: number,
+  count: number | undefined,
   content?: CodeSystemContent,
 ): CodeSystemResource {
   const meta = metadataOf(view);
@@ -207,7 +207,7 @@ export function codeSystemOf(
     identifier: [accessionIdentifier(view, 'CodeSystem', r.baseUrl)],
     ...rest,
     content: 'complete',
-    count,
+    ...(count !== undefined ? { count } : {}),
     caseSensitive: typeof extras.caseSensitive === 'boolean' ? extras.caseSensitive : true,
     property: CODE_SYSTEM_PROPERTIES,
     ...(content ? { concept: content.concepts.map((c) => conceptOf(c, content.children)) } : {}),
@@ -415,6 +415,8 @@ export type StoredResource = CodeSystemResource | ValueSetResource | StoredConce
  */
 export interface StoredReader {
   storedVersions(type: FhirResourceType, url: string): Promise<StoredResource[]>;
+  /** The same code system versions as definitions, their concepts read by code on demand. */
+  codeSystemDefinitions(url: string): Promise<CodeSystemResource[]>;
 }
 
 /**
@@ -431,6 +433,10 @@ export class StoredContent implements StoredTerminology {
     return markUnreleased(
       (await this.reader.storedVersions('CodeSystem', url)) as CodeSystemResource[],
     );
+  }
+
+  async codeSystemDefinitions(url: string): Promise<CodeSystemResource[]> {
+    return markUnreleased(await this.reader.codeSystemDefinitions(url));
   }
 
   async valueSets(url: string): Promise<ValueSetResource[]> {

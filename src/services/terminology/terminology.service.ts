@@ -1,10 +1,21 @@
 import type { ServiceContext } from '../shared/context';
 import { Expander, forValueSet, withDisplayLanguage, type ExpansionOptions } from './expand';
-import type { Coding, ParameterValue, TerminologyResource, ValueSetResource } from './fhir';
+import type { Coding, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
-import { TerminologyLibrary, splitCanonical, type StoredTerminology } from './library';
-import { lookup, subsumes, type LookupInput } from './lookup';
-import { translate, type TranslateInput } from './translate';
+import {
+  TerminologyLibrary,
+  splitCanonical,
+  type CodeFocus,
+  type StoredTerminology,
+} from './library';
+import {
+  lookup,
+  subsumes,
+  type LookupInput,
+  type LookupResult,
+  type SubsumptionResult,
+} from './lookup';
+import { translate, type TranslateInput, type TranslationResult } from './translate';
 import { Validator, type CodeInput, type ValidateOptions, type ValidateResult } from './validate';
 
 /** Which value set an operation works on: stored or brought (`tx-resource`), or given inline. */
@@ -26,8 +37,16 @@ export class TerminologyService {
     readonly maxUnpaged: number,
   ) {}
 
-  library(ctx: ServiceContext, resources: TerminologyResource[]): TerminologyLibrary {
-    return new TerminologyLibrary(this.storedFor(ctx), resources);
+  /**
+   * The content one request works with. `focus`: the operation asks about these codes only, so
+   * stored code systems are read by code (see `CodeFocus`), not whole.
+   */
+  library(
+    ctx: ServiceContext,
+    resources: TerminologyResource[],
+    focus?: CodeFocus,
+  ): TerminologyLibrary {
+    return new TerminologyLibrary(this.storedFor(ctx), resources, focus);
   }
 
   async expand(
@@ -67,7 +86,11 @@ export class TerminologyService {
     resources: TerminologyResource[],
     options: Omit<ValidateOptions, 'maxCodes'>,
   ): Promise<ValidateResult> {
-    const library = this.library(ctx, resources);
+    const library = this.library(ctx, resources, {
+      codes: codesOf(input),
+      ancestors: false,
+      children: false,
+    });
     return new Validator(library, {
       ...withDisplayLanguage(options),
       maxCodes: this.maxExpansion,
@@ -78,8 +101,14 @@ export class TerminologyService {
     ctx: ServiceContext,
     input: LookupInput,
     resources: TerminologyResource[],
-  ): Promise<ParameterValue[]> {
-    return lookup(this.library(ctx, resources), input);
+  ): Promise<LookupResult> {
+    const codes = input.coding.code === undefined ? [] : [input.coding.code];
+    // A concept's children are read only when its `child` property is asked for.
+    const children =
+      input.properties.length === 0 ||
+      input.properties.includes('*') ||
+      input.properties.includes('child');
+    return lookup(this.library(ctx, resources, { codes, ancestors: false, children }), input);
   }
 
   async subsumes(
@@ -87,15 +116,20 @@ export class TerminologyService {
     a: Coding,
     b: Coding,
     resources: TerminologyResource[],
-  ): Promise<string> {
-    return subsumes(this.library(ctx, resources), a, b);
+  ): Promise<SubsumptionResult> {
+    const codes = [a.code, b.code].filter((code): code is string => code !== undefined);
+    return subsumes(
+      this.library(ctx, resources, { codes, ancestors: true, children: false }),
+      a,
+      b,
+    );
   }
 
   async translate(
     ctx: ServiceContext,
     input: TranslateInput,
     resources: TerminologyResource[],
-  ): Promise<ParameterValue[]> {
+  ): Promise<TranslationResult> {
     return translate(this.library(ctx, resources), input);
   }
 
@@ -127,4 +161,10 @@ export class TerminologyService {
     }
     return found;
   }
+}
+
+/** The codes a $validate-code input names. */
+function codesOf(input: CodeInput): string[] {
+  const codings = input.kind === 'codeableConcept' ? (input.concept.coding ?? []) : [input.coding];
+  return codings.map((c) => c.code).filter((code): code is string => typeof code === 'string');
 }

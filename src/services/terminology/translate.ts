@@ -1,4 +1,4 @@
-import type { Coding, ConceptMapResource, ParameterValue } from './fhir';
+import type { Coding, ConceptMapResource } from './fhir';
 import { TerminologyError } from './issues';
 import { splitCanonical, type TerminologyLibrary } from './library';
 import { canonicalOf } from './expand';
@@ -49,11 +49,31 @@ function relationshipOf(equivalence: string): string {
   }
 }
 
+/** A code a concept map gives the input code. */
+export interface TranslationMatch {
+  /** The code matched: a target (a source when reversed, with `source` the code it maps from). */
+  concept: Coding;
+  source?: Coding;
+  /** R4 equivalence. */
+  equivalence: string;
+  /** R5 relationship. */
+  relationship: string;
+  /** The concept map (`url|version`). */
+  originMap: string;
+}
+
+/** What ConceptMap/$translate answers. */
+export interface TranslationResult {
+  result: boolean;
+  message?: string;
+  matches: TranslationMatch[];
+}
+
 /** ConceptMap/$translate: the targets a map gives a code (or the sources, reversed). */
 export async function translate(
   library: TerminologyLibrary,
   input: TranslateInput,
-): Promise<ParameterValue[]> {
+): Promise<TranslationResult> {
   // spec ops §4.7: `url`, `system` and `code` are mandatory. Without a map, R5's form (which
   // the HL7 terminology tests use) searches every map from the system to a named target system.
   if (!input.coding.code) throw TerminologyError.invalid('No code was given to translate', 'code');
@@ -79,7 +99,7 @@ export async function translate(
     maps.push(...library.localConceptMaps());
   }
   const { system, code } = input.coding;
-  const matches: ParameterValue[] = [];
+  const matches: TranslationMatch[] = [];
   for (const map of maps) {
     for (const group of map.group ?? []) {
       const [from, to] = input.reverse
@@ -99,41 +119,26 @@ export async function translate(
           if (display) concept.display = display;
           // Reversed (as tx.fhir.org answers): the concept is the target matched, with the
           // source it maps from.
-          const found: ParameterValue[] = input.reverse
-            ? [
-                { name: 'concept', valueCoding: { system: from, code: fromCode } },
-                { name: 'source', valueCoding: concept },
-              ]
-            : [{ name: 'concept', valueCoding: concept }];
           matches.push({
-            name: 'match',
-            part: [
-              ...found,
-              { name: 'equivalence', valueCode: equivalence },
-              { name: 'originMap', valueCanonical: canonicalOf(map) },
-              {
-                name: 'relationship',
-                valueCode: target.relationship ?? relationshipOf(equivalence),
-              },
-            ],
+            ...(input.reverse
+              ? { concept: { system: from, code: fromCode }, source: concept }
+              : { concept }),
+            equivalence,
+            originMap: canonicalOf(map),
+            relationship: target.relationship ?? relationshipOf(equivalence),
           });
         }
       }
     }
   }
-  const out: ParameterValue[] = [...matches];
   const subject = `'${system ?? ''}#${code}'${input.targetSystem ? ` to '${input.targetSystem}'` : ''}`;
   // spec ops §4.7 answers `message` with every result; a search of every map by system (R5's
   // form, without `url`) answers as tx.fhir.org does, with a message only when nothing matched.
-  if (matches.length === 0 || input.url) {
-    out.push({
-      name: 'message',
-      valueString:
-        matches.length === 0
-          ? `No translations found for ${subject}`
-          : `${matches.length} translation${matches.length === 1 ? '' : 's'} found for ${subject}`,
-    });
-  }
-  out.push({ name: 'result', valueBoolean: matches.length > 0 });
-  return out;
+  const message =
+    matches.length === 0
+      ? `No translations found for ${subject}`
+      : input.url
+        ? `${matches.length} translation${matches.length === 1 ? '' : 's'} found for ${subject}`
+        : undefined;
+  return { result: matches.length > 0, ...(message !== undefined ? { message } : {}), matches };
 }

@@ -14,11 +14,11 @@ import type {
   Coding,
   ConceptSetComponent,
   Designation,
-  ParameterValue,
   ValueSetResource,
 } from './fhir';
 import { standardsStatusOf } from './fhir';
-import { isTerminologyError, type IssueSpec, issueOf, TerminologyError } from './issues';
+import { AppError } from '../../errors';
+import { isTerminologyError, type IssueSpec, TerminologyError } from './issues';
 import { displaysOf, isLanguageTag, languageMatches, type LanguagePreference } from './languages';
 import {
   compareVersions,
@@ -378,7 +378,7 @@ export class Validator {
       } catch (error) {
         // A value set that cannot be evaluated (a broken filter, a circle) is the request's
         // error; content that is missing is reported in the result.
-        if (!isTerminologyError(error) || error.status !== 404) throw error;
+        if (!isTerminologyError(error) || error.code !== 'NOT_FOUND') throw error;
         return {
           ...failed(error.issues.map(asValidationIssue)),
           model,
@@ -608,7 +608,7 @@ export class Validator {
     const languages: LanguagePreference | undefined = this.options.languages;
     const invalidTag = languages?.tags.find((t) => !isLanguageTag(t));
     if (invalidTag !== undefined) {
-      throw new TerminologyError(400, {
+      throw AppError.withIssues('INVALID', {
         severity: 'error',
         code: 'processing',
         txCode: 'invalid-display',
@@ -824,71 +824,11 @@ function vsName(valueSet: ValueSetResource): string {
 }
 
 /** The output parameters of $validate-code, by name (the edge orders them). */
-export function validateParameters(result: ValidateResult): ParameterValue[] {
-  const out: ParameterValue[] = [];
-  if (result.code !== undefined) out.push({ name: 'code', valueCode: result.code });
-  if (result.normalizedCode !== undefined)
-    out.push({ name: 'normalized-code', valueCode: result.normalizedCode });
-  if (result.codeableConcept)
-    out.push({ name: 'codeableConcept', valueCodeableConcept: result.codeableConcept });
-  if (result.display !== undefined) out.push({ name: 'display', valueString: result.display });
-  if (result.inactive) out.push({ name: 'inactive', valueBoolean: true });
-  if (result.issues.length > 0) {
-    out.push({
-      name: 'issues',
-      resource: {
-        resourceType: 'OperationOutcome',
-        issue: result.issues.map(issueOf),
-      } as never,
-    });
-  }
-  const message = messageOf(result.issues);
-  if (message) out.push({ name: 'message', valueString: message });
-  out.push({ name: 'result', valueBoolean: result.result });
-  if (result.status !== undefined) out.push({ name: 'status', valueCode: result.status });
-  if (result.system !== undefined) out.push({ name: 'system', valueUri: result.system });
-  if (result.version !== undefined) out.push({ name: 'version', valueString: result.version });
-  for (const system of result.unknownSystems)
-    out.push({ name: 'x-caused-by-unknown-system', valueCanonical: system });
-  for (const system of result.unknownInputSystems)
-    out.push({ name: 'x-unknown-system', valueCanonical: system });
-  return out;
-}
-
 /** Validation names a missing included value set as any value set it cannot resolve. */
 function asValidationIssue(issue: IssueSpec): IssueSpec {
   return issue.messageId === 'VS_EXP_IMPORT_UNK_PINNED'
     ? { ...issue, messageId: 'Unable_to_resolve_value_Set_' }
     : issue;
-}
-
-/**
- * Notes about the content used (its status, a value set deprecating a code, a code system that is
- * only a fragment), not about the code: they stay out of the `message`.
- */
-const NOTES = new Set([
-  'UNKNOWN_CODE_IN_FRAGMENT',
-  'CONCEPT_DEPRECATED_IN_VALUESET',
-  'MSG_DRAFT',
-  'MSG_EXPERIMENTAL',
-  'MSG_DEPRECATED',
-  'MSG_WITHDRAWN',
-]);
-
-/**
- * The `message`: the texts of the issues it repeats, sorted, joined. An issue says so itself
- * (IssueSpec.inMessage); else the issues about the code (errors, warnings, and display notes)
- * are repeated, not notes about the content used.
- */
-function messageOf(issues: IssueSpec[]): string | undefined {
-  const told = issues.filter(
-    (i) =>
-      i.inMessage ??
-      (!NOTES.has(i.messageId ?? '') &&
-        (i.severity !== 'information' || i.txCode === 'invalid-display')),
-  );
-  const texts = [...new Set(told.map((i) => i.text))].sort();
-  return texts.length > 0 ? texts.join('; ') : undefined;
 }
 
 export { TerminologyError };

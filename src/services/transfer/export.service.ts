@@ -31,16 +31,21 @@ export interface ExportJob {
 }
 
 /**
- * Writes the JSON document of a repository version (what a get of it with
- * `includeConcepts=true&includeMappings=true&includeRetired=true&limit=0` answers), piece by
- * piece (text, or its UTF-8 bytes); `write` resolves when the piece may be followed
- * (backpressure).
+ * The shape of an export's `export.json`: the REST edge's (what a get of the version with
+ * `includeConcepts=true&includeMappings=true&includeRetired=true&limit=0` answers). The edge
+ * implements it and the composition root of the edges (src/app.ts) passes it in.
  */
-export type DocumentWriter = (
-  ctx: ServiceContext,
-  view: RepoView,
-  write: (piece: string | Buffer) => Promise<void>,
-) => Promise<void>;
+export interface ExportSerializer {
+  /**
+   * Writes the JSON document of a repository version piece by piece (text, or its UTF-8
+   * bytes); `write` resolves when the piece may be followed (backpressure).
+   */
+  write(
+    ctx: ServiceContext,
+    view: RepoView,
+    write: (piece: string | Buffer) => Promise<void>,
+  ): Promise<void>;
+}
 
 /** An export as its endpoints answer it (spec operations §4.8). */
 export type ExportStatus =
@@ -62,7 +67,7 @@ export type ExportStatus =
  * visibility since, makes it absent until it is asked for again.
  */
 export class ExportService {
-  private writer: DocumentWriter | null = null;
+  private serializer: ExportSerializer | null = null;
 
   constructor(
     private readonly repos: Repositories,
@@ -72,9 +77,9 @@ export class ExportService {
     private readonly urlTtlSeconds: number,
   ) {}
 
-  /** The document's shape is the REST edge's; the composition root hands it over once. */
-  useDocumentWriter(writer: DocumentWriter): void {
-    this.writer = writer;
+  /** The document's shape is the REST edge's; src/app.ts hands it over once, before jobs start. */
+  useSerializer(serializer: ExportSerializer): void {
+    this.serializer = serializer;
   }
 
   /** GET/HEAD: the export's state; when ready, with a fresh single-use download token. */
@@ -171,8 +176,8 @@ export class ExportService {
 
   /** Writes the export: the task's handler. */
   async run(ctx: ServiceContext, job: ExportJob, task: TaskHandle): Promise<object> {
-    const writer = this.writer;
-    if (!writer) throw new Error('No export document writer was registered');
+    const serializer = this.serializer;
+    if (!serializer) throw new Error('No export serializer was passed in');
     const view = await this.repositories.get(ctx, job.ref);
     if (view.version.id !== job.versionId) {
       throw AppError.notFound(`Version '${job.ref.version}' (it was deleted)`);
@@ -198,7 +203,7 @@ export class ExportService {
       // A store that fails stops the walk at its next write.
       pending.stream.once('error', () => json.destroy());
       let written = 0;
-      await writer(asReader, readerView, async (piece) => {
+      await serializer.write(asReader, readerView, async (piece) => {
         if (task.signal.aborted) throw new Error('The server is stopping.');
         written += piece.length;
         await writeTo(json, piece);

@@ -1,0 +1,2 @@
+export { DOC_PATHS, docsRouter } from './router';
+export { openApiDocument, openApiPath } from './document';

@@ -1,0 +1,124 @@
+import { Router, type RequestHandler } from 'express';
+import type { z } from 'zod';
+import { onlyMethods, route, type Handler } from '../http';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route, as spec core §5 says (the services enforce it; the table documents it
+ * and the OpenAPI document's `security` comes from it):
+ * - `public`: anyone; private content stays hidden from callers who may not see it;
+ * - `signed-in`: credentials required; the service checks the caller's rights on what it touches;
+ * - `admin`: an administrator (superuser) only.
+ */
+export type Access = 'public' | 'signed-in' | 'admin';
+
+export interface RouteRow {
+  method: Method;
+  /** Express path syntax, written out literally (no prefixes built in loops). */
+  path: string;
+  handler: Handler;
+  access: Access;
+  /** One line for the API reference. */
+  summary: string;
+  /** The body a route reads before its handler (bulk import: the file, not JSON). */
+  body?: RequestHandler;
+  /** The query parameters the route reads with a schema (lists: `LIST_QUERY`). */
+  query?: z.ZodObject;
+  /** A schema the route validates its JSON body with, when the route (not a service) does. */
+  bodySchema?: z.ZodType;
+}
+
+/** Names a group of handlers and checks their types; the table refers to them by name. */
+export function handlers<T extends Record<string, Handler>>(group: T): T {
+  return group;
+}
+
+/** `/orgs/:org/sources/` → ['orgs', ':', 'sources']: a path's shape, parameter names dropped. */
+export function shapeOf(path: string): string[] {
+  return segmentsOf(path).map((s) => (s.startsWith(':') ? ':' : s.toLowerCase()));
+}
+
+function segmentsOf(path: string): string[] {
+  return path.split('/').filter((s) => s.length > 0);
+}
+
+/**
+ * Literal segments before parameters, compared left to right: of two paths that both match a
+ * request, the one with a literal where the other has a parameter comes first (and so answers).
+ */
+export function bySpecificity(a: string, b: string): number {
+  const x = shapeOf(a);
+  const y = shapeOf(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] === y[i]) continue;
+    if (x[i] === ':') return 1;
+    if (y[i] === ':') return -1;
+    return x[i] < y[i] ? -1 : 1;
+  }
+  return x.length - y.length;
+}
+
+/**
+ * Refuses a table no request could be routed by deterministically: a method twice on one path, or
+ * two spellings of one shape (`/users/:user/` and `/users/:username/` would match the same
+ * requests, and which answered would depend on order).
+ */
+export function checkTable(rows: readonly RouteRow[]): void {
+  const seen = new Set<string>();
+  const spelling = new Map<string, string>();
+  for (const row of rows) {
+    const key = `${row.method} ${row.path}`;
+    if (seen.has(key)) throw new Error(`The REST route table has ${key} twice.`);
+    seen.add(key);
+    const shape = shapeOf(row.path).join('/');
+    const other = spelling.get(shape);
+    if (other !== undefined && other !== row.path) {
+      throw new Error(`The REST paths ${other} and ${row.path} match the same requests.`);
+    }
+    spelling.set(shape, row.path);
+  }
+}
+
+/** The table's paths, most specific first, each with its rows. */
+export function pathsOf(rows: readonly RouteRow[]): Array<{ path: string; rows: RouteRow[] }> {
+  const byPath = new Map<string, RouteRow[]>();
+  for (const row of rows) byPath.set(row.path, [...(byPath.get(row.path) ?? []), row]);
+  return [...byPath.keys()].sort(bySpecificity).map((path) => ({ path, rows: byPath.get(path)! }));
+}
+
+/**
+ * The one place REST routes are registered: each path once, most specific first, with its
+ * methods and a 405 naming them (`Allow`) for any other method. Because every path answers every
+ * method, a request never falls through to a less specific path.
+ */
+export function mountTable(rows: readonly RouteRow[]): Router {
+  checkTable(rows);
+  const router = Router();
+  for (const { path, rows: methods } of pathsOf(rows)) {
+    const at = router.route(path);
+    for (const row of methods) {
+      const handle = route(row.handler);
+      const chain = row.body ? [row.body, handle] : [handle];
+      switch (row.method) {
+        case 'GET':
+          at.get(chain);
+          break;
+        case 'POST':
+          at.post(chain);
+          break;
+        case 'PUT':
+          at.put(chain);
+          break;
+        case 'PATCH':
+          at.patch(chain);
+          break;
+        case 'DELETE':
+          at.delete(chain);
+          break;
+      }
+    }
+    at.all(onlyMethods(...methods.map((row) => row.method)));
+  }
+  return router;
+}
