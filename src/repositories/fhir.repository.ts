@@ -261,12 +261,15 @@ export class FhirRepository {
     window: { offset: number; limit?: number },
   ): Promise<ConceptVersionEntity[]> {
     const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
+    // The window as parameters: one prepared statement whatever the page (LIMIT NULL: all).
+    const limit = `$${params.length + 1}`;
+    const offset = `$${params.length + 2}`;
     const rows = await preparedQuery<{ row: Raw }>(
       this.em,
       `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row ${sql}
        ORDER BY x.mnemonic, x.concept_id
-       ${window.limit !== undefined ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}`,
-      params,
+       LIMIT ${limit}::int OFFSET ${offset}::int`,
+      [...params, window.limit ?? null, window.offset],
     );
     return rows.map((r) => hydrate(this.em, ConceptVersionEntity, r.row)!);
   }
