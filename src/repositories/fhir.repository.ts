@@ -64,6 +64,38 @@ interface RowRaw {
 const frozen = (field: string, column: string): string =>
   `(CASE WHEN v.metadata IS NULL THEN r.${column} ELSE v.metadata->>'${field}' END)`;
 
+/**
+ * The active members of an expansion from one member repository (their versions as
+ * `ConceptRepository.memberCodes` reads them), each with the concept of its code in a source
+ * version (`sv`); members it has none for are left out.
+ */
+function memberConceptsSql(
+  expansionId: string,
+  memberRepositoryId: string,
+  source: { repositoryId: string; seq: string | null },
+): { sql: string; params: unknown[] } {
+  const at =
+    source.seq === null
+      ? 'sv.valid_to_seq IS NULL'
+      : 'sv.valid_from_seq <= $4 AND (sv.valid_to_seq IS NULL OR sv.valid_to_seq > $4)';
+  const params: unknown[] = [expansionId, memberRepositoryId, source.repositoryId];
+  if (source.seq !== null) params.push(source.seq);
+  return {
+    sql: `FROM expansion_concepts x
+       CROSS JOIN LATERAL (
+         SELECT h.mnemonic, h.retired FROM concept_versions h
+         WHERE h.id = x.concept_version_id
+         UNION ALL
+         SELECT h.mnemonic, h.retired FROM concept_versions h
+         WHERE x.concept_version_id IS NULL AND h.concept_id = x.concept_id
+           AND h.valid_to_seq IS NULL) m
+       JOIN concepts c ON c.repository_id = $3 AND c.mnemonic = m.mnemonic
+       JOIN concept_versions sv ON sv.concept_id = c.id AND ${at}
+       WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired`,
+    params,
+  };
+}
+
 /** Reads of repositories and their content as the FHIR-format endpoints need them. */
 export class FhirRepository {
   constructor(private readonly em: EntityManager) {}
@@ -197,6 +229,49 @@ export class FhirRepository {
       return concept;
     });
     return { concepts, children };
+  }
+
+  /**
+   * How many active members of an expansion from one member repository the source version
+   * `source` (`seq` null: HEAD) has a concept for, by code (as `memberConcepts` finds them).
+   */
+  async memberConceptCount(
+    expansionId: string,
+    memberRepositoryId: string,
+    source: { repositoryId: string; seq: string | null },
+  ): Promise<number> {
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
+    const rows = await preparedQuery<{ n: number }>(
+      this.em,
+      `SELECT count(*)::int AS n ${sql}`,
+      params,
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * A page of the concepts of the source version `source` that the active members of an
+   * expansion from one member repository name by code, in member order (as `memberCodes` reads
+   * the members: by their id): one statement, reading the page's rows only.
+   */
+  async memberConcepts(
+    expansionId: string,
+    memberRepositoryId: string,
+    source: { repositoryId: string; seq: string | null },
+    window: { offset: number; limit?: number },
+  ): Promise<ConceptVersionEntity[]> {
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
+    // The window as parameters: one prepared statement whatever the page (LIMIT NULL: all).
+    const limit = `$${params.length + 1}`;
+    const offset = `$${params.length + 2}`;
+    const rows = await preparedQuery<{ row: Raw }>(
+      this.em,
+      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row ${sql}
+       ORDER BY x.mnemonic, x.concept_id
+       LIMIT ${limit}::int OFFSET ${offset}::int`,
+      [...params, window.limit ?? null, window.offset],
+    );
+    return rows.map((r) => hydrate(this.em, ConceptVersionEntity, r.row)!);
   }
 
   /** The repositories the ends of a source version's mappings are in (its own included). */

@@ -3,7 +3,16 @@ import request from 'supertest';
 import type { ServiceContext } from '../../src/services';
 import { isTerminologyError } from '../../src/services';
 import { contextOf, createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
-import { createConcept, createSource, createVersion } from '../factories/content';
+import {
+  createCollection,
+  createConcept,
+  createSource,
+  createVersion,
+  retire,
+  type TestSource,
+} from '../factories/content';
+import { sqlPageable } from '../../src/services/terminology/terminology.service';
+import type { ParameterValue, ValueSetResource } from '../../src/services/terminology/fhir';
 
 /**
  * The terminology core without transport: $lookup, CodeSystem $validate-code and $subsumes
@@ -224,6 +233,10 @@ describe('a code system that is not case-sensitive', () => {
 describe('reads of a large source', () => {
   /** A source at HEAD of `size` concepts (set-based inserts), known by a fresh canonical URL. */
   async function sourceOf(size: number): Promise<string> {
+    return (await madeSourceOf(size)).url;
+  }
+
+  async function madeSourceOf(size: number): Promise<{ url: string; made: TestSource }> {
     const url = `http://example.org/core/${uniqueId('big')}`;
     const made = await createSource(t, { id: uniqueId('big'), canonical_url: url });
     const [{ id }] = await t.dataSource.query<Array<{ id: string }>>(
@@ -247,7 +260,7 @@ describe('reads of a large source', () => {
        FROM concepts c WHERE c.repository_id = $1`,
       [id],
     );
-    return url;
+    return { url, made };
   }
 
   /**
@@ -278,7 +291,12 @@ describe('reads of a large source', () => {
   beforeAll(() => {
     // Counts what the database answers; the statements still run on the real database.
     Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      // Snapshot walks (a new version's export, in the background) are not a request's reads.
+      const walk =
+        (this as unknown as { connectionParameters?: { application_name?: string } })
+          .connectionParameters?.application_name === 'registry-walk';
       const count = (result: unknown): void => {
+        if (walk) return;
         const rows = (result as { rows?: unknown } | undefined)?.rows;
         if (Array.isArray(rows)) rowsReceived += rows.length;
       };
@@ -332,5 +350,184 @@ describe('reads of a large source', () => {
     expect(result.properties).toHaveLength(4_999);
     expect(rowsReceived).toBeGreaterThan(0);
     expect(rowsReceived).toBeLessThanOrEqual(8);
+  });
+
+  describe('$expand of a stored collection version paged in the database', () => {
+    /** A released collection (a fresh canonical URL) of every concept of a source's HEAD. */
+    async function collectionOf(source: TestSource): Promise<string> {
+      const url = `http://example.org/core/${uniqueId('vs')}`;
+      const collection = await createCollection(
+        t,
+        { id: uniqueId('vs'), canonical_url: url },
+        { owner: source.owner, org: source.org },
+      );
+      await request(t.app)
+        .put(`${collection.url}references/`)
+        .set('Authorization', source.owner.auth)
+        .send({ data: { expressions: [`${source.url}concepts/`] } })
+        .expect(200);
+      await createVersion(t, collection.url, source.owner, 'v1', { released: true });
+      return url;
+    }
+
+    /** What a request echoes of `count` and `offset`, as the FHIR edge gives them. */
+    const paging = (count?: number, offset?: number) => ({
+      count,
+      offset,
+      echo: [
+        ...(offset !== undefined ? [{ name: 'offset', valueInteger: offset }] : []),
+        ...(count !== undefined ? [{ name: 'count', valueInteger: count }] : []),
+      ] as ParameterValue[],
+    });
+
+    /** The answer without what differs at each call (its identifier and timestamp). */
+    const stable = (vs: ValueSetResource) => {
+      const { identifier, timestamp, ...expansion } = vs.expansion as Record<string, unknown>;
+      expect(typeof identifier).toBe('string');
+      expect(typeof timestamp).toBe('string');
+      return { ...vs, expansion };
+    };
+
+    let fifty: string;
+    beforeAll(async () => {
+      // ~50 members of one source: released as v1 (which a version-less member is read at) with
+      // C3 retired; at HEAD C9 renamed and C50 added (not in v1: no member of the value set).
+      const source = await createSource(t, { id: uniqueId('mid') });
+      for (let i = 1; i <= 49; i += 1) {
+        await createConcept(t, source.url, source.owner, {
+          id: `C${i}`,
+          names: [
+            { name: `Name C${i}`, locale: 'en', locale_preferred: true },
+            { name: `Nom C${i}`, locale: 'fr', locale_preferred: true },
+          ],
+        });
+      }
+      await retire(t, source.url, source.owner, 'concepts', 'C3');
+      await createVersion(t, source.url, source.owner, 'v1', { released: true });
+      await request(t.app)
+        .patch(`${source.url}concepts/C9/`)
+        .set('Authorization', source.owner.auth)
+        .send({ names: [{ name: 'Renamed', locale: 'en', locale_preferred: true }] })
+        .expect(200);
+      await createConcept(t, source.url, source.owner, { id: 'C50' });
+      fifty = await collectionOf(source);
+    });
+
+    const pairs: Array<[number | undefined, number | undefined]> = [
+      [10, undefined],
+      [10, 0],
+      [10, 20],
+      [7, 44],
+      [10, 45],
+      [10, 48],
+      [10, 500],
+      [0, undefined],
+      [0, 5],
+      [undefined, 40],
+      [100, undefined],
+    ];
+
+    it.each(pairs)(
+      'answers count=%p offset=%p as the in-memory expansion does',
+      async (count, offset) => {
+        const anyone = await contextOf(t, 'anonymous');
+        const request = { target: { url: fifty }, resources: [], options: paging(count, offset) };
+        expect(sqlPageable(request)).toBe(true);
+        const paged = await t.services.terminology.expand(
+          anyone,
+          request.target,
+          [],
+          request.options,
+        );
+        const whole = await t.services.terminology.expandInMemory(
+          anyone,
+          request.target,
+          [],
+          request.options,
+        );
+        expect(stable(paged)).toEqual(stable(whole));
+      },
+    );
+
+    it('shows displays from the code system version read, and leaves out codes it lacks', async () => {
+      const anyone = await contextOf(t, 'anonymous');
+      const answer = await t.services.terminology.expand(anyone, { url: fifty }, [], paging(10, 0));
+      const expansion = answer.expansion as {
+        total: number;
+        contains: Array<{ code: string; display?: string; inactive?: boolean }>;
+      };
+      // C3 was retired in the version its members were taken at (HEAD): not a member.
+      expect(expansion.total).toBe(48);
+      const codes = expansion.contains.map((c) => c.code);
+      expect(codes).toEqual(['C1', 'C10', 'C11', 'C12', 'C13', 'C14', 'C15', 'C16', 'C17', 'C18']);
+      expect(expansion.contains[0]).toEqual({
+        system: expect.any(String),
+        code: 'C1',
+        display: 'Name C1',
+      });
+      // The last member, C9, as released in v1 (renamed at HEAD only); C50 is not in v1.
+      const last = await t.services.terminology.expand(anyone, { url: fifty }, [], paging(5, 47));
+      expect(last.expansion?.contains).toEqual([
+        { system: expect.any(String), code: 'C9', display: 'Name C9' },
+      ]);
+      expect(last.expansion?.parameter).toContainEqual({
+        name: 'used-codesystem',
+        valueUri: expect.stringMatching(/\|v1$/),
+      });
+    });
+
+    it('takes nothing else: any other parameter is expanded in memory', () => {
+      const target = { url: fifty };
+      expect(sqlPageable({ target, resources: [], options: { filter: 'x' } })).toBe(false);
+      expect(sqlPageable({ target, resources: [], options: { activeOnly: true } })).toBe(false);
+      expect(sqlPageable({ target, resources: [], options: { properties: ['x'] } })).toBe(false);
+      expect(sqlPageable({ target, resources: [], options: { acceptLanguage: 'fr' } })).toBe(false);
+      expect(
+        sqlPageable({
+          target,
+          resources: [],
+          options: { excludeNested: true, echo: [{ name: 'excludeNested', valueBoolean: true }] },
+        }),
+      ).toBe(false);
+      expect(sqlPageable({ target: {}, resources: [], options: {} })).toBe(false);
+      expect(sqlPageable({ target, resources: [], options: paging(10, 0) })).toBe(true);
+    });
+
+    it('reads a page of 10 from thousands of members in a few rows', async () => {
+      const { made } = await madeSourceOf(3_000);
+      const url = await collectionOf(made);
+      const anyone = await contextOf(t, 'anonymous');
+      const page = async (offset: number) => {
+        rowsReceived = 0;
+        t.queries.count = 0;
+        const answer = await t.services.terminology.expand(anyone, { url }, [], paging(10, offset));
+        return { answer, rows: rowsReceived, statements: t.queries.count };
+      };
+      await page(0); // warm: plans its statements
+      const first = await page(0);
+      const later = await page(2_500);
+      const whole = async () => {
+        rowsReceived = 0;
+        const answer = await t.services.terminology.expandInMemory(
+          anyone,
+          { url },
+          [],
+          paging(10, 2_500),
+        );
+        return { answer, rows: rowsReceived };
+      };
+      const inMemory = await whole();
+      expect(stable(later.answer)).toEqual(stable(inMemory.answer));
+      expect((later.answer.expansion as { total: number }).total).toBe(3_000);
+      expect(first.rows).toBeLessThanOrEqual(30);
+      // A page near the end reads no more than the first: the rows it shows, and a few besides
+      // (the versions found, the expansion, the count); other work of the app may add a few.
+      expect(later.rows).toBeLessThanOrEqual(30);
+      expect(inMemory.rows).toBeGreaterThan(3_000);
+      // Before/after, for the record.
+      console.log(
+        `page of 10 from 3000 members: in memory ${inMemory.rows} rows; paged ${first.rows} rows (offset 0), ${later.rows} rows (offset 2500)`,
+      );
+    });
   });
 });

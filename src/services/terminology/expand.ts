@@ -3,6 +3,7 @@ import { RE2JS } from 're2js';
 import { STANDARDS_STATUS, type CodeSystemModel, type ConceptEntry } from './code-system';
 import type {
   CanonicalResource,
+  CodeSystemConcept,
   CodeSystemResource,
   ConceptFilter,
   ConceptSetComponent,
@@ -142,6 +143,19 @@ function reusable(valueSet: ValueSetResource): boolean {
   );
 }
 
+/** A code set with nothing found yet. */
+function emptyCodeSet(): CodeSet {
+  return {
+    codes: [],
+    usedCodeSystems: new Set(),
+    usedValueSets: new Set(),
+    usedSupplements: new Set(),
+    warnings: [],
+    hierarchical: false,
+    showVersions: false,
+  };
+}
+
 /** A code set the caller may change (its lists and sets); its codes frozen when kept. */
 function copyOf(set: CodeSet, freeze = false): CodeSet {
   if (freeze) for (const code of set.codes) Object.freeze(code);
@@ -225,15 +239,7 @@ export class Expander {
   private async evaluate(valueSet: ValueSetResource, path: string[]): Promise<CodeSet> {
     const canonical = canonicalOf(valueSet);
     if (path.includes(canonical)) throw circularity(canonical, path);
-    const set: CodeSet = {
-      codes: [],
-      usedCodeSystems: new Set(),
-      usedValueSets: new Set(),
-      usedSupplements: new Set(),
-      warnings: [],
-      hierarchical: false,
-      showVersions: false,
-    };
+    const set = emptyCodeSet();
     this.requireSupplementsOf(valueSet);
     const compose = valueSet.compose;
     this.statusWarnings(valueSet, set);
@@ -294,15 +300,73 @@ export class Expander {
     const set = await this.codesOf(valueSet);
     let codes = set.codes;
     if (this.options.filter) codes = codes.filter(textMatcher(this.options.filter));
-    const { maxUnpagedCodes, count } = this.options;
-    const paged = this.options.offset !== undefined || count !== undefined;
-    if (!paged && maxUnpagedCodes !== undefined && codes.length > maxUnpagedCodes)
-      throw tooCostly(valueSet, maxUnpagedCodes);
+    this.checkUnpaged(valueSet, codes.length);
     const offset = this.options.offset ?? 0;
     const page =
       this.options.count !== undefined
         ? codes.slice(offset, offset + this.options.count)
         : codes.slice(offset);
+    return this.answer(valueSet, set, codes.length, page);
+  }
+
+  /**
+   * A stored value set whose members are concepts of one code system version (`include` names
+   * it, as the compose the members make would), expanded a page at a time: `members` counts
+   * them and reads the page's concepts, in member order. Answers as `expand` does over the same
+   * members (one include listing concepts: nothing nested, no versions shown).
+   */
+  async expandPaged(
+    valueSet: ValueSetResource,
+    include: ConceptSetComponent,
+    members: {
+      count(): Promise<number>;
+      page(offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+    },
+  ): Promise<ValueSetResource> {
+    await this.checkSupplements();
+    const set = emptyCodeSet();
+    this.requireSupplementsOf(valueSet);
+    this.statusWarnings(valueSet, set);
+    const model = await this.codeSystemFor(include, set);
+    const total = await members.count();
+    if (total > this.options.maxCodes) throw tooCostly(valueSet, this.options.maxCodes);
+    this.checkUnpaged(valueSet, total);
+    const { offset = 0, count } = this.options;
+    const concepts = count === 0 || offset >= total ? [] : await members.page(offset, count);
+    // The page's concepts as the code system has them (display, designations, status).
+    const shown = this.library.modelOf({ ...model.resource, concept: concepts });
+    const page: ExpandedCode[] = [];
+    for (const concept of concepts) {
+      const entry = shown.concept(concept.code);
+      if (!entry) continue;
+      page.push({
+        system: model.url,
+        version: model.version,
+        code: entry.code,
+        display: entry.display,
+        model: shown,
+        entry,
+      });
+    }
+    return this.answer(valueSet, set, total, page);
+  }
+
+  /** Refused as too costly: more codes than an expansion without `count`/`offset` answers. */
+  private checkUnpaged(valueSet: ValueSetResource, total: number): void {
+    const { maxUnpagedCodes, count } = this.options;
+    const paged = this.options.offset !== undefined || count !== undefined;
+    if (!paged && maxUnpagedCodes !== undefined && total > maxUnpagedCodes)
+      throw tooCostly(valueSet, maxUnpagedCodes);
+  }
+
+  /** The value set with its expansion: `total` codes, of which `page` is shown. */
+  private answer(
+    valueSet: ValueSetResource,
+    set: CodeSet,
+    total: number,
+    page: ExpandedCode[],
+  ): ValueSetResource {
+    const offset = this.options.offset ?? 0;
     const parameters: ParameterValue[] = this.echoed();
     for (const used of set.usedValueSets)
       parameters.push({ name: 'used-valueset', valueUri: used });
@@ -314,7 +378,7 @@ export class Expander {
     const expansion: JsonObject = {
       identifier: `urn:uuid:${crypto.randomUUID()}`,
       timestamp: new Date().toISOString(),
-      total: codes.length,
+      total,
     };
     if (this.options.offset !== undefined || this.options.count !== undefined)
       expansion.offset = offset;

@@ -42,7 +42,13 @@ import { mayViewRepo, type Owner, type RepoView } from '../shared/paths';
 import { RenderedCache } from './rendered-cache';
 import type { TaskService } from '../community/task.service';
 import { refOf, type RepositoryService } from '../content/repository.service';
-import { withConceptReader, type StoredTerminology } from './library';
+import {
+  withConceptReader,
+  withStoredMembers,
+  withStoredSource,
+  type StoredMembers,
+  type StoredTerminology,
+} from './library';
 import { isObject, type CodeSystemResource, type ValueSetResource } from './fhir';
 import {
   childrenAmong,
@@ -361,6 +367,7 @@ export class FhirResourceService {
     return new StoredContent({
       storedVersions: (type, url) => this.storedVersions(ctx, type, url),
       codeSystemDefinitions: (url) => this.codeSystemDefinitions(ctx, url),
+      valueSetDefinitions: (url) => this.valueSetDefinitions(ctx, url),
     });
   }
 
@@ -384,7 +391,10 @@ export class FhirResourceService {
       slice.rows.map(async (row) => {
         const view = viewOf(row);
         // `count` is left out: no operation on a few codes reads it, and it costs a statement.
-        const definition = codeSystemOf(view, r, undefined);
+        const definition = withStoredSource(codeSystemOf(view, r, undefined), {
+          repositoryId: view.repo.id,
+          seq: view.version.seq,
+        });
         return withConceptReader(definition, async (codes, options) => {
           const { concepts, children } = await this.repos.fhir.conceptsByCode(
             view.repo.id,
@@ -396,6 +406,86 @@ export class FhirResourceService {
         });
       }),
     );
+  }
+
+  /**
+   * The value set versions known by `url` that the operations read (as `storedVersions`), as
+   * definitions without compose: their members are read a page at a time (`withStoredMembers`),
+   * the members the caller may see, as `valueSetWithMembers` reads them; nothing is kept.
+   */
+  async valueSetDefinitions(ctx: ServiceContext, url: string): Promise<ValueSetResource[]> {
+    const filter: FhirRepoSearch = {
+      kind: 'collection',
+      versions: { kind: 'stored' },
+      url: this.urlFilter(ctx, 'collection', url),
+    };
+    const slice = await this.repos.fhir.search(filter, viewerOf(ctx.actor), {
+      limit: 0,
+      offset: 0,
+    });
+    const r = renderContext(ctx, { kind: 'global' });
+    return slice.rows.map((row) => {
+      const view = viewOf(row);
+      return withStoredMembers(valueSetOf(view, r), this.storedMembers(ctx, view));
+    });
+  }
+
+  /** The members of a collection version the caller may see, read a page at a time. */
+  private storedMembers(ctx: ServiceContext, view: RepoView): StoredMembers {
+    let readable: Promise<ReadableMembers> | undefined;
+    const members = () => (readable ??= this.collections.readableMembers(ctx, view));
+    /** The one member repository a page is read from (a page of several is not read here). */
+    const only = async () => {
+      const { expansion, repositoryIds } = await members();
+      return expansion && repositoryIds.length === 1
+        ? { expansionId: expansion.id, repositoryId: repositoryIds[0] }
+        : undefined;
+    };
+    return {
+      sources: async () => {
+        const { expansion, repositoryIds } = await members();
+        if (!expansion || repositoryIds.length === 0) return [];
+        const [views, versions] = await Promise.all([
+          this.repositories.headViews(ctx, repositoryIds),
+          this.memberVersions(view),
+        ]);
+        // A member repository without a view has no members shown: not a page read here.
+        if (views.size !== repositoryIds.length) return [];
+        // As `membersOf` names each member's system and version.
+        return [...views.values()].map((source) => {
+          const version = versions.get(
+            memberKey(
+              source.owner.type === 'Organization' ? 'org' : 'user',
+              source.owner.id,
+              source.repo.kind,
+              source.repo.mnemonic,
+            ),
+          );
+          return {
+            system: systemOf(source, ctx.baseUrl),
+            ...(version !== undefined ? { version } : {}),
+          };
+        });
+      },
+      count: async (source) => {
+        const from = await only();
+        return from
+          ? this.repos.fhir.memberConceptCount(from.expansionId, from.repositoryId, source)
+          : 0;
+      },
+      page: async (source, offset, limit) => {
+        const from = await only();
+        if (!from) return [];
+        const concepts = await this.repos.fhir.memberConcepts(
+          from.expansionId,
+          from.repositoryId,
+          source,
+          { offset, limit },
+        );
+        // A page's concepts as the code system shows them (their children are not shown).
+        return concepts.map((concept) => conceptOf(concept, new Map()));
+      },
+    };
   }
 
   /**

@@ -4,6 +4,7 @@ import type {
   CodeSystemConcept,
   CodeSystemResource,
   ConceptMapResource,
+  ConceptSetComponent,
   TerminologyResource,
   ValueSetResource,
 } from './fhir';
@@ -20,6 +21,11 @@ export interface StoredTerminology {
    */
   codeSystemDefinitions?(url: string): Promise<CodeSystemResource[]>;
   valueSets(url: string): Promise<ValueSetResource[]>;
+  /**
+   * The same value set versions as definitions without compose, each with its `StoredMembers`
+   * (`withStoredMembers`): what an expansion paged in the database reads. Absent: none is.
+   */
+  valueSetDefinitions?(url: string): Promise<ValueSetResource[]>;
   conceptMaps(url: string): Promise<ConceptMapResource[]>;
 }
 
@@ -83,6 +89,56 @@ export function withConceptReader(
 ): CodeSystemResource {
   CONCEPT_READERS.set(definition, reader);
   return definition;
+}
+
+/** A stored source version a code system definition was read from (`seq` null: HEAD). */
+export interface StoredSource {
+  repositoryId: string;
+  seq: string | null;
+}
+
+const STORED_SOURCES = new WeakMap<CodeSystemResource, StoredSource>();
+
+/** Marks a code system definition as read from a stored source version. */
+export function withStoredSource(
+  definition: CodeSystemResource,
+  source: StoredSource,
+): CodeSystemResource {
+  STORED_SOURCES.set(definition, source);
+  return definition;
+}
+
+/** The stored source version a code system (definition, or one read from it) stands for. */
+export function storedSourceOf(resource: CodeSystemResource): StoredSource | undefined {
+  return STORED_SOURCES.get(resource);
+}
+
+/**
+ * The members of a stored value set version (a collection version), read a page at a time:
+ * what `includesOf` groups them by, and those found in one code system version, in member order.
+ */
+export interface StoredMembers {
+  /** The includes the members make, without their concepts: one per system and version. */
+  sources(): Promise<ConceptSetComponent[]>;
+  /** How many members the code system version `source` has a concept for. */
+  count(source: StoredSource): Promise<number>;
+  /** Those concepts, `offset` on, at most `limit` (all without), in member order. */
+  page(source: StoredSource, offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+}
+
+const STORED_MEMBERS = new WeakMap<ValueSetResource, StoredMembers>();
+
+/** Marks a value set definition whose members `members` reads. */
+export function withStoredMembers(
+  definition: ValueSetResource,
+  members: StoredMembers,
+): ValueSetResource {
+  STORED_MEMBERS.set(definition, members);
+  return definition;
+}
+
+export function storedMembersOf(definition: ValueSetResource): StoredMembers | undefined {
+  return STORED_MEMBERS.get(definition);
 }
 
 /**
@@ -165,6 +221,20 @@ export class TerminologyLibrary {
     return pick(await this.valueSetVersions(url), version);
   }
 
+  /**
+   * A stored value set version as a definition with its `StoredMembers` (see
+   * `StoredTerminology.valueSetDefinitions`), picked as `valueSet` picks; none when the request
+   * brought resources, or the FHIR core has the URL too (its content would be merged in).
+   */
+  async storedValueSetDefinition(
+    url: string,
+    version?: string,
+  ): Promise<ValueSetResource | undefined> {
+    if (!this.stored?.valueSetDefinitions || this.local.length > 0) return undefined;
+    if (CORE_CONTENT.some((r) => r.resourceType === 'ValueSet' && r.url === url)) return undefined;
+    return pick(await this.stored.valueSetDefinitions(url), version);
+  }
+
   async conceptMap(url: string, version?: string): Promise<ConceptMapResource | undefined> {
     return pick(await this.conceptMapVersions(url), version);
   }
@@ -191,8 +261,10 @@ export class TerminologyLibrary {
             children: this.focus?.children ?? false,
           }),
         };
-        // Released or not, as the definition it was read from.
+        // Released or not, as the definition it was read from, and from the same source version.
         if (UNRELEASED_STORED.has(resource)) UNRELEASED_STORED.add(copy);
+        const source = STORED_SOURCES.get(resource);
+        if (source) STORED_SOURCES.set(copy, source);
         return copy;
       })();
       this.focused.set(resource, found);

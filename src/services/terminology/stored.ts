@@ -417,6 +417,8 @@ export interface StoredReader {
   storedVersions(type: FhirResourceType, url: string): Promise<StoredResource[]>;
   /** The same code system versions as definitions, their concepts read by code on demand. */
   codeSystemDefinitions(url: string): Promise<CodeSystemResource[]>;
+  /** The same value set versions as definitions, their members read a page at a time. */
+  valueSetDefinitions(url: string): Promise<ValueSetResource[]>;
 }
 
 /**
@@ -443,6 +445,10 @@ export class StoredContent implements StoredTerminology {
     return markUnreleased(
       (await this.reader.storedVersions('ValueSet', url)) as ValueSetResource[],
     );
+  }
+
+  async valueSetDefinitions(url: string): Promise<ValueSetResource[]> {
+    return markUnreleased(await this.reader.valueSetDefinitions(url));
   }
 
   async conceptMaps(url: string): Promise<ConceptMapResource[]> {

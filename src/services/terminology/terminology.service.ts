@@ -5,6 +5,8 @@ import { TerminologyError } from './issues';
 import {
   TerminologyLibrary,
   splitCanonical,
+  storedMembersOf,
+  storedSourceOf,
   type CodeFocus,
   type StoredTerminology,
 } from './library';
@@ -49,7 +51,26 @@ export class TerminologyService {
     return new TerminologyLibrary(this.storedFor(ctx), resources, focus);
   }
 
+  /**
+   * ValueSet/$expand. A stored collection version whose members all come from one source
+   * version, asked for a page only (`sqlPageable`), is paged in the database; anything else is
+   * expanded in memory (`expandInMemory`). Both answer alike.
+   */
   async expand(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    resources: TerminologyResource[],
+    options: Omit<ExpansionOptions, 'maxCodes'>,
+  ): Promise<ValueSetResource> {
+    if (sqlPageable({ target, resources, options })) {
+      const paged = await this.expandStoredPage(ctx, target, options);
+      if (paged) return paged;
+    }
+    return this.expandInMemory(ctx, target, resources, options);
+  }
+
+  /** $expand over the whole value set, its code systems read whole. */
+  async expandInMemory(
     ctx: ServiceContext,
     target: ValueSetTarget,
     resources: TerminologyResource[],
@@ -62,6 +83,39 @@ export class TerminologyService {
       maxCodes: this.maxExpansion,
       maxUnpagedCodes: this.maxUnpaged,
     }).expand(valueSet);
+  }
+
+  /**
+   * $expand of a stored collection version paged in the database: none (the in-memory path
+   * answers) unless the version is stored, found by its definition alone, and its members all
+   * come from one stored source version that tells codes apart by case.
+   */
+  private async expandStoredPage(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    options: Omit<ExpansionOptions, 'maxCodes'>,
+  ): Promise<ValueSetResource | undefined> {
+    if (!target.url) return undefined;
+    // Code systems are read as definitions, none of their concepts read whole.
+    const library = this.library(ctx, [], { codes: [], ancestors: false, children: false });
+    const { url, version: stated } = splitCanonical(target.url);
+    const valueSet = await library.storedValueSetDefinition(url, target.version ?? stated);
+    const members = valueSet && storedMembersOf(valueSet);
+    if (!valueSet || !members) return undefined;
+    const sources = await members.sources();
+    if (sources.length !== 1) return undefined;
+    const [include] = sources;
+    const model = await library.codeSystem(include.system as string, include.version);
+    const source = model && storedSourceOf(model.resource);
+    if (!model || !source || model.resource.caseSensitive === false) return undefined;
+    return new Expander(library, {
+      ...forValueSet(options, valueSet),
+      maxCodes: this.maxExpansion,
+      maxUnpagedCodes: this.maxUnpaged,
+    }).expandPaged(valueSet, include, {
+      count: () => members.count(source),
+      page: (offset, limit) => members.page(source, offset, limit),
+    });
   }
 
   async validateInValueSet(
@@ -161,6 +215,33 @@ export class TerminologyService {
     }
     return found;
   }
+}
+
+/** An $expand request: which value set, the resources it brought, and its parameters. */
+export interface ExpandRequest {
+  target: ValueSetTarget;
+  resources: TerminologyResource[];
+  options: Omit<ExpansionOptions, 'maxCodes'>;
+}
+
+/** The options a page read in the database takes; any other must be unset. */
+const PAGED_OPTIONS = new Set(['count', 'offset', 'echo']);
+/** The request parameters such a request may have (echoed as given). */
+const PAGED_PARAMETERS = new Set(['url', 'valueSetVersion', 'count', 'offset']);
+
+/**
+ * Whether an $expand may be paged in the database: a stored value set named by `url` (and
+ * `valueSetVersion`), no resources of the request's own, and no parameter but `count` and
+ * `offset` (no filter, language, designations, properties, version rules, supplements, ...).
+ */
+export function sqlPageable({ target, resources, options }: ExpandRequest): boolean {
+  if (!target.url || target.valueSet || resources.length > 0) return false;
+  const unset = (value: unknown) =>
+    value === undefined || (Array.isArray(value) && value.length === 0);
+  return (
+    Object.entries(options).every(([name, value]) => PAGED_OPTIONS.has(name) || unset(value)) &&
+    (options.echo ?? []).every((p) => PAGED_PARAMETERS.has(p.name))
+  );
 }
 
 /** The codes a $validate-code input names. */
