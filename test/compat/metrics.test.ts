@@ -64,13 +64,24 @@ describe('/metrics', () => {
     const source = await createSource(t, { canonical_url: system });
     const conceptId = uniqueId('rawid');
     await createConcept(t, source.url, source.owner, { id: conceptId });
-    const lookup = `/fhir/CodeSystem/$lookup?${new URLSearchParams({ system, code: conceptId }).toString()}`;
-    expect((await request(server).get(lookup).set('Authorization', source.owner.auth)).status).toBe(
-      200,
-    );
-    expect((await request(server).get(lookup).set('Authorization', source.owner.auth)).status).toBe(
-      200,
-    );
+    // An $expand of an inline value set over the stored code system renders it through the render
+    // cache ($lookup reads by code and never fills it).
+    const expand = () =>
+      request(server)
+        .post('/fhir/ValueSet/$expand')
+        .set('Authorization', source.owner.auth)
+        .set('Content-Type', 'application/fhir+json')
+        .send({
+          resourceType: 'Parameters',
+          parameter: [
+            {
+              name: 'valueSet',
+              resource: { resourceType: 'ValueSet', compose: { include: [{ system }] } },
+            },
+          ],
+        });
+    expect((await expand()).status).toBe(200);
+    expect((await expand()).status).toBe(200);
     await createVersion(t, source.url, source.owner, 'v1');
     await tasksSettled(t, source.owner.username);
     const concept = await request(t.app)
