@@ -21,6 +21,8 @@ const shared = {
   transform: { '^.+\\.ts$': ['@swc/jest', swc], '^.+\\.js$': ['@swc/jest', swcJs] },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
   setupFiles: ['reflect-metadata'],
+  // Closes the apps a test file left open, so that no file can keep Jest from exiting.
+  setupFilesAfterEnv: ['<rootDir>/test/setup/close-apps.ts'],
   testTimeout: 30000,
 };
 

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../../src/logger';
 import { ANONYMOUS, Services, type Mail, type Mailer } from '../../src/services';
 import type { ServiceContext } from '../../src/services/shared/context';
 import type { DataSource } from 'typeorm';
+import { openApps } from './open-apps';
 
 export const ADMIN_PASSWORD = 'test-admin-password';
 
@@ -68,7 +69,8 @@ export async function createTestApp(
     { username: 'ocladmin', password: ADMIN_PASSWORD },
   );
   const admin = `Token ${token}`;
-  return {
+  let closing: Promise<void> | undefined;
+  const testApp: TestApp = {
     app: built.express,
     services,
     mailer,
@@ -77,11 +79,15 @@ export async function createTestApp(
     admin,
     queries,
     drain: () => built.drain(),
-    close: async () => {
-      await built.close();
-      await dataSource.destroy();
-    },
+    close: () =>
+      (closing ??= (async () => {
+        openApps.delete(testApp);
+        await built.close();
+        await dataSource.destroy();
+      })()),
   };
+  openApps.add(testApp);
+  return testApp;
 }
 
 export function uniqueId(prefix: string): string {

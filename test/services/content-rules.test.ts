@@ -54,6 +54,7 @@ beforeAll(async () => {
   org = (await createOrg(t, owner)).id;
   ctx = await contextOf(t, owner);
 });
+afterAll(async () => t.close());
 
 describe('concepts', () => {
   it('an edit makes a new version and keeps the previous one', async () => {
