@@ -5,6 +5,7 @@ import { generateDictionary } from './generate';
 import {
   ADMIN_PASSWORD,
   ADMIN_USERNAME,
+  cpuSecondsOf,
   envInt,
   login,
   percentile,
@@ -72,22 +73,6 @@ export async function run(): Promise<void> {
   }
 }
 
-/** The benchmark server's pid: the child of this process running `server.js`. */
-function serverPid(): number {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
-      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
-      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (ppid === process.pid && cmd.includes('server.js')) return Number(entry);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  throw new Error('The benchmark server process was not found');
-}
-
 /** Resident set size now and at its peak (VmHWM), in MB. */
 function memory(pid: number): { rss: number; peak: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -95,15 +80,8 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-/** CPU seconds a process has used (utime + stime). */
-function cpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 async function exportBenchmark(server: BenchServer, token: string): Promise<void> {
-  const pid = serverPid();
+  const pid = server.pid;
   const before = memory(pid);
   // Reset the peak so that it is the export's (Linux: writing 5 to clear_refs resets VmHWM).
   try {
@@ -111,7 +89,7 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
   } catch {
     // not permitted: the peak then covers the server's whole life
   }
-  const cpuBefore = cpuSeconds(pid);
+  const cpuBefore = cpuSecondsOfOne(pid);
   // PostgreSQL's side of the export: the CPU of the walk's own connection (`registry-walk`),
   // sampled at each poll (its last sample before it ends; a poll every 100 ms).
   const watch = new Client({ connectionString: server.databaseUrl });
@@ -123,7 +101,7 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
     );
     for (const { pid: backend } of rows) {
       try {
-        walkCpu.set(backend, cpuSeconds(backend));
+        walkCpu.set(backend, cpuSecondsOfOne(backend));
       } catch {
         // ended meanwhile: its last sample stands
       }
@@ -148,7 +126,7 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
   await watch.end();
   const walkSeconds = [...walkCpu.values()].reduce((sum, seconds) => sum + seconds, 0);
   const wall = (performance.now() - started) / 1000;
-  const cpu = cpuSeconds(pid) - cpuBefore;
+  const cpu = cpuSecondsOfOne(pid) - cpuBefore;
   const after = memory(pid);
   peak = Math.max(peak, after.peak);
 
@@ -171,7 +149,7 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
     task = { seconds: row.seconds, size: Number(row.size) };
     const [{ pid: rawPid }] = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
       .rows;
-    const rawPgBefore = cpuSeconds(rawPid);
+    const rawPgBefore = cpuSecondsOfOne(rawPid);
     const rawClientBefore = process.cpuUsage();
     const rawStart = performance.now();
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -189,7 +167,7 @@ async function exportBenchmark(server: BenchServer, token: string): Promise<void
     const client = process.cpuUsage(rawClientBefore);
     rawCpu = {
       client: (client.user + client.system) / 1e6,
-      postgres: cpuSeconds(rawPid) - rawPgBefore,
+      postgres: cpuSecondsOfOne(rawPid) - rawPgBefore,
     };
   } finally {
     await db.end();
@@ -306,4 +284,11 @@ async function syncBenchmark(server: BenchServer, token: string, codes: string[]
       ],
     ],
   );
+}
+
+/** CPU seconds one process has used (utime + stime). */
+function cpuSecondsOfOne(pid: number): number {
+  const seconds = cpuSecondsOf([pid]);
+  if (seconds === null) throw new Error(`Process ${pid} is gone.`);
+  return seconds;
 }

@@ -50,6 +50,8 @@ export function envInt(name: string, fallback: number, min: number): number {
 export interface BenchServer {
   /** `http://127.0.0.1:<port>` */
   url: string;
+  /** The server process's pid (its CPU and memory are read from `/proc`). */
+  pid: number;
   /** The database the server uses, for the raw-database runs. */
   databaseUrl: string;
   /** Where that database came from, for the printout. */
@@ -69,6 +71,7 @@ export async function startBenchServer(): Promise<BenchServer> {
     benchPostmaster = await postmasterOf(db.url);
     return {
       url: `http://127.0.0.1:${server.port}`,
+      pid: server.pid,
       databaseUrl: db.url,
       database: db.description,
       postgresVersion: await postgresVersion(db.url),
@@ -135,10 +138,25 @@ const BENCH_RATE_LIMITS = {
   RATE_LIMIT_USER_PER_DAY: '1000000000',
 };
 
-/** The running benchmark server, asked for its CPU time around each measured run. */
-let serverChild: ChildProcess | null = null;
+/**
+ * The running benchmark server processes, whose CPU time each run counts (`CpuUse.server` sums
+ * them), and the balancer in front of them when a benchmark runs one (`CpuUse.balancer`).
+ */
+const serverPids = new Set<number>();
+let balancerPid: number | null = null;
 
-function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
+/** A registry process serving `databaseUrl` (`server.ts`), migrated and listening. */
+export interface ServerProcess {
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Forks a registry process on `databaseUrl`. Several may serve one database (the two-process
+ * benchmark); every one is counted in `CpuUse.server` until stopped.
+ */
+export function forkServer(databaseUrl: string): Promise<ServerProcess> {
   // BENCH_SERVER_PROFILE=DIR: the server writes a V8 CPU profile of its whole run into DIR.
   const profile = process.env.BENCH_SERVER_PROFILE;
   const child = fork(path.join(__dirname, 'server.js'), [], {
@@ -159,11 +177,40 @@ function forkServer(databaseUrl: string): Promise<{ port: number; stop(): Promis
     child.once('exit', failed);
     child.once('message', (message) => {
       child.off('exit', failed);
-      serverChild = child;
+      const pid = child.pid!;
+      serverPids.add(pid);
       resolve({
         port: (message as { port: number }).port,
+        pid,
         stop: async () => {
-          serverChild = null;
+          serverPids.delete(pid);
+          await stopChild(child);
+        },
+      });
+    });
+  });
+}
+
+/**
+ * A TCP balancer (`balancer.ts`, its own process) handing each new connection to the next of
+ * `ports` in turn, as a load balancer in front of API replicas does; counted in
+ * `CpuUse.balancer` until stopped.
+ */
+export function forkBalancer(ports: number[]): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = fork(path.join(__dirname, 'balancer.js'), ports.map(String), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    const failed = (code: number | null): void =>
+      reject(new Error(`The balancer exited during start-up (code ${code}).`));
+    child.once('exit', failed);
+    child.once('message', (message) => {
+      child.off('exit', failed);
+      balancerPid = child.pid!;
+      resolve({
+        url: `http://127.0.0.1:${(message as { port: number }).port}`,
+        stop: async () => {
+          balancerPid = null;
           await stopChild(child);
         },
       });
@@ -270,45 +317,48 @@ export interface LoadResult {
  */
 export interface CpuUse {
   client: number;
+  /** Every server process of the run, summed. */
   server: number | null;
   postgres: number | null;
+  /** The balancer, when the run went through one. */
+  balancer: number | null;
 }
 
 /** Starts counting CPU time; the returned function stops and answers the use since. */
 export async function cpuMeter(): Promise<() => Promise<CpuUse>> {
   const own = process.cpuUsage();
-  const server = await serverCpu();
+  const servers = [...serverPids];
+  const server = cpuSecondsOf(servers);
+  const balancer = balancerPid === null ? null : cpuSecondsOf([balancerPid]);
   const postgres = postgresTicks();
   return async () => {
     const ownUsed = process.cpuUsage(own);
-    const serverNow = await serverCpu();
+    const serverNow = cpuSecondsOf(servers);
+    const balancerNow = balancerPid === null ? null : cpuSecondsOf([balancerPid]);
     return {
       client: (ownUsed.user + ownUsed.system) / 1e6,
       server: server === null || serverNow === null ? null : serverNow - server,
       postgres: postgres === null ? null : postgresSecondsSince(postgres),
+      balancer: balancer === null || balancerNow === null ? null : balancerNow - balancer,
     };
   };
 }
 
-/** The server's own `process.cpuUsage()` in seconds, asked over IPC; null without a server. */
-function serverCpu(): Promise<number | null> {
-  const child = serverChild;
-  if (!child?.connected) return Promise.resolve(null);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.off('message', answer);
-      resolve(null);
-    }, 2000);
-    const answer = (message: unknown): void => {
-      const cpu = (message as { cpu?: number }).cpu;
-      if (typeof cpu !== 'number') return;
-      clearTimeout(timer);
-      child.off('message', answer);
-      resolve(cpu);
-    };
-    child.on('message', answer);
-    child.send({ cpu: true });
-  });
+/** CPU seconds the processes have used in all (Linux `/proc`); null when one is gone or unknown. */
+export function cpuSecondsOf(pids: number[]): number | null {
+  if (pids.length === 0) return null;
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = statOf(String(pid));
+    if (stat === null) return null;
+    ticks += stat.ticks;
+  }
+  return ticks / clockTicksPerSecond();
+}
+
+function clockTicksPerSecond(): number {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return clockTicks;
 }
 
 let clockTicks: number | undefined;
@@ -372,10 +422,9 @@ function postgresTicks(): Map<string, number> | null {
 function postgresSecondsSince(before: Map<string, number>): number | null {
   const now = postgresTicks();
   if (now === null) return null;
-  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   let ticks = 0;
   for (const [pid, used] of now) ticks += used - (before.get(pid) ?? 0);
-  return ticks / clockTicks;
+  return ticks / clockTicksPerSecond();
 }
 
 export interface HttpTarget {

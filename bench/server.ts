@@ -11,8 +11,7 @@ import { createMailer, Services } from '../src/services';
 /**
  * The registry wired as `src/main.ts` wires it, in a process of its own so that the load generator
  * does not share its event loop. Started by `harness.ts` with DATABASE_URL and ADMIN_PASSWORD set;
- * sends `{ port }` once listening, its CPU time when asked, and stops on any other message or
- * when the parent goes away.
+ * sends `{ port }` once listening, and stops on any message or when the parent goes away.
  */
 async function main(): Promise<void> {
   limitHeapGrowth();
@@ -39,15 +38,8 @@ async function main(): Promise<void> {
     await db.close();
     process.exit(0);
   };
-  // `{ cpu: true }` asks for this process's CPU seconds (the harness's meter); anything else stops.
-  process.on('message', (message: { cpu?: boolean }) => {
-    if (!message?.cpu) {
-      void stop();
-      return;
-    }
-    const used = process.cpuUsage();
-    process.send?.({ cpu: (used.user + used.system) / 1e6 });
-  });
+  // Any message stops it (the harness reads its CPU time from /proc).
+  process.on('message', () => void stop());
   process.once('disconnect', () => void stop());
   process.send?.({ port: (server.address() as AddressInfo).port });
 }

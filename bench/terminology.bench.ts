@@ -57,7 +57,7 @@ export async function run(): Promise<void> {
     });
     await settleTasks(server, token);
     const active = dict.concepts.filter((c) => !c.retired);
-    const pid = serverPid();
+    const pid = server.pid;
     const before = rssOf(pid);
     await firstLookup(server, active);
     await growth(server, active, calls, pid, before);
@@ -162,23 +162,6 @@ async function get(server: BenchServer, path: string): Promise<string> {
   const body = await res.text();
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${body}`);
   return body;
-}
-
-/** The benchmark server: this process's child running `server.js` (Linux /proc). */
-function serverPid(): number {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmd.includes('server.js')) return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error('The benchmark server process was not found.');
 }
 
 function rssOf(pid: number): number {
