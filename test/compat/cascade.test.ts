@@ -409,7 +409,8 @@ describe('$cascade under hostile input', () => {
       `omitIfExistsIn=${encodeURIComponent(`${source}NOPE/`)}`,
       'view=%00',
       'returnMapTypes=,,,',
-      `equivalencyMapType=${'a'.repeat(100_000)}&omitIfExistsIn=${encodeURIComponent(source)}`,
+      // Long, yet under Node's 16 KB header limit, so that the route (not Node's parser) answers.
+      `equivalencyMapType=${'a'.repeat(12_000)}&omitIfExistsIn=${encodeURIComponent(source)}`,
     ];
     const failures: string[] = [];
     for (const query of queries) {
