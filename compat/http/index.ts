@@ -17,5 +17,5 @@ export {
 export { errorBody, errorHandler, statusOf } from './errors';
 export { requireJsonAnswer, requireJsonBody } from './formats';
 export { guardInput, verifyEncoding } from './text';
-export { bodyOf, queryOf } from './case';
+export { bodyOf, queryOf, snakeCase } from './case';
 export { onlyMethods } from './methods';

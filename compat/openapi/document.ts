@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RouteRow } from '../rest';
-import { API_VERSION } from '../http';
+import { API_VERSION, snakeCase } from '../http';
 
 /** spec core §7: every 4xx/5xx REST answer (also `errorBody` in compat/http/errors.ts). */
 const ERROR_BODY = z
@@ -24,6 +24,31 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   // The document names the dialect once (OpenAPI 3.1's default is 2020-12).
   delete converted.$schema;
   return converted;
+}
+
+/**
+ * A JSON body as a client sends it: the schema the service validates it with, its top-level
+ * property names (and `required`) in snake_case, the form `bodyOf` turns into the service's
+ * camelCase (nested names pass as sent, so they stay as the schema names them). A body the
+ * service reads without a schema is described in words.
+ */
+function requestBodySchema(row: RouteRow): Record<string, unknown> {
+  if (!row.input) return row.inputNote ? { description: row.inputNote } : {};
+  let schema: Record<string, unknown>;
+  try {
+    schema = jsonSchema(row.input);
+  } catch {
+    // A schema zod cannot render leaves this one body undescribed, not the document unserved.
+    return {};
+  }
+  const { properties, required } = schema;
+  if (properties && typeof properties === 'object') {
+    schema.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => [snakeCase(name), property]),
+    );
+  }
+  if (Array.isArray(required)) schema.required = required.map((name) => snakeCase(String(name)));
+  return schema;
 }
 
 /** `/orgs/:org/sources/` → `/orgs/{org}/sources/`. */
@@ -91,21 +116,21 @@ function operationOf(row: RouteRow): Record<string, unknown> {
     },
   };
   if (parameters.length > 0) operation.parameters = parameters;
-  if (row.method !== 'GET') {
-    const schema = row.bodySchema ? jsonSchema(row.bodySchema) : {};
+  if (row.body) {
     operation.requestBody = {
-      required: false,
-      content: row.body
-        ? {
-            'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
-            'multipart/form-data': {
-              schema: {
-                type: 'object',
-                properties: { file: { type: 'string', format: 'binary' } },
-              },
-            },
-          }
-        : { 'application/json': { schema } },
+      required: true,
+      content: {
+        'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        'multipart/form-data': {
+          schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
+        },
+      },
+    };
+  } else if (row.input || row.inputNote) {
+    const schema = requestBodySchema(row);
+    operation.requestBody = {
+      required: Array.isArray(schema.required) && schema.required.length > 0,
+      content: { 'application/json': { schema } },
     };
   }
   return operation;
@@ -113,8 +138,8 @@ function operationOf(row: RouteRow): Record<string, unknown> {
 
 /**
  * The OpenAPI 3.1 description of the REST edge, generated from the route table: one operation
- * per row (paths, methods, path parameters, access as `security`, request body schemas where a
- * route has one).
+ * per row (paths, methods, path parameters, access as `security`, and each JSON body as the
+ * schema its service validates it with, in the wire's snake_case).
  */
 export function openApiDocument(rows: readonly RouteRow[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};

@@ -25,8 +25,16 @@ export interface RouteRow {
   body?: RequestHandler;
   /** The query parameters the route reads with a schema (lists: `LIST_QUERY`). */
   query?: z.ZodObject;
-  /** A schema the route validates its JSON body with, when the route (not a service) does. */
-  bodySchema?: z.ZodType;
+  /**
+   * The schema the service validates this route's JSON body with (one the service exports, e.g.
+   * `conceptInput.create`), for the API reference only: the table never parses a body with it.
+   * It takes the body as `bodyOf` hands it over, its top-level keys in camelCase.
+   */
+  input?: z.ZodType;
+  /** A JSON body the service reads without a schema (it has its own checks), in words. */
+  inputNote?: string;
+  /** A POST/PUT/PATCH that reads no body: an action such as reactivate or a refresh. */
+  noBody?: true;
 }
 
 /** Names a group of handlers and checks their types; the table refers to them by name. */

@@ -140,6 +140,21 @@ export {
 } from './shared/urls';
 export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './shared/urls';
 
+// The schemas the services validate request bodies with (the API reference describes them).
+export { authInput } from './accounts/auth.service';
+export { oidcInput } from './accounts/oidc.service';
+export { orgInput } from './accounts/org.service';
+export { userInput } from './accounts/user.service';
+export { cloneInput } from './collections/clone.service';
+export { expansionInput } from './collections/expansions';
+export { urlRegistryInput } from './collections/url-registry.service';
+export { followInput } from './community/follow.service';
+export { pinInput } from './community/pin.service';
+export { conceptInput } from './content/concept.service';
+export { mappingInput } from './content/mapping.service';
+export { repositoryInput } from './content/repository.service';
+export { matchInput } from './matching/match.service';
+
 /** The default most codes of one FHIR expansion (`EXPANSION_MAX_CODES`). */
 export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
 /** The default size of the FHIR operations' cache of stored code systems (`FHIR_CACHE_CONCEPTS`). */

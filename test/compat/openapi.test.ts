@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { openApiDocument, openApiPath } from '../../compat/openapi';
 import { restRoutes } from '../../compat/rest';
-import { createTestApp, type TestApp } from '../factories';
+import { conceptInput, mappingInput } from '../../src/services';
+import { createTestApp, uniqueId, type TestApp } from '../factories';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,6 +29,13 @@ function appRoutes(): string[] {
   };
   walk((t.app as unknown as { router: { stack: Layer[] } }).router.stack);
   return found;
+}
+
+interface JsonSchema {
+  type?: string;
+  description?: string;
+  properties?: Record<string, unknown>;
+  required?: string[];
 }
 
 /** The other edges and the documents themselves, which the REST document does not describe. */
@@ -105,6 +113,106 @@ describe('GET /openapi.json', () => {
     const page = await request(t.app).get('/orgs/?page=0');
     expect(page.status).toBe(400);
     expect(page.body.errors).toEqual({ page: ["'page' must be a whole number of at least 1."] });
+  });
+
+  test('every POST, PUT and PATCH says what body it takes: a schema, words, a file or none', () => {
+    const writes = restRoutes(t.services).filter(
+      (row) => row.method !== 'GET' && row.method !== 'DELETE',
+    );
+    expect(writes.length).toBeGreaterThan(100);
+    const undescribed = writes
+      .filter(
+        (row) => [row.input, row.inputNote, row.noBody, row.body].filter(Boolean).length !== 1,
+      )
+      .map((row) => `${row.method} ${row.path}`);
+    expect(undescribed).toEqual([]);
+    for (const row of writes) {
+      const operation = document.paths[openApiPath(row.path)][
+        row.method.toLowerCase()
+      ] as unknown as {
+        requestBody?: { content: Record<string, { schema: JsonSchema }> };
+      };
+      if (row.noBody) {
+        expect(operation.requestBody).toBeUndefined();
+        continue;
+      }
+      expect(operation.requestBody).toBeDefined();
+      if (!row.input) continue;
+      const schema = operation.requestBody!.content['application/json'].schema;
+      // Rendered as an object whose top-level names are the wire's snake_case.
+      expect(Object.keys(schema.properties ?? {}).length).toBeGreaterThan(0);
+      for (const name of [...Object.keys(schema.properties!), ...(schema.required ?? [])]) {
+        expect(name).toMatch(/^[a-z][a-z0-9_]*$/);
+      }
+    }
+  });
+
+  test("describes a body with the service's own schema, its top-level names in snake_case", () => {
+    const rows = restRoutes(t.services);
+    const row = (method: string, path: string) =>
+      rows.find((r) => r.method === method && r.path === path)!;
+    // The same schema objects the services parse with, not copies.
+    expect(row('POST', '/orgs/:org/sources/:source/concepts/').input).toBe(conceptInput.create);
+    expect(row('POST', '/orgs/:org/sources/:source/mappings/').input).toBe(mappingInput.create);
+
+    const bodyOf = (path: string) =>
+      (
+        document.paths[path].post as unknown as {
+          requestBody: { required: boolean; content: Record<string, { schema: JsonSchema }> };
+        }
+      ).requestBody;
+    const concept = bodyOf('/orgs/{org}/sources/{source}/concepts/');
+    expect(concept.required).toBe(true);
+    const conceptSchema = concept.content['application/json'].schema;
+    expect(Object.keys(conceptSchema.properties!)).toEqual(
+      expect.arrayContaining(['concept_class', 'names', 'datatype', 'parent_concept_urls', 'id']),
+    );
+    expect([...conceptSchema.required!].sort()).toEqual(['concept_class', 'names']);
+    // Nested names stay as the schema takes them (OCL's snake_case).
+    expect(conceptSchema.properties!.names).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      items: { required: ['name', 'locale'] },
+    });
+    expect(
+      Object.keys((conceptSchema.properties!.names as { items: JsonSchema }).items.properties!),
+    ).toContain('locale_preferred');
+
+    const mapping = bodyOf('/orgs/{org}/sources/{source}/mappings/').content['application/json'];
+    expect(Object.keys(mapping.schema.properties!)).toEqual(
+      expect.arrayContaining(['map_type', 'from_concept_url', 'to_concept_url', 'sort_weight']),
+    );
+    expect(mapping.schema.required).toEqual(['map_type']);
+
+    // A body read without a schema is described in words.
+    const extra = document.paths['/orgs/{org}/extras/{name}/'].put as unknown as {
+      requestBody: { content: Record<string, { schema: JsonSchema }> };
+    };
+    expect(extra.requestBody.content['application/json'].schema.description).toContain('<name>');
+  });
+
+  test('what the document says is required is what the service refuses without', async () => {
+    const org = uniqueId('org');
+    const made = await request(t.app)
+      .post('/orgs/')
+      .set('Authorization', t.admin)
+      .send({ id: org, name: org });
+    expect(made.status).toBe(201);
+    const source = await request(t.app)
+      .post(`/orgs/${org}/sources/`)
+      .set('Authorization', t.admin)
+      .send({ id: 'Src', name: 'Src' });
+    expect(source.status).toBe(201);
+    const refused = await request(t.app)
+      .post(`/orgs/${org}/sources/Src/concepts/`)
+      .set('Authorization', t.admin)
+      .send({ id: 'C1', datatype: 'N/A' });
+    expect(refused.status).toBe(400);
+    expect(Object.keys(refused.body.errors as object).sort()).toEqual(['concept_class', 'names']);
+    const concepts = await request(t.app)
+      .get(`/orgs/${org}/sources/Src/concepts/`)
+      .set('Authorization', t.admin);
+    expect(concepts.body).toEqual([]);
   });
 
   test('describes the error body with a JSON schema', () => {

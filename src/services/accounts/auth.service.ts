@@ -20,6 +20,9 @@ const loginSchema = z.object({
 
 export type LoginInput = z.input<typeof loginSchema>;
 
+/** The schemas the service validates its input with, for the API reference. */
+export const authInput = { login: loginSchema };
+
 export class AuthService {
   /** Successful Basic logins, remembered briefly so a client sending Basic on every call stays fast. */
   private readonly basicCache = new LRUCache<string, string>({ max: 1000, ttl: 60_000 });

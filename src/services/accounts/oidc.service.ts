@@ -45,6 +45,9 @@ const logoutSchema = z.object({
   clientId: optional,
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const oidcInput = { codeExchange: exchangeSchema };
+
 export type OidcLoginInput = z.input<typeof loginSchema>;
 export type OidcExchangeInput = z.input<typeof exchangeSchema>;
 export type OidcLogoutInput = z.input<typeof logoutSchema>;

@@ -46,6 +46,9 @@ const roleSchema = z.object({
   role: z.enum(['admin', 'member'], { error: 'Must be admin or member.' }).optional(),
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const orgInput = { create: createSchema, edit: updateSchema, member: roleSchema };
+
 export type CreateOrgInput = z.input<typeof createSchema>;
 export type UpdateOrgInput = z.input<typeof updateSchema>;
 

@@ -84,6 +84,9 @@ const updateSchema = z.object({
   matchApproved: z.boolean().optional(),
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const userInput = { create: createSchema, signup: signupSchema, edit: updateSchema };
+
 export type CreateUserInput = z.input<typeof createSchema>;
 export type SignupInput = z.input<typeof signupSchema>;
 export type UpdateUserInput = z.input<typeof updateSchema>;

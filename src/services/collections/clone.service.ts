@@ -41,6 +41,9 @@ const bodySchema = z.object({
   parameters: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const cloneInput = { clone: bodySchema };
+
 /** One expression's outcome: what was created, or why nothing was. */
 export type CloneOutcome =
   | {

@@ -54,6 +54,9 @@ const expansionCreateSchema = z.object({
     .transform((v) => v || null),
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const expansionInput = { create: expansionCreateSchema };
+
 /**
  * Expansions of collection versions (spec operations §2.1, §4.1): made with their parameters,
  * listed with their summaries and deleted; a new version evaluates its own default one.

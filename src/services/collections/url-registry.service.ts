@@ -75,6 +75,9 @@ const updateSchema = z.object({
   extras: extras.optional(),
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const urlRegistryInput = { create: createSchema, edit: updateSchema };
+
 const SORTS: Record<string, UrlRegistrySortKey> = {
   bestmatch: 'bestMatch',
   lastupdate: 'lastUpdate',

@@ -25,6 +25,9 @@ const followSchema = z.object({
     .max(1000, 'At most 1000 characters.'),
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const followInput = { follow: followSchema };
+
 /** One follow as the lists show it: what is followed, as its brief. */
 export interface FollowView {
   row: FollowRow;

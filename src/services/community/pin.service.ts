@@ -44,6 +44,9 @@ const moveSchema = z.object({
     .min(0, 'A whole number from 0.'),
 });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const pinInput = { add: addSchema, move: moveSchema };
+
 /** What a pin shows: the resource's detail (null when it is gone or hidden from the caller). */
 export type PinnedResource =
   { kind: 'repo'; detail: RepoDetail } | { kind: 'org'; detail: OrgDetail };

@@ -176,6 +176,17 @@ const createSchema = z.object({
 });
 const editSchema = z.object(editFields);
 
+/**
+ * The schemas the service validates its input with, for the API reference (the REST edge sends
+ * them with top-level keys in camelCase; `names` and `descriptions` items as they come).
+ */
+export const conceptInput = {
+  create: createSchema,
+  edit: editSchema,
+  name: nameSchema,
+  description: descriptionSchema,
+};
+
 const SORTS: Record<string, ConceptSortKey> = {
   bestmatch: 'bestMatch',
   lastupdate: 'lastUpdate',

@@ -82,6 +82,8 @@ const fields = {
 };
 const createSchema = z.object({ ...fields, id: mnemonic.optional(), mapType: requiredText });
 const editSchema = z.object(fields);
+/** The schemas the service validates its input with, for the API reference. */
+export const mappingInput = { create: createSchema, edit: editSchema };
 type MappingInput = z.infer<typeof editSchema>;
 
 const SORTS: Record<string, MappingSortKey> = {

@@ -158,6 +158,13 @@ const collectionFields = z.object({
   preferredSource: shortText.optional(),
 });
 
+/** A create also needs `id` and `name`. */
+const createFields = { id: mnemonic, name: requiredText };
+const FIELDS: Record<RepositoryKind, { create: z.ZodObject; edit: z.ZodObject }> = {
+  source: { create: sourceFields.extend(createFields), edit: sourceFields },
+  collection: { create: collectionFields.extend(createFields), edit: collectionFields },
+};
+
 const RESERVED_VERSION_IDS = [
   'HEAD',
   'latest',
@@ -195,6 +202,16 @@ const versionUpdateSchema = z.object({
   externalId: shortText.optional(),
   extras: extras.optional(),
 });
+
+/**
+ * The schemas the service validates its input with, for the API reference (a source's or
+ * collection's create and edit; a version's create and edit).
+ */
+export const repositoryInput = {
+  source: FIELDS.source,
+  collection: FIELDS.collection,
+  version: { create: versionCreateSchema, edit: versionUpdateSchema },
+};
 
 /** spec core §4.5–4.7 sorts, under every spelling clients use. */
 const SORTS: Record<string, RepoSortKey> = {
@@ -700,9 +717,8 @@ export class RepositoryService {
 
   /** The fields of a create (`id` and `name` required) or of a partial update. */
   private parseFields(kind: RepositoryKind, input: unknown, creating = false) {
-    const base = kind === 'source' ? sourceFields : collectionFields;
-    const schema = creating ? base.extend({ id: mnemonic, name: requiredText }) : base;
-    const parsed = parseInput(schema, input) as Record<string, unknown>;
+    const schema = FIELDS[kind][creating ? 'create' : 'edit'];
+    const parsed = parseInput(schema, input);
     const settings: Record<string, unknown> = {};
     const fields: Partial<RepositoryEntity> = {};
     for (const [key, value] of Object.entries(parsed)) {

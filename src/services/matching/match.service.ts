@@ -86,6 +86,9 @@ const bodySchema = z
     path: ['target_repo_url'],
   });
 
+/** The schemas the service validates its input with, for the API reference. */
+export const matchInput = { match: bodySchema };
+
 /** The row fields the lexical match reads; others are echoed only. */
 const ROW_TEXT = ['id', 'name', 'description', 'concept_class', 'datatype', 'mapping_code'];
 const ROW_CODES = ['mapping_code', 'same_as_map_codes', 'other_map_codes', 'mapping_list'];
