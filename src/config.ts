@@ -89,7 +89,7 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /**
    * `server`: the HTTP edges, and background tasks when `jobsWorkers` > 0; `worker`: background
-   * tasks only (at least one at a time), no HTTP listener.
+   * tasks only (at least one at a time), no HTTP listener but the metrics one (`metricsPort`).
    */
   role: 'server' | 'worker';
   /** Base of absolute links sent in mails (never taken from a Host header when set). */

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   if (config.role === 'worker') {
     log.info(
       { workers: config.jobsWorkers, embeddedDatabase: db.embedded },
-      'worker started (background tasks only, no HTTP listener)',
+      'worker started (background tasks only, no API listener)',
     );
   } else {
     const listening = app.express.listen(config.port, config.host);
