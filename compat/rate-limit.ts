@@ -96,7 +96,8 @@ export interface RateLimiting {
   stop(): Promise<void>;
   /**
    * Counts `units` more requests of the caller of `res` (a costly GraphQL query); answers the
-   * seconds to wait when that puts it over a limit. Absent when nothing is limited.
+   * seconds to wait when that puts it over a limit (a refusal, counted in the metrics). Absent
+   * when nothing is limited.
    */
   charge?: (res: Response, units: number) => Promise<number | undefined>;
 }
@@ -155,12 +156,14 @@ export function rateLimiting(services: Services, limits: Limits, log: Logger): R
     const ctx = peekContext(res);
     const held = WINDOWS.map((window) => ({ ...window, limit: limitOf(ctx, limits, window) }));
     const counts = await services.rateLimits.hit(clientKey(ctx), held, units);
-    const until = held
-      .map(({ limit }, i) =>
-        limit > 0 && counts[i].hits > limit ? counts[i].resetAt.getTime() : 0,
-      )
-      .reduce((a, b) => Math.max(a, b), 0);
-    return until > 0 ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : undefined;
+    // The window that is over its limit longest says how long to wait (and is counted).
+    const over = held
+      .map((window, i) => ({ window, until: counts[i].resetAt.getTime() }))
+      .filter(({ window }, i) => window.limit > 0 && counts[i].hits > window.limit)
+      .sort((a, b) => b.until - a.until)[0];
+    if (!over) return undefined;
+    rateLimitRefusals.inc({ window: over.window.name });
+    return Math.max(1, Math.ceil((over.until - Date.now()) / 1000));
   };
   const flush = (): Promise<void> =>
     services.rateLimits.flush().catch((error: unknown) => {

@@ -10,8 +10,9 @@
 //   - the `appdata` volume: one temporary folder every app service gets as DATA_DIR;
 //   - the image: the server built with tsc into a temporary folder (`dist/` of the CMD).
 // Each app service listens on a free port of 127.0.0.1 (inside Docker they all use 8000), and
-// its healthcheck's `:8000` is pointed there. Not checked: the image build itself, the Postgres
-// and MinIO images and their healthchecks, `mc`, published ports, restart policies.
+// its healthcheck's `:8000` is pointed there (a METRICS_PORT it is given: another free port).
+// Not checked: the image build itself, the Postgres and MinIO images and their healthchecks,
+// `mc`, published ports, restart policies.
 //
 // Usage: node scripts/check-deploy.js   (exit code 0 when every healthcheck passed)
 'use strict';
@@ -31,10 +32,16 @@ const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
 const log = (message) => process.stdout.write(`check-deploy: ${message}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `${NAME:-default}` and `${NAME}` as compose reads them, from this shell's environment. */
+/**
+ * `${NAME:-default}`, `${NAME:+replacement}` and `${NAME}` as compose reads them, from this shell's
+ * environment.
+ */
 function interpolate(value) {
   return String(value)
     .replace(/\$\{(\w+):-([^}]*)\}/g, (_m, name, fallback) => process.env[name] || fallback)
+    .replace(/\$\{(\w+):\+([^}]*)\}/g, (_m, name, replacement) =>
+      process.env[name] ? replacement : '',
+    )
     .replace(/\$\{(\w+)\}/g, (_m, name) => process.env[name] ?? '')
     .replace(/\$\$/g, '$');
 }
@@ -129,6 +136,7 @@ async function main() {
         DATA_DIR: appData,
         PORT: String(port),
         HOST: '127.0.0.1',
+        ...(env.METRICS_PORT ? { METRICS_PORT: String(await freePort()) } : {}),
         ...(env.EXPORT_S3_ENDPOINT && s3Endpoint
           ? {
               EXPORT_S3_ENDPOINT: s3Endpoint,

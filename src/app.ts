@@ -126,7 +126,10 @@ export async function createApp(services: Services, config: Config, log: Logger)
       () => res.status(503).json(errorBody(503, 'The database does not answer.')),
     );
   });
-  if (config.metricsToken) app.get('/metrics', metricsEndpoint(config.metricsToken));
+  // With METRICS_PORT, /metrics is served there (src/main.ts) and not here.
+  if (config.metricsToken && config.metricsPort === undefined) {
+    app.get('/metrics', metricsEndpoint(config.metricsToken));
+  }
   app.use(negotiate);
   const jsonBody = express.json({
     limit: config.maxBodySize,

@@ -70,6 +70,7 @@ const envSchema = z.object({
   OIDC_SCOPES: z.string().default('openid profile email'),
   OIDC_TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   METRICS_TOKEN: z.string().min(16, 'Use a token of at least 16 characters.').optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 /** An identity provider is reached over TLS, unless it runs on this very machine (tests, dev). */
@@ -88,7 +89,7 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /**
    * `server`: the HTTP edges, and background tasks when `jobsWorkers` > 0; `worker`: background
-   * tasks only (at least one at a time), no HTTP listener.
+   * tasks only (at least one at a time), no HTTP listener but the metrics one (`metricsPort`).
    */
   role: 'server' | 'worker';
   /** Base of absolute links sent in mails (never taken from a Host header when set). */
@@ -119,6 +120,11 @@ export interface Config {
   lookupSources: boolean;
   /** `/metrics` answers only with `Authorization: Bearer <this>`; absent: no `/metrics` (404). */
   metricsToken?: string;
+  /**
+   * `/metrics` on a listener of its own on this port (of `host`; 0: any free one), in any role,
+   * and not on the main listener; absent: on the main listener (a worker has none).
+   */
+  metricsPort?: number;
   /** Settings the services read (limits of the operations, the FHIR content cache). */
   services: {
     /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
@@ -184,6 +190,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.OIDC_ISSUER && !e.OIDC_CLIENT_ID) {
     throw new Error('Invalid configuration: OIDC_CLIENT_ID is required with OIDC_ISSUER');
   }
+  if (e.METRICS_PORT !== undefined && !e.METRICS_TOKEN) {
+    throw new Error(
+      'Invalid configuration: METRICS_TOKEN is required with METRICS_PORT (metrics are only served to its bearer)',
+    );
+  }
+  if (e.PROCESS_ROLE === 'server' && e.METRICS_PORT === e.PORT && e.PORT !== 0) {
+    throw new Error(
+      'Invalid configuration: METRICS_PORT must differ from PORT (unset it to serve /metrics on PORT)',
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -209,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tasksKeepDays: e.TASKS_KEEP_DAYS,
     lookupSources: e.LOOKUP_SOURCES === 'on',
     metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
     services: {
       cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
       expansionMaxCodes: e.EXPANSION_MAX_CODES,

@@ -7,6 +7,7 @@ import { openDatabase } from './db/database';
 import { DataDirInUseError } from './db/embedded-postgres';
 import { createLogger, type Logger } from './logger';
 import { limitHeapGrowth } from './heap';
+import { serveMetrics } from './metrics';
 import { ADMIN_USERNAME, createMailer, Services } from './services';
 
 async function main(): Promise<void> {
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
   if (config.role === 'worker') {
     log.info(
       { workers: config.jobsWorkers, embeddedDatabase: db.embedded },
-      'worker started (background tasks only, no HTTP listener)',
+      'worker started (background tasks only, no API listener)',
     );
   } else {
     const listening = app.express.listen(config.port, config.host);
@@ -53,6 +54,14 @@ async function main(): Promise<void> {
     log.info({ port, host: config.host, embeddedDatabase: db.embedded }, 'listening');
   }
 
+  // METRICS_PORT: /metrics alone on a listener of its own (the only one a worker has).
+  let metricsServer: Server | null = null;
+  if (config.metricsToken && config.metricsPort !== undefined) {
+    metricsServer = await serveMetrics(config.metricsToken, config.metricsPort, config.host, log);
+    const { port } = metricsServer.address() as AddressInfo;
+    log.info({ port, host: config.host }, 'metrics listening');
+  }
+
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -60,10 +69,11 @@ async function main(): Promise<void> {
     if (server) {
       log.info({ signal, drainSeconds: config.drainSeconds }, 'draining');
       app.drain();
-      await drain(server, config.drainSeconds, log);
     } else {
       log.info({ signal, jobsStopSeconds: config.jobsStopSeconds }, 'stopping');
     }
+    const listeners = [server, metricsServer].filter((s): s is Server => s !== null);
+    await Promise.all(listeners.map((s) => drain(s, config.drainSeconds, log)));
     await app.close();
     await db.close();
     log.info('stopped');

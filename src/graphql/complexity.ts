@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, getVariableValues } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
+import { graphqlRefusals } from '../metrics/registry';
 
 /** What `limit: 0` (everything) is assumed to fetch when costing a query. */
 const UNBOUNDED_LIST = 1000;
@@ -41,9 +42,9 @@ function countEstimator(countCost: number): ComplexityEstimator {
 }
 
 /**
- * Refuses, before anything runs, an operation whose estimated cost is above `maxCost` (HTTP 400),
- * and counts what it costs beyond one request against the caller's rate limits (HTTP 429 once
- * over).
+ * Refuses, before anything runs, an operation whose estimated cost is above `maxCost` (HTTP 400,
+ * counted in `registry_graphql_refusals_total`), and counts what it costs beyond one request
+ * against the caller's rate limits (HTTP 429 once over).
  */
 export function costLimit<T extends { chargeRequests?: ChargeRequests }>(
   rules: CostRules,
@@ -82,6 +83,7 @@ export function costLimit<T extends { chargeRequests?: ChargeRequests }>(
             cost = Number.POSITIVE_INFINITY;
           }
           if (cost > maxCost) {
+            graphqlRefusals.inc({ reason: 'cost' });
             const found = Number.isFinite(cost)
               ? `found ${cost}`
               : 'the operation is too large to cost';

@@ -15,6 +15,7 @@ import { requestContext } from '../context';
 import { fromDatabaseError, isAppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Services } from '../services';
+import { graphqlRefusals, type GraphqlRefusal } from '../metrics/registry';
 import { capEchoes } from '../text';
 import type { GraphQLContext } from './context';
 import { withPermissions } from './permissions';
@@ -49,9 +50,9 @@ export async function createGraphqlEdge(
     persistedQueries: false,
     // Reported as a validation error (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as a crash.
     validationRules: [
-      maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportRejection }),
+      maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportAs('depth') }),
       // Each alias of a field runs it again, whatever the cost estimate says (issue 23).
-      maxAliasesRule({ n: config.graphqlMaxAliases, ...reportRejection }),
+      maxAliasesRule({ n: config.graphqlMaxAliases, ...reportAs('aliases') }),
     ],
     formatError: (formatted, error) => capEchoesOf(formatError(formatted, error, log)),
     plugins: [
@@ -123,10 +124,24 @@ export async function createGraphqlEdge(
   return { router, stop: () => apollo.stop() };
 }
 
-const reportRejection = {
-  propagateOnRejection: false,
-  onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)],
-};
+/** The reasons counted for each validation under way (one per request, whatever it repeats). */
+const counted = new WeakMap<ValidationContext, Set<GraphqlRefusal>>();
+
+/** Reports a refusal as a validation error and counts it in the metrics, once a request. */
+function reportAs(reason: GraphqlRefusal) {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (ctx: ValidationContext | null, error: GraphQLError) => {
+        if (!ctx) return;
+        const reasons = counted.get(ctx) ?? new Set<GraphqlRefusal>();
+        if (!reasons.has(reason)) graphqlRefusals.inc({ reason });
+        counted.set(ctx, reasons.add(reason));
+        ctx.reportError(error);
+      },
+    ],
+  };
+}
 
 /** Typed service errors keep their code; anything else is a bug and says nothing of internals. */
 function formatError(

@@ -1,12 +1,20 @@
 import crypto from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Server } from 'node:http';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { collectDefaultMetrics, Gauge, Histogram } from 'prom-client';
 import type { JobQueue } from '../jobs';
+import type { Logger } from '../logger';
 import { registry } from './registry';
 
 export {
   fhirCacheLookups,
   fhirCacheSize,
+  graphqlRefusals,
   rateLimitRefusals,
   registry,
   taskDuration,
@@ -106,7 +114,8 @@ export const measureRequests: RequestHandler = (req, res, next) => {
 
 /**
  * `GET /metrics` in Prometheus's text format, for a caller with `Authorization: Bearer <token>`;
- * 401 for any other. Mounted only when `METRICS_TOKEN` is set (otherwise the path is a 404).
+ * 401 for any other. Mounted only when `METRICS_TOKEN` is set (otherwise the path is a 404): on
+ * the main listener, or alone on a listener of its own (`serveMetrics`).
  */
 export function metricsEndpoint(token: string): RequestHandler {
   const expected = crypto.createHash('sha256').update(`Bearer ${token}`).digest();
@@ -125,4 +134,34 @@ export function metricsEndpoint(token: string): RequestHandler {
       res.send(text);
     }, next);
   };
+}
+
+/**
+ * A listener of its own (`METRICS_PORT`) that serves only `GET /metrics` with the token's rule
+ * (any other path is a 404): how a worker, which has no HTTP listener, is scraped. Resolves once
+ * it listens.
+ */
+export async function serveMetrics(
+  token: string,
+  port: number,
+  host: string,
+  log: Logger,
+): Promise<Server> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', metricsEndpoint(token));
+  app.use((req, res) => {
+    res.status(404).json({ detail: `No endpoint ${req.method} ${req.path} (only GET /metrics).` });
+  });
+  // A family read at scrape time failed (the task counts when the database does not answer).
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    log.warn({ err: error }, 'collecting the metrics failed');
+    res.status(503).json({ detail: 'The metrics could not be collected; try again.' });
+  });
+  const server = app.listen(port, host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  return server;
 }

@@ -1,9 +1,10 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * The process's metrics (served at `/metrics` when `METRICS_TOKEN` is set). Families observed
- * where things happen live here, with no dependency on the rest of the app, so that the job
- * queue, the rate limits and the FHIR cache can count without importing the composition root.
+ * The process's metrics (served at `/metrics` when `METRICS_TOKEN` is set: on the main listener,
+ * or on `METRICS_PORT` when that is set). Families observed where things happen live here, with
+ * no dependency on the rest of the app, so that the job queue, the rate limits, the GraphQL
+ * limits and the FHIR cache can count without importing the composition root.
  * Labels never carry paths, user names or ids.
  */
 export const registry = new Registry();
@@ -17,11 +18,29 @@ export const taskDuration = new Histogram({
   registers: [registry],
 });
 
-/** Requests refused with 429, by the window whose limit was reached. */
+/**
+ * Requests refused with 429, by the window whose limit was reached (a GraphQL request counted as
+ * several by its cost included).
+ */
 export const rateLimitRefusals = new Counter({
   name: 'registry_rate_limit_refusals_total',
   help: 'Requests refused because a rate limit was reached, by window.',
   labelNames: ['window'] as const,
+  registers: [registry],
+});
+
+/** Why a GraphQL operation can be refused before it runs (the bounded `reason` label). */
+export type GraphqlRefusal = 'depth' | 'aliases' | 'cost';
+
+/**
+ * GraphQL requests refused before anything ran because the operation is too deep, has too many
+ * aliases or costs too much (HTTP 400); a request is counted once for each reason it broke.
+ * Not a rate limit: a costly query that runs out the caller's budget is a rate-limit refusal.
+ */
+export const graphqlRefusals = new Counter({
+  name: 'registry_graphql_refusals_total',
+  help: 'GraphQL requests refused before running, by reason (depth, aliases, cost).',
+  labelNames: ['reason'] as const,
   registers: [registry],
 });
 

@@ -23,15 +23,24 @@ const compose = yaml.load(fs.readFileSync(path.join(root, 'docker-compose.yml'),
 };
 const appServices = Object.entries(compose.services).filter(([, service]) => service.build);
 
-/** A service's environment, `${NAME:-default}` replaced by its default as compose would. */
-function environmentOf(service: Service): Record<string, string> {
+/**
+ * A service's environment as compose reads it with the shell's variables `shell` (none: every
+ * `${NAME:-default}` is its default, every `${NAME:+replacement}` empty).
+ */
+function environmentOf(
+  service: Service,
+  shell: Record<string, string> = {},
+): Record<string, string> {
   const entries = Array.isArray(service.environment)
     ? service.environment.map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string])
     : Object.entries(service.environment ?? {}).map(([k, v]) => [k, String(v)] as const);
   return Object.fromEntries(
     entries.map(([name, value]) => [
       name,
-      (value ?? '').replace(/\$\{\w+:-([^}]*)\}/g, '$1').replace(/\$\{\w+\}/g, ''),
+      (value ?? '')
+        .replace(/\$\{(\w+):-([^}]*)\}/g, (_m, v: string, fallback: string) => shell[v] || fallback)
+        .replace(/\$\{(\w+):\+([^}]*)\}/g, (_m, v: string, then: string) => (shell[v] ? then : ''))
+        .replace(/\$\{(\w+)\}/g, (_m, v: string) => shell[v] ?? ''),
     ]),
   );
 }
@@ -82,4 +91,20 @@ test('the API replicas run no tasks, the worker runs them without a listener', (
   }
   expect(byName.worker.role).toBe('worker');
   expect(byName.worker.jobsWorkers).toBeGreaterThan(0);
+});
+
+test('with METRICS_TOKEN set, the worker serves /metrics on a port of its own; the API replicas on theirs', () => {
+  const shell = { METRICS_TOKEN: 'a-metrics-token-of-16+' };
+  const byName = Object.fromEntries(
+    appServices.map(([name, service]) => [name, loadConfig(environmentOf(service, shell))]),
+  );
+  expect(byName.worker).toMatchObject({ metricsToken: shell.METRICS_TOKEN, metricsPort: 9100 });
+  for (const api of ['api-1', 'api-2']) {
+    expect(byName[api]).toMatchObject({
+      metricsToken: shell.METRICS_TOKEN,
+      metricsPort: undefined,
+    });
+  }
+  // Unset, no process serves metrics (and the worker is not refused for a port without a token).
+  expect(loadConfig(environmentOf(compose.services.worker)).metricsPort).toBeUndefined();
 });

@@ -10,24 +10,34 @@ import { createConcept, createSource, createVersion } from '../factories/content
 const TOKEN = 'metrics-test-token-0123456789';
 let t: TestApp;
 let off: TestApp;
+/** With METRICS_PORT: /metrics is served on that port (by src/main.ts), not by the app. */
+let apart: TestApp;
 /** One listener, so that both FHIR reads see one base URL (part of the cache's key). */
 let server: Server;
 
 beforeAll(async () => {
-  // Rate limits on (one request a minute per address) so that a refusal can be counted.
+  // Rate limits on (one request a minute per address) so that a refusal can be counted; GraphQL
+  // limits low, and each unit of a query's cost counted as a request, so that GraphQL refusals
+  // take small queries.
   t = await createTestApp({
     METRICS_TOKEN: TOKEN,
     RATE_LIMITS: 'on',
     TRUST_PROXY: 'true',
     RATE_LIMIT_ANON_PER_MINUTE: '1',
+    GRAPHQL_MAX_DEPTH: '4',
+    GRAPHQL_MAX_ALIASES: '2',
+    GRAPHQL_MAX_COST: '500',
+    GRAPHQL_COST_PER_RATE_UNIT: '1',
   });
   off = await createTestApp();
+  apart = await createTestApp({ METRICS_TOKEN: TOKEN, METRICS_PORT: '0' });
   server = t.app.listen(0);
 });
 afterAll(async () => {
   server.close();
   await t.close();
   await off.close();
+  await apart.close();
 });
 
 const scrape = () => request(t.app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
@@ -40,6 +50,7 @@ const FAMILIES = [
   'registry_tasks',
   'registry_task_duration_seconds',
   'registry_rate_limit_refusals_total',
+  'registry_graphql_refusals_total',
   'registry_fhir_render_cache_lookups_total',
   'registry_fhir_render_cache_size',
 ];
@@ -47,6 +58,11 @@ const FAMILIES = [
 describe('/metrics', () => {
   it('is a 404 when METRICS_TOKEN is not set', async () => {
     const res = await request(off.app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    expect(res.status).toBe(404);
+  });
+
+  it('is not on the main listener when METRICS_PORT is set (it is served on that port)', async () => {
+    const res = await request(apart.app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
     expect(res.status).toBe(404);
   });
 
@@ -133,5 +149,51 @@ describe('/metrics', () => {
       1,
     );
     expect(sample(/^registry_fhir_render_cache_size [1-9]/)).toHaveLength(1);
+  });
+
+  it('counts GraphQL requests refused for their depth, aliases or cost, and costed past a rate limit', async () => {
+    const auth = t.admin;
+    const gql = (query: string, headers: Record<string, string>) =>
+      request(t.app).post('/graphql').set(headers).send({ query });
+    const counts = async () => {
+      const text = (await scrape()).text;
+      const count = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+      return {
+        depth: count(/^registry_graphql_refusals_total\{reason="depth"\} (\d+)$/m),
+        aliases: count(/^registry_graphql_refusals_total\{reason="aliases"\} (\d+)$/m),
+        cost: count(/^registry_graphql_refusals_total\{reason="cost"\} (\d+)$/m),
+        minute: count(/^registry_rate_limit_refusals_total\{window="minute"\} (\d+)$/m),
+      };
+    };
+    const before = await counts();
+
+    // Signed in (the default user limits, not the anonymous one): refused for what they are, before anything runs.
+    const deep =
+      '{ user(username: "x") { orgs(limit: 1) { items { members(limit: 1) { items { username } } } } } }';
+    const res1 = await gql(deep, { Authorization: auth });
+    expect(res1.status).toBe(400);
+    expect(res1.body.errors[0].message).toMatch(/depth limit of 4 exceeded/);
+    const aliased =
+      '{ a: users(limit: 1) { totalCount } b: users(limit: 1) { totalCount } c: users(limit: 1) { totalCount } }';
+    const res2 = await gql(aliased, { Authorization: auth });
+    expect(res2.status).toBe(400);
+    expect(res2.body.errors[0].message).toMatch(/Aliases limit of 2 exceeded/);
+    const costly = '{ users(limit: 0) { items { username } } }';
+    const res3 = await gql(costly, { Authorization: auth });
+    expect(res3.status).toBe(400);
+    expect(res3.body.errors[0].message).toMatch(/cost limit of 500 exceeded/);
+    // Anonymous, one request a minute, a query costing several: over the limit by its cost.
+    const from = `fd00:${Math.floor(Math.random() * 0xffff).toString(16)}::2`;
+    const res4 = await gql('{ orgs(limit: 5) { items { id } } }', { 'X-Forwarded-For': from });
+    expect(res4.status).toBe(429);
+    expect(res4.body.errors[0].extensions.code).toBe('RATE_LIMITED');
+
+    const after = await counts();
+    expect(after).toEqual({
+      depth: before.depth + 1,
+      aliases: before.aliases + 1,
+      cost: before.cost + 1,
+      minute: before.minute + 1,
+    });
   });
 });

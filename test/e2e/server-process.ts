@@ -22,9 +22,14 @@ export function buildServer(name: string): string {
 
 /**
  * The built server on the test database as a worker process (`PROCESS_ROLE=worker`: background
- * tasks, one at a time, no HTTP listener), answered once its job queue has started.
+ * tasks, one at a time, no HTTP listener; `env` over those settings), answered once its job queue
+ * has started and, with `METRICS_PORT`, its metrics listener listens (`metricsPort` says where).
  */
-export function startWorker(buildDir: string, dataDir: string): Promise<ChildProcess> {
+export function startWorker(
+  buildDir: string,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; metricsPort?: number }> {
   const started = spawn(process.execPath, [path.join(buildDir, 'src', 'main.js')], {
     cwd: root,
     env: {
@@ -37,18 +42,25 @@ export function startWorker(buildDir: string, dataDir: string): Promise<ChildPro
       PROCESS_ROLE: 'worker',
       JOBS_WORKERS: '1',
       RATE_LIMITS: 'off',
+      ...env,
     },
   });
+  const awaited = ['"msg":"job queue started"'];
+  if (env.METRICS_PORT !== undefined) awaited.push('"msg":"metrics listening"');
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no 'job queue started':\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`not started in 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      if (output.includes('"msg":"job queue started"')) {
+      if (awaited.every((message) => output.includes(message))) {
         clearTimeout(timer);
         started.stdout.off('data', onData);
         started.stderr.off('data', onData);
-        resolve(started);
+        const metrics = output.split('\n').find((l) => l.includes('"msg":"metrics listening"'));
+        resolve({
+          child: started,
+          metricsPort: metrics ? (JSON.parse(metrics) as { port: number }).port : undefined,
+        });
       }
     };
     started.stdout.on('data', onData);
@@ -122,8 +134,13 @@ export interface WorkerWorld {
   readonly app: TestApp;
   /** The data folder the app and the worker share. */
   readonly dataDir: string;
-  /** Starts a worker (the one running is stopped by `kill` or `finish`). */
-  start(): Promise<void>;
+  /**
+   * Starts a worker, with `env` over its settings (the one running is stopped by `kill` or
+   * `finish`).
+   */
+  start(env?: Record<string, string>): Promise<void>;
+  /** Where the worker started last serves `/metrics` (started with `METRICS_PORT`). */
+  metricsPort(): number | undefined;
   /** SIGKILLs the worker and waits until it has exited. */
   kill(): Promise<void>;
   /** Stops the worker gently (SIGTERM), at the end of a test. */
@@ -137,6 +154,7 @@ export function workerWorld(name: string): WorkerWorld {
   let buildDir: string | undefined;
   let dataDir: string | undefined;
   let child: ChildProcess | undefined;
+  let metricsPort: number | undefined;
   let output = '';
   beforeAll(async () => {
     buildDir = buildServer(`${name}-e2e`);
@@ -156,8 +174,8 @@ export function workerWorld(name: string): WorkerWorld {
     get dataDir() {
       return dataDir!;
     },
-    start: async () => {
-      child = await startWorker(buildDir!, dataDir!);
+    start: async (env = {}) => {
+      ({ child, metricsPort } = await startWorker(buildDir!, dataDir!, env));
       output = '';
       const collect = (chunk: Buffer): void => {
         output += chunk.toString();
@@ -166,6 +184,7 @@ export function workerWorld(name: string): WorkerWorld {
       child.stderr?.on('data', collect);
     },
     output: () => output,
+    metricsPort: () => metricsPort,
     kill: async () => stop(child!),
     finish: async () => stop(child!, 'SIGTERM'),
   };

@@ -91,3 +91,39 @@ describe('single sign-on settings', () => {
     ).toBe('http://127.0.0.1:8080/');
   });
 });
+
+describe('metrics settings', () => {
+  const token = 'a-metrics-token-of-16+';
+
+  it('serve /metrics on the main listener with a token alone', () => {
+    expect(loadConfig({})).toMatchObject({ metricsToken: undefined, metricsPort: undefined });
+    expect(loadConfig({ METRICS_TOKEN: token })).toMatchObject({
+      metricsToken: token,
+      metricsPort: undefined,
+    });
+  });
+
+  it('take METRICS_PORT in any role, with the token', () => {
+    expect(loadConfig({ METRICS_TOKEN: token, METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    const worker = loadConfig({ PROCESS_ROLE: 'worker', METRICS_TOKEN: token, METRICS_PORT: '0' });
+    expect(worker).toMatchObject({ role: 'worker', metricsPort: 0 });
+  });
+
+  it('refuse METRICS_PORT without METRICS_TOKEN, a bad port, or the main port', () => {
+    expect(() => loadConfig({ METRICS_PORT: '9100' })).toThrow(
+      /METRICS_TOKEN is required with METRICS_PORT/,
+    );
+    expect(() => loadConfig({ METRICS_TOKEN: token, METRICS_PORT: '70000' })).toThrow(
+      /METRICS_PORT/,
+    );
+    expect(() => loadConfig({ METRICS_TOKEN: token, METRICS_PORT: 'nine' })).toThrow(
+      /METRICS_PORT/,
+    );
+    expect(() => loadConfig({ METRICS_TOKEN: token, METRICS_PORT: '8000' })).toThrow(
+      /METRICS_PORT must differ from PORT/,
+    );
+    // A worker has no main listener: its PORT is not taken.
+    const worker = { PROCESS_ROLE: 'worker', METRICS_TOKEN: token, METRICS_PORT: '8000' };
+    expect(loadConfig(worker).metricsPort).toBe(8000);
+  });
+});
