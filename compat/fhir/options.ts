@@ -47,7 +47,6 @@ export function expansionOptions(
     excludeNested: params.boolean('excludeNested'),
     includeDesignations: params.boolean('includeDesignations'),
     designations: params.strings('designation'),
-    includeDefinition: params.boolean('includeDefinition'),
     languages: parseLanguages(params.string('displayLanguage')),
     acceptLanguage: req.get('accept-language'),
     properties: params.strings('property'),

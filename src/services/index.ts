@@ -166,7 +166,13 @@ export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
 export type { TerminologyService, ValueSetTarget } from './terminology/terminology.service';
 export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/validate';
-export type { ExpansionOptions } from './terminology/expand';
+export type {
+  ExpandedProperty,
+  ExpansionEntry,
+  ExpansionOptions,
+  ExpansionPage,
+  ExpansionPropertyDefinition,
+} from './terminology/expand';
 export { parseLanguages } from './terminology/languages';
 export type { ImportReport, LineFailure, StartImport } from './transfer/bulk-import.service';
 export type { ImportFormat } from '../repositories';

@@ -582,7 +582,9 @@ describe('GraphQL', () => {
     source(url: $open) { mappings(limit: 20) { ${mapping} } }
     concept(url: $p1) { mappings { id } inverseMappings { id extras }
       cascade(cascadeMappings: true) { concepts { concept { id displayName } } } }
-    valueSet: expandValueSet(url: "${'$'}{canonical}")
+    valueSet: expandValueSet(url: "${'$'}{canonical}") {
+      total parameters { name value } contains { code display contains { code display } }
+    }
   }`;
 
   function vars() {
@@ -622,7 +624,10 @@ describe('GraphQL terminology and events', () => {
     const coding = { system, code: S1 };
     return [
       ['query($u: String!) { valueSet(url: $u) }', { u: valueSet }],
-      ['query($u: String!) { expandValueSet(url: $u, count: 100) }', { u: valueSet }],
+      [
+        'query($u: String!) { expandValueSet(url: $u, count: 100) { total contains { code display } } }',
+        { u: valueSet },
+      ],
       ['query($u: String!) { codeSystem(url: $u) }', { u: system }],
       [
         'query($c: CodingInput!) { lookup(coding: $c) { display name designations { value } } }',

@@ -68,7 +68,11 @@ const OPERATIONS = `query ($system: String!, $valueSet: String!) {
   inSet: validateCode(url: $valueSet, coding: { system: $system, code: "A" }) { result display }
   notInSet: validateCode(url: $valueSet, coding: { system: $system, code: "B" }) { result message }
   inSystem: validateCode(coding: { system: $system, code: "B", display: "Wrong" }) { result message }
-  expandValueSet(url: $valueSet)
+  expandValueSet(url: $valueSet) {
+    url total offset identifier
+    parameters { name value }
+    contains { system code display abstract inactive contains { code } }
+  }
   translate(url: $system, coding: { system: $system, code: "A" }, targetSystem: $system) {
     result matches { equivalence concept { code } }
   }
@@ -85,9 +89,25 @@ describe('terminology operations through GraphQL', () => {
     expect(data.notInSet.message).toMatch(/was not found in the value set/);
     expect(data.inSystem.result).toBe(false);
     expect(data.inSystem.message).toMatch(/Wrong/);
-    expect(data.expandValueSet.expansion).toMatchObject({
+    expect(data.expandValueSet).toMatchObject({
+      url: w.valueSet,
       total: 1,
-      contains: [{ system: w.system, code: 'A', display: 'Alpha' }],
+      offset: null,
+      identifier: expect.stringMatching(/^urn:uuid:/),
+      contains: [
+        {
+          system: w.system,
+          code: 'A',
+          display: 'Alpha',
+          abstract: false,
+          inactive: false,
+          contains: [],
+        },
+      ],
+    });
+    expect(data.expandValueSet.parameters).toContainEqual({
+      name: 'used-codesystem',
+      value: `${w.system}|v1`,
     });
     expect(data.translate).toEqual({
       result: true,
@@ -103,6 +123,14 @@ describe('terminology operations through GraphQL', () => {
       (p) => p.name === 'display',
     )?.valueString;
     expect(display).toBe(data.lookup.display);
+    const expanded = await request(t.app)
+      .get(`/fhir/ValueSet/$expand?url=${encodeURIComponent(w.valueSet)}`)
+      .expect(200);
+    const fhir = expanded.body.expansion as { total: number; contains: Array<{ code: string }> };
+    expect(fhir.total).toBe(data.expandValueSet.total);
+    expect(fhir.contains.map((c) => c.code)).toEqual(
+      (data.expandValueSet.contains as Array<{ code: string }>).map((c) => c.code),
+    );
   });
 
   it('shows private content only to those who may see it', async () => {
@@ -119,7 +147,7 @@ describe('terminology operations through GraphQL', () => {
       const expand = await gql(
         t,
         auth,
-        `query ($valueSet: String!) { expandValueSet(url: $valueSet) }`,
+        `query ($valueSet: String!) { expandValueSet(url: $valueSet) { total } }`,
         w,
       );
       expect(errorCode(expand)).toBe('NOT_FOUND');
@@ -147,7 +175,7 @@ describe('terminology operations through GraphQL', () => {
     }
     const member = dataOf(await gql(t, w.member.auth, OPERATIONS, w));
     expect(member.lookup.display).toBe('Beta');
-    expect(member.expandValueSet.expansion.total).toBe(1);
+    expect(member.expandValueSet.total).toBe(1);
   });
 
   it('refuses bad input as INVALID, changing nothing', async () => {
@@ -155,7 +183,7 @@ describe('terminology operations through GraphQL', () => {
     const negative = await gql(
       t,
       undefined,
-      `query ($valueSet: String!) { expandValueSet(url: $valueSet, count: -1) }`,
+      `query ($valueSet: String!) { expandValueSet(url: $valueSet, count: -1) { total } }`,
       w,
     );
     expect(errorCode(negative)).toBe('INVALID');

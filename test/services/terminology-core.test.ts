@@ -12,7 +12,8 @@ import {
   type TestSource,
 } from '../factories/content';
 import { sqlPageable } from '../../src/services/terminology/terminology.service';
-import type { ParameterValue, ValueSetResource } from '../../src/services/terminology/fhir';
+import type { ParameterValue } from '../../src/services/terminology/fhir';
+import type { ExpansionEntry, ExpansionPage } from '../../src/services/terminology/expand';
 
 /**
  * The terminology core without transport: $lookup, CodeSystem $validate-code and $subsumes
@@ -380,13 +381,33 @@ describe('reads of a large source', () => {
       ] as ParameterValue[],
     });
 
-    /** The answer without what differs at each call (its identifier and timestamp). */
-    const stable = (vs: ValueSetResource) => {
-      const { identifier, timestamp, ...expansion } = vs.expansion as Record<string, unknown>;
-      expect(typeof identifier).toBe('string');
-      expect(typeof timestamp).toBe('string');
-      return { ...vs, expansion };
+    /**
+     * The answer without what differs at each call (its identifier and timestamp), nor the value
+     * set's compose: paged in the database, the definition is read without its members (only
+     * `includeDefinition` shows the compose, and it is never paged so).
+     */
+    const stable = (page: ExpansionPage) => {
+      const { identifier, timestamp, valueSet, ...rest } = page;
+      expect(identifier).toMatch(/^urn:uuid:/);
+      expect(new Date(timestamp).toISOString()).toBe(timestamp);
+      const definition = { ...valueSet };
+      delete definition.compose;
+      return { ...rest, valueSet: definition };
     };
+
+    /** An expanded code of the source as the page holds it: a plain entry, nothing nested. */
+    const entry = (code: string, display: string): ExpansionEntry => ({
+      system: expect.any(String) as string,
+      version: undefined,
+      code,
+      display,
+      abstract: false,
+      inactive: false,
+      designations: [],
+      properties: [],
+      extensions: [],
+      contains: [],
+    });
 
     let fifty: string;
     beforeAll(async () => {
@@ -452,28 +473,51 @@ describe('reads of a large source', () => {
     it('shows displays from the code system version read, and leaves out codes it lacks', async () => {
       const anyone = await contextOf(t, 'anonymous');
       const answer = await t.services.terminology.expand(anyone, { url: fifty }, [], paging(10, 0));
-      const expansion = answer.expansion as {
-        total: number;
-        contains: Array<{ code: string; display?: string; inactive?: boolean }>;
-      };
       // C3 was retired in the version its members were taken at (HEAD): not a member.
-      expect(expansion.total).toBe(48);
-      const codes = expansion.contains.map((c) => c.code);
+      expect(answer.total).toBe(48);
+      const codes = answer.contains.map((c) => c.code);
       expect(codes).toEqual(['C1', 'C10', 'C11', 'C12', 'C13', 'C14', 'C15', 'C16', 'C17', 'C18']);
-      expect(expansion.contains[0]).toEqual({
-        system: expect.any(String),
-        code: 'C1',
-        display: 'Name C1',
-      });
+      expect(answer.contains[0]).toEqual(entry('C1', 'Name C1'));
       // The last member, C9, as released in v1 (renamed at HEAD only); C50 is not in v1.
       const last = await t.services.terminology.expand(anyone, { url: fifty }, [], paging(5, 47));
-      expect(last.expansion?.contains).toEqual([
-        { system: expect.any(String), code: 'C9', display: 'Name C9' },
-      ]);
-      expect(last.expansion?.parameter).toContainEqual({
+      expect(last.contains).toEqual([entry('C9', 'Name C9')]);
+      expect(last.parameters).toContainEqual({
         name: 'used-codesystem',
         valueUri: expect.stringMatching(/\|v1$/),
       });
+    });
+
+    it('answers a plain ExpansionPage: the value set, total, offset and the page, no FHIR JSON', async () => {
+      const anyone = await contextOf(t, 'anonymous');
+      const page = await t.services.terminology.expand(anyone, { url: fifty }, [], paging(3, 10));
+      expect(page).not.toHaveProperty('resourceType');
+      expect(page).not.toHaveProperty('expansion');
+      expect(page.valueSet.url).toBe(fifty);
+      expect(page).toMatchObject({
+        total: 48,
+        offset: 10,
+        count: 3,
+        fragments: [],
+        properties: [],
+      });
+      expect(page.contains).toEqual([
+        entry('C19', 'Name C19'),
+        entry('C2', 'Name C2'),
+        entry('C20', 'Name C20'),
+      ]);
+      // The request's paging echoed first; the code system version used among the rest.
+      expect(page.parameters.slice(0, 2)).toEqual([
+        { name: 'offset', valueInteger: 10 },
+        { name: 'count', valueInteger: 3 },
+      ]);
+      expect(page.parameters.map((p) => p.name)).toContain('used-codesystem');
+
+      // Unpaged: the whole value set, no offset.
+      const whole = await t.services.terminology.expand(anyone, { url: fifty }, [], {});
+      expect(whole.total).toBe(48);
+      expect(whole.offset).toBeUndefined();
+      expect(whole.count).toBeUndefined();
+      expect(whole.contains.slice(10, 13)).toEqual(page.contains);
     });
 
     it('takes nothing else: any other parameter is expanded in memory', () => {
@@ -518,7 +562,7 @@ describe('reads of a large source', () => {
       };
       const inMemory = await whole();
       expect(stable(later.answer)).toEqual(stable(inMemory.answer));
-      expect((later.answer.expansion as { total: number }).total).toBe(3_000);
+      expect(later.answer.total).toBe(3_000);
       expect(first.rows).toBeLessThanOrEqual(30);
       // A page near the end reads no more than the first: the rows it shows, and a few besides
       // (the versions found, the expansion, the count); other work of the app may add a few.

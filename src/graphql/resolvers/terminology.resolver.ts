@@ -1,13 +1,13 @@
-import { GraphQLJSONObject } from 'graphql-scalars';
 import { AppError } from '../../errors';
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { parseLanguages, type CodeInput, type ValueSetResource } from '../../services';
+import { parseLanguages, type CodeInput } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   CodingInput,
   LookupResult,
   TranslateResult,
   ValidateCodeResult,
+  ValueSetExpansion,
 } from '../types/terminology.type';
 
 /** The FHIR terminology operations over the same services as the FHIR edge. */
@@ -59,8 +59,8 @@ export class TerminologyResolver {
     return ValidateCodeResult.from(result);
   }
 
-  @Query(() => GraphQLJSONObject, {
-    description: 'ValueSet/$expand: the value set with its expansion (FHIR R4 JSON).',
+  @Query(() => ValueSetExpansion, {
+    description: 'ValueSet/$expand: a page of the value set expansion.',
   })
   async expandValueSet(
     @Arg('url', () => String) url: string,
@@ -71,11 +71,11 @@ export class TerminologyResolver {
     @Arg('activeOnly', () => Boolean, { nullable: true }) activeOnly: boolean | null,
     @Arg('displayLanguage', () => String, { nullable: true }) displayLanguage: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ValueSetResource> {
+  ): Promise<ValueSetExpansion> {
     if ((count ?? 0) < 0 || (offset ?? 0) < 0) {
       throw AppError.invalid('count and offset must be 0 or more.');
     }
-    return ctx.services.terminology.expand(
+    const page = await ctx.services.terminology.expand(
       ctx,
       { url, version: valueSetVersion ?? undefined },
       [],
@@ -87,6 +87,7 @@ export class TerminologyResolver {
         languages: parseLanguages(displayLanguage ?? undefined),
       },
     );
+    return ValueSetExpansion.from(page);
   }
 
   @Query(() => TranslateResult, { description: 'ConceptMap/$translate: a code through a map.' })

@@ -1,6 +1,12 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, InputType, ObjectType } from 'type-graphql';
-import type { Coding, IssueSpec, ValidateResult } from '../../services';
+import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import type {
+  Coding,
+  ExpansionEntry,
+  ExpansionPage,
+  IssueSpec,
+  ValidateResult,
+} from '../../services';
 import type { LookupResult as CoreLookupResult } from '../../services/terminology/lookup';
 import type { TranslationResult } from '../../services/terminology/translate';
 
@@ -179,7 +185,7 @@ export class LookupResult {
 }
 
 /** A property value as text: a Coding by its code, a primitive as it prints. */
-function textOf(value: Record<string, unknown>): string | undefined {
+function textOf(value: object): string | undefined {
   for (const [key, v] of Object.entries(value)) {
     if (key.startsWith('value') && key.length > 5)
       return typeof v === 'object' && v !== null
@@ -221,6 +227,125 @@ export class TranslateResult {
         concept: match.concept,
         originMap: match.originMap,
       })),
+    };
+  }
+}
+
+@ObjectType({ description: 'A property value of an expanded code.' })
+export class ExpandedPropertyObject {
+  @Field(() => String)
+  code!: string;
+
+  @Field(() => String, { nullable: true, description: 'The value, as text.' })
+  value?: string;
+}
+
+@ObjectType({ description: 'A parameter an expansion was made with (or a note it makes).' })
+export class ExpansionParameterObject {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'The value, as text.' })
+  value?: string;
+}
+
+@ObjectType({ description: 'A code of a value set expansion.' })
+export class ExpandedCodeObject {
+  @Field(() => String)
+  system!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Shown when the expansion holds several versions of the system.',
+  })
+  version?: string;
+
+  @Field(() => String)
+  code!: string;
+
+  @Field(() => String, { nullable: true })
+  display?: string;
+
+  @Field(() => Boolean)
+  abstract!: boolean;
+
+  @Field(() => Boolean)
+  inactive!: boolean;
+
+  @Field(() => [DesignationObject], { description: 'Only when designations were asked for.' })
+  designations!: DesignationObject[];
+
+  @Field(() => [ExpandedPropertyObject])
+  properties!: ExpandedPropertyObject[];
+
+  @Field(() => [ExpandedCodeObject], { description: 'The codes under it (a hierarchy).' })
+  contains!: ExpandedCodeObject[];
+
+  static from(entry: ExpansionEntry): ExpandedCodeObject {
+    return {
+      system: entry.system,
+      version: entry.version,
+      code: entry.code,
+      display: entry.display,
+      abstract: entry.abstract,
+      inactive: entry.inactive,
+      designations: entry.designations.map((d) => ({
+        language: d.language,
+        use: d.use,
+        value: d.value,
+      })),
+      properties: entry.properties.map((p) => ({ code: p.code, value: textOf(p.value) })),
+      contains: entry.contains.map((c) => ExpandedCodeObject.from(c)),
+    };
+  }
+}
+
+@ObjectType({ description: 'The answer of ValueSet/$expand: a page of the expansion.' })
+export class ValueSetExpansion {
+  @Field(() => String, { nullable: true, description: 'The value set canonical URL.' })
+  url?: string;
+
+  @Field(() => String, { nullable: true })
+  version?: string;
+
+  @Field(() => String, { nullable: true })
+  name?: string;
+
+  @Field(() => String, { nullable: true })
+  title?: string;
+
+  @Field(() => String, { description: 'A URN naming this expansion.' })
+  identifier!: string;
+
+  @Field(() => String, { description: 'When it was made (ISO 8601).' })
+  timestamp!: string;
+
+  @Field(() => Int, { description: 'Codes in the whole expansion, not only on this page.' })
+  total!: number;
+
+  @Field(() => Int, { nullable: true, description: 'Set when the request paged.' })
+  offset?: number;
+
+  @Field(() => [ExpansionParameterObject], {
+    description: 'The parameters used: those given, the code systems and value sets used, notes.',
+  })
+  parameters!: ExpansionParameterObject[];
+
+  @Field(() => [ExpandedCodeObject], { description: "The page's codes (roots of a hierarchy)." })
+  contains!: ExpandedCodeObject[];
+
+  static from(page: ExpansionPage): ValueSetExpansion {
+    return {
+      url: page.valueSet.url,
+      version: page.valueSet.version,
+      name: page.valueSet.name,
+      title: page.valueSet.title,
+      identifier: page.identifier,
+      timestamp: page.timestamp,
+      total: page.total,
+      offset: page.offset,
+      parameters: page.parameters.map((p) => ({ name: p.name, value: textOf(p) })),
+      contains: page.contains.map((c) => ExpandedCodeObject.from(c)),
     };
   }
 }

@@ -6,10 +6,10 @@ import type {
   CodeSystemConcept,
   CodeSystemResource,
   ConceptFilter,
+  ConceptProperty,
   ConceptSetComponent,
   Designation,
   Extension,
-  Json,
   JsonObject,
   ParameterValue,
   ValueSetResource,
@@ -43,7 +43,6 @@ export interface ExpansionOptions {
   includeDesignations?: boolean;
   /** `designation` parameters: a language, or `system|code` of a use. */
   designations?: string[];
-  includeDefinition?: boolean;
   /** `displayLanguage`. */
   languages?: LanguagePreference;
   /** The `Accept-Language` header: the display language when no other names one. */
@@ -95,6 +94,68 @@ export interface CodeSet {
   hierarchical: boolean;
   /** The compose names several versions of a system: the codes say which version. */
   showVersions: boolean;
+}
+
+/** A property the codes of an expansion page carry: its code, and the URI defining it. */
+export interface ExpansionPropertyDefinition {
+  code: string;
+  uri?: string;
+}
+
+/** A property value of an expanded code (`valueCode`, `valueString`, …). */
+export interface ExpandedProperty {
+  code: string;
+  value: Omit<ConceptProperty, 'code'>;
+}
+
+/** One code of an expansion page as shown. */
+export interface ExpansionEntry {
+  system: string;
+  /** Shown only when the expansion holds several versions of a system. */
+  version?: string;
+  code: string;
+  /** In the display language chosen. */
+  display?: string;
+  abstract: boolean;
+  inactive: boolean;
+  /** Only when designations were asked for. */
+  designations: Designation[];
+  /** The properties asked for, the status of a code not active, label/order/weight. */
+  properties: ExpandedProperty[];
+  /** Extensions repeated on the code (the value set's deprecation, rendering, definitions). */
+  extensions: Extension[];
+  /** The codes under it, when the page is shown as a tree. */
+  contains: ExpansionEntry[];
+}
+
+/** What $expand answers: a page of a value set's expansion and how it was made. */
+export interface ExpansionPage {
+  /**
+   * The value set expanded, as it was read: its definition (a stored collection version paged in
+   * the database is read without its compose, the members).
+   */
+  valueSet: ValueSetResource;
+  /** A URN naming this expansion. */
+  identifier: string;
+  /** When it was made (ISO 8601). */
+  timestamp: string;
+  /** Codes in the whole expansion (after `filter`), not only on this page. */
+  total: number;
+  /** Set when the request paged (`count` or `offset`). */
+  offset?: number;
+  count?: number;
+  /**
+   * The parameters it was made with, in order: those of the request echoed, the value sets,
+   * code systems and supplements used (`used-*`), then its notes (`warning-*`, `used-fragment`,
+   * `versionsMatch`).
+   */
+  parameters: ParameterValue[];
+  /** The code systems (URLs) only fragments of which were used: codes may be missing. */
+  fragments: string[];
+  /** The properties the page's codes carry. */
+  properties: ExpansionPropertyDefinition[];
+  /** The page's codes (roots, when shown as a tree). */
+  contains: ExpansionEntry[];
 }
 
 const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-version'];
@@ -294,8 +355,8 @@ export class Expander {
     }
   }
 
-  /** The value set with its expansion: filtered by text, paged, rendered. */
-  async expand(valueSet: ValueSetResource): Promise<ValueSetResource> {
+  /** The value set's expansion: filtered by text, paged. */
+  async expand(valueSet: ValueSetResource): Promise<ExpansionPage> {
     await this.checkSupplements();
     const set = await this.codesOf(valueSet);
     let codes = set.codes;
@@ -322,7 +383,7 @@ export class Expander {
       count(): Promise<number>;
       page(offset: number, limit?: number): Promise<CodeSystemConcept[]>;
     },
-  ): Promise<ValueSetResource> {
+  ): Promise<ExpansionPage> {
     await this.checkSupplements();
     const set = emptyCodeSet();
     this.requireSupplementsOf(valueSet);
@@ -359,14 +420,14 @@ export class Expander {
       throw tooCostly(valueSet, maxUnpagedCodes);
   }
 
-  /** The value set with its expansion: `total` codes, of which `page` is shown. */
+  /** The expansion page: `total` codes, of which `page` is shown. */
   private answer(
     valueSet: ValueSetResource,
     set: CodeSet,
     total: number,
     page: ExpandedCode[],
-  ): ValueSetResource {
-    const offset = this.options.offset ?? 0;
+  ): ExpansionPage {
+    const { offset, count } = this.options;
     const parameters: ParameterValue[] = this.echoed();
     for (const used of set.usedValueSets)
       parameters.push({ name: 'used-valueset', valueUri: used });
@@ -375,31 +436,21 @@ export class Expander {
     for (const used of set.usedSupplements)
       parameters.push({ name: 'used-supplement', valueUri: used });
     parameters.push(...set.warnings);
-    const expansion: JsonObject = {
+    const paged = offset !== undefined || count !== undefined;
+    return {
+      valueSet,
       identifier: `urn:uuid:${crypto.randomUUID()}`,
       timestamp: new Date().toISOString(),
       total,
+      ...(paged ? { offset: offset ?? 0 } : {}),
+      ...(count !== undefined ? { count } : {}),
+      parameters,
+      fragments: set.warnings
+        .filter((w) => w.name === 'used-fragment')
+        .map((w) => splitCanonical(String(w.valueUri)).url),
+      properties: this.propertyDefinitions(page),
+      contains: this.contains(page, set.hierarchical && this.nests(page), set.showVersions),
     };
-    if (this.options.offset !== undefined || this.options.count !== undefined)
-      expansion.offset = offset;
-    expansion.parameter = parameters as unknown as JsonObject[];
-    const fragments = set.warnings.filter((w) => w.name === 'used-fragment');
-    if (fragments.length > 0) expansion.extension = unclosed(fragments);
-    const properties = this.propertyDefinitions(page);
-    if (properties.length > 0) expansion.property = properties;
-    if (page.length > 0)
-      expansion.contains = this.contains(
-        page,
-        set.hierarchical && this.nests(page),
-        set.showVersions,
-      );
-    // The expansion stands for the definition: unless includeDefinition asks for it, the compose
-    // and the narrative parts are not repeated (as tx.fhir.org and HL7's validator do).
-    const definition: ValueSetResource = { ...valueSet, expansion };
-    if (!this.options.includeDefinition) {
-      for (const field of DEFINITION_ONLY) delete definition[field];
-    }
-    return definition;
   }
 
   /** The request parameters echoed: the version parameters only where they decided a version. */
@@ -642,9 +693,9 @@ export class Expander {
   }
 
   /** The properties the page's codes carry: those asked for, and the status of any not active. */
-  private propertyDefinitions(page: ExpandedCode[]): JsonObject[] {
+  private propertyDefinitions(page: ExpandedCode[]): ExpansionPropertyDefinition[] {
     const wanted = this.options.properties ?? [];
-    const definitions: JsonObject[] = [];
+    const definitions: ExpansionPropertyDefinition[] = [];
     if (page.some((c) => statusOf(c.entry)))
       definitions.push({ code: 'status', uri: `${CONCEPT_PROPERTIES}status` });
     const shown = new Set(page.flatMap((c) => extensionFacets(c).properties.map((p) => p.code)));
@@ -680,48 +731,45 @@ export class Expander {
     );
   }
 
-  /** The rendered codes: each nested one under its parent when that is there too. */
-  private contains(page: ExpandedCode[], tree: boolean, showVersions: boolean): JsonObject[] {
-    const rendered = new Map(page.map((c) => [c, this.render(c, showVersions)]));
-    if (!tree) return [...rendered.values()];
+  /** The page's entries: each nested one under its parent when that is there too. */
+  private contains(page: ExpandedCode[], tree: boolean, showVersions: boolean): ExpansionEntry[] {
+    const shown = new Map(page.map((c) => [c, this.entryOf(c, showVersions)]));
+    if (!tree) return [...shown.values()];
     const byEntry = new Map(page.filter((c) => c.entry).map((c) => [c.entry, c]));
-    const roots: JsonObject[] = [];
-    for (const [code, out] of rendered) {
+    const roots: ExpansionEntry[] = [];
+    for (const [code, out] of shown) {
       const parent = code.nested
         ? code.entry?.parents.map((p) => byEntry.get(p)).find((p) => p?.nested)
         : undefined;
-      const holder = parent && rendered.get(parent);
-      if (holder) ((holder.contains ??= []) as JsonObject[]).push(out);
+      const holder = parent && shown.get(parent);
+      if (holder) holder.contains.push(out);
       else roots.push(out);
     }
     return roots;
   }
 
-  private render(code: ExpandedCode, showVersion: boolean): JsonObject {
-    const out: JsonObject = {};
+  private entryOf(code: ExpandedCode, showVersion: boolean): ExpansionEntry {
     // The value set's own deprecation marks (and rendering, definitions) travel with the code.
     const facets = extensionFacets(code);
-    if (facets.extensions.length > 0) out.extension = facets.extensions as unknown as JsonObject[];
-    out.system = code.system;
-    if (code.version && showVersion) out.version = code.version;
-    if (code.entry?.abstract) out.abstract = true;
-    if (code.entry?.inactive) out.inactive = true;
-    out.code = code.code;
     const choice =
       code.model && code.entry
         ? chooseDisplay(code.model, code.entry, this.options.languages)
         : { value: code.display };
-    if (choice.value !== undefined) out.display = choice.value;
-    if (this.options.includeDesignations) {
-      const designations = this.designationsOf(code, choice);
-      if (designations.length > 0) out.designation = designations as unknown as JsonObject[];
-    }
-    const properties = [
-      ...facets.properties,
-      ...this.propertiesOf(code).filter((p) => !facets.properties.some((f) => f.code === p.code)),
-    ];
-    if (properties.length > 0) out.property = properties;
-    return out;
+    return {
+      system: code.system,
+      version: code.version && showVersion ? code.version : undefined,
+      code: code.code,
+      display: choice.value,
+      abstract: code.entry?.abstract === true,
+      inactive: code.entry?.inactive === true,
+      designations: this.options.includeDesignations ? this.designationsOf(code, choice) : [],
+      properties: [
+        ...facets.properties,
+        ...this.propertiesOf(code).filter((p) => !facets.properties.some((f) => f.code === p.code)),
+      ],
+      extensions: facets.extensions,
+      contains: [],
+    };
   }
 
   /**
@@ -745,22 +793,22 @@ export class Expander {
     return all.filter((d) => wanted.some((w) => designationMatches(d, w)));
   }
 
-  private propertiesOf(code: ExpandedCode): JsonObject[] {
+  private propertiesOf(code: ExpandedCode): ExpandedProperty[] {
     const wanted = this.options.properties ?? [];
-    const found: JsonObject[] = [];
+    const found: ExpandedProperty[] = [];
     if (!code.entry) return found;
     for (const name of wanted) {
       if (name === 'definition' && code.entry.definition) {
-        found.push({ code: 'definition', valueString: code.entry.definition });
+        found.push({ code: 'definition', value: { valueString: code.entry.definition } });
         continue;
       }
-      for (const property of code.entry.properties) {
-        if (property.code === name) found.push({ ...property } as unknown as JsonObject);
+      for (const { code: property, ...value } of code.entry.properties) {
+        if (property === name) found.push({ code: property, value });
       }
     }
     const status = statusOf(code.entry);
     if (status && !found.some((p) => p.code === 'status'))
-      found.push({ code: 'status', valueCode: status });
+      found.push({ code: 'status', value: { valueCode: status } });
     return found;
   }
 }
@@ -963,10 +1011,10 @@ const SHOWN_EXTENSIONS = new Set(
  * repeated as they are (rendering, the value set's deprecation and definition).
  */
 function extensionFacets(code: ExpandedCode): {
-  properties: JsonObject[];
+  properties: ExpandedProperty[];
   extensions: Extension[];
 } {
-  const properties = new Map<string, JsonObject>();
+  const properties = new Map<string, ExpandedProperty>();
   const extensions: Extension[] = [];
   const read = (list: Extension[] | undefined, fromValueSet: boolean) => {
     for (const extension of list ?? []) {
@@ -975,7 +1023,7 @@ function extensionFacets(code: ExpandedCode): {
       if (mapped && !(fromValueSet && isStatus)) {
         const value = valueOf(extension);
         if (value !== undefined && value !== null)
-          properties.set(mapped.code, { code: mapped.code, [mapped.as]: value as Json });
+          properties.set(mapped.code, { code: mapped.code, value: { [mapped.as]: value } });
       } else if (SHOWN_EXTENSIONS.has(extension.url)) {
         extensions.push(extension);
       }
@@ -1022,29 +1070,6 @@ function defaultVersion(canonicals: string[] | undefined, url: string): string |
     if (split.url === url) return split.version;
   }
   return undefined;
-}
-
-/** What an expansion leaves out of its value set unless `includeDefinition` is true. */
-const DEFINITION_ONLY = [
-  'compose',
-  'extension',
-  'publisher',
-  'description',
-  'purpose',
-  'contact',
-  'copyright',
-  'text',
-] as const;
-
-/** An expansion over fragments of code systems may miss codes: it says so, and why. */
-function unclosed(fragments: ParameterValue[]): JsonObject[] {
-  return [
-    { url: `${SD}valueset-unclosed`, valueBoolean: true },
-    ...fragments.map((f) => ({
-      url: `${SD}valueset-unclosed-reason`,
-      valueString: `This extension is based on a fragment of the code system ${splitCanonical(String(f.valueUri)).url}`,
-    })),
-  ];
 }
 
 /** A value set that includes (or excludes) itself, directly or through others. */

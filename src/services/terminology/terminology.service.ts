@@ -1,5 +1,11 @@
 import type { ServiceContext } from '../shared/context';
-import { Expander, forValueSet, withDisplayLanguage, type ExpansionOptions } from './expand';
+import {
+  Expander,
+  forValueSet,
+  withDisplayLanguage,
+  type ExpansionOptions,
+  type ExpansionPage,
+} from './expand';
 import type { Coding, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
 import {
@@ -54,14 +60,15 @@ export class TerminologyService {
   /**
    * ValueSet/$expand. A stored collection version whose members all come from one source
    * version, asked for a page only (`sqlPageable`), is paged in the database; anything else is
-   * expanded in memory (`expandInMemory`). Both answer alike.
+   * expanded in memory (`expandInMemory`). Both answer alike: the page, not rendered (the FHIR
+   * edge renders it as a ValueSet).
    */
   async expand(
     ctx: ServiceContext,
     target: ValueSetTarget,
     resources: TerminologyResource[],
     options: Omit<ExpansionOptions, 'maxCodes'>,
-  ): Promise<ValueSetResource> {
+  ): Promise<ExpansionPage> {
     if (sqlPageable({ target, resources, options })) {
       const paged = await this.expandStoredPage(ctx, target, options);
       if (paged) return paged;
@@ -75,7 +82,7 @@ export class TerminologyService {
     target: ValueSetTarget,
     resources: TerminologyResource[],
     options: Omit<ExpansionOptions, 'maxCodes'>,
-  ): Promise<ValueSetResource> {
+  ): Promise<ExpansionPage> {
     const library = this.library(ctx, resources);
     const valueSet = await this.valueSetOf(library, target, options.defaultValueSetVersions);
     return new Expander(library, {
@@ -94,7 +101,7 @@ export class TerminologyService {
     ctx: ServiceContext,
     target: ValueSetTarget,
     options: Omit<ExpansionOptions, 'maxCodes'>,
-  ): Promise<ValueSetResource | undefined> {
+  ): Promise<ExpansionPage | undefined> {
     if (!target.url) return undefined;
     // Code systems are read as definitions, none of their concepts read whole.
     const library = this.library(ctx, [], { codes: [], ancestors: false, children: false });
