@@ -1,14 +1,7 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
 import { createConcept, createRepo, createVersion } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
 
 /**
  * FHIR writes (spec operations §4.7): CodeSystem and ValueSet updates and deletes, ConceptMap
@@ -36,11 +29,12 @@ const property = (concept: { property?: Array<Record<string, unknown>> }, code: 
 
 /** A public org with an administrator, a member and a source S of concepts A and B (released v1). */
 async function world(orgFields: Record<string, unknown> = {}) {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const { id: org } = await createOrg(t, admin, orgFields);
-  await addMember(t, org, admin, member);
+  const {
+    org: { id: org },
+    admin,
+    member,
+    outsider,
+  } = await orgWithPeople(t, orgFields);
   const canonical = `http://example.org/w/${uniqueId('cs')}`;
   const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: canonical });
   await createConcept(t, source.url, admin, {
