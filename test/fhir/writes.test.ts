@@ -2,6 +2,7 @@ import request from 'supertest';
 import { createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
 import { createConcept, createRepo, createVersion } from '../factories/content';
 import { orgWithPeople } from '../factories/people';
+import { as } from '../factories/http';
 
 /**
  * FHIR writes (spec operations §4.7): CodeSystem and ValueSet updates and deletes, ConceptMap
@@ -14,7 +15,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const as = (user: TestUser | undefined) => (user === undefined ? {} : { Authorization: user.auth });
 const get = (path: string, user?: TestUser) => request(t.app).get(path).set(as(user));
 const send = (method: 'post' | 'put', path: string, body: object, user?: TestUser) =>
   (method === 'post' ? request(t.app).post(path) : request(t.app).put(path))
