@@ -1,30 +1,14 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
 import { createRepo, createVersion, type Caller } from '../factories/content';
 import { as } from '../factories/http';
+import { orgWithPeople } from '../factories/people';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t.close());
-
-async function orgWithPeople() {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const org = await createOrg(t, admin);
-  await addMember(t, org.id, admin, member);
-  return { org, admin, member, outsider };
-}
 
 const createCollection = (owner: string, by: Caller, fields: Record<string, unknown> = {}) =>
   createRepo(t, owner, by, fields, 'collections');
@@ -33,7 +17,7 @@ const ids = (body: Array<{ id: string }>) => body.map((r) => r.id);
 
 describe('POST {owner}/collections/ (spec core §4.5)', () => {
   it('creates an org collection from short_code with 201, Location and the detail', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const id = uniqueId('col');
     const res = await request(t.app)
       .post(`/orgs/${org.id}/collections/`)
@@ -84,7 +68,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
   });
 
   it('keeps every documented field it is given', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const fields = {
       short_code: uniqueId('col'),
       name: 'HIV Set',
@@ -109,7 +93,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
   });
 
   it('accepts id in place of short_code', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const id = uniqueId('col');
     const res = await request(t.app)
       .post(`/orgs/${org.id}/collections/`)
@@ -132,7 +116,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
   });
 
   it('refuses an id the owner already uses for a source or a collection, in any letter case', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     const dup = await request(t.app)
       .post(`/orgs/${org.id}/collections/`)
@@ -152,7 +136,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
   });
 
   it('rejects bad fields with 400 and a message per field, creating nothing', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const id = uniqueId('col');
     const res = await request(t.app)
       .post(`/orgs/${org.id}/collections/`)
@@ -179,7 +163,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
   });
 
   it('answers 400 for a missing short_code and for one with a space', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     for (const body of [{ name: 'No id' }, { short_code: 'two words', name: 'Space' }]) {
       const res = await request(t.app)
         .post(`/orgs/${org.id}/collections/`)
@@ -191,7 +175,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
   });
 
   it("only the org's administrators and superusers create in an org (spec core §4.5)", async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await orgWithPeople(t);
     const send = (by: TestUser | string | undefined) =>
       request(t.app)
         .post(`/orgs/${org.id}/collections/`)
@@ -219,7 +203,7 @@ describe('POST {owner}/collections/ (spec core §4.5)', () => {
 
 describe('GET {owner}/collections/:collection/[:version/]', () => {
   it('HEAD is the same at the collection URL and at /HEAD/; latest needs a released version', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     const head = await request(t.app).get(`${collection.url}HEAD/`);
     expect(head.status).toBe(200);
@@ -232,7 +216,7 @@ describe('GET {owner}/collections/:collection/[:version/]', () => {
   });
 
   it('answers 404 for an unknown collection or version, and for a source under /collections/', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     const sourceId = uniqueId('src');
     await createRepo(t, `/orgs/${org.id}`, admin, { id: sourceId, name: 'S' });
@@ -249,7 +233,7 @@ describe('GET {owner}/collections/:collection/[:version/]', () => {
 
 describe('editing a collection', () => {
   it('POST, PUT and PATCH change only the fields sent', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin, {
       collection_type: 'Subset',
       preferred_source: 'CIEL',
@@ -282,7 +266,7 @@ describe('editing a collection', () => {
   });
 
   it('short_code and id never change (400)', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     for (const field of ['short_code', 'id']) {
       const res = await request(t.app)
@@ -296,7 +280,7 @@ describe('editing a collection', () => {
   });
 
   it('an outsider may not edit (403), an anonymous caller neither (401)', async () => {
-    const { org, admin, outsider } = await orgWithPeople();
+    const { org, admin, outsider } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     expect(
       (await request(t.app).post(collection.url).set(as(outsider)).send({ name: 'M' })).status,
@@ -308,7 +292,7 @@ describe('editing a collection', () => {
   });
 
   it('versions keep the metadata they froze', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin, {
       name: 'Before',
       collection_type: 'Subset',
@@ -329,7 +313,7 @@ describe('editing a collection', () => {
 
 describe('collection versions', () => {
   it('creates, lists newest first with HEAD last, and chains previous_version', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     const res = await request(t.app)
       .post(`${collection.url}versions/`)
@@ -363,7 +347,7 @@ describe('collection versions', () => {
   });
 
   it('answers 400 for reserved or missing ids and unknown previous versions, 409 for duplicates', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     await createVersion(t, collection.url, admin, 'v1');
     const post = (body: object) =>
@@ -381,7 +365,7 @@ describe('collection versions', () => {
   });
 
   it('edits released, retired and description of a version; its id stays', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     await createVersion(t, collection.url, admin, 'v1');
     const res = await request(t.app)
@@ -407,7 +391,7 @@ describe('collection versions', () => {
   });
 
   it('deletes a version (204), never HEAD (405), never one another is based on (409)', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     await createVersion(t, collection.url, admin, 'v1');
     await createVersion(t, collection.url, admin, 'v2');
@@ -421,7 +405,7 @@ describe('collection versions', () => {
   });
 
   it('an outsider may not create versions (403)', async () => {
-    const { org, admin, outsider } = await orgWithPeople();
+    const { org, admin, outsider } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     const res = await request(t.app)
       .post(`${collection.url}versions/`)
@@ -434,7 +418,7 @@ describe('collection versions', () => {
 
 describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', () => {
   it('204, then 404 to everyone but a superuser, who sees is_active false', async () => {
-    const { org, admin, member } = await orgWithPeople();
+    const { org, admin, member } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     await createVersion(t, collection.url, admin, 'v1');
     const res = await request(t.app).delete(collection.url).set(as(admin));
@@ -455,7 +439,7 @@ describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', 
   });
 
   it('a deactivated collection leaves every list, even a superuser’s', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const kept = await createCollection(`/orgs/${org.id}`, admin);
     const gone = await createCollection(`/orgs/${org.id}`, admin);
     await request(t.app).delete(gone.url).set(as(admin));
@@ -478,7 +462,7 @@ describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', 
   });
 
   it('its id stays taken by the owner', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     await request(t.app).delete(collection.url).set(as(admin));
     const again = await request(t.app)
@@ -495,7 +479,7 @@ describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', 
   });
 
   it('a second DELETE by the org administrator answers 404', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     expect((await request(t.app).delete(collection.url).set(as(admin))).status).toBe(204);
     expect((await request(t.app).delete(collection.url).set(as(admin))).status).toBe(404);
@@ -505,7 +489,7 @@ describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', 
   });
 
   it('is refused to outsiders (403) and anonymous callers (401)', async () => {
-    const { org, admin, outsider } = await orgWithPeople();
+    const { org, admin, outsider } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     expect((await request(t.app).delete(collection.url).set(as(outsider))).status).toBe(403);
     expect((await request(t.app).delete(collection.url)).status).toBe(401);
@@ -523,7 +507,7 @@ describe('DELETE {owner}/collections/:collection/ deactivates (spec core §3)', 
 
 describe('collection lists', () => {
   it('contains filters out collections that reference nothing, without error', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin);
     const contains = `/orgs/${org.id}/sources/S/concepts/1/`;
     for (const url of [`/orgs/${org.id}/collections/`, '/collections/', '/repos/']) {
@@ -536,7 +520,7 @@ describe('collection lists', () => {
   });
 
   it('collection summaries carry the collection fields', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const collection = await createCollection(`/orgs/${org.id}`, admin, {
       collection_type: 'Subset',
     });

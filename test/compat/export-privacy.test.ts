@@ -2,15 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createOrg, createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
 import {
   createCollection,
   createConcept,
@@ -23,6 +15,7 @@ import {
 import { gql } from '../graphql/gql';
 import { binary, unzip } from '../factories/zip';
 import { as } from '../factories/http';
+import { orgWithPeople } from '../factories/people';
 
 /**
  * Issue 23 defect 1: an export is one file served to every reader of its version, so it holds
@@ -94,11 +87,12 @@ interface World {
 }
 
 async function world(): Promise<World> {
-  const alice = await createUser(t);
-  const bob = await createUser(t);
-  const carol = await createUser(t);
-  const { id: org } = await createOrg(t, alice);
-  await addMember(t, org, alice, bob);
+  const {
+    org: { id: org },
+    admin: alice,
+    member: bob,
+    outsider: carol,
+  } = await orgWithPeople(t);
   const secret = await createSource(
     t,
     { id: 'secret', public_access: 'None' },

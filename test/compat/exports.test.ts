@@ -19,6 +19,7 @@ import {
 import { WALK_BATCH } from '../../src/services/shared/list';
 import { dataOf, errorCode, gql, type Json } from '../graphql/gql';
 import { binary, unzip } from '../factories/zip';
+import { as } from '../factories/http';
 
 /**
  * Exports of repository versions (issue 13 parts 1 and 4; spec operations §3, §4.8, §9.3):
@@ -38,8 +39,6 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const as = (user?: TestUser | string) =>
-  user ? { Authorization: typeof user === 'string' ? user : user.auth } : {};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GETs the export until it is no longer being written (208); answers the last response. */

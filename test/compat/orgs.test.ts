@@ -8,6 +8,7 @@ import {
   type TestApp,
 } from '../factories';
 import { as } from '../factories/http';
+import { orgWithPeople } from '../factories/people';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,18 +16,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** An org with an administrator, a plain member and an outsider. */
-async function orgWithPeople(publicAccess: 'View' | 'Edit' | 'None' = 'View') {
-  const owner = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const org = await createOrg(t, owner, {
-    public_access: publicAccess,
-    company: 'Ministry of Health',
-  });
-  await addMember(t, org.id, owner, member);
-  return { org, owner, member, outsider };
-}
+/** An org of the Ministry of Health, as open as `publicAccess`, with its people. */
+const ministryOrg = (publicAccess: 'View' | 'Edit' | 'None' = 'View') =>
+  orgWithPeople(t, { public_access: publicAccess, company: 'Ministry of Health' });
 
 describe('POST /orgs/', () => {
   it('creates the org with 201 and Location; the creator becomes its administrator', async () => {
@@ -100,7 +92,7 @@ describe('POST /orgs/', () => {
 
 describe('who may see an org (spec core §5, §7)', () => {
   it('a public org is readable by anyone', async () => {
-    const { org } = await orgWithPeople('View');
+    const { org } = await ministryOrg();
     const res = await request(t.app).get(`/orgs/${org.id}/`);
     expect(res.status).toBe(200);
     expect(res.body.members).toBe(2);
@@ -110,10 +102,10 @@ describe('who may see an org (spec core §5, §7)', () => {
     ['anonymous', undefined, 401],
     ['an outsider', 'outsider', 403],
     ['a member', 'member', 200],
-    ['the administrator', 'owner', 200],
+    ['the administrator', 'admin', 200],
     ['a superuser', 'superuser', 200],
   ] as const)('a private org answers %s with %i', async (_who, role, status) => {
-    const people = await orgWithPeople('None');
+    const people = await ministryOrg('None');
     const caller = role === undefined ? undefined : role === 'superuser' ? t.admin : people[role];
     const res = await request(t.app).get(`/orgs/${people.org.id}/`).set(as(caller));
     expect(res.status).toBe(status);
@@ -133,7 +125,7 @@ describe('who may see an org (spec core §5, §7)', () => {
   });
 
   it('lists, counts and facets never show a private org to those outside it', async () => {
-    const { org, member, outsider } = await orgWithPeople('None');
+    const { org, member, outsider } = await ministryOrg('None');
     const query = { q: org.id };
     for (const caller of [undefined, outsider]) {
       const res = await request(t.app)
@@ -156,7 +148,7 @@ describe('who may see an org (spec core §5, §7)', () => {
 
 describe('editing and deleting orgs', () => {
   it('a member may edit (spec core §4.2); only the fields sent change', async () => {
-    const { org, member } = await orgWithPeople();
+    const { org, member } = await ministryOrg();
     const res = await request(t.app)
       .post(`/orgs/${org.id}/`)
       .set(as(member))
@@ -175,7 +167,7 @@ describe('editing and deleting orgs', () => {
   });
 
   it('an outsider gets 403 and an anonymous caller 401, and nothing changes', async () => {
-    const { org, outsider } = await orgWithPeople();
+    const { org, outsider } = await ministryOrg();
     expect(
       (await request(t.app).post(`/orgs/${org.id}/`).set(as(outsider)).send({ name: 'Taken' }))
         .status,
@@ -185,40 +177,40 @@ describe('editing and deleting orgs', () => {
   });
 
   it('the id never changes', async () => {
-    const { org, owner } = await orgWithPeople();
+    const { org, admin } = await ministryOrg();
     const res = await request(t.app)
       .patch(`/orgs/${org.id}/`)
-      .set(as(owner))
+      .set(as(admin))
       .send({ id: 'renamed' });
     expect(res.status).toBe(400);
     expect(res.body.errors.id).toBeDefined();
   });
 
   it('making an org private hides it at once from outsiders', async () => {
-    const { org, owner, outsider } = await orgWithPeople();
-    await request(t.app).post(`/orgs/${org.id}/`).set(as(owner)).send({ public_access: 'None' });
+    const { org, admin, outsider } = await ministryOrg();
+    await request(t.app).post(`/orgs/${org.id}/`).set(as(admin)).send({ public_access: 'None' });
     expect((await request(t.app).get(`/orgs/${org.id}/`).set(as(outsider))).status).toBe(403);
   });
 
   it('DELETE is for superusers: 204, then 404; the org admin gets 403', async () => {
-    const { org, owner } = await orgWithPeople();
-    expect((await request(t.app).delete(`/orgs/${org.id}/`).set(as(owner))).status).toBe(403);
+    const { org, admin } = await ministryOrg();
+    expect((await request(t.app).delete(`/orgs/${org.id}/`).set(as(admin))).status).toBe(403);
     expect((await request(t.app).delete(`/orgs/${org.id}/`)).status).toBe(401);
     expect(
       (await request(t.app).delete(`/orgs/${org.id}/`).set('Authorization', t.admin)).status,
     ).toBe(204);
     expect((await request(t.app).get(`/orgs/${org.id}/`)).status).toBe(404);
-    expect((await request(t.app).get(`/user/orgs/`).set(as(owner))).body).toEqual([]);
+    expect((await request(t.app).get(`/user/orgs/`).set(as(admin))).body).toEqual([]);
   });
 });
 
 describe('members (spec core §4.2)', () => {
   it('lists members of a public org to anyone, as user summaries', async () => {
-    const { org, owner, member } = await orgWithPeople();
+    const { org, admin, member } = await ministryOrg();
     const res = await request(t.app).get(`/orgs/${org.id}/members/`);
     expect(res.status).toBe(200);
     expect(res.body.map((u: { username: string }) => u.username).sort()).toEqual(
-      [owner.username, member.username].sort(),
+      [admin.username, member.username].sort(),
     );
     expect(res.body[0]).toEqual({
       username: expect.any(String),
@@ -228,9 +220,9 @@ describe('members (spec core §4.2)', () => {
   });
 
   it('membership check: 204 for a member, 404 for a non-member, and only members may ask', async () => {
-    const { org, owner, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await ministryOrg();
     expect(
-      (await request(t.app).get(`/orgs/${org.id}/members/${member.username}/`).set(as(owner)))
+      (await request(t.app).get(`/orgs/${org.id}/members/${member.username}/`).set(as(admin)))
         .status,
     ).toBe(204);
     expect(
@@ -247,7 +239,7 @@ describe('members (spec core §4.2)', () => {
   });
 
   it('adding: 403 by a plain member or an outsider (spec core §4.2: an administrative member), 204 by an administrator, 404 for an unknown user', async () => {
-    const { org, owner, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await ministryOrg();
     for (const role of [undefined, 'admin']) {
       const res = await request(t.app)
         .put(`/orgs/${org.id}/members/${outsider.username}/`)
@@ -264,19 +256,19 @@ describe('members (spec core §4.2)', () => {
       (
         await request(t.app)
           .put(`/orgs/${org.id}/members/${uniqueId('ghost')}/`)
-          .set(as(owner))
+          .set(as(admin))
       ).status,
     ).toBe(404);
     expect(
-      (await request(t.app).put(`/orgs/${org.id}/members/${outsider.username}/`).set(as(owner)))
+      (await request(t.app).put(`/orgs/${org.id}/members/${outsider.username}/`).set(as(admin)))
         .status,
     ).toBe(204);
     expect((await request(t.app).get(`/orgs/${org.id}/`)).body.members).toBe(3);
   });
 
   it('an administrator may promote a member, who can then manage members', async () => {
-    const { org, owner, member, outsider } = await orgWithPeople();
-    await addMember(t, org.id, owner, member, 'admin');
+    const { org, admin, member, outsider } = await ministryOrg();
+    await addMember(t, org.id, admin, member, 'admin');
     expect(
       (await request(t.app).put(`/orgs/${org.id}/members/${outsider.username}/`).set(as(member)))
         .status,
@@ -284,39 +276,39 @@ describe('members (spec core §4.2)', () => {
   });
 
   it('rejects an unknown role with 400', async () => {
-    const { org, owner, outsider } = await orgWithPeople();
+    const { org, admin, outsider } = await ministryOrg();
     const res = await request(t.app)
       .put(`/orgs/${org.id}/members/${outsider.username}/`)
-      .set(as(owner))
+      .set(as(admin))
       .send({ role: 'emperor' });
     expect(res.status).toBe(400);
     expect(res.body.errors.role).toBeDefined();
   });
 
   it('removing: 204, then 404 as no longer a member; the user stays', async () => {
-    const { org, owner, member } = await orgWithPeople();
+    const { org, admin, member } = await ministryOrg();
     expect(
-      (await request(t.app).delete(`/orgs/${org.id}/members/${member.username}/`).set(as(owner)))
+      (await request(t.app).delete(`/orgs/${org.id}/members/${member.username}/`).set(as(admin)))
         .status,
     ).toBe(204);
     expect(
-      (await request(t.app).delete(`/orgs/${org.id}/members/${member.username}/`).set(as(owner)))
+      (await request(t.app).delete(`/orgs/${org.id}/members/${member.username}/`).set(as(admin)))
         .status,
     ).toBe(404);
     expect((await request(t.app).get(`/users/${member.username}/`)).status).toBe(200);
     expect(
-      (await request(t.app).get(`/orgs/${org.id}/members/${member.username}/`).set(as(owner)))
+      (await request(t.app).get(`/orgs/${org.id}/members/${member.username}/`).set(as(admin)))
         .status,
     ).toBe(404);
   });
 
   it('removing: 404 for an unknown user, 401 anonymous, 403 without permission', async () => {
-    const { org, owner, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await ministryOrg();
     expect(
       (
         await request(t.app)
           .delete(`/orgs/${org.id}/members/${uniqueId('ghost')}/`)
-          .set(as(owner))
+          .set(as(admin))
       ).status,
     ).toBe(404);
     expect(
@@ -328,29 +320,29 @@ describe('members (spec core §4.2)', () => {
     ).toBe(403);
     const members = await request(t.app).get(`/orgs/${org.id}/members/`);
     expect(members.body.map((u: { username: string }) => u.username).sort()).toEqual(
-      [owner.username, member.username].sort(),
+      [admin.username, member.username].sort(),
     );
   });
 
   it('refuses with 409 to remove or demote the last administrator', async () => {
-    const { org, owner } = await orgWithPeople();
+    const { org, admin } = await ministryOrg();
     const remove = await request(t.app)
-      .delete(`/orgs/${org.id}/members/${owner.username}/`)
-      .set(as(owner));
+      .delete(`/orgs/${org.id}/members/${admin.username}/`)
+      .set(as(admin));
     expect(remove.status).toBe(409);
     const demote = await request(t.app)
-      .put(`/orgs/${org.id}/members/${owner.username}/`)
-      .set(as(owner))
+      .put(`/orgs/${org.id}/members/${admin.username}/`)
+      .set(as(admin))
       .send({ role: 'member' });
     expect(demote.status).toBe(409);
     expect(
-      (await request(t.app).get(`/orgs/${org.id}/members/${owner.username}/`).set(as(owner)))
+      (await request(t.app).get(`/orgs/${org.id}/members/${admin.username}/`).set(as(admin)))
         .status,
     ).toBe(204);
   });
 
   it('a private org lists its members to members only', async () => {
-    const { org, member, outsider } = await orgWithPeople('None');
+    const { org, member, outsider } = await ministryOrg('None');
     expect(
       (await request(t.app).get(`/orgs/${org.id}/members/`).set(as(member))).body,
     ).toHaveLength(2);
@@ -360,7 +352,7 @@ describe('members (spec core §4.2)', () => {
   });
 
   it('a deactivated member leaves the member list and count', async () => {
-    const { org, member } = await orgWithPeople();
+    const { org, member } = await ministryOrg();
     await request(t.app).delete(`/users/${member.username}/`).set('Authorization', t.admin);
     expect((await request(t.app).get(`/orgs/${org.id}/members/`)).body).toHaveLength(1);
     expect((await request(t.app).get(`/orgs/${org.id}/`)).body.members).toBe(1);
@@ -400,7 +392,7 @@ describe('GET /orgs/', () => {
   });
 
   it('verbose=true gives full orgs with counts', async () => {
-    const { org } = await orgWithPeople();
+    const { org } = await ministryOrg();
     const res = await request(t.app).get('/orgs/').query({ q: org.id, verbose: 'true' });
     expect(res.body[0]).toMatchObject({
       type: 'Organization',

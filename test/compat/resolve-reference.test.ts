@@ -1,6 +1,5 @@
 import request from 'supertest';
 import {
-  addMember,
   createOrg,
   createTestApp,
   createUser,
@@ -10,6 +9,7 @@ import {
 } from '../factories';
 import { createConcept, createRepo, createVersion } from '../factories/content';
 import { as } from '../factories/http';
+import { orgWithPeople } from '../factories/people';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,16 +18,6 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const canonical = () => `http://example.org/fhir/CodeSystem/${uniqueId('cs')}`;
-
-/** An org with an administrator (who owns it), a member and an outsider. */
-async function orgWithPeople() {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const org = await createOrg(t, admin);
-  await addMember(t, org.id, admin, member);
-  return { org: org.id, admin, member, outsider };
-}
 
 async function createEntry(registry: string, by: TestUser | string, body: Record<string, unknown>) {
   const res = await request(t.app).post(`${registry}url-registry/`).set(as(by)).send(body);
@@ -67,8 +57,8 @@ const resolveAll = async (refs: unknown[], options: { namespace?: string; user?:
 
 describe('relative references (spec operations §4.4)', () => {
   it('a repository URL resolves to its HEAD, shaped as spec operations §2.5', async () => {
-    const { org, admin } = await orgWithPeople();
-    const source = await createRepo(t, `/orgs/${org}`, admin);
+    const { org, admin } = await orgWithPeople(t);
+    const source = await createRepo(t, `/orgs/${org.id}`, admin);
     const result = await resolve(source.url);
     expect(result).toEqual({
       reference_type: 'relative',
@@ -86,9 +76,9 @@ describe('relative references (spec operations §4.4)', () => {
         version: 'HEAD',
         released: false,
         canonical_url: null,
-        owner: org,
+        owner: org.id,
         owner_type: 'Organization',
-        owner_url: `/orgs/${org}/`,
+        owner_url: `/orgs/${org.id}/`,
         source_type: 'dictionary',
       },
     });
@@ -96,11 +86,11 @@ describe('relative references (spec operations §4.4)', () => {
   });
 
   it('strips concept paths and parameters; a version in the path or the object selects it', async () => {
-    const { org, admin } = await orgWithPeople();
-    const source = await createRepo(t, `/orgs/${org}`, admin);
+    const { org, admin } = await orgWithPeople(t);
+    const source = await createRepo(t, `/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1', { released: true });
     await createVersion(t, source.url, admin, 'v2', { released: false });
-    const collection = await createRepo(t, `/orgs/${org}`, admin, {}, 'collections');
+    const collection = await createRepo(t, `/orgs/${org.id}`, admin, {}, 'collections');
     const res = await request(t.app)
       .post('/$resolveReference')
       .send([
@@ -111,7 +101,7 @@ describe('relative references (spec operations §4.4)', () => {
         `${source.url}latest/`,
         `${source.url}v9/`,
         `${collection.url}concepts/`,
-        `/orgs/${org}/sources/${uniqueId('missing')}/`,
+        `/orgs/${org.id}/sources/${uniqueId('missing')}/`,
         '/orgs/only-an-owner/',
       ]);
     expect(res.status).toBe(200);
@@ -146,8 +136,8 @@ describe('relative references (spec operations §4.4)', () => {
   });
 
   it('a private repository is unresolved for outsiders and anonymous callers, resolved for members', async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
-    const source = await createRepo(t, `/orgs/${org}`, admin, { public_access: 'None' });
+    const { org, admin, member, outsider } = await orgWithPeople(t);
+    const source = await createRepo(t, `/orgs/${org.id}`, admin, { public_access: 'None' });
     expect((await resolveAll([source.url]))[0]).toMatchObject({
       resolved: false,
       result: null,
@@ -160,20 +150,20 @@ describe('relative references (spec operations §4.4)', () => {
 describe('canonical references: the resolution order of spec operations §4.4', () => {
   /** Three orgs: A (the namespace), B and C, each with a source under the same canonical URL. */
   async function world() {
-    const a = await orgWithPeople();
-    const b = await orgWithPeople();
-    const c = await orgWithPeople();
+    const a = await orgWithPeople(t);
+    const b = await orgWithPeople(t);
+    const c = await orgWithPeople(t);
     const url = canonical();
-    const inA = await createRepo(t, `/orgs/${a.org}`, a.admin, { canonical_url: url });
-    const inB = await createRepo(t, `/orgs/${b.org}`, b.admin, { canonical_url: url });
-    const inC = await createRepo(t, `/orgs/${c.org}`, c.admin, { canonical_url: url });
+    const inA = await createRepo(t, `/orgs/${a.org.id}`, a.admin, { canonical_url: url });
+    const inB = await createRepo(t, `/orgs/${b.org.id}`, b.admin, { canonical_url: url });
+    const inC = await createRepo(t, `/orgs/${c.org.id}`, c.admin, { canonical_url: url });
     return { a, b, c, url, inA, inB, inC };
   }
 
   it('owner registry beats owner repositories, which beat the global registry', async () => {
     const { a, c, b, url, inA, inB, inC } = await world();
-    const global = await createEntry('/', t.admin, { url, namespace: `/orgs/${c.org}/` });
-    const ns = `/orgs/${a.org}/`;
+    const global = await createEntry('/', t.admin, { url, namespace: `/orgs/${c.org.id}/` });
+    const ns = `/orgs/${a.org.id}/`;
     // No entry of A's: A's own repository, before the global registry.
     const own = await resolve(url, { namespace: ns });
     expect(own).toMatchObject({
@@ -188,7 +178,7 @@ describe('canonical references: the resolution order of spec operations §4.4', 
     expect(viaGlobal.url_registry_entry).toBe(`/url-registry/${global.id}/`);
     expect(viaGlobal.result?.short_code).toBe(inC.id);
     // An entry in A's registry wins over A's repositories.
-    const entry = await createEntry(ns, a.member, { url, namespace: `/orgs/${b.org}/` });
+    const entry = await createEntry(ns, a.member, { url, namespace: `/orgs/${b.org.id}/` });
     const viaOwner = await resolve(url, { namespace: ns });
     expect(viaOwner.url_registry_entry).toBe(`${ns}url-registry/${entry.id}/`);
     expect(viaOwner.result?.short_code).toBe(inB.id);
@@ -196,9 +186,9 @@ describe('canonical references: the resolution order of spec operations §4.4', 
 
   it('an owner entry whose namespace holds no such repository is unresolved (no fall back)', async () => {
     const { a, url } = await world();
-    const empty = await orgWithPeople();
-    const ns = `/orgs/${a.org}/`;
-    const entry = await createEntry(ns, a.admin, { url, namespace: `/orgs/${empty.org}/` });
+    const empty = await orgWithPeople(t);
+    const ns = `/orgs/${a.org.id}/`;
+    const entry = await createEntry(ns, a.admin, { url, namespace: `/orgs/${empty.org.id}/` });
     const result = await resolve(url, { namespace: ns });
     expect(result).toMatchObject({
       resolved: false,
@@ -215,8 +205,8 @@ describe('canonical references: the resolution order of spec operations §4.4', 
       url_registry_entry: null,
       resolution_url: url,
     });
-    const outsider = await orgWithPeople();
-    expect((await resolve(url, { namespace: `/orgs/${outsider.org}/` })).resolved).toBe(false);
+    const outsider = await orgWithPeople(t);
+    expect((await resolve(url, { namespace: `/orgs/${outsider.org.id}/` })).resolved).toBe(false);
     const lonely = canonical();
     const entry = await createEntry('/', t.admin, { url: lonely });
     expect(await resolve(lonely)).toMatchObject({
@@ -227,26 +217,26 @@ describe('canonical references: the resolution order of spec operations §4.4', 
 
   it('a namespace inside a reference overrides the request parameter', async () => {
     const { a, b, url, inA, inB } = await world();
-    await createEntry('/', t.admin, { url, namespace: `/orgs/${b.org}/` });
+    await createEntry('/', t.admin, { url, namespace: `/orgs/${b.org.id}/` });
     const results = await resolveAll(
       [
         url,
-        { url, namespace: `/orgs/${a.org}/` },
+        { url, namespace: `/orgs/${a.org.id}/` },
         { url, namespace: '/' },
         { url, namespace: null },
       ],
-      { namespace: `/orgs/${b.org}/` },
+      { namespace: `/orgs/${b.org.id}/` },
     );
     expect(results.map((r) => r.result?.short_code)).toEqual([inB.id, inA.id, inB.id, inB.id]);
-    const other = await resolveAll([{ url, namespace: `/orgs/${a.org}/` }]);
+    const other = await resolveAll([{ url, namespace: `/orgs/${a.org.id}/` }]);
     expect(other[0].result?.short_code).toBe(inA.id);
   });
 
   it('|version and version select a version; without one the newest released, else HEAD', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const url = canonical();
-    const source = await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url });
-    const ns = `/orgs/${org}/`;
+    const source = await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url });
+    const ns = `/orgs/${org.id}/`;
     expect((await resolve(url, { namespace: ns })).result?.version).toBe('HEAD');
     await createVersion(t, source.url, admin, '1.0', { released: true });
     await createVersion(t, source.url, admin, '2.0', { released: false });
@@ -276,10 +266,10 @@ describe('canonical references: the resolution order of spec operations §4.4', 
   });
 
   it('what the caller may not see is unresolved, never an error', async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await orgWithPeople(t);
     const url = canonical();
-    await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url, public_access: 'None' });
-    await createEntry('/', t.admin, { url, namespace: `/orgs/${org}/` });
+    await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url, public_access: 'None' });
+    await createEntry('/', t.admin, { url, namespace: `/orgs/${org.id}/` });
     expect((await resolve(url)).resolved).toBe(false);
     expect((await resolve(url, { user: outsider })).resolved).toBe(false);
     expect((await resolve(url, { user: member })).resolved).toBe(true);
@@ -334,20 +324,22 @@ describe('bad input', () => {
 
 describe('mapping ends resolve through the registry', () => {
   it('a canonical to_source_url that a registry entry points at resolves its end', async () => {
-    const target = await orgWithPeople();
+    const target = await orgWithPeople(t);
     const url = canonical();
-    const source = await createRepo(t, `/orgs/${target.org}`, target.admin, { canonical_url: url });
+    const source = await createRepo(t, `/orgs/${target.org.id}`, target.admin, {
+      canonical_url: url,
+    });
     await createConcept(t, source.url, target.admin, {
       id: 'B54',
       concept_class: 'Diagnosis',
       names: [{ name: 'Malaria', locale: 'en', locale_preferred: true }],
     });
     // A decoy elsewhere under the same URL: the registry decides.
-    const decoy = await orgWithPeople();
-    await createRepo(t, `/orgs/${decoy.org}`, decoy.admin, { canonical_url: url });
-    await createEntry('/', t.admin, { url, namespace: `/orgs/${target.org}/` });
-    const mine = await orgWithPeople();
-    const from = await createRepo(t, `/orgs/${mine.org}`, mine.admin);
+    const decoy = await orgWithPeople(t);
+    await createRepo(t, `/orgs/${decoy.org.id}`, decoy.admin, { canonical_url: url });
+    await createEntry('/', t.admin, { url, namespace: `/orgs/${target.org.id}/` });
+    const mine = await orgWithPeople(t);
+    const from = await createRepo(t, `/orgs/${mine.org.id}`, mine.admin);
     const res = await request(t.app).post(`${from.url}mappings/`).set(as(mine.admin)).send({
       map_type: 'SAME-AS',
       from_concept_url: '/orgs/CIEL/sources/CIEL/concepts/116128/',
@@ -357,19 +349,19 @@ describe('mapping ends resolve through the registry', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       to_source_url: url,
-      to_source_owner: target.org,
+      to_source_owner: target.org.id,
       to_source_name: source.id,
       to_concept_name_resolved: 'Malaria',
     });
   });
 
   it('a registry entry pointing nowhere leaves the end external, even if a source elsewhere has the URL', async () => {
-    const elsewhere = await orgWithPeople();
+    const elsewhere = await orgWithPeople(t);
     const url = canonical();
-    await createRepo(t, `/orgs/${elsewhere.org}`, elsewhere.admin, { canonical_url: url });
+    await createRepo(t, `/orgs/${elsewhere.org.id}`, elsewhere.admin, { canonical_url: url });
     await createEntry('/', t.admin, { url });
-    const mine = await orgWithPeople();
-    const from = await createRepo(t, `/orgs/${mine.org}`, mine.admin);
+    const mine = await orgWithPeople(t);
+    const from = await createRepo(t, `/orgs/${mine.org.id}`, mine.admin);
     const res = await request(t.app).post(`${from.url}mappings/`).set(as(mine.admin)).send({
       map_type: 'SAME-AS',
       from_concept_url: '/orgs/CIEL/sources/CIEL/concepts/116128/',

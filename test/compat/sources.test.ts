@@ -1,7 +1,6 @@
 import request from 'supertest';
 import {
   addMember,
-  createOrg,
   createTestApp,
   createUser,
   uniqueId,
@@ -18,22 +17,13 @@ import {
   type TestRepo,
 } from '../factories/content';
 import { as } from '../factories/http';
+import { orgWithPeople } from '../factories/people';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t.close());
-
-/** An org with an administrator, a plain member and an outsider. */
-async function orgWithPeople() {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const org = await createOrg(t, admin);
-  await addMember(t, org.id, admin, member);
-  return { org, admin, member, outsider };
-}
 
 /** A source created through the API; `owner` is the path prefix (`/orgs/x`, `/users/u`, `/user`). */
 const createSource = (owner: string, by: Caller, fields: Record<string, unknown> = {}) =>
@@ -54,7 +44,7 @@ const AUTO_ID_FIELDS = [
 
 describe('POST {owner}/sources/ (spec core §4.6)', () => {
   it('creates an org source with 201, Location and the detail with its defaults', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const id = uniqueId('src');
     const res = await request(t.app)
       .post(`/orgs/${org.id}/sources/`)
@@ -103,7 +93,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it('keeps every documented field it is given', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const fields = {
       id: uniqueId('src'),
       name: 'Labs',
@@ -137,7 +127,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it('always lists the default locale among the supported ones', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const fr = await createSource(`/orgs/${org.id}`, admin, {
       default_locale: 'fr',
       supported_locales: 'en,es',
@@ -174,7 +164,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it('accepts short_code in place of id, and refuses both when they differ', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const id = uniqueId('src');
     const res = await request(t.app)
       .post(`/orgs/${org.id}/sources/`)
@@ -193,7 +183,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it('refuses an id the owner already uses for a source or a collection, in any letter case', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const dup = await request(t.app)
       .post(`/orgs/${org.id}/sources/`)
@@ -217,8 +207,8 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it('lets another owner reuse the id', async () => {
-    const first = await orgWithPeople();
-    const second = await orgWithPeople();
+    const first = await orgWithPeople(t);
+    const second = await orgWithPeople(t);
     const source = await createSource(`/orgs/${first.org.id}`, first.admin);
     const again = await createSource(`/orgs/${second.org.id}`, second.admin, { id: source.id });
     expect(again.url).toBe(`/orgs/${second.org.id}/sources/${source.id}/`);
@@ -229,7 +219,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it('rejects bad fields with 400 and a message per field, creating nothing', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const id = uniqueId('src');
     const res = await request(t.app).post(`/orgs/${org.id}/sources/`).set(as(admin)).send({
       id,
@@ -271,7 +261,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
     ['an id over 100 characters', { id: 'x'.repeat(101), name: 'Long' }, 'id'],
     ['a missing name', { id: 'no-name-here' }, 'name'],
   ])('answers 400 for %s', async (_what, body, field) => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const res = await request(t.app).post(`/orgs/${org.id}/sources/`).set(as(admin)).send(body);
     expect(res.status).toBe(400);
     expect(res.body.errors[field]).toBeDefined();
@@ -279,7 +269,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it('answers 400 for a malformed supported locale, creating nothing', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const id = uniqueId('src');
     const res = await request(t.app)
       .post(`/orgs/${org.id}/sources/`)
@@ -291,7 +281,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
   });
 
   it("only the org's administrators and superusers create in an org (spec core §4.6)", async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await orgWithPeople(t);
     const send = (by: TestUser | string | undefined) =>
       request(t.app)
         .post(`/orgs/${org.id}/sources/`)
@@ -343,7 +333,7 @@ describe('POST {owner}/sources/ (spec core §4.6)', () => {
 
 describe('GET {owner}/sources/:source/[:version/] (spec core §4.6, §9.2)', () => {
   it('HEAD is the same at the source URL and at /HEAD/', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin, { description: 'Current' });
     const plain = await request(t.app).get(source.url);
     const head = await request(t.app).get(`${source.url}HEAD/`);
@@ -353,7 +343,7 @@ describe('GET {owner}/sources/:source/[:version/] (spec core §4.6, §9.2)', () 
   });
 
   it('a version URL shows the version, with its fields and the repository’s', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     const created = await createVersion(t, source.url, admin, 'v2', {
@@ -391,7 +381,7 @@ describe('GET {owner}/sources/:source/[:version/] (spec core §4.6, §9.2)', () 
   });
 
   it('latest is the newest released version, and 404 while none is released', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     expect((await request(t.app).get(`${source.url}latest/`)).status).toBe(404);
     await createVersion(t, source.url, admin, 'v1', { released: true });
@@ -407,7 +397,7 @@ describe('GET {owner}/sources/:source/[:version/] (spec core §4.6, §9.2)', () 
   });
 
   it('answers 404 for an unknown source, version or owner, and for a collection under /sources/', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const collectionId = uniqueId('col');
     await createRepo(
@@ -438,7 +428,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   it.each(['post', 'put', 'patch'] as const)(
     '%s changes only the fields sent, at HEAD',
     async (method) => {
-      const { org, admin } = await orgWithPeople();
+      const { org, admin } = await orgWithPeople(t);
       const source = await createSource(`/orgs/${org.id}`, admin, {
         full_name: 'Full',
         description: 'Before',
@@ -469,7 +459,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   );
 
   it('changes every editable field, and clears optional ones with null', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin, {
       website: 'https://w.example.org',
       canonical_url: 'http://example.org/cs',
@@ -514,7 +504,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   });
 
   it('a blank full_name falls back to the name', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin, { full_name: 'Long Form' });
     const res = await request(t.app).patch(source.url).set(as(admin)).send({ full_name: '' });
     expect(res.status).toBe(200);
@@ -522,7 +512,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   });
 
   it('a new default locale joins the supported locales', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin, { supported_locales: 'en,es' });
     const res = await request(t.app)
       .patch(source.url)
@@ -532,7 +522,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   });
 
   it('the id and short_code never change (400); sending them unchanged is accepted', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     for (const field of ['id', 'short_code']) {
       const res = await request(t.app)
@@ -554,7 +544,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   });
 
   it('rejects bad fields with 400 and changes nothing', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app)
       .patch(source.url)
@@ -566,7 +556,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   });
 
   it('POST on /HEAD/ edits the source metadata', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app)
       .post(`${source.url}HEAD/`)
@@ -577,7 +567,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
   });
 
   it('versions keep the metadata they froze; edits go to HEAD only', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin, {
       name: 'Original',
       description: 'Original description',
@@ -618,7 +608,7 @@ describe('editing a source (POST/PUT/PATCH {owner}/sources/:source/)', () => {
 
 describe('DELETE {owner}/sources/:source/', () => {
   it('204, then 404 for the source and its versions; the id is free again', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     const res = await request(t.app).delete(source.url).set(as(admin));
@@ -634,7 +624,7 @@ describe('DELETE {owner}/sources/:source/', () => {
   });
 
   it('is refused to anonymous callers (401), outsiders and plain members (403); administrators may (spec core §5 rule 7)', async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     expect((await request(t.app).delete(source.url)).status).toBe(401);
     expect((await request(t.app).delete(source.url).set(as(outsider))).status).toBe(403);
@@ -654,7 +644,7 @@ describe('DELETE {owner}/sources/:source/', () => {
 
 describe('source versions (spec core §4.6, §9)', () => {
   it('a new source lists only HEAD', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app).get(`${source.url}versions/`);
     expect(res.status).toBe(200);
@@ -681,7 +671,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('creates a version: 201, Location, unreleased, previous_version the newest one', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const first = await request(t.app)
       .post(`${source.url}versions/`)
@@ -715,7 +705,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('keeps a previous_version that is given, and released true when asked', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     await createVersion(t, source.url, admin, 'v2');
@@ -728,7 +718,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('answers 400 when previous_version names no version, creating nothing', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app)
       .post(`${source.url}versions/`)
@@ -748,7 +738,7 @@ describe('source versions (spec core §4.6, §9)', () => {
     ['the reserved id LATEST', { id: 'LATEST' }],
     ['an id with a slash', { id: 'v1/2' }],
   ])('answers 400 with errors.id for %s', async (_what, body) => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app).post(`${source.url}versions/`).set(as(admin)).send(body);
     expect(res.status).toBe(400);
@@ -757,7 +747,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('answers 400 for bad version fields', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app)
       .post(`${source.url}versions/`)
@@ -768,7 +758,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('answers 409 for a version id already used, in any letter case', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1', { description: 'Original' });
     for (const id of ['v1', 'V1']) {
@@ -784,7 +774,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('the same version id may be used by another source', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const a = await createSource(`/orgs/${org.id}`, admin);
     const b = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, a.url, admin, 'v1');
@@ -794,7 +784,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('edits a version’s released, retired and description; its content and id stay', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin, { name: 'Frozen name' });
     await createVersion(t, source.url, admin, 'v1', { description: 'Draft' });
     const res = await request(t.app)
@@ -826,7 +816,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('a version’s id never changes (400)', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     const res = await request(t.app)
@@ -846,7 +836,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('editing an unknown version answers 404', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app)
       .post(`${source.url}v7/`)
@@ -856,7 +846,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('DELETE of a version: 204 then 404, and its id may be reused', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     const res = await request(t.app).delete(`${source.url}v1/`).set(as(admin));
@@ -873,7 +863,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('DELETE of HEAD answers 405', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     const res = await request(t.app).delete(`${source.url}HEAD/`).set(as(admin));
     expect(res.status).toBe(405);
@@ -881,7 +871,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('refuses with 409 to delete a version another is based on, until that one goes', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     await createVersion(t, source.url, admin, 'v2');
@@ -894,7 +884,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('version edits and deletes are refused to outsiders (403) and anonymous callers (401)', async () => {
-    const { org, admin, outsider } = await orgWithPeople();
+    const { org, admin, outsider } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'v1');
     expect(
@@ -910,7 +900,7 @@ describe('source versions (spec core §4.6, §9)', () => {
   });
 
   it('lists versions page by page, newest first, with verbose details', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     for (const id of ['v1', 'v2', 'v3', 'v4']) await createVersion(t, source.url, admin, id);
     const page1 = await request(t.app).get(`${source.url}versions/`).query({ limit: 2 });
@@ -968,7 +958,7 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
   };
 
   it('HEAD follows content changes; a version keeps the counts of the moment it was made', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const source = await createSource(`/orgs/${org.id}`, admin);
     await createVersion(t, source.url, admin, 'empty');
 
@@ -1015,7 +1005,7 @@ describe('active_concepts and active_mappings (frozen by versions)', () => {
   });
 
   it('counts only the source’s own content', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const a = await createSource(`/orgs/${org.id}`, admin);
     const b = await createSource(`/orgs/${org.id}`, admin);
     await addConcept(a, admin, 'only-in-a');

@@ -17,6 +17,7 @@ import {
   createVersion,
   type TestSource,
 } from '../factories/content';
+import { as } from '../factories/http';
 
 /**
  * Issue 29 items 3–14: spec requirements a walk through both documents found unmet, and the
@@ -29,7 +30,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const as = (user: TestUser) => ({ Authorization: user.auth });
 const ids = (body: unknown) => (body as Array<{ id: string }>).map((item) => item.id).sort();
 
 describe('mapping owner filters (spec core §4.4)', () => {

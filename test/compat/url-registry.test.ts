@@ -1,15 +1,8 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
 import { createRepo } from '../factories/content';
 import { as } from '../factories/http';
+import { orgWithPeople } from '../factories/people';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,16 +12,6 @@ afterAll(async () => t.close());
 
 /** A canonical URL no other test uses. */
 const canonical = () => `http://example.org/fhir/CodeSystem/${uniqueId('cs')}`;
-
-/** An org with an administrator, a plain member and an outsider. */
-async function orgWithPeople(fields: Record<string, unknown> = {}) {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const org = await createOrg(t, admin, fields);
-  await addMember(t, org.id, admin, member);
-  return { org, admin, member, outsider };
-}
 
 async function createEntry(registry: string, by: TestUser | string, body: Record<string, unknown>) {
   const res = await request(t.app).post(`${registry}url-registry/`).set(as(by)).send(body);
@@ -88,7 +71,7 @@ describe('the global registry (spec operations §2.3, §4.6)', () => {
 
 describe('owner registries', () => {
   it("an org's members write its registry; an outsider gets 403, an anonymous caller 401", async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await orgWithPeople(t);
     const registry = `/orgs/${org.id}/`;
     const byMember = await createEntry(registry, member, { url: canonical() });
     expect(byMember).toMatchObject({
@@ -113,7 +96,7 @@ describe('owner registries', () => {
   });
 
   it("a private org's registry is read only by its members (401 anonymous, 403 outsider)", async () => {
-    const { org, member, outsider } = await orgWithPeople({ public_access: 'None' });
+    const { org, member, outsider } = await orgWithPeople(t, { public_access: 'None' });
     const registry = `/orgs/${org.id}/url-registry/`;
     const entry = await createEntry(`/orgs/${org.id}/`, member, { url: canonical() });
     expect((await request(t.app).get(registry)).status).toBe(401);
@@ -232,7 +215,7 @@ describe('entries: validation, duplicates, edits, deletion', () => {
 
 describe('listing', () => {
   it('q searches url, name, namespace and extras; url and namespace filter exactly; pages', async () => {
-    const { org, member } = await orgWithPeople();
+    const { org, member } = await orgWithPeople(t);
     const registry = `/orgs/${org.id}/url-registry/`;
     const marker = uniqueId('marker');
     const a = await createEntry(`/orgs/${org.id}/`, member, {
@@ -268,7 +251,7 @@ describe('listing', () => {
 
 describe('$lookup', () => {
   it('answers the repository an entry registers, through its namespace; 404 otherwise', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const url = canonical();
     const source = await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url });
     await createEntry('/', t.admin, { url, namespace: `/orgs/${org.id}/` });
@@ -295,8 +278,8 @@ describe('$lookup', () => {
   });
 
   it('an owner registry overrides the global one and falls back on it', async () => {
-    const { org, admin, member } = await orgWithPeople();
-    const other = await orgWithPeople();
+    const { org, admin, member } = await orgWithPeople(t);
+    const other = await orgWithPeople(t);
     const url = canonical();
     const globalTarget = await createRepo(t, `/orgs/${other.org.id}`, other.admin, {
       canonical_url: url,
@@ -317,7 +300,7 @@ describe('$lookup', () => {
   });
 
   it('a private repository is found only by those who may see it', async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await orgWithPeople(t);
     const url = canonical();
     await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url, public_access: 'None' });
     await createEntry('/', t.admin, { url, namespace: `/orgs/${org.id}/` });

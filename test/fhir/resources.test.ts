@@ -18,6 +18,7 @@ import {
   createVersion,
   type TestSource,
 } from '../factories/content';
+import { as } from '../factories/http';
 
 /** spec operations §2.8, §4.7: sources and collections read as FHIR R4 resources. */
 
@@ -27,7 +28,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const as = (user: TestUser | undefined) => (user === undefined ? {} : { Authorization: user.auth });
 const get = (path: string, user?: TestUser) => request(t.app).get(path).set(as(user));
 
 /** A resource as the tests read it. */

@@ -1,14 +1,8 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-  type TestUser,
-} from '../factories';
+import { createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
 import { createConcept, createRepo, createVersion } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
+import { as } from '../factories/http';
 
 /**
  * FHIR writes (spec operations §4.7): CodeSystem and ValueSet updates and deletes, ConceptMap
@@ -21,7 +15,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const as = (user: TestUser | undefined) => (user === undefined ? {} : { Authorization: user.auth });
 const get = (path: string, user?: TestUser) => request(t.app).get(path).set(as(user));
 const send = (method: 'post' | 'put', path: string, body: object, user?: TestUser) =>
   (method === 'post' ? request(t.app).post(path) : request(t.app).put(path))
@@ -36,11 +29,12 @@ const property = (concept: { property?: Array<Record<string, unknown>> }, code: 
 
 /** A public org with an administrator, a member and a source S of concepts A and B (released v1). */
 async function world(orgFields: Record<string, unknown> = {}) {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const { id: org } = await createOrg(t, admin, orgFields);
-  await addMember(t, org, admin, member);
+  const {
+    org: { id: org },
+    admin,
+    member,
+    outsider,
+  } = await orgWithPeople(t, orgFields);
   const canonical = `http://example.org/w/${uniqueId('cs')}`;
   const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: canonical });
   await createConcept(t, source.url, admin, {

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { addMember, createOrg, createTestApp, createUser, type TestApp } from '../factories';
+import { createOrg, createTestApp, createUser, type TestApp } from '../factories';
 import {
   createConcept,
   createMapping,
@@ -7,6 +7,7 @@ import {
   createSource,
   createVersion,
 } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -223,10 +224,7 @@ describe('concept(url) reads a concept as the REST detail does', () => {
   });
 
   it('answers NOT_FOUND, UNAUTHENTICATED and FORBIDDEN for unknown and private paths', async () => {
-    const admin = await createUser(t);
-    const org = await createOrg(t, admin, { public_access: 'None' });
-    const member = await createUser(t);
-    await addMember(t, org.id, admin, member);
+    const { org, admin, member } = await orgWithPeople(t, { public_access: 'None' });
     const url = `/orgs/${org.id}/sources/P/`;
     await createRepo(t, `/orgs/${org.id}`, admin, { id: 'P', name: 'P', public_access: 'None' });
     await gql(t, admin.auth, CREATE, { s: url, i: MALARIA });

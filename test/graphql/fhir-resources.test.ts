@@ -1,18 +1,12 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-} from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp } from '../factories';
 import {
   createConcept,
   createMappingBetween,
   createRepo,
   createVersion,
 } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
 import { dataOf, errorCode, gql } from './gql';
 
 /** GraphQL parity of the FHIR resource reads (spec operations §4.7, design §2 feature parity). */
@@ -30,10 +24,11 @@ const QUERY = `query ($url: String!, $version: String) {
 }`;
 
 async function world(orgFields: Record<string, unknown> = {}) {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const { id: org } = await createOrg(t, admin, orgFields);
-  await addMember(t, org, admin, member);
+  const {
+    org: { id: org },
+    admin,
+    member,
+  } = await orgWithPeople(t, orgFields);
   const canonical = `http://example.org/gql/${uniqueId('cs')}`;
   const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: canonical });
   const concept = (id: string) => `/orgs/${org}/sources/S/concepts/${id}/`;

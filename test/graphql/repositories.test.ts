@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import {
-  addMember,
   createOrg,
   createTestApp,
   createUser,
@@ -10,6 +9,7 @@ import {
   type TestUser,
 } from '../factories';
 import { createConcept, createRepo, createVersion, retire } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
 import { dataOf, errorCode, gql, type GqlResponse } from './gql';
 
 let t: TestApp;
@@ -158,15 +158,12 @@ async function versionsOf(auth: string | undefined, url: string) {
 
 describe('createSource', () => {
   let admin: TestUser;
-  let member: TestUser;
   let outsider: TestUser;
   let org: string;
   beforeAll(async () => {
-    admin = await createUser(t);
-    member = await createUser(t);
-    outsider = await createUser(t);
-    org = (await createOrg(t, admin)).id;
-    await addMember(t, org, admin, member);
+    const people = await orgWithPeople(t);
+    ({ admin, outsider } = people);
+    org = people.org.id;
   });
 
   test('an org administrator creates a source with the defaults filled in', async () => {
@@ -426,11 +423,9 @@ describe('source(url)', () => {
   let outsider: TestUser;
   let org: string;
   beforeAll(async () => {
-    admin = await createUser(t);
-    member = await createUser(t);
-    outsider = await createUser(t);
-    org = (await createOrg(t, admin)).id;
-    await addMember(t, org, admin, member);
+    const people = await orgWithPeople(t);
+    ({ admin, member, outsider } = people);
+    org = people.org.id;
   });
 
   test('reads HEAD, with or without the surrounding slashes and as …/HEAD/', async () => {
@@ -554,10 +549,9 @@ describe('updateSource', () => {
   let member: TestUser;
   let org: string;
   beforeAll(async () => {
-    admin = await createUser(t);
-    member = await createUser(t);
-    org = (await createOrg(t, admin)).id;
-    await addMember(t, org, admin, member);
+    const people = await orgWithPeople(t);
+    ({ admin, member } = people);
+    org = people.org.id;
   });
 
   test('changes only the fields sent', async () => {
@@ -703,13 +697,11 @@ describe('deleteSource', () => {
 
 describe('source versions', () => {
   let admin: TestUser;
-  let member: TestUser;
   let org: string;
   beforeAll(async () => {
-    admin = await createUser(t);
-    member = await createUser(t);
-    org = (await createOrg(t, admin)).id;
-    await addMember(t, org, admin, member);
+    const people = await orgWithPeople(t);
+    ({ admin } = people);
+    org = people.org.id;
   });
 
   test('createSourceVersion freezes HEAD under the new id', async () => {
@@ -984,11 +976,9 @@ describe('collections', () => {
   let outsider: TestUser;
   let org: string;
   beforeAll(async () => {
-    admin = await createUser(t);
-    member = await createUser(t);
-    outsider = await createUser(t);
-    org = (await createOrg(t, admin)).id;
-    await addMember(t, org, admin, member);
+    const people = await orgWithPeople(t);
+    ({ admin, member, outsider } = people);
+    org = people.org.id;
   });
 
   test('an org administrator creates a collection with the defaults filled in', async () => {
@@ -1212,12 +1202,10 @@ describe('lists', () => {
   let userSource: string;
   let user: TestUser;
   beforeAll(async () => {
-    admin = await createUser(t);
-    member = await createUser(t);
-    outsider = await createUser(t);
+    const people = await orgWithPeople(t);
+    ({ admin, member, outsider } = people);
+    org = people.org.id;
     user = await createUser(t);
-    org = (await createOrg(t, admin)).id;
-    await addMember(t, org, admin, member);
     word = tag();
     pub = (
       await makeSource(admin, `/orgs/${org}/`, {

@@ -1,18 +1,12 @@
 import request from 'supertest';
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-} from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp } from '../factories';
 import {
   createConcept,
   createMappingBetween,
   createRepo,
   createVersion,
 } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
 import { dataOf, errorCode, gql } from './gql';
 
 /**
@@ -28,10 +22,11 @@ afterAll(async () => t.close());
 
 /** An org's source (A, and B under A, mapped A SAME-AS B) and a collection of A, released. */
 async function world(orgFields: Record<string, unknown> = {}) {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const { id: org } = await createOrg(t, admin, orgFields);
-  await addMember(t, org, admin, member);
+  const {
+    org: { id: org },
+    admin,
+    member,
+  } = await orgWithPeople(t, orgFields);
   const system = `http://example.org/gql-tx/${uniqueId('cs')}`;
   const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: system });
   const concept = (id: string) => `/orgs/${org}/sources/S/concepts/${id}/`;

@@ -1,12 +1,6 @@
-import {
-  addMember,
-  createOrg,
-  createTestApp,
-  createUser,
-  uniqueId,
-  type TestApp,
-} from '../factories';
+import { createTestApp, uniqueId, type TestApp } from '../factories';
 import { createRepo } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
 import { dataOf, errorCode, gql } from './gql';
 
 let t: TestApp;
@@ -42,15 +36,6 @@ const RESOLVE = `query($references: [JSON!]!, $namespace: String) {
   }
 }`;
 
-async function orgWithPeople(fields: Record<string, unknown> = {}) {
-  const admin = await createUser(t);
-  const member = await createUser(t);
-  const outsider = await createUser(t);
-  const org = await createOrg(t, admin, fields);
-  await addMember(t, org.id, admin, member);
-  return { org: org.id, admin, member, outsider };
-}
-
 describe('URL registry through GraphQL', () => {
   it('creates, reads, lists, updates and deletes entries of the global and owner registries', async () => {
     const url = canonical();
@@ -78,12 +63,12 @@ describe('URL registry through GraphQL', () => {
       items: [{ id: created.id, url, name: 'Global' }],
     });
 
-    const { org, member } = await orgWithPeople();
-    const owner = `/orgs/${org}/`;
+    const { org, member } = await orgWithPeople(t);
+    const owner = `/orgs/${org.id}/`;
     const mine = dataOf(
       await gql(t, member.auth, CREATE, { owner, input: { url: canonical(), name: 'Mine' } }),
     ).createUrlRegistryEntry;
-    expect(mine).toMatchObject({ owner: org, ownerType: 'Organization', ownerUrl: owner });
+    expect(mine).toMatchObject({ owner: org.id, ownerType: 'Organization', ownerUrl: owner });
     const updated = dataOf(
       await gql(t, member.auth, UPDATE, { id: mine.id, owner, input: { name: 'Renamed' } }),
     ).updateUrlRegistryEntry;
@@ -98,12 +83,12 @@ describe('URL registry through GraphQL', () => {
   });
 
   it('refuses writes to those who may not make them, and bad input, writing nothing', async () => {
-    const { org, outsider } = await orgWithPeople();
+    const { org, outsider } = await orgWithPeople(t);
     const url = canonical();
     expect(errorCode(await gql(t, undefined, CREATE, { input: { url } }))).toBe('UNAUTHENTICATED');
     expect(errorCode(await gql(t, outsider.auth, CREATE, { input: { url } }))).toBe('FORBIDDEN');
     expect(
-      errorCode(await gql(t, outsider.auth, CREATE, { owner: `/orgs/${org}/`, input: { url } })),
+      errorCode(await gql(t, outsider.auth, CREATE, { owner: `/orgs/${org.id}/`, input: { url } })),
     ).toBe('FORBIDDEN');
     const bad = await gql(t, t.admin, CREATE, { input: { url: 'relative/path', namespace: 'x' } });
     expect(errorCode(bad)).toBe('INVALID');
@@ -116,31 +101,31 @@ describe('URL registry through GraphQL', () => {
   });
 
   it('lookupUrl answers the registered repository, or null', async () => {
-    const { org, admin } = await orgWithPeople();
+    const { org, admin } = await orgWithPeople(t);
     const url = canonical();
-    const source = await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url });
+    const source = await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url });
     expect(dataOf(await gql(t, undefined, LOOKUP, { url })).lookupUrl).toBeNull();
-    dataOf(await gql(t, t.admin, CREATE, { input: { url, namespace: `/orgs/${org}/` } }));
+    dataOf(await gql(t, t.admin, CREATE, { input: { url, namespace: `/orgs/${org.id}/` } }));
     expect(dataOf(await gql(t, undefined, LOOKUP, { url })).lookupUrl).toEqual({
       __typename: 'Source',
       id: source.id,
       url: source.url,
       version: 'HEAD',
-      owner: org,
+      owner: org.id,
     });
     expect(
-      dataOf(await gql(t, undefined, LOOKUP, { url, owner: `/orgs/${org}/` })).lookupUrl.id,
+      dataOf(await gql(t, undefined, LOOKUP, { url, owner: `/orgs/${org.id}/` })).lookupUrl.id,
     ).toBe(source.id);
   });
 
   it('resolveReference resolves lists of strings and objects, private ones only for members', async () => {
-    const { org, admin, member, outsider } = await orgWithPeople();
+    const { org, admin, member, outsider } = await orgWithPeople(t);
     const url = canonical();
-    const open = await createRepo(t, `/orgs/${org}`, admin, { canonical_url: url });
-    const closed = await createRepo(t, `/orgs/${org}`, admin, { public_access: 'None' });
+    const open = await createRepo(t, `/orgs/${org.id}`, admin, { canonical_url: url });
+    const closed = await createRepo(t, `/orgs/${org.id}`, admin, { public_access: 'None' });
     const references = [
       `${open.url}concepts/X/`,
-      { url, namespace: `/orgs/${org}/` },
+      { url, namespace: `/orgs/${org.id}/` },
       url,
       closed.url,
     ];
@@ -158,17 +143,17 @@ describe('URL registry through GraphQL', () => {
       request: `${open.url}concepts/X/`,
       resolutionUrl: open.url,
       urlRegistryEntry: null,
-      result: { __typename: 'Source', id: open.id, version: 'HEAD', url: open.url, owner: org },
+      result: { __typename: 'Source', id: open.id, version: 'HEAD', url: open.url, owner: org.id },
     });
     expect(asOutsider[1]).toMatchObject({
       referenceType: 'canonical',
-      request: { url, namespace: `/orgs/${org}/` },
+      request: { url, namespace: `/orgs/${org.id}/` },
       resolutionUrl: url,
     });
     const asMember = dataOf(await gql(t, member.auth, RESOLVE, { references })).resolveReference;
     expect(asMember[3].resolved).toBe(true);
     const scoped = dataOf(
-      await gql(t, undefined, RESOLVE, { references: [url], namespace: `/orgs/${org}/` }),
+      await gql(t, undefined, RESOLVE, { references: [url], namespace: `/orgs/${org.id}/` }),
     ).resolveReference;
     expect(scoped[0].result.id).toBe(open.id);
     expect(errorCode(await gql(t, undefined, RESOLVE, { references: [{ version: '1' }] }))).toBe(

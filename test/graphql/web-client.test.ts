@@ -1,6 +1,5 @@
 import request from 'supertest';
 import {
-  addMember,
   createOrg,
   createTestApp,
   createUser,
@@ -9,6 +8,7 @@ import {
   type TestUser,
 } from '../factories';
 import { createConcept, createRepo, createVersion } from '../factories/content';
+import { orgWithPeople } from '../factories/people';
 import { errorCode, gql } from './gql';
 
 /** Issue 15 through GraphQL: what the web client reads over REST, as data. */
@@ -21,9 +21,10 @@ afterAll(async () => t.close());
 
 async function world() {
   const owner = await createUser(t, { first_name: 'Grace', last_name: 'Hopper' });
-  const member = await createUser(t);
-  const org = (await createOrg(t, owner)).id;
-  await addMember(t, org, owner, member);
+  const {
+    org: { id: org },
+    member,
+  } = await orgWithPeople(t, {}, { admin: owner });
   const repo = await createRepo(t, `/orgs/${org}`, owner, { id: 'S' });
   await createConcept(t, repo.url, owner, { id: 'A', concept_class: 'Diagnosis' });
   await createVersion(t, repo.url, owner, 'v1', { released: true });
