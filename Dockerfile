@@ -8,7 +8,7 @@ COPY src ./src
 COPY compat ./compat
 COPY scripts ./scripts
 COPY bench ./bench
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=8000 HOST=0.0.0.0 DATA_DIR=/data

@@ -95,6 +95,13 @@ export async function run(): Promise<void> {
       await second.stop();
     }
     printResults(results, one);
+    // Why: each request alone on one process, to show which party each one spends.
+    const alone: LoadResult[] = [];
+    for (const [kind, label] of KINDS.entries()) {
+      const only = mixedLoad(active, [kind]);
+      alone.push(await measureHttpVaried(server, { ...only, label: `${label} alone` }, params));
+    }
+    printResults(alone, one);
   } finally {
     await server.stop();
   }
@@ -103,8 +110,13 @@ export async function run(): Promise<void> {
 const portOf = (server: BenchServer): number => Number(new URL(server.url).port);
 const e = encodeURIComponent;
 
-/** The four requests in turn, each on a random active concept, each answer checked. */
-function mixedLoad(active: GeneratedConcept[]): VariedHttpTarget {
+const KINDS = ['concept detail', 'concept search', 'nested GraphQL page', 'FHIR $lookup'];
+
+/**
+ * The four requests (or those of `only`, indexes into KINDS) in turn, each on a random active
+ * concept, each answer checked.
+ */
+function mixedLoad(active: GeneratedConcept[], only?: number[]): VariedHttpTarget {
   const draw = new Random(active.length);
   const pick = (): GeneratedConcept => active[Math.floor(draw.next() * active.length)];
   const kinds: Array<() => ReturnType<VariedHttpTarget['next']>> = [
@@ -162,11 +174,12 @@ function mixedLoad(active: GeneratedConcept[]): VariedHttpTarget {
       };
     },
   ];
+  const chosen = only ? only.map((kind) => kinds[kind]) : kinds;
   let turn = 0;
   return {
     label: 'mixed',
     headers: { accept: 'application/json', 'apollo-require-preflight': 'true' },
-    next: () => kinds[turn++ % kinds.length](),
+    next: () => chosen[turn++ % chosen.length](),
   };
 }
 

@@ -2,7 +2,7 @@
 // `npm install && npm start` works on a fresh clone.
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { build } = require('./build');
 
 const root = path.resolve(__dirname, '..');
 const entry = path.join(root, 'dist', 'src', 'main.js');
@@ -24,12 +24,5 @@ const sources = Math.max(
 );
 if (built < sources) {
   process.stdout.write('Building (dist/ is missing or stale)...\n');
-  execFileSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: root,
-      stdio: 'inherit',
-    },
-  );
+  build();
 }
