@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import request from 'supertest';
 import { createTestApp } from '../factories';
@@ -15,12 +14,11 @@ let buildDir: string;
 const children = new Set<ChildProcess>();
 
 beforeAll(() => {
-  buildDir = buildServer('drain');
+  buildDir = buildServer();
 }, 180_000);
 
 afterAll(async () => {
   for (const child of children) await stop(child);
-  fs.rmSync(buildDir, { recursive: true, force: true });
 });
 
 /**

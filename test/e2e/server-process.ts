@@ -3,21 +3,37 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_PASSWORD, createTestApp, type TestApp } from '../factories';
+import { sharedBuildDir } from '../setup/shared-build';
 
 /** The server built apart from dist/ (other tests rebuild that), run as its own process. */
 const root = path.resolve(__dirname, '..', '..');
 
-/** Builds the server into a fresh folder under the checkout (so it resolves node_modules). */
-export function buildServer(name: string): string {
-  const cache = path.join(root, 'node_modules', '.cache');
-  fs.mkdirSync(cache, { recursive: true });
-  const buildDir = fs.mkdtempSync(path.join(cache, `${name}-`));
+/**
+ * The server built once for the whole run and shared by every file that starts real processes
+ * (a build takes ~20 s): under the checkout, so that it resolves node_modules, named by the run
+ * (`TEST_RUN_ID`, set by the global setup, which also removes it). The first caller builds into a
+ * folder of its own and renames it into place; a caller that finds it there uses it. Nobody
+ * writes to it afterwards, so sharing it is safe.
+ */
+export function buildServer(): string {
+  const runId = process.env.TEST_RUN_ID;
+  if (!runId) throw new Error('TEST_RUN_ID is not set; the global setup did not run');
+  const shared = sharedBuildDir(root, runId);
+  if (fs.existsSync(path.join(shared, 'src', 'main.js'))) return shared;
+  fs.mkdirSync(path.dirname(shared), { recursive: true });
+  const own = fs.mkdtempSync(`${shared}-`);
   execFileSync(
     process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', buildDir],
+    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', own],
     { cwd: root },
   );
-  return buildDir;
+  try {
+    fs.renameSync(own, shared);
+  } catch {
+    // Another file built it meanwhile: use that one.
+    fs.rmSync(own, { recursive: true, force: true });
+  }
+  return shared;
 }
 
 /**
@@ -157,14 +173,13 @@ export function workerWorld(name: string): WorkerWorld {
   let metricsPort: number | undefined;
   let output = '';
   beforeAll(async () => {
-    buildDir = buildServer(`${name}-e2e`);
+    buildDir = buildServer();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
     app = await createTestApp({ DATA_DIR: dataDir, JOBS_WORKERS: '0' });
   }, 240_000);
   afterAll(async () => {
     if (child) await stop(child);
     await app?.close();
-    if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
   return {

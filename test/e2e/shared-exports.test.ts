@@ -27,7 +27,7 @@ let dataDir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  buildDir = buildServer('shared-exports-e2e');
+  buildDir = buildServer();
   s3Folder = fs.mkdtempSync(path.join(os.tmpdir(), 's3rver-shared-'));
   s3 = new S3rver({
     address: '127.0.0.1',
@@ -46,7 +46,6 @@ afterAll(async () => {
   await Promise.all(children.map((child) => stop(child)));
   await setup?.close();
   await s3?.close();
-  if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
   for (const folder of [s3Folder, dataDir]) {
     if (folder) fs.rmSync(folder, { recursive: true, force: true });
   }

@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { Client } from 'pg';
 import { buildServer, startServer, stop } from './server-process';
 
@@ -16,7 +15,7 @@ const database = `start_race_${crypto.randomBytes(4).toString('hex')}`;
 const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
-  buildDir = buildServer('start-race');
+  buildDir = buildServer();
   const testUrl = new URL(process.env.TEST_DATABASE_URL!);
   const adminUrl = new URL(testUrl);
   adminUrl.pathname = '/postgres';
@@ -32,7 +31,6 @@ afterAll(async () => {
   for (const child of children) await stop(child);
   await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin.end();
-  fs.rmSync(buildDir, { recursive: true, force: true });
 });
 
 /** Starts the built server on the empty database; its port once it listens, or its output. */

@@ -1,8 +1,8 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import request, { type Response } from 'supertest';
+import { buildServer } from './server-process';
 import {
   ADMIN_PASSWORD,
   addMember,
@@ -23,16 +23,7 @@ let buildDir: string;
 let setup: TestApp;
 
 beforeAll(async () => {
-  // Built apart from dist/ (the start test rebuilds that meanwhile), under the checkout so that
-  // the built code resolves node_modules.
-  const cache = path.join(root, 'node_modules', '.cache');
-  fs.mkdirSync(cache, { recursive: true });
-  buildDir = fs.mkdtempSync(path.join(cache, 'rate-limit-e2e-'));
-  execFileSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', buildDir],
-    { cwd: root },
-  );
+  buildDir = buildServer();
   setup = await createTestApp();
 }, 180_000);
 
@@ -42,7 +33,6 @@ afterAll(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
   await setup?.close();
-  if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
 });
 
 interface Server {

@@ -15,6 +15,8 @@ declare global {
  * a throwaway folder. Migrations run once here; tests then make their own tenants.
  */
 export default async function globalSetup(): Promise<void> {
+  // Names what this run shares between its test files (the e2e server build, shared-build.ts).
+  process.env.TEST_RUN_ID = `${process.pid}-${Date.now()}`;
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-test-'));
