@@ -17,12 +17,11 @@ const swcJs = {
 
 /** What every project shares: the compilers, the environment, the time limit. */
 const shared = {
-  testEnvironment: 'node',
+  // Node, closing the apps a test file left open (test/setup/environment.ts).
+  testEnvironment: '<rootDir>/test/setup/environment.ts',
   transform: { '^.+\\.ts$': ['@swc/jest', swc], '^.+\\.js$': ['@swc/jest', swcJs] },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`],
   setupFiles: ['reflect-metadata'],
-  // Closes the apps a test file left open, so that no file can keep Jest from exiting.
-  setupFilesAfterEnv: ['<rootDir>/test/setup/close-apps.ts'],
   testTimeout: 30000,
 };
 

@@ -1,4 +1,0 @@
-import { closeOpenApps } from '../factories/open-apps';
-
-// Every test file: close the apps it left open (see `closeOpenApps`).
-afterAll(closeOpenApps);
