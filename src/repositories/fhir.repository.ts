@@ -274,6 +274,51 @@ export class FhirRepository {
     return rows.map((r) => hydrate(this.em, ConceptVersionEntity, r.row)!);
   }
 
+  /**
+   * Per member repository of an expansion, the codes of its active members (their versions as
+   * `ConceptRepository.memberCodes` reads them) among `codes`, found through the `(repository_id,
+   * mnemonic)` key and the expansion's `(expansion_id, concept_id)` key; where none of `codes` is
+   * a member, the code of one member that stands for the rest; a repository without active
+   * members is left out. One statement, a few rows per repository whatever the members.
+   */
+  async memberCodesAmong(
+    expansionId: string,
+    repositoryIds: string[],
+    codes: string[],
+  ): Promise<Map<string, { among: string[]; other?: string }>> {
+    const found = new Map<string, { among: string[]; other?: string }>();
+    if (repositoryIds.length === 0) return found;
+    const member = (alias: string) => `CROSS JOIN LATERAL (
+           SELECT h.mnemonic, h.retired FROM concept_versions h
+           WHERE h.id = ${alias}.concept_version_id
+           UNION ALL
+           SELECT h.mnemonic, h.retired FROM concept_versions h
+           WHERE ${alias}.concept_version_id IS NULL AND h.concept_id = ${alias}.concept_id
+             AND h.valid_to_seq IS NULL) m`;
+    const rows = await preparedQuery<{ id: string; among: string[] | null; other: string | null }>(
+      this.em,
+      `SELECT r.id::text AS id, a.codes AS among, w.code AS other
+       FROM unnest($2::bigint[]) AS r(id)
+       CROSS JOIN LATERAL (
+         SELECT array_agg(m.mnemonic ORDER BY m.mnemonic) AS codes
+         FROM concepts c JOIN expansion_concepts x ON x.expansion_id = $1 AND x.concept_id = c.id
+         ${member('x')}
+         WHERE c.repository_id = r.id AND c.mnemonic = ANY($3::text[])
+           AND x.repository_id = r.id AND NOT m.retired) a
+       LEFT JOIN LATERAL (
+         SELECT m.mnemonic AS code FROM expansion_concepts x ${member('x')}
+         WHERE a.codes IS NULL AND x.expansion_id = $1 AND x.repository_id = r.id
+           AND NOT m.retired
+         LIMIT 1) w ON true
+       WHERE a.codes IS NOT NULL OR w.code IS NOT NULL`,
+      [expansionId, repositoryIds, codes],
+    );
+    for (const row of rows) {
+      found.set(row.id, row.among ? { among: row.among } : { among: [], other: row.other! });
+    }
+    return found;
+  }
+
   /** The repositories the ends of a source version's mappings are in (its own included). */
   async mappingEndRepositoryIds(repositoryId: string, seq: string | null): Promise<string[]> {
     const at =

@@ -124,6 +124,12 @@ export interface StoredMembers {
   count(source: StoredSource): Promise<number>;
   /** Those concepts, `offset` on, at most `limit` (all without), in member order. */
   page(source: StoredSource, offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+  /**
+   * The includes the members make (as `sources`, with members), each listing only its members
+   * among `codes`, or, where none is, one member standing for the rest: the includes of the
+   * whole value set as far as those codes can tell.
+   */
+  includesAmong(codes: string[]): Promise<ConceptSetComponent[]>;
 }
 
 const STORED_MEMBERS = new WeakMap<ValueSetResource, StoredMembers>();

@@ -125,7 +125,69 @@ export class TerminologyService {
     });
   }
 
+  /**
+   * ValueSet/$validate-code. A stored collection version asked about by code (`byCodeValidatable`)
+   * is answered from the asked codes' membership and concept rows (`validateStoredByCode`);
+   * anything else reads the value set whole (`validateInMemory`). Both answer alike.
+   */
   async validateInValueSet(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    input: CodeInput,
+    resources: TerminologyResource[],
+    options: Omit<ValidateOptions, 'maxCodes'>,
+  ): Promise<ValidateResult> {
+    if (byCodeValidatable({ target, input, resources, options })) {
+      const answer = await this.validateStoredByCode(ctx, target, input, options);
+      if (answer) return answer;
+    }
+    return this.validateInMemory(ctx, target, input, resources, options);
+  }
+
+  /**
+   * ValueSet/$validate-code of a stored collection version by code: none (the in-memory path
+   * answers) unless the version is stored, found by its definition alone, and its members come
+   * from sources of distinct systems that tell codes apart by case. The value set is evaluated
+   * as its includes as far as the asked codes tell (`StoredMembers.includesAmong`: each include
+   * lists the asked codes among its members, else one member standing for the rest), over code
+   * systems read by those codes: each asked code is found, or not, in the same include as the
+   * whole value set would have it, and checked by the same `Validator`.
+   */
+  private async validateStoredByCode(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    input: CodeInput,
+    options: Omit<ValidateOptions, 'maxCodes'>,
+  ): Promise<ValidateResult | undefined> {
+    if (!target.url) return undefined;
+    const definitions = this.library(ctx, [], { codes: [], ancestors: false, children: false });
+    const { url, version: stated } = splitCanonical(target.url);
+    const valueSet = await definitions.storedValueSetDefinition(url, target.version ?? stated);
+    const members = valueSet && storedMembersOf(valueSet);
+    if (!valueSet || !members) return undefined;
+    const systems = (await members.sources()).map((include) => include.system as string);
+    if (systems.length === 0 || new Set(systems).size !== systems.length) return undefined;
+    for (const system of systems) {
+      const versions = await definitions.codeSystemVersions(system);
+      if (versions.some((version) => version.caseSensitive === false)) return undefined;
+    }
+    const asked = codesOf(input);
+    const include = await members.includesAmong(asked);
+    const listed = include.flatMap((i) => (i.concept ?? []).map((c) => c.code));
+    const library = this.library(ctx, [], {
+      codes: [...new Set([...asked, ...listed])],
+      ancestors: false,
+      children: false,
+    });
+    const narrowed: ValueSetResource = { ...valueSet, compose: { include } };
+    return new Validator(library, {
+      ...forValueSet(options, narrowed),
+      maxCodes: this.maxExpansion,
+    }).validate(input, narrowed);
+  }
+
+  /** ValueSet/$validate-code over the whole value set, its code systems read whole. */
+  async validateInMemory(
     ctx: ServiceContext,
     target: ValueSetTarget,
     input: CodeInput,
@@ -248,6 +310,44 @@ export function sqlPageable({ target, resources, options }: ExpandRequest): bool
   return (
     Object.entries(options).every(([name, value]) => PAGED_OPTIONS.has(name) || unset(value)) &&
     (options.echo ?? []).every((p) => PAGED_PARAMETERS.has(p.name))
+  );
+}
+
+/** A ValueSet/$validate-code request: which value set, the code, resources and parameters. */
+export interface ValidateRequest {
+  target: ValueSetTarget;
+  input: CodeInput;
+  resources: TerminologyResource[];
+  options: Omit<ValidateOptions, 'maxCodes'>;
+}
+
+/** The options a check by code takes; any other must be unset. */
+const BY_CODE_OPTIONS = new Set([
+  'activeOnly',
+  'languages',
+  'acceptLanguage',
+  'echo',
+  'inferSystem',
+  'lenientDisplay',
+  'abstractAllowed',
+  'membershipOnly',
+]);
+
+/**
+ * Whether a ValueSet/$validate-code may be answered by code: a stored value set named by `url`
+ * (and `valueSetVersion`), no resources of the request's own, every coding with a system and a
+ * code, and no version rules, supplements or other expansion parameters.
+ */
+export function byCodeValidatable({ target, input, resources, options }: ValidateRequest): boolean {
+  if (!target.url || target.valueSet || resources.length > 0) return false;
+  const codings = input.kind === 'codeableConcept' ? input.concept.coding : [input.coding];
+  if (!Array.isArray(codings) || codings.length === 0) return false;
+  const named = codings.every((c) => typeof c.system === 'string' && typeof c.code === 'string');
+  const unset = (value: unknown) =>
+    value === undefined || (Array.isArray(value) && value.length === 0);
+  return (
+    named &&
+    Object.entries(options).every(([name, value]) => BY_CODE_OPTIONS.has(name) || unset(value))
   );
 }
 
