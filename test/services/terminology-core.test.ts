@@ -574,6 +574,89 @@ describe('reads of a large source', () => {
         `page of 10 from 3000 members: in memory ${inMemory.rows} rows; paged ${first.rows} rows (offset 0), ${later.rows} rows (offset 2500)`,
       );
     });
+
+    describe('members from several source versions', () => {
+      let several: string;
+      beforeAll(async () => {
+        // Three member sources whose codes interleave in member order (by id): the whole value
+        // set lists its includes by their first member (A5 of `second`, B1 of `first`, E1 of
+        // `third`), each with its members in turn. `first` is read at its released v1, which
+        // lacks B4 (a member taken at HEAD): left out both ways.
+        const first = await createSource(t, { id: uniqueId('first') });
+        const by = { owner: first.owner, org: first.org };
+        const second = await createSource(t, { id: uniqueId('second') }, by);
+        const third = await createSource(t, { id: uniqueId('third') }, by);
+        for (const id of ['B1', 'B2', 'B3', 'D1']) {
+          await createConcept(t, first.url, first.owner, { id });
+        }
+        await createVersion(t, first.url, first.owner, 'v1', { released: true });
+        await createConcept(t, first.url, first.owner, { id: 'B4' });
+        for (const id of ['A5', 'C1', 'C2']) {
+          await createConcept(t, second.url, first.owner, { id });
+        }
+        await createConcept(t, third.url, first.owner, { id: 'E1' });
+        several = `http://example.org/core/${uniqueId('vs')}`;
+        const collection = await createCollection(
+          t,
+          { id: uniqueId('vs'), canonical_url: several },
+          by,
+        );
+        await request(t.app)
+          .put(`${collection.url}references/`)
+          .set('Authorization', first.owner.auth)
+          .send({
+            data: {
+              expressions: [first, second, third].map((source) => `${source.url}concepts/`),
+            },
+          })
+          .expect(200);
+        await createVersion(t, collection.url, first.owner, 'v1', { released: true });
+      });
+
+      it('pages through the sources in the order of the whole expansion', async () => {
+        const anyone = await contextOf(t, 'anonymous');
+        const whole = await t.services.terminology.expandInMemory(
+          anyone,
+          { url: several },
+          [],
+          paging(),
+        );
+        const order = ['A5', 'C1', 'C2', 'B1', 'B2', 'B3', 'D1', 'E1'];
+        expect(whole.contains.map((c) => c.code)).toEqual(order);
+        const paged = await t.services.terminology.expand(anyone, { url: several }, [], paging());
+        // Paged in the database: the definition is read without its members (no compose).
+        expect(paged.valueSet.compose).toBeUndefined();
+        expect(paged.contains.map((c) => c.code)).toEqual(order);
+      });
+
+      it.each<[number | undefined, number | undefined]>([
+        [3, 0],
+        [3, 2],
+        [2, 3],
+        [5, 2],
+        [4, 6],
+        [1, 7],
+        [4, 8],
+        [10, 100],
+        [0, 3],
+        [undefined, 4],
+        [100, undefined],
+      ])('answers count=%p offset=%p as the in-memory expansion does', async (count, offset) => {
+        const anyone = await contextOf(t, 'anonymous');
+        const options = paging(count, offset);
+        const request = { target: { url: several }, resources: [], options };
+        expect(sqlPageable(request)).toBe(true);
+        const paged = await t.services.terminology.expand(anyone, request.target, [], options);
+        expect(paged.valueSet.compose).toBeUndefined();
+        const whole = await t.services.terminology.expandInMemory(
+          anyone,
+          request.target,
+          [],
+          options,
+        );
+        expect(stable(paged)).toEqual(stable(whole));
+      });
+    });
   });
 
   describe('ValueSet $validate-code of a stored collection version, by code', () => {

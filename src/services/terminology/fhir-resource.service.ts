@@ -439,13 +439,6 @@ export class FhirResourceService {
   private storedMembers(ctx: ServiceContext, view: RepoView): StoredMembers {
     let readable: Promise<ReadableMembers> | undefined;
     const members = () => (readable ??= this.collections.readableMembers(ctx, view));
-    /** The one member repository a page is read from (a page of several is not read here). */
-    const only = async () => {
-      const { expansion, repositoryIds } = await members();
-      return expansion && repositoryIds.length === 1
-        ? { expansionId: expansion.id, repositoryId: repositoryIds[0] }
-        : undefined;
-    };
     /** Each member repository's include, by its id; none unless every one has a view. */
     const includes = async (): Promise<Map<string, ConceptSetComponent>> => {
       const { expansion, repositoryIds } = await members();
@@ -478,7 +471,24 @@ export class FhirResourceService {
       );
     };
     return {
-      sources: async () => [...(await includes()).values()],
+      sources: async () => {
+        const [{ expansion, repositoryIds }, byId] = await Promise.all([members(), includes()]);
+        if (!expansion || byId.size === 0) return [];
+        const expansionId = expansion.id;
+        const order = await this.repos.fhir.memberRepositoryOrder(expansionId, repositoryIds);
+        return order.map((id) => ({
+          include: byId.get(id)!,
+          count: (source) => this.repos.fhir.memberConceptCount(expansionId, id, source),
+          page: async (source, offset, limit) => {
+            const concepts = await this.repos.fhir.memberConcepts(expansionId, id, source, {
+              offset,
+              limit,
+            });
+            // A page's concepts as the code system shows them (their children are not shown).
+            return concepts.map((concept) => conceptOf(concept, new Map()));
+          },
+        }));
+      },
       includesAmong: async (codes) => {
         const [{ expansion, repositoryIds }, byId] = await Promise.all([members(), includes()]);
         if (!expansion || byId.size === 0) return [];
@@ -489,24 +499,6 @@ export class FhirResourceService {
           const listing = listed.other !== undefined ? [listed.other] : listed.among;
           return [{ ...include, concept: listing.map((code) => ({ code })) }];
         });
-      },
-      count: async (source) => {
-        const from = await only();
-        return from
-          ? this.repos.fhir.memberConceptCount(from.expansionId, from.repositoryId, source)
-          : 0;
-      },
-      page: async (source, offset, limit) => {
-        const from = await only();
-        if (!from) return [];
-        const concepts = await this.repos.fhir.memberConcepts(
-          from.expansionId,
-          from.repositoryId,
-          source,
-          { offset, limit },
-        );
-        // A page's concepts as the code system shows them (their children are not shown).
-        return concepts.map((concept) => conceptOf(concept, new Map()));
       },
     };
   }

@@ -6,7 +6,7 @@ import {
   type ExpansionOptions,
   type ExpansionPage,
 } from './expand';
-import type { Coding, TerminologyResource, ValueSetResource } from './fhir';
+import type { Coding, ConceptSetComponent, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
 import {
   TerminologyLibrary,
@@ -58,10 +58,10 @@ export class TerminologyService {
   }
 
   /**
-   * ValueSet/$expand. A stored collection version whose members all come from one source
-   * version, asked for a page only (`sqlPageable`), is paged in the database; anything else is
-   * expanded in memory (`expandInMemory`). Both answer alike: the page, not rendered (the FHIR
-   * edge renders it as a ValueSet).
+   * ValueSet/$expand. A stored collection version whose members come from stored source
+   * versions (`expandStoredPage`), asked for a page only (`sqlPageable`), is paged in the
+   * database; anything else is expanded in memory (`expandInMemory`). Both answer alike: the
+   * page, not rendered (the FHIR edge renders it as a ValueSet).
    */
   async expand(
     ctx: ServiceContext,
@@ -94,8 +94,9 @@ export class TerminologyService {
 
   /**
    * $expand of a stored collection version paged in the database: none (the in-memory path
-   * answers) unless the version is stored, found by its definition alone, and its members all
-   * come from one stored source version that tells codes apart by case.
+   * answers) unless the version is stored, found by its definition alone, and its members come
+   * from stored source versions of distinct systems, each telling codes apart by case. The page
+   * runs through the member sources in the order the whole value set has its includes.
    */
   private async expandStoredPage(
     ctx: ServiceContext,
@@ -110,19 +111,24 @@ export class TerminologyService {
     const members = valueSet && storedMembersOf(valueSet);
     if (!valueSet || !members) return undefined;
     const sources = await members.sources();
-    if (sources.length !== 1) return undefined;
-    const [include] = sources;
-    const model = await library.codeSystem(include.system as string, include.version);
-    const source = model && storedSourceOf(model.resource);
-    if (!model || !source || model.resource.caseSensitive === false) return undefined;
+    if (sources.length === 0 || !distinctSystems(sources.map((s) => s.include))) return undefined;
+    const parts = [];
+    for (const member of sources) {
+      const { include } = member;
+      const model = await library.codeSystem(include.system as string, include.version);
+      const source = model && storedSourceOf(model.resource);
+      if (!model || !source || model.resource.caseSensitive === false) return undefined;
+      parts.push({
+        include,
+        count: () => member.count(source),
+        page: (offset: number, limit?: number) => member.page(source, offset, limit),
+      });
+    }
     return new Expander(library, {
       ...forValueSet(options, valueSet),
       maxCodes: this.maxExpansion,
       maxUnpagedCodes: this.maxUnpaged,
-    }).expandPaged(valueSet, include, {
-      count: () => members.count(source),
-      page: (offset, limit) => members.page(source, offset, limit),
-    });
+    }).expandPaged(valueSet, parts);
   }
 
   /**
@@ -165,14 +171,13 @@ export class TerminologyService {
     const valueSet = await definitions.storedValueSetDefinition(url, target.version ?? stated);
     const members = valueSet && storedMembersOf(valueSet);
     if (!valueSet || !members) return undefined;
-    const systems = (await members.sources()).map((include) => include.system as string);
-    if (systems.length === 0 || new Set(systems).size !== systems.length) return undefined;
-    for (const system of systems) {
-      const versions = await definitions.codeSystemVersions(system);
-      if (versions.some((version) => version.caseSensitive === false)) return undefined;
-    }
     const asked = codesOf(input);
     const include = await members.includesAmong(asked);
+    if (include.length === 0 || !distinctSystems(include)) return undefined;
+    for (const { system } of include) {
+      const versions = await definitions.codeSystemVersions(system as string);
+      if (versions.some((version) => version.caseSensitive === false)) return undefined;
+    }
     const listed = include.flatMap((i) => (i.concept ?? []).map((c) => c.code));
     const library = this.library(ctx, [], {
       codes: [...new Set([...asked, ...listed])],
@@ -349,6 +354,12 @@ export function byCodeValidatable({ target, input, resources, options }: Validat
     named &&
     Object.entries(options).every(([name, value]) => BY_CODE_OPTIONS.has(name) || unset(value))
   );
+}
+
+/** Whether includes name distinct systems (then no two versions of one are shown apart). */
+function distinctSystems(includes: ConceptSetComponent[]): boolean {
+  const systems = includes.map((include) => include.system);
+  return new Set(systems).size === systems.length;
 }
 
 /** The codes a $validate-code input names. */
