@@ -656,6 +656,38 @@ describe('reads of a large source', () => {
         );
         expect(stable(paged)).toEqual(stable(whole));
       });
+
+      it('reads a page across two large sources in a few rows', async () => {
+        const [one, two] = [await madeSourceOf(1_500), await madeSourceOf(1_500)];
+        const url = `http://example.org/core/${uniqueId('vs')}`;
+        const by = { owner: one.made.owner, org: one.made.org };
+        const collection = await createCollection(
+          t,
+          { id: uniqueId('vs'), canonical_url: url },
+          by,
+        );
+        await request(t.app)
+          .put(`${collection.url}references/`)
+          .set('Authorization', one.made.owner.auth)
+          .send({ data: { expressions: [one, two].map((s) => `${s.made.url}concepts/`) } })
+          .expect(200);
+        await createVersion(t, collection.url, one.made.owner, 'v1', { released: true });
+        const anyone = await contextOf(t, 'anonymous');
+        // The page spans the end of the first source's members and the start of the second's.
+        const options = paging(10, 1_495);
+        await t.services.terminology.expand(anyone, { url }, [], options); // warm
+        rowsReceived = 0;
+        const paged = await t.services.terminology.expand(anyone, { url }, [], options);
+        const rows = rowsReceived;
+        rowsReceived = 0;
+        const whole = await t.services.terminology.expandInMemory(anyone, { url }, [], options);
+        expect(stable(paged)).toEqual(stable(whole));
+        expect(paged.valueSet.compose).toBeUndefined();
+        expect(paged.total).toBe(3_000);
+        expect(new Set(paged.contains.map((c) => c.system))).toEqual(new Set([one.url, two.url]));
+        expect(rows).toBeLessThanOrEqual(40);
+        expect(rowsReceived).toBeGreaterThan(3_000);
+      });
     });
   });
 
