@@ -82,18 +82,26 @@ function memberConceptsSql(
   if (source.seq !== null) params.push(source.seq);
   return {
     sql: `FROM expansion_concepts x
-       CROSS JOIN LATERAL (
-         SELECT h.mnemonic, h.retired FROM concept_versions h
-         WHERE h.id = x.concept_version_id
-         UNION ALL
-         SELECT h.mnemonic, h.retired FROM concept_versions h
-         WHERE x.concept_version_id IS NULL AND h.concept_id = x.concept_id
-           AND h.valid_to_seq IS NULL) m
+       ${memberVersionOf('x')}
        JOIN concepts c ON c.repository_id = $3 AND c.mnemonic = m.mnemonic
        JOIN concept_versions sv ON sv.concept_id = c.id AND ${at}
        WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired`,
     params,
   };
+}
+
+/**
+ * The version of an expansion member (`alias`) as `ConceptRepository.memberCodes` reads it: the
+ * one it pins, else the current one; as `m` (its `mnemonic` and `retired`).
+ */
+function memberVersionOf(alias: string): string {
+  return `CROSS JOIN LATERAL (
+    SELECT h.mnemonic, h.retired FROM concept_versions h
+    WHERE h.id = ${alias}.concept_version_id
+    UNION ALL
+    SELECT h.mnemonic, h.retired FROM concept_versions h
+    WHERE ${alias}.concept_version_id IS NULL AND h.concept_id = ${alias}.concept_id
+      AND h.valid_to_seq IS NULL) m`;
 }
 
 /** Reads of repositories and their content as the FHIR-format endpoints need them. */
@@ -241,8 +249,9 @@ export class FhirRepository {
     source: { repositoryId: string; seq: string | null },
   ): Promise<number> {
     const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
-    const rows = await preparedQuery<{ n: number }>(
-      this.em,
+    // Planned for its parameters, not prepared: a generic plan, made after a few small
+    // collections, counts a large one a row at a time (seconds where this takes milliseconds).
+    const rows = await this.em.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n ${sql}`,
       params,
     );
@@ -272,6 +281,68 @@ export class FhirRepository {
       [...params, window.limit ?? null, window.offset],
     );
     return rows.map((r) => hydrate(this.em, ConceptVersionEntity, r.row)!);
+  }
+
+  /**
+   * The member repositories of an expansion (among `repositoryIds`) that have active members (as
+   * `ConceptRepository.memberCodes` reads them), in the order their first member comes in member
+   * order (`x.mnemonic, x.concept_id`): the order a value set's includes take, grouped from its
+   * members. One repository is only checked for a member.
+   */
+  async memberRepositoryOrder(expansionId: string, repositoryIds: string[]): Promise<string[]> {
+    if (repositoryIds.length === 0) return [];
+    const ordered = repositoryIds.length > 1;
+    const rows = await preparedQuery<{ id: string }>(
+      this.em,
+      `SELECT r.id::text AS id
+       FROM unnest($2::bigint[]) AS r(id)
+       CROSS JOIN LATERAL (
+         SELECT x.mnemonic, x.concept_id FROM expansion_concepts x ${memberVersionOf('x')}
+         WHERE x.expansion_id = $1 AND x.repository_id = r.id AND NOT m.retired
+         ${ordered ? 'ORDER BY x.mnemonic, x.concept_id' : ''}
+         LIMIT 1) f
+       ORDER BY f.mnemonic, f.concept_id`,
+      [expansionId, repositoryIds],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Per member repository of an expansion, the codes of its active members (their versions as
+   * `ConceptRepository.memberCodes` reads them) among `codes`, found through the `(repository_id,
+   * mnemonic)` key and the expansion's `(expansion_id, concept_id)` key; where none of `codes` is
+   * a member, the code of one member that stands for the rest; a repository without active
+   * members is left out. One statement, a few rows per repository whatever the members.
+   */
+  async memberCodesAmong(
+    expansionId: string,
+    repositoryIds: string[],
+    codes: string[],
+  ): Promise<Map<string, { among: string[]; other?: string }>> {
+    const found = new Map<string, { among: string[]; other?: string }>();
+    if (repositoryIds.length === 0) return found;
+    const rows = await preparedQuery<{ id: string; among: string[] | null; other: string | null }>(
+      this.em,
+      `SELECT r.id::text AS id, a.codes AS among, w.code AS other
+       FROM unnest($2::bigint[]) AS r(id)
+       CROSS JOIN LATERAL (
+         SELECT array_agg(m.mnemonic ORDER BY m.mnemonic) AS codes
+         FROM concepts c JOIN expansion_concepts x ON x.expansion_id = $1 AND x.concept_id = c.id
+         ${memberVersionOf('x')}
+         WHERE c.repository_id = r.id AND c.mnemonic = ANY($3::text[])
+           AND x.repository_id = r.id AND NOT m.retired) a
+       LEFT JOIN LATERAL (
+         SELECT m.mnemonic AS code FROM expansion_concepts x ${memberVersionOf('x')}
+         WHERE a.codes IS NULL AND x.expansion_id = $1 AND x.repository_id = r.id
+           AND NOT m.retired
+         LIMIT 1) w ON true
+       WHERE a.codes IS NOT NULL OR w.code IS NOT NULL`,
+      [expansionId, repositoryIds, codes],
+    );
+    for (const row of rows) {
+      found.set(row.id, row.among ? { among: row.among } : { among: [], other: row.other! });
+    }
+    return found;
   }
 
   /** The repositories the ends of a source version's mappings are in (its own included). */

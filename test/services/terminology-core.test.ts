@@ -11,7 +11,8 @@ import {
   retire,
   type TestSource,
 } from '../factories/content';
-import { sqlPageable } from '../../src/services/terminology/terminology.service';
+import { byCodeValidatable, sqlPageable } from '../../src/services/terminology/terminology.service';
+import type { CodeInput, ValidateResult } from '../../src/services/terminology/validate';
 import type { ParameterValue } from '../../src/services/terminology/fhir';
 import type { ExpansionEntry, ExpansionPage } from '../../src/services/terminology/expand';
 
@@ -571,6 +572,315 @@ describe('reads of a large source', () => {
       // Before/after, for the record.
       console.log(
         `page of 10 from 3000 members: in memory ${inMemory.rows} rows; paged ${first.rows} rows (offset 0), ${later.rows} rows (offset 2500)`,
+      );
+    });
+
+    describe('members from several source versions', () => {
+      let several: string;
+      beforeAll(async () => {
+        // Three member sources whose codes interleave in member order (by id): the whole value
+        // set lists its includes by their first member (A5 of `second`, B1 of `first`, E1 of
+        // `third`), each with its members in turn. `first` is read at its released v1, which
+        // lacks B4 (a member taken at HEAD): left out both ways.
+        const first = await createSource(t, { id: uniqueId('first') });
+        const by = { owner: first.owner, org: first.org };
+        const second = await createSource(t, { id: uniqueId('second') }, by);
+        const third = await createSource(t, { id: uniqueId('third') }, by);
+        for (const id of ['B1', 'B2', 'B3', 'D1']) {
+          await createConcept(t, first.url, first.owner, { id });
+        }
+        await createVersion(t, first.url, first.owner, 'v1', { released: true });
+        await createConcept(t, first.url, first.owner, { id: 'B4' });
+        for (const id of ['A5', 'C1', 'C2']) {
+          await createConcept(t, second.url, first.owner, { id });
+        }
+        await createConcept(t, third.url, first.owner, { id: 'E1' });
+        several = `http://example.org/core/${uniqueId('vs')}`;
+        const collection = await createCollection(
+          t,
+          { id: uniqueId('vs'), canonical_url: several },
+          by,
+        );
+        await request(t.app)
+          .put(`${collection.url}references/`)
+          .set('Authorization', first.owner.auth)
+          .send({
+            data: {
+              expressions: [first, second, third].map((source) => `${source.url}concepts/`),
+            },
+          })
+          .expect(200);
+        await createVersion(t, collection.url, first.owner, 'v1', { released: true });
+      });
+
+      it('pages through the sources in the order of the whole expansion', async () => {
+        const anyone = await contextOf(t, 'anonymous');
+        const whole = await t.services.terminology.expandInMemory(
+          anyone,
+          { url: several },
+          [],
+          paging(),
+        );
+        const order = ['A5', 'C1', 'C2', 'B1', 'B2', 'B3', 'D1', 'E1'];
+        expect(whole.contains.map((c) => c.code)).toEqual(order);
+        const paged = await t.services.terminology.expand(anyone, { url: several }, [], paging());
+        // Paged in the database: the definition is read without its members (no compose).
+        expect(paged.valueSet.compose).toBeUndefined();
+        expect(paged.contains.map((c) => c.code)).toEqual(order);
+      });
+
+      it.each<[number | undefined, number | undefined]>([
+        [3, 0],
+        [3, 2],
+        [2, 3],
+        [5, 2],
+        [4, 6],
+        [1, 7],
+        [4, 8],
+        [10, 100],
+        [0, 3],
+        [undefined, 4],
+        [100, undefined],
+      ])('answers count=%p offset=%p as the in-memory expansion does', async (count, offset) => {
+        const anyone = await contextOf(t, 'anonymous');
+        const options = paging(count, offset);
+        const request = { target: { url: several }, resources: [], options };
+        expect(sqlPageable(request)).toBe(true);
+        const paged = await t.services.terminology.expand(anyone, request.target, [], options);
+        expect(paged.valueSet.compose).toBeUndefined();
+        const whole = await t.services.terminology.expandInMemory(
+          anyone,
+          request.target,
+          [],
+          options,
+        );
+        expect(stable(paged)).toEqual(stable(whole));
+      });
+
+      it('reads a page across two large sources in a few rows', async () => {
+        const [one, two] = [await madeSourceOf(1_500), await madeSourceOf(1_500)];
+        const url = `http://example.org/core/${uniqueId('vs')}`;
+        const by = { owner: one.made.owner, org: one.made.org };
+        const collection = await createCollection(
+          t,
+          { id: uniqueId('vs'), canonical_url: url },
+          by,
+        );
+        await request(t.app)
+          .put(`${collection.url}references/`)
+          .set('Authorization', one.made.owner.auth)
+          .send({ data: { expressions: [one, two].map((s) => `${s.made.url}concepts/`) } })
+          .expect(200);
+        await createVersion(t, collection.url, one.made.owner, 'v1', { released: true });
+        const anyone = await contextOf(t, 'anonymous');
+        // The page spans the end of the first source's members and the start of the second's.
+        const options = paging(10, 1_495);
+        await t.services.terminology.expand(anyone, { url }, [], options); // warm
+        rowsReceived = 0;
+        const paged = await t.services.terminology.expand(anyone, { url }, [], options);
+        const rows = rowsReceived;
+        rowsReceived = 0;
+        const whole = await t.services.terminology.expandInMemory(anyone, { url }, [], options);
+        expect(stable(paged)).toEqual(stable(whole));
+        expect(paged.valueSet.compose).toBeUndefined();
+        expect(paged.total).toBe(3_000);
+        expect(new Set(paged.contains.map((c) => c.system))).toEqual(new Set([one.url, two.url]));
+        expect(rows).toBeLessThanOrEqual(40);
+        expect(rowsReceived).toBeGreaterThan(3_000);
+      });
+    });
+  });
+
+  describe('ValueSet $validate-code of a stored collection version, by code', () => {
+    /** The canonical URLs of the collection and of its two member sources. */
+    let valueSet: string;
+    let letters: string;
+    let digits: string;
+    beforeAll(async () => {
+      // Letters: K1–K4, K3 retired in the released v1 (the version a version-less include reads) and
+      // active again at HEAD (where members are taken), K4 no member. Digits: one member, Z1.
+      letters = `http://example.org/core/${uniqueId('letters')}`;
+      const source = await createSource(t, { id: uniqueId('letters'), canonical_url: letters });
+      for (const [id, name] of [
+        ['K1', 'Kilo'],
+        ['K2', 'Lima'],
+        ['K3', 'Mike'],
+        ['K4', 'November'],
+      ]) {
+        await createConcept(t, source.url, source.owner, {
+          id,
+          names: [{ name, locale: 'en', locale_preferred: true }],
+        });
+      }
+      await retire(t, source.url, source.owner, 'concepts', 'K3');
+      await createVersion(t, source.url, source.owner, 'v1', { released: true });
+      await request(t.app)
+        .put(`${source.url}concepts/K3/reactivate/`)
+        .set('Authorization', source.owner.auth)
+        .expect(204);
+      digits = `http://example.org/core/${uniqueId('digits')}`;
+      const other = await createSource(
+        t,
+        { id: uniqueId('digits'), canonical_url: digits },
+        { owner: source.owner, org: source.org },
+      );
+      await createConcept(t, other.url, source.owner, { id: 'Z1' });
+      await createConcept(t, other.url, source.owner, { id: 'Z2' });
+      valueSet = `http://example.org/core/${uniqueId('vs')}`;
+      const collection = await createCollection(
+        t,
+        { id: uniqueId('vs'), canonical_url: valueSet },
+        { owner: source.owner, org: source.org },
+      );
+      await request(t.app)
+        .put(`${collection.url}references/`)
+        .set('Authorization', source.owner.auth)
+        .send({
+          data: {
+            expressions: [
+              ...['K1', 'K2', 'K3'].map((code) => `${source.url}concepts/${code}/`),
+              `${other.url}concepts/Z1/`,
+            ],
+          },
+        })
+        .expect(200);
+      await createVersion(t, collection.url, source.owner, 'v1', { released: true });
+    });
+
+    const code = (system: string, code: string, display?: string): CodeInput => ({
+      kind: 'code',
+      coding: { system, code, display },
+    });
+
+    /** The answer by code and the in-memory one, which must be equal. */
+    async function answers(input: CodeInput) {
+      const anyone = await contextOf(t, 'anonymous');
+      const target = { url: valueSet };
+      const options = {};
+      expect(byCodeValidatable({ target, input, resources: [], options })).toBe(true);
+      const byCode = await t.services.terminology.validateInValueSet(
+        anyone,
+        target,
+        input,
+        [],
+        options,
+      );
+      const whole = await t.services.terminology.validateInMemory(
+        anyone,
+        target,
+        input,
+        [],
+        options,
+      );
+      expect(byCode).toEqual(whole);
+      return byCode;
+    }
+
+    const texts = (result: ValidateResult) => result.issues.map((i) => i.text);
+
+    it('finds a member, as the in-memory check does', async () => {
+      const result = await answers(code(letters, 'K1', 'Kilo'));
+      expect(result).toMatchObject({ result: true, code: 'K1', version: 'v1', display: 'Kilo' });
+      expect(result.issues).toEqual([]);
+      expect((await answers(code(digits, 'Z1'))).result).toBe(true);
+    });
+
+    it('refuses a code of the code system that is no member, as the in-memory check does', async () => {
+      const result = await answers(code(letters, 'K4'));
+      expect(result.result).toBe(false);
+      expect(texts(result)).toEqual([
+        `The provided code '${letters}#K4' was not found in the value set '${valueSet}|v1'`,
+      ]);
+      // A member source's code that is not a member (the source has another member).
+      expect((await answers(code(digits, 'Z2'))).result).toBe(false);
+      // A code no source has.
+      expect((await answers(code(letters, 'K9'))).result).toBe(false);
+    });
+
+    it('finds a member retired in the version read, with its warning', async () => {
+      const result = await answers(code(letters, 'K3'));
+      expect(result).toMatchObject({ result: true, inactive: true });
+      expect(texts(result)).toEqual([
+        `The concept 'K3' has a status of inactive and its use should be reviewed`,
+      ]);
+    });
+
+    it('refuses a wrong display, naming the right one', async () => {
+      const result = await answers(code(letters, 'K2', 'Kilo'));
+      expect(result.result).toBe(false);
+      expect(texts(result)[0]).toMatch(
+        /^Wrong Display Name 'Kilo' for .*#K2\. Valid display is 'Lima'/,
+      );
+    });
+
+    it('reports an unknown code system', async () => {
+      const unknown = `http://example.org/core/${uniqueId('unknown')}`;
+      const result = await answers(code(unknown, 'K1'));
+      expect(result.result).toBe(false);
+      expect(result.unknownInputSystems).toEqual([unknown]);
+    });
+
+    it('checks each coding of a CodeableConcept', async () => {
+      const result = await answers({
+        kind: 'codeableConcept',
+        concept: {
+          coding: [
+            { system: letters, code: 'K4' },
+            { system: digits, code: 'Z1' },
+          ],
+        },
+      });
+      expect(result).toMatchObject({ result: true, code: 'Z1', system: digits });
+    });
+
+    it('takes nothing else: version rules, a code without system, brought resources', () => {
+      const target = { url: valueSet };
+      const input = code(letters, 'K1');
+      const asks = (request: Partial<Parameters<typeof byCodeValidatable>[0]>) =>
+        byCodeValidatable({ target, input, resources: [], options: {}, ...request });
+      expect(asks({})).toBe(true);
+      expect(asks({ options: { systemVersion: '1' } })).toBe(false);
+      expect(asks({ options: { forceSystemVersions: [`${letters}|v1`] } })).toBe(false);
+      expect(asks({ input: { kind: 'code', coding: { code: 'K1' } } })).toBe(false);
+      expect(asks({ target: { valueSet: { resourceType: 'ValueSet' } } })).toBe(false);
+      expect(asks({ resources: [{ resourceType: 'ValueSet', url: valueSet }] })).toBe(false);
+    });
+
+    it('reads the asked code, not the members: a few rows from thousands of members', async () => {
+      const { made, url: system } = await madeSourceOf(3_000);
+      const url = `http://example.org/core/${uniqueId('vs')}`;
+      const collection = await createCollection(
+        t,
+        { id: uniqueId('vs'), canonical_url: url },
+        { owner: made.owner, org: made.org },
+      );
+      await request(t.app)
+        .put(`${collection.url}references/`)
+        .set('Authorization', made.owner.auth)
+        .send({ data: { expressions: [`${made.url}concepts/`] } })
+        .expect(200);
+      await createVersion(t, collection.url, made.owner, 'v1', { released: true });
+      const anyone = await contextOf(t, 'anonymous');
+      const input = code(system, 'C2999', 'Name C2999');
+      const measure = async (work: () => Promise<ValidateResult>) => {
+        rowsReceived = 0;
+        const result = await work();
+        return { result, rows: rowsReceived };
+      };
+      const byCode = () =>
+        t.services.terminology.validateInValueSet(anyone, { url }, input, [], {});
+      await byCode(); // warm: plans its statements
+      const read = await measure(byCode);
+      const whole = await measure(() =>
+        t.services.terminology.validateInMemory(anyone, { url }, input, [], {}),
+      );
+      expect(read.result).toEqual(whole.result);
+      expect(read.result.result).toBe(true);
+      expect(read.rows).toBeLessThanOrEqual(30);
+      expect(whole.rows).toBeGreaterThan(3_000);
+      // Before/after, for the record.
+      console.log(
+        `$validate-code of one code among 3000 members: in memory ${whole.rows} rows; by code ${read.rows} rows`,
       );
     });
   });

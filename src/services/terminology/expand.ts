@@ -371,43 +371,59 @@ export class Expander {
   }
 
   /**
-   * A stored value set whose members are concepts of one code system version (`include` names
-   * it, as the compose the members make would), expanded a page at a time: `members` counts
-   * them and reads the page's concepts, in member order. Answers as `expand` does over the same
-   * members (one include listing concepts: nothing nested, no versions shown).
+   * A stored value set whose members are concepts of code system versions of distinct systems
+   * (each part's `include` names one, as the compose the members make would, in its order),
+   * expanded a page at a time: each part counts its members and reads a page of their concepts,
+   * in member order. Answers as `expand` does over the same members (includes listing concepts,
+   * each in turn: nothing nested, no versions shown).
    */
   async expandPaged(
     valueSet: ValueSetResource,
-    include: ConceptSetComponent,
-    members: {
+    parts: Array<{
+      include: ConceptSetComponent;
       count(): Promise<number>;
       page(offset: number, limit?: number): Promise<CodeSystemConcept[]>;
-    },
+    }>,
   ): Promise<ExpansionPage> {
     await this.checkSupplements();
     const set = emptyCodeSet();
     this.requireSupplementsOf(valueSet);
     this.statusWarnings(valueSet, set);
-    const model = await this.codeSystemFor(include, set);
-    const total = await members.count();
+    const models: CodeSystemModel[] = [];
+    for (const part of parts) models.push(await this.codeSystemFor(part.include, set));
+    const counts = await Promise.all(parts.map((part) => part.count()));
+    const total = counts.reduce((sum, n) => sum + n, 0);
     if (total > this.options.maxCodes) throw tooCostly(valueSet, this.options.maxCodes);
     this.checkUnpaged(valueSet, total);
     const { offset = 0, count } = this.options;
-    const concepts = count === 0 || offset >= total ? [] : await members.page(offset, count);
-    // The page's concepts as the code system has them (display, designations, status).
-    const shown = this.library.modelOf({ ...model.resource, concept: concepts });
     const page: ExpandedCode[] = [];
-    for (const concept of concepts) {
-      const entry = shown.concept(concept.code);
-      if (!entry) continue;
-      page.push({
-        system: model.url,
-        version: model.version,
-        code: entry.code,
-        display: entry.display,
-        model: shown,
-        entry,
-      });
+    // The page runs through the parts in turn: `skip` of the first part read, `left` in all.
+    let skip = offset;
+    let left = count;
+    for (const [i, part] of parts.entries()) {
+      if (left === 0) break;
+      if (skip >= counts[i]) {
+        skip -= counts[i];
+        continue;
+      }
+      const concepts = await part.page(skip, left);
+      skip = 0;
+      if (left !== undefined) left = Math.max(0, left - concepts.length);
+      // The page's concepts as the code system has them (display, designations, status).
+      const model = models[i];
+      const shown = this.library.modelOf({ ...model.resource, concept: concepts });
+      for (const concept of concepts) {
+        const entry = shown.concept(concept.code);
+        if (!entry) continue;
+        page.push({
+          system: model.url,
+          version: model.version,
+          code: entry.code,
+          display: entry.display,
+          model: shown,
+          entry,
+        });
+      }
     }
     return this.answer(valueSet, set, total, page);
   }

@@ -49,7 +49,12 @@ import {
   type StoredMembers,
   type StoredTerminology,
 } from './library';
-import { isObject, type CodeSystemResource, type ValueSetResource } from './fhir';
+import {
+  isObject,
+  type CodeSystemResource,
+  type ConceptSetComponent,
+  type ValueSetResource,
+} from './fhir';
 import {
   childrenAmong,
   codeSystemOf,
@@ -434,25 +439,19 @@ export class FhirResourceService {
   private storedMembers(ctx: ServiceContext, view: RepoView): StoredMembers {
     let readable: Promise<ReadableMembers> | undefined;
     const members = () => (readable ??= this.collections.readableMembers(ctx, view));
-    /** The one member repository a page is read from (a page of several is not read here). */
-    const only = async () => {
+    /** Each member repository's include, by its id; none unless every one has a view. */
+    const includes = async (): Promise<Map<string, ConceptSetComponent>> => {
       const { expansion, repositoryIds } = await members();
-      return expansion && repositoryIds.length === 1
-        ? { expansionId: expansion.id, repositoryId: repositoryIds[0] }
-        : undefined;
-    };
-    return {
-      sources: async () => {
-        const { expansion, repositoryIds } = await members();
-        if (!expansion || repositoryIds.length === 0) return [];
-        const [views, versions] = await Promise.all([
-          this.repositories.headViews(ctx, repositoryIds),
-          this.memberVersions(view),
-        ]);
-        // A member repository without a view has no members shown: not a page read here.
-        if (views.size !== repositoryIds.length) return [];
-        // As `membersOf` names each member's system and version.
-        return [...views.values()].map((source) => {
+      if (!expansion || repositoryIds.length === 0) return new Map();
+      const [views, versions] = await Promise.all([
+        this.repositories.headViews(ctx, repositoryIds),
+        this.memberVersions(view),
+      ]);
+      // A member repository without a view has no members shown: not a page read here.
+      if (views.size !== repositoryIds.length) return new Map();
+      // As `membersOf` names each member's system and version.
+      return new Map(
+        [...views.entries()].map(([id, source]) => {
           const version = versions.get(
             memberKey(
               source.owner.type === 'Organization' ? 'org' : 'user',
@@ -461,29 +460,45 @@ export class FhirResourceService {
               source.repo.mnemonic,
             ),
           );
-          return {
-            system: systemOf(source, ctx.baseUrl),
-            ...(version !== undefined ? { version } : {}),
-          };
+          return [
+            id,
+            {
+              system: systemOf(source, ctx.baseUrl),
+              ...(version !== undefined ? { version } : {}),
+            },
+          ];
+        }),
+      );
+    };
+    return {
+      sources: async () => {
+        const [{ expansion, repositoryIds }, byId] = await Promise.all([members(), includes()]);
+        if (!expansion || byId.size === 0) return [];
+        const expansionId = expansion.id;
+        const order = await this.repos.fhir.memberRepositoryOrder(expansionId, repositoryIds);
+        return order.map((id) => ({
+          include: byId.get(id)!,
+          count: (source) => this.repos.fhir.memberConceptCount(expansionId, id, source),
+          page: async (source, offset, limit) => {
+            const concepts = await this.repos.fhir.memberConcepts(expansionId, id, source, {
+              offset,
+              limit,
+            });
+            // A page's concepts as the code system shows them (their children are not shown).
+            return concepts.map((concept) => conceptOf(concept, new Map()));
+          },
+        }));
+      },
+      includesAmong: async (codes) => {
+        const [{ expansion, repositoryIds }, byId] = await Promise.all([members(), includes()]);
+        if (!expansion || byId.size === 0) return [];
+        const found = await this.repos.fhir.memberCodesAmong(expansion.id, repositoryIds, codes);
+        return [...byId.entries()].flatMap(([id, include]) => {
+          const listed = found.get(id);
+          if (!listed) return [];
+          const listing = listed.other !== undefined ? [listed.other] : listed.among;
+          return [{ ...include, concept: listing.map((code) => ({ code })) }];
         });
-      },
-      count: async (source) => {
-        const from = await only();
-        return from
-          ? this.repos.fhir.memberConceptCount(from.expansionId, from.repositoryId, source)
-          : 0;
-      },
-      page: async (source, offset, limit) => {
-        const from = await only();
-        if (!from) return [];
-        const concepts = await this.repos.fhir.memberConcepts(
-          from.expansionId,
-          from.repositoryId,
-          source,
-          { offset, limit },
-        );
-        // A page's concepts as the code system shows them (their children are not shown).
-        return concepts.map((concept) => conceptOf(concept, new Map()));
       },
     };
   }

@@ -114,16 +114,31 @@ export function storedSourceOf(resource: CodeSystemResource): StoredSource | und
 }
 
 /**
- * The members of a stored value set version (a collection version), read a page at a time:
- * what `includesOf` groups them by, and those found in one code system version, in member order.
+ * The members a stored value set version (a collection version) takes from one member source:
+ * the include they make, without its concepts (system and version), and those it finds in a code
+ * system version, in member order.
  */
-export interface StoredMembers {
-  /** The includes the members make, without their concepts: one per system and version. */
-  sources(): Promise<ConceptSetComponent[]>;
+export interface StoredMemberSource {
+  include: ConceptSetComponent;
   /** How many members the code system version `source` has a concept for. */
   count(source: StoredSource): Promise<number>;
   /** Those concepts, `offset` on, at most `limit` (all without), in member order. */
   page(source: StoredSource, offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+}
+
+/** The members of a stored value set version, read a page at a time or by code. */
+export interface StoredMembers {
+  /**
+   * A member source for each include the members make (`includesOf`: one per member source
+   * with active members), in the order the whole value set has its includes.
+   */
+  sources(): Promise<StoredMemberSource[]>;
+  /**
+   * The includes the members make, each listing only its members among `codes`, or, where none
+   * is, one member standing for the rest: the includes of the whole value set as far as those
+   * codes can tell.
+   */
+  includesAmong(codes: string[]): Promise<ConceptSetComponent[]>;
 }
 
 const STORED_MEMBERS = new WeakMap<ValueSetResource, StoredMembers>();

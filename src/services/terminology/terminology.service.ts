@@ -6,7 +6,7 @@ import {
   type ExpansionOptions,
   type ExpansionPage,
 } from './expand';
-import type { Coding, TerminologyResource, ValueSetResource } from './fhir';
+import type { Coding, ConceptSetComponent, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
 import {
   TerminologyLibrary,
@@ -58,10 +58,10 @@ export class TerminologyService {
   }
 
   /**
-   * ValueSet/$expand. A stored collection version whose members all come from one source
-   * version, asked for a page only (`sqlPageable`), is paged in the database; anything else is
-   * expanded in memory (`expandInMemory`). Both answer alike: the page, not rendered (the FHIR
-   * edge renders it as a ValueSet).
+   * ValueSet/$expand. A stored collection version whose members come from stored source
+   * versions (`expandStoredPage`), asked for a page only (`sqlPageable`), is paged in the
+   * database; anything else is expanded in memory (`expandInMemory`). Both answer alike: the
+   * page, not rendered (the FHIR edge renders it as a ValueSet).
    */
   async expand(
     ctx: ServiceContext,
@@ -94,8 +94,9 @@ export class TerminologyService {
 
   /**
    * $expand of a stored collection version paged in the database: none (the in-memory path
-   * answers) unless the version is stored, found by its definition alone, and its members all
-   * come from one stored source version that tells codes apart by case.
+   * answers) unless the version is stored, found by its definition alone, and its members come
+   * from stored source versions of distinct systems, each telling codes apart by case. The page
+   * runs through the member sources in the order the whole value set has its includes.
    */
   private async expandStoredPage(
     ctx: ServiceContext,
@@ -110,22 +111,88 @@ export class TerminologyService {
     const members = valueSet && storedMembersOf(valueSet);
     if (!valueSet || !members) return undefined;
     const sources = await members.sources();
-    if (sources.length !== 1) return undefined;
-    const [include] = sources;
-    const model = await library.codeSystem(include.system as string, include.version);
-    const source = model && storedSourceOf(model.resource);
-    if (!model || !source || model.resource.caseSensitive === false) return undefined;
+    if (sources.length === 0 || !distinctSystems(sources.map((s) => s.include))) return undefined;
+    const parts = [];
+    for (const member of sources) {
+      const { include } = member;
+      const model = await library.codeSystem(include.system as string, include.version);
+      const source = model && storedSourceOf(model.resource);
+      if (!model || !source || model.resource.caseSensitive === false) return undefined;
+      parts.push({
+        include,
+        count: () => member.count(source),
+        page: (offset: number, limit?: number) => member.page(source, offset, limit),
+      });
+    }
     return new Expander(library, {
       ...forValueSet(options, valueSet),
       maxCodes: this.maxExpansion,
       maxUnpagedCodes: this.maxUnpaged,
-    }).expandPaged(valueSet, include, {
-      count: () => members.count(source),
-      page: (offset, limit) => members.page(source, offset, limit),
-    });
+    }).expandPaged(valueSet, parts);
   }
 
+  /**
+   * ValueSet/$validate-code. A stored collection version asked about by code (`byCodeValidatable`)
+   * is answered from the asked codes' membership and concept rows (`validateStoredByCode`);
+   * anything else reads the value set whole (`validateInMemory`). Both answer alike.
+   */
   async validateInValueSet(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    input: CodeInput,
+    resources: TerminologyResource[],
+    options: Omit<ValidateOptions, 'maxCodes'>,
+  ): Promise<ValidateResult> {
+    if (byCodeValidatable({ target, input, resources, options })) {
+      const answer = await this.validateStoredByCode(ctx, target, input, options);
+      if (answer) return answer;
+    }
+    return this.validateInMemory(ctx, target, input, resources, options);
+  }
+
+  /**
+   * ValueSet/$validate-code of a stored collection version by code: none (the in-memory path
+   * answers) unless the version is stored, found by its definition alone, and its members come
+   * from sources of distinct systems that tell codes apart by case. The value set is evaluated
+   * as its includes as far as the asked codes tell (`StoredMembers.includesAmong`: each include
+   * lists the asked codes among its members, else one member standing for the rest), over code
+   * systems read by those codes: each asked code is found, or not, in the same include as the
+   * whole value set would have it, and checked by the same `Validator`.
+   */
+  private async validateStoredByCode(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+    input: CodeInput,
+    options: Omit<ValidateOptions, 'maxCodes'>,
+  ): Promise<ValidateResult | undefined> {
+    if (!target.url) return undefined;
+    const definitions = this.library(ctx, [], { codes: [], ancestors: false, children: false });
+    const { url, version: stated } = splitCanonical(target.url);
+    const valueSet = await definitions.storedValueSetDefinition(url, target.version ?? stated);
+    const members = valueSet && storedMembersOf(valueSet);
+    if (!valueSet || !members) return undefined;
+    const asked = codesOf(input);
+    const include = await members.includesAmong(asked);
+    if (include.length === 0 || !distinctSystems(include)) return undefined;
+    for (const { system } of include) {
+      const versions = await definitions.codeSystemVersions(system as string);
+      if (versions.some((version) => version.caseSensitive === false)) return undefined;
+    }
+    const listed = include.flatMap((i) => (i.concept ?? []).map((c) => c.code));
+    const library = this.library(ctx, [], {
+      codes: [...new Set([...asked, ...listed])],
+      ancestors: false,
+      children: false,
+    });
+    const narrowed: ValueSetResource = { ...valueSet, compose: { include } };
+    return new Validator(library, {
+      ...forValueSet(options, narrowed),
+      maxCodes: this.maxExpansion,
+    }).validate(input, narrowed);
+  }
+
+  /** ValueSet/$validate-code over the whole value set, its code systems read whole. */
+  async validateInMemory(
     ctx: ServiceContext,
     target: ValueSetTarget,
     input: CodeInput,
@@ -249,6 +316,50 @@ export function sqlPageable({ target, resources, options }: ExpandRequest): bool
     Object.entries(options).every(([name, value]) => PAGED_OPTIONS.has(name) || unset(value)) &&
     (options.echo ?? []).every((p) => PAGED_PARAMETERS.has(p.name))
   );
+}
+
+/** A ValueSet/$validate-code request: which value set, the code, resources and parameters. */
+export interface ValidateRequest {
+  target: ValueSetTarget;
+  input: CodeInput;
+  resources: TerminologyResource[];
+  options: Omit<ValidateOptions, 'maxCodes'>;
+}
+
+/** The options a check by code takes; any other must be unset. */
+const BY_CODE_OPTIONS = new Set([
+  'activeOnly',
+  'languages',
+  'acceptLanguage',
+  'echo',
+  'inferSystem',
+  'lenientDisplay',
+  'abstractAllowed',
+  'membershipOnly',
+]);
+
+/**
+ * Whether a ValueSet/$validate-code may be answered by code: a stored value set named by `url`
+ * (and `valueSetVersion`), no resources of the request's own, every coding with a system and a
+ * code, and no version rules, supplements or other expansion parameters.
+ */
+export function byCodeValidatable({ target, input, resources, options }: ValidateRequest): boolean {
+  if (!target.url || target.valueSet || resources.length > 0) return false;
+  const codings = input.kind === 'codeableConcept' ? input.concept.coding : [input.coding];
+  if (!Array.isArray(codings) || codings.length === 0) return false;
+  const named = codings.every((c) => typeof c.system === 'string' && typeof c.code === 'string');
+  const unset = (value: unknown) =>
+    value === undefined || (Array.isArray(value) && value.length === 0);
+  return (
+    named &&
+    Object.entries(options).every(([name, value]) => BY_CODE_OPTIONS.has(name) || unset(value))
+  );
+}
+
+/** Whether includes name distinct systems (then no two versions of one are shown apart). */
+function distinctSystems(includes: ConceptSetComponent[]): boolean {
+  const systems = includes.map((include) => include.system);
+  return new Set(systems).size === systems.length;
 }
 
 /** The codes a $validate-code input names. */
