@@ -117,12 +117,43 @@ function operationOf(row: RouteRow): Record<string, unknown> {
   };
   if (parameters.length > 0) operation.parameters = parameters;
   if (row.body) {
+    // The rows that read their body themselves are the bulk imports (bulk-import.handlers.ts).
+    const options = {
+      file_url: { type: 'string', description: 'Where to fetch the file instead of sending it.' },
+      update_if_exists: { type: 'boolean', description: 'Update what exists (default true).' },
+    };
     operation.requestBody = {
       required: true,
+      description:
+        'The import file (OCL JSON lines or CSV) as the body, as a multipart `file`, or named ' +
+        'by `file_url`; `format` (`json` or `csv`) when the name or type does not say.',
       content: {
         'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        'text/csv': { schema: { type: 'string' } },
+        'application/json': {
+          schema: {
+            description: 'JSON lines, or an object wrapping them (`data`) or naming the file.',
+            oneOf: [
+              { type: 'string', description: 'JSON lines' },
+              {
+                type: 'object',
+                properties: {
+                  data: { description: 'JSON lines as text, or a list of the objects' },
+                  ...options,
+                },
+              },
+            ],
+          },
+        },
         'multipart/form-data': {
-          schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
+          schema: {
+            type: 'object',
+            properties: {
+              file: { type: 'string', format: 'binary' },
+              format: { type: 'string', enum: ['json', 'csv'] },
+              ...options,
+            },
+          },
         },
       },
     };

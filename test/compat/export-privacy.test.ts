@@ -19,7 +19,7 @@ import { orgWithPeople } from '../factories/people';
 
 /**
  * Issue 23 defect 1: an export is one file served to every reader of its version, so it holds
- * only what the least of them sees (README "Exports"): a public repository's is written as an
+ * only what the least of them sees (docs/design-choices.md, "Exports: whose rights"): a public repository's is written as an
  * anonymous reader, a private org repository's as a plain member of that org alone, a private
  * user repository's as its owner's own. It is never served once it no longer fits: a repository
  * whose audience changed, or content it read made private since.

@@ -189,6 +189,15 @@ describe('GET /openapi.json', () => {
       requestBody: { content: Record<string, { schema: JsonSchema }> };
     };
     expect(extra.requestBody.content['application/json'].schema.description).toContain('<name>');
+
+    // A bulk import's file: sent, uploaded or named by file_url.
+    const upload = bodyOf('/importers/bulk-import/').content;
+    expect(Object.keys(upload)).toEqual(
+      expect.arrayContaining(['application/octet-stream', 'multipart/form-data', 'text/csv']),
+    );
+    expect(Object.keys(upload['multipart/form-data'].schema.properties!)).toEqual(
+      expect.arrayContaining(['file', 'file_url', 'format', 'update_if_exists']),
+    );
   });
 
   test('what the document says is required is what the service refuses without', async () => {

@@ -21,7 +21,7 @@ import { as } from '../factories/http';
 
 /**
  * Issue 29 items 3–14: spec requirements a walk through both documents found unmet, and the
- * readings decided where the spec is thin (README "Design choices").
+ * readings decided where the spec is thin (docs/design-choices.md).
  */
 
 let t: TestApp;
@@ -294,7 +294,7 @@ describe('latest_source_version (spec core §2.6, §2.7)', () => {
   });
 });
 
-describe('decided readings (README "Design choices")', () => {
+describe('decided readings (docs/design-choices.md)', () => {
   it('$cascade: a malformed omitIfExistsIn is a 400, an unknown repository a 404', async () => {
     const source = await createSource(t);
     await createConcept(t, source.url, source.owner, { id: 'Q' });

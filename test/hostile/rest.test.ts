@@ -81,7 +81,7 @@ interface Endpoint {
   filters?: string[];
   /**
    * A list that documents no sorts: it ignores `sortAsc`/`sortDesc` instead of refusing an
-   * unknown field (README: a 400), so only "no 5xx" is asserted there.
+   * unknown field (docs/design-choices.md: a 400), so only "no 5xx" is asserted there.
    */
   unsorted?: boolean;
   /** Extra query for lists that are details with children. */
