@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_PASSWORD, createTestApp, type TestApp } from '../factories';
 import { sharedBuildDir } from '../setup/shared-build';
+import request from 'supertest';
+import { createConcept, createSource, createVersion, type TestSource } from '../factories/content';
 
 /** The server built apart from dist/ (other tests rebuild that), run as its own process. */
 const root = path.resolve(__dirname, '..', '..');
@@ -203,4 +205,27 @@ export function workerWorld(name: string): WorkerWorld {
     kill: async () => stop(child!),
     finish: async () => stop(child!, 'SIGTERM'),
   };
+}
+
+/**
+ * A source with one concept and a version `v1` whose export the queue-only app has queued (it
+ * answers 208: the app runs no tasks, so a worker must take it).
+ */
+export async function queuedExport(app: TestApp): Promise<TestSource> {
+  const source = await createSource(app);
+  await createConcept(app, source.url, source.owner, { id: 'A' });
+  await createVersion(app, source.url, source.owner, 'v1');
+  const queued = await request(app.app).get(`${source.url}v1/export/`);
+  expect(queued.status).toBe(208);
+  return source;
+}
+
+/** The status `v1/export/` answers once it stops answering 208 (or after 20 s). */
+export async function exportStatus(app: TestApp, source: TestSource): Promise<number> {
+  let status = 208;
+  for (let i = 0; i < 100 && status === 208; i += 1) {
+    await sleep(200);
+    status = (await request(app.app).get(`${source.url}v1/export/`)).status;
+  }
+  return status;
 }

@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { createConcept, createSource, createVersion } from '../factories/content';
-import { sleep, workerWorld } from './server-process';
+import { exportStatus, queuedExport, sleep, workerWorld } from './server-process';
 
 /**
  * Issue 24 part 6: a worker process has no HTTP listener, so with `METRICS_PORT` it serves
@@ -12,24 +11,15 @@ const world = workerWorld('worker-metrics');
 
 test("a worker's METRICS_PORT serves the durations of the tasks it ran, to the token only", async () => {
   const { app } = world;
-  const source = await createSource(app);
-  await createConcept(app, source.url, source.owner, { id: 'A' });
   // Queued by the API process (it runs no tasks); the worker takes it.
-  await createVersion(app, source.url, source.owner, 'v1');
-  const queued = await request(app.app).get(`${source.url}v1/export/`);
-  expect(queued.status).toBe(208);
+  const source = await queuedExport(app);
 
   await world.start({ METRICS_TOKEN: TOKEN, METRICS_PORT: '0', HOST: '127.0.0.1' });
   const port = world.metricsPort();
   expect(port).toBeGreaterThan(0);
   const metrics = request(`http://127.0.0.1:${port}`);
 
-  let status = queued.status;
-  for (let i = 0; i < 100 && status === 208; i += 1) {
-    await sleep(200);
-    status = (await request(app.app).get(`${source.url}v1/export/`)).status;
-  }
-  expect(status).toBe(200);
+  expect(await exportStatus(app, source)).toBe(200);
   // The task's duration is observed as its outcome is recorded, just before it logs its end.
   const ended = /"task":"repository-export".*"state":"SUCCESS".*"task ended"/;
   for (let i = 0; i < 50 && !ended.test(world.output()); i += 1) await sleep(100);

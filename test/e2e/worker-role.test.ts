@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { createConcept, createSource, createVersion } from '../factories/content';
-import { sleep, workerWorld } from './server-process';
+import { exportStatus, queuedExport, workerWorld } from './server-process';
 
 /**
  * Issue 24 part 4: process roles. An API process (`JOBS_WORKERS=0`) queues a task; a worker
@@ -11,20 +10,11 @@ const world = workerWorld('worker-role');
 
 test('a task queued by an API process is run by a worker process', async () => {
   const { app } = world;
-  const source = await createSource(app);
-  await createConcept(app, source.url, source.owner, { id: 'A' });
-  // Queued here (this process runs no tasks); the worker takes it.
-  await createVersion(app, source.url, source.owner, 'v1');
-  const queued = await request(app.app).get(`${source.url}v1/export/`);
-  expect(queued.status).toBe(208);
+  // Queued by the API process (it runs no tasks); the worker takes it.
+  const source = await queuedExport(app);
 
   await world.start();
-  let status = queued.status;
-  for (let i = 0; i < 100 && status === 208; i += 1) {
-    await sleep(200);
-    status = (await request(app.app).get(`${source.url}v1/export/`)).status;
-  }
-  expect(status).toBe(200);
+  expect(await exportStatus(app, source)).toBe(200);
 
   const tasks = await request(app.app).get('/tasks/').set('Authorization', source.owner.auth);
   expect(tasks.status).toBe(200);

@@ -14,6 +14,7 @@ import {
   storedMembersOf,
   storedSourceOf,
   type CodeFocus,
+  type StoredMembers,
   type StoredTerminology,
 } from './library';
 import {
@@ -93,6 +94,25 @@ export class TerminologyService {
   }
 
   /**
+   * The stored collection version `target.url` names, read as its definition and its members (no
+   * concept read whole), with the library that read it; none when it is not a stored one.
+   */
+  private async storedValueSet(
+    ctx: ServiceContext,
+    target: ValueSetTarget,
+  ): Promise<
+    { library: TerminologyLibrary; valueSet: ValueSetResource; members: StoredMembers } | undefined
+  > {
+    if (!target.url) return undefined;
+    // Code systems are read as definitions, none of their concepts read whole.
+    const library = this.library(ctx, [], { codes: [], ancestors: false, children: false });
+    const { url, version: stated } = splitCanonical(target.url);
+    const valueSet = await library.storedValueSetDefinition(url, target.version ?? stated);
+    const members = valueSet && storedMembersOf(valueSet);
+    return valueSet && members ? { library, valueSet, members } : undefined;
+  }
+
+  /**
    * $expand of a stored collection version paged in the database: none (the in-memory path
    * answers) unless the version is stored, found by its definition alone, and its members come
    * from stored source versions of distinct systems, each telling codes apart by case. The page
@@ -103,13 +123,9 @@ export class TerminologyService {
     target: ValueSetTarget,
     options: Omit<ExpansionOptions, 'maxCodes'>,
   ): Promise<ExpansionPage | undefined> {
-    if (!target.url) return undefined;
-    // Code systems are read as definitions, none of their concepts read whole.
-    const library = this.library(ctx, [], { codes: [], ancestors: false, children: false });
-    const { url, version: stated } = splitCanonical(target.url);
-    const valueSet = await library.storedValueSetDefinition(url, target.version ?? stated);
-    const members = valueSet && storedMembersOf(valueSet);
-    if (!valueSet || !members) return undefined;
+    const stored = await this.storedValueSet(ctx, target);
+    if (!stored) return undefined;
+    const { library, valueSet, members } = stored;
     const sources = await members.sources();
     if (sources.length === 0 || !distinctSystems(sources.map((s) => s.include))) return undefined;
     const parts = [];
@@ -165,12 +181,9 @@ export class TerminologyService {
     input: CodeInput,
     options: Omit<ValidateOptions, 'maxCodes'>,
   ): Promise<ValidateResult | undefined> {
-    if (!target.url) return undefined;
-    const definitions = this.library(ctx, [], { codes: [], ancestors: false, children: false });
-    const { url, version: stated } = splitCanonical(target.url);
-    const valueSet = await definitions.storedValueSetDefinition(url, target.version ?? stated);
-    const members = valueSet && storedMembersOf(valueSet);
-    if (!valueSet || !members) return undefined;
+    const stored = await this.storedValueSet(ctx, target);
+    if (!stored) return undefined;
+    const { library: definitions, valueSet, members } = stored;
     const asked = codesOf(input);
     const include = await members.includesAmong(asked);
     if (include.length === 0 || !distinctSystems(include)) return undefined;
