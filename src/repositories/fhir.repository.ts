@@ -270,11 +270,11 @@ export class FhirRepository {
     window: { offset: number; limit?: number },
   ): Promise<ConceptVersionEntity[]> {
     const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
-    // The window as parameters: one prepared statement whatever the page (LIMIT NULL: all).
+    // Planned for its parameters, not prepared (see memberConceptCount): a generic plan made
+    // after small collections reads a large one's members a row at a time.
     const limit = `$${params.length + 1}`;
     const offset = `$${params.length + 2}`;
-    const rows = await preparedQuery<{ row: Raw }>(
-      this.em,
+    const rows = await this.em.query<Array<{ row: Raw }>>(
       `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row ${sql}
        ORDER BY x.mnemonic, x.concept_id
        LIMIT ${limit}::int OFFSET ${offset}::int`,
@@ -292,8 +292,8 @@ export class FhirRepository {
   async memberRepositoryOrder(expansionId: string, repositoryIds: string[]): Promise<string[]> {
     if (repositoryIds.length === 0) return [];
     const ordered = repositoryIds.length > 1;
-    const rows = await preparedQuery<{ id: string }>(
-      this.em,
+    // Planned for its parameters, not prepared (see memberConceptCount).
+    const rows = await this.em.query<Array<{ id: string }>>(
       `SELECT r.id::text AS id
        FROM unnest($2::bigint[]) AS r(id)
        CROSS JOIN LATERAL (
@@ -321,8 +321,10 @@ export class FhirRepository {
   ): Promise<Map<string, { among: string[]; other?: string }>> {
     const found = new Map<string, { among: string[]; other?: string }>();
     if (repositoryIds.length === 0) return found;
-    const rows = await preparedQuery<{ id: string; among: string[] | null; other: string | null }>(
-      this.em,
+    // Planned for its parameters, not prepared (see memberConceptCount).
+    const rows = await this.em.query<
+      Array<{ id: string; among: string[] | null; other: string | null }>
+    >(
       `SELECT r.id::text AS id, a.codes AS among, w.code AS other
        FROM unnest($2::bigint[]) AS r(id)
        CROSS JOIN LATERAL (
