@@ -29,8 +29,10 @@ beforeAll(async () => {
     GRAPHQL_MAX_COST: '500',
     GRAPHQL_COST_PER_RATE_UNIT: '1',
   });
-  off = await createTestApp();
-  apart = await createTestApp({ METRICS_TOKEN: TOKEN, METRICS_PORT: '0' });
+  // Running no tasks, so that the tasks `t` queues are run (and timed) by `t`; `off` also makes
+  // the fixtures' users, whose sign-in would count against `t`'s anonymous limit.
+  off = await createTestApp({ JOBS_WORKERS: '0' });
+  apart = await createTestApp({ METRICS_TOKEN: TOKEN, METRICS_PORT: '0', JOBS_WORKERS: '0' });
   server = t.app.listen(0);
 });
 afterAll(async () => {
@@ -77,7 +79,7 @@ describe('/metrics', () => {
     // Signed in (user limits are the defaults). A source with a concept, read through FHIR twice (a cache miss, then a hit), and a version,
     // whose export runs as a background task here.
     const system = `http://example.org/metrics/${uniqueId('cs')}`;
-    const source = await createSource(t, { canonical_url: system });
+    const source = await createSource(off, { canonical_url: system });
     const conceptId = uniqueId('rawid');
     await createConcept(t, source.url, source.owner, { id: conceptId });
     // An $expand of an inline value set over the stored code system renders it through the render
