@@ -255,7 +255,7 @@ async function fullBenchmark(
         const started = performance.now();
         let added: unknown[] = [];
         await inProcess.statementsOf(async (services, sctx) => {
-          added = await services.collections.addReferences(sctx, collectionRef(id), {
+          added = await services.references.addReferences(sctx, collectionRef(id), {
             data: { expressions: set.expressions },
           });
         });
@@ -502,14 +502,14 @@ async function statementBenchmark(
     const ref = collectionRef(id);
     const started = performance.now();
     const add = await inProcess.statementsOf((services, sctx) =>
-      services.collections.addReferences(sctx, ref, { data: { expressions: set.expressions } }),
+      services.references.addReferences(sctx, ref, { data: { expressions: set.expressions } }),
     );
     const addMs = performance.now() - started;
     const version = await inProcess.statementsOf((services, sctx) =>
       services.repositories.createVersion(sctx, ref, { id: 'v1' }),
     );
     const expansion = await inProcess.statementsOf((services, sctx) =>
-      services.collections.createExpansion(
+      services.expansions.createExpansion(
         sctx,
         { ...ref, version: 'HEAD' },
         { mnemonic: 'full', parameters: {} },
@@ -598,7 +598,7 @@ async function explainRun(
     const notices: string[] = [];
     await explaining.statementsOf(
       (services, sctx) =>
-        services.collections.addReferences(sctx, ref, { data: { expressions: set.expressions } }),
+        services.references.addReferences(sctx, ref, { data: { expressions: set.expressions } }),
       notices,
     );
     await explaining.statementsOf(
@@ -729,10 +729,10 @@ async function singleBenchmark(
       const ref = collectionRef(collection);
       const one = [`${SOURCE_PATH}concepts/${sampleOf(fresh, 1, random)[0].id}/`];
       const add = await inProcess.statementsOf((services, sctx) =>
-        services.collections.addReferences(sctx, ref, { data: { expressions: one } }),
+        services.references.addReferences(sctx, ref, { data: { expressions: one } }),
       );
       const remove = await inProcess.statementsOf((services, sctx) =>
-        services.collections.removeReferences(sctx, ref, { expressions: one }),
+        services.references.removeReferences(sctx, ref, { expressions: one }),
       );
       statements = { add: add.filter(isData).length, remove: remove.filter(isData).length };
     }
@@ -838,12 +838,12 @@ async function readBenchmark(
         (JSON.parse(text) as { summary?: { active_concepts?: number } }).summary
           ?.active_concepts === active,
       work: async (services, sctx) => {
-        const view = await services.collections.getExpansion(
+        const view = await services.expansions.getExpansion(
           sctx,
           { ...ref, version: 'HEAD' },
           'autoexpand-HEAD',
         );
-        return services.collections.summaries(sctx, [view]);
+        return services.expansions.summaries(sctx, [view]);
       },
     },
   ];

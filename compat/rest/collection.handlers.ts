@@ -36,10 +36,10 @@ const REFERENCE_FILTERS = ['include', 'resourceType'];
  * expansion, or of a collection version: its default expansion).
  */
 export function collectionHandlers(services: Services) {
-  const { collections } = services;
+  const { collections, references, expansions } = services;
 
   async function referenceList(req: Request, ctx: ServiceContext, ref: RepoRef) {
-    const page = await collections.listReferences(ctx, ref, listParams(req, REFERENCE_FILTERS));
+    const page = await references.listReferences(ctx, ref, listParams(req, REFERENCE_FILTERS));
     return list(page, referenceJson, req);
   }
 
@@ -47,24 +47,24 @@ export function collectionHandlers(services: Services) {
     references: async (req, ctx) => referenceList(req, ctx, repoOf(req)),
     addReferences: async (req, ctx) => {
       // OCL: large adds run as a task; `async=true` answers 202 at once.
-      const outcome = await collections.addReferencesOrQueue(ctx, repoOf(req), req.body, {
+      const outcome = await references.addReferencesOrQueue(ctx, repoOf(req), req.body, {
         cascade: queryString(req, 'cascade') ?? null,
         background: flag(req.query.async),
       });
       return 'results' in outcome ? ok(outcome.results.map(addedJson)) : taskAccepted(outcome.task);
     },
     removeReferences: async (req, ctx) => {
-      await collections.removeReferences(ctx, repoOf(req), req.body);
+      await references.removeReferences(ctx, repoOf(req), req.body);
       return noContent();
     },
     reference: async (req, ctx) =>
-      ok(referenceJson(await collections.getReference(ctx, repoOf(req), param(req, 'reference')))),
+      ok(referenceJson(await references.getReference(ctx, repoOf(req), param(req, 'reference')))),
     removeReference: async (req, ctx) => {
-      await collections.removeReference(ctx, repoOf(req), param(req, 'reference'));
+      await references.removeReference(ctx, repoOf(req), param(req, 'reference'));
       return noContent();
     },
     expansions: async (req, ctx) => {
-      const page = await collections.listExpansions(ctx, repoOf(req), listParams(req), {
+      const page = await expansions.listExpansions(ctx, repoOf(req), listParams(req), {
         summaries: flag(req.query.includeSummary),
       });
       const verbose = flag(req.query.verbose);
@@ -75,16 +75,16 @@ export function collectionHandlers(services: Services) {
       );
     },
     createExpansion: async (req, ctx) => {
-      const view = await collections.createExpansion(ctx, repoOf(req), bodyOf(req));
+      const view = await expansions.createExpansion(ctx, repoOf(req), bodyOf(req));
       const body = expansionJson(view) as { url: string };
       return created(body, body.url);
     },
     expansion: async (req, ctx) => {
-      const view = await collections.expansionDetail(ctx, repoOf(req), param(req, 'expansion'));
+      const view = await expansions.expansionDetail(ctx, repoOf(req), param(req, 'expansion'));
       return ok(expansionJson(view, { summary: view.summary, verbose: flag(req.query.verbose) }));
     },
     removeExpansion: async (req, ctx) => {
-      await collections.deleteExpansion(ctx, repoOf(req), param(req, 'expansion'));
+      await expansions.deleteExpansion(ctx, repoOf(req), param(req, 'expansion'));
       return noContent();
     },
     concepts: async (req, ctx) =>

@@ -9,11 +9,13 @@ export type { OidcSignIn, OidcTokens } from './accounts/oidc.service';
 import { RateLimitService } from './accounts/rate-limit.service';
 import { CascadeService, DEFAULT_CASCADE_MAX_RESOURCES } from './collections/cascade.service';
 import { CloneService } from './collections/clone.service';
+import { CollectionService } from './collections/collection.service';
+import { CollectionExpansions } from './collections/expansions';
 import {
   ADD_REFERENCES_TASK,
-  CollectionService,
+  CollectionReferences,
   type AddReferencesJob,
-} from './collections/collection.service';
+} from './collections/references';
 import { ConceptService } from './content/concept.service';
 import { MappingService } from './content/mapping.service';
 import { ensureAdmin } from './accounts/bootstrap';
@@ -103,13 +105,8 @@ export type {
   ConceptView,
   EditMode,
 } from './content/concept.service';
-export type {
-  AddedReference,
-  AddOutcome,
-  ExpansionDetail,
-  ExpansionView,
-  ReferenceView,
-} from './collections/collection.service';
+export type { AddedReference, AddOutcome, ReferenceView } from './collections/references';
+export type { ExpansionDetail, ExpansionView } from './collections/expansions';
 export type { ExpansionCounts, ExpansionRow, ReferenceRow } from '../repositories';
 export type {
   Ends,
@@ -126,7 +123,7 @@ export type { FollowView } from './community/follow.service';
 export type { ProfileInclude, UserProfile } from './accounts/profile.service';
 export type { LocaleView } from './community/lookup.service';
 export { MAX_PINS } from './community/pin.service';
-export type { ReferenceResult } from './collections/collection.service';
+export type { ReferenceResult } from './collections/references';
 export type { ContentSummary, Distribution, EventRow, PinRow, FollowRow } from '../repositories';
 export { registryEntryUrl } from './collections/url-registry.service';
 export type { UrlRegistryEntryView } from './collections/url-registry.service';
@@ -219,6 +216,11 @@ export class Services {
   readonly repositoryDetails: RepositoryDetailService;
   readonly concepts: ConceptService;
   readonly mappings: MappingService;
+  /** A collection's references: adding (now or as a task), listing, removing. */
+  readonly references: CollectionReferences;
+  /** A collection version's expansions, made with their parameters. */
+  readonly expansions: CollectionExpansions;
+  /** The members of a collection version's expansion, as the caller may read them. */
   readonly collections: CollectionService;
   readonly resolver: ReferenceResolver;
   readonly urlRegistry: UrlRegistryService;
@@ -256,7 +258,7 @@ export class Services {
       // The version's references are read and resolved inside its transaction, so references
       // that transaction adds first (a FHIR ValueSet write) need no resolving ahead.
       collectionVersion: (ctx, head, autoexpand) =>
-        this.collections.prepareVersionExpansion(ctx, head, autoexpand),
+        this.expansions.prepareVersionExpansion(ctx, head, autoexpand),
     };
     this.repositories = new RepositoryService(
       this.repos,
@@ -281,13 +283,19 @@ export class Services {
       this.cascade,
       options.cascadeMaxResources ?? DEFAULT_CASCADE_MAX_RESOURCES,
     );
-    this.collections = new CollectionService(
+    this.references = new CollectionReferences(
       this.repos,
       this.repositories,
       this.resolver,
+      this.tasks,
+    );
+    this.expansions = new CollectionExpansions(this.repos, this.repositories, this.resolver);
+    this.collections = new CollectionService(
+      this.repos,
+      this.repositories,
       this.concepts,
       this.mappings,
-      this.tasks,
+      this.expansions,
     );
     this.repositoryDetails = new RepositoryDetailService(
       this.repos,
@@ -295,6 +303,8 @@ export class Services {
       this.concepts,
       this.mappings,
       this.collections,
+      this.references,
+      this.expansions,
     );
     this.summaries = new SummaryService(
       this.repos,
@@ -313,6 +323,8 @@ export class Services {
       this.concepts,
       this.mappings,
       this.collections,
+      this.references,
+      this.expansions,
       this.tasks,
       options.fhirCacheConcepts ?? DEFAULT_FHIR_CACHE_CONCEPTS,
     );
@@ -337,7 +349,7 @@ export class Services {
       this.repositories,
       this.concepts,
       this.mappings,
-      this.collections,
+      this.references,
       {
         maxBytes: options.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
         fileUrlHosts: options.importFileUrlHosts ?? [],
@@ -351,7 +363,7 @@ export class Services {
       ),
     );
     this.jobs.register<AddReferencesJob>(ADD_REFERENCES_TASK, (job, task) =>
-      this.collections.runAddReferencesJob(
+      this.references.runAddReferencesJob(
         this.context(task.actor, task.log, task.baseUrl),
         job,
         (done, total, message) => task.progress(done, total, message),

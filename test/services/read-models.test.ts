@@ -157,14 +157,14 @@ describe('verbose user and org lists', () => {
 describe('expansion details', () => {
   it('answers an expansion with its summary in one call', async () => {
     const ref = { ...at('collection', collection), version: 'HEAD' };
-    const detail = await t.services.collections.expansionDetail(await as('anonymous'), ref, 'e1');
+    const detail = await t.services.expansions.expansionDetail(await as('anonymous'), ref, 'e1');
     expect(detail.expansion.mnemonic).toBe('e1');
     expect(detail.summary).toEqual({ activeConcepts: 1, activeMappings: 1 });
   });
 
   it('answers a list of expansions with their summaries when asked, in one statement for all', async () => {
     const ref = { ...at('collection', collection), version: 'HEAD' };
-    const page = await t.services.collections.listExpansions(
+    const page = await t.services.expansions.listExpansions(
       await as('anonymous'),
       ref,
       defaultListParams({ limit: 10 }),
@@ -173,10 +173,10 @@ describe('expansion details', () => {
     expect(page.items.length).toBe(2);
     expect(page.items.every((item) => item.summary !== undefined)).toBe(true);
     const bare = await statements('anonymous', (ctx) =>
-      t.services.collections.listExpansions(ctx, ref, defaultListParams({ limit: 10 })),
+      t.services.expansions.listExpansions(ctx, ref, defaultListParams({ limit: 10 })),
     );
     const summarised = await statements('anonymous', (ctx) =>
-      t.services.collections.listExpansions(ctx, ref, defaultListParams({ limit: 10 }), {
+      t.services.expansions.listExpansions(ctx, ref, defaultListParams({ limit: 10 }), {
         summaries: true,
       }),
     );

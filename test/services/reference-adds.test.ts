@@ -2,7 +2,7 @@ import request from 'supertest';
 import {
   ADD_REFERENCES_TASK,
   type AddReferencesJob,
-} from '../../src/services/collections/collection.service';
+} from '../../src/services/collections/references';
 import type { RepoRef, ServiceContext } from '../../src/services';
 import { contextOf, createTestApp, type TestApp, type TestUser } from '../factories';
 import {
@@ -58,7 +58,7 @@ describe('references resolved once, inside the add', () => {
   it('resolves every reference of an add in one call, on the transaction that adds them', async () => {
     const w = await world();
     const resolveMany = jest.spyOn(t.services.resolver, 'resolveMany');
-    const results = await t.services.collections.addReferences(await contextOf(t, w.owner), w.ref, {
+    const results = await t.services.references.addReferences(await contextOf(t, w.owner), w.ref, {
       data: {
         expressions: [
           `${w.source.url}concepts/A/`,
@@ -82,9 +82,9 @@ describe('references resolved once, inside the add', () => {
     const w = await world();
     const ctx = await contextOf(t, w.owner);
     const body = { data: { expressions: [`${w.source.url}concepts/A/`] } };
-    await t.services.collections.addReferences(ctx, w.ref, body);
+    await t.services.references.addReferences(ctx, w.ref, body);
     const resolveMany = jest.spyOn(t.services.resolver, 'resolveMany');
-    const again = await t.services.collections.addReferences(ctx, w.ref, body);
+    const again = await t.services.references.addReferences(ctx, w.ref, body);
     expect(again[0]).toMatchObject({ added: false, message: expect.stringMatching(/Already/) });
     expect(resolveMany).not.toHaveBeenCalled();
   });
@@ -93,7 +93,7 @@ describe('references resolved once, inside the add', () => {
     const w = await world();
     await createVersion(t, w.source.url, w.owner, 'v1');
     const resolveMany = jest.spyOn(t.services.resolver, 'resolveMany');
-    const results = await t.services.collections.addReferences(await contextOf(t, w.owner), w.ref, {
+    const results = await t.services.references.addReferences(await contextOf(t, w.owner), w.ref, {
       data: { expressions: [`${w.source.url}v1/concepts/A/`, `${w.source.url}v9/concepts/A/`] },
     });
     expect(results.map((r) => r.added)).toEqual([true, false]);
@@ -110,7 +110,7 @@ describe('queued adds', () => {
       data: { expressions: [`${w.source.url}concepts/A/`, 'not a reference'] },
       unrelated: 'dropped',
     };
-    const outcome = await t.services.collections.addReferencesOrQueue(ctx, w.ref, body, {
+    const outcome = await t.services.references.addReferencesOrQueue(ctx, w.ref, body, {
       background: true,
     });
     expect('task' in outcome).toBe(true);

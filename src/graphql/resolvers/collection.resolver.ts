@@ -70,7 +70,7 @@ function summaryLoader(ctx: GraphQLContext): DataLoader<ExpansionView, Expansion
   if (!loader) {
     loader = new DataLoader<ExpansionView, ExpansionCounts, string>(
       async (views) => {
-        const counts = await ctx.services.collections.summaries(ctx, [...views]);
+        const counts = await ctx.services.expansions.summaries(ctx, [...views]);
         return views.map(
           (view) => counts.get(view.expansion.id) ?? { activeConcepts: 0, activeMappings: 0 },
         );
@@ -97,7 +97,7 @@ export class CollectionContentResolver {
       include: args.include === undefined ? undefined : [String(args.include)],
       resourceType: args.resourceType === undefined ? undefined : [args.resourceType],
     });
-    const page = await ctx.services.collections.listReferences(
+    const page = await ctx.services.references.listReferences(
       ctx,
       versionRefOf(collection.view),
       params,
@@ -117,7 +117,7 @@ export class CollectionContentResolver {
     const ref = args.allVersions
       ? { ...refOf(collection.view), version: undefined }
       : versionRefOf(collection.view);
-    const page = await ctx.services.collections.listExpansions(ctx, ref, {
+    const page = await ctx.services.expansions.listExpansions(ctx, ref, {
       limit: args.limit,
       offset: args.offset,
       filters: {},
@@ -171,7 +171,7 @@ export class CollectionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<ReferenceObject> {
     return ReferenceObject.from(
-      await ctx.services.collections.getReference(ctx, parseRepoUrl(collection, 'collection'), id),
+      await ctx.services.references.getReference(ctx, parseRepoUrl(collection, 'collection'), id),
     );
   }
 
@@ -182,7 +182,7 @@ export class CollectionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<ExpansionObject> {
     return ExpansionObject.from(
-      await ctx.services.collections.getExpansion(
+      await ctx.services.expansions.getExpansion(
         ctx,
         parseRepoUrl(collection, 'collection'),
         mnemonic,
@@ -254,7 +254,7 @@ export class CollectionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<ReferencesAddedObject> {
     return ReferencesAddedObject.from(
-      await ctx.services.collections.addReferencesOrQueue(
+      await ctx.services.references.addReferencesOrQueue(
         ctx,
         parseRepoUrl(collection, 'collection'),
         { data: references },
@@ -278,7 +278,7 @@ export class CollectionResolver {
       throw AppError.invalid('Give one of expressions, ids or all.');
     }
     const body = all ? { expressions: '*' } : expressions ? { expressions } : { ids };
-    return ctx.services.collections.removeReferences(
+    return ctx.services.references.removeReferences(
       ctx,
       parseRepoUrl(collection, 'collection'),
       body,
@@ -299,7 +299,7 @@ export class CollectionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<ExpansionObject> {
     return ExpansionObject.from(
-      await ctx.services.collections.createExpansion(ctx, parseRepoUrl(collection, 'collection'), {
+      await ctx.services.expansions.createExpansion(ctx, parseRepoUrl(collection, 'collection'), {
         mnemonic,
         parameters,
         canonicalUrl,
@@ -315,7 +315,7 @@ export class CollectionResolver {
     @Arg('mnemonic') mnemonic: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
-    await ctx.services.collections.deleteExpansion(
+    await ctx.services.expansions.deleteExpansion(
       ctx,
       parseRepoUrl(collection, 'collection'),
       mnemonic,

@@ -221,7 +221,7 @@ export class CollectionWebClientResolver {
     @Root() c: CollectionObject,
     @Ctx() ctx: GraphQLContext,
   ): Promise<string | null> {
-    return ctx.services.collections.defaultExpansionUrl(c.view);
+    return ctx.services.expansions.defaultExpansionUrl(c.view);
   }
 
   @FieldResolver(() => CollectionConceptObject, {

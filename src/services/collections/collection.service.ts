@@ -6,151 +6,26 @@ import type { ServiceContext } from '../shared/context';
 import { parseExpansionParameters, type ExpansionParameters } from './expansion-parameters';
 import { pageOf, type ListParams, type Page } from '../shared/list';
 import type { MappingItem, MappingService } from '../content/mapping.service';
-import type { ReferenceResolver } from './reference-resolver';
 import type { RepositoryService, RepoView } from '../content/repository.service';
-import type { TaskService } from '../community/task.service';
 import type { RepoRef } from '../shared/urls';
 import { collectionAt } from './evaluation';
-import { CollectionExpansions, type ReadableMembers } from './expansions';
-import { CollectionReferences, type ReferenceView } from './references';
-
-export type { ExpansionDetail, ExpansionView, ReadableMembers } from './expansions';
-export {
-  ADD_REFERENCES_TASK,
-  ADD_WAIT_MS,
-  BACKGROUND_THRESHOLD,
-  type AddedReference,
-  type AddOutcome,
-  type AddReferencesJob,
-  type ReferenceResult,
-  type ReferenceView,
-} from './references';
+import type { CollectionExpansions, ReadableMembers } from './expansions';
+import type { ReferenceView } from './references';
 
 /**
- * Collections at work (spec operations §1.1, §2.1, §2.4, §4.1), one service for the edges:
- * references (references.ts) and expansions (expansions.ts), both evaluated by evaluation.ts,
- * and, here, the members a collection version's expansion holds as the caller may read them.
+ * The members a collection version's expansion holds, as the caller may read them (spec
+ * operations §2.1, §2.4). References (`CollectionReferences`, references.ts) and expansions
+ * (`CollectionExpansions`, expansions.ts) are services of their own, both evaluated by
+ * evaluation.ts.
  */
 export class CollectionService {
-  private readonly references: CollectionReferences;
-  private readonly expansions: CollectionExpansions;
-
   constructor(
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
-    resolver: ReferenceResolver,
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
-    tasks: TaskService,
-  ) {
-    this.references = new CollectionReferences(repos, repositories, resolver, tasks);
-    this.expansions = new CollectionExpansions(repos, repositories, resolver);
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // References (see CollectionReferences)
-
-  addReferences(
-    ...args: Parameters<CollectionReferences['addReferences']>
-  ): ReturnType<CollectionReferences['addReferences']> {
-    return this.references.addReferences(...args);
-  }
-
-  addReferencesOrQueue(
-    ...args: Parameters<CollectionReferences['addReferencesOrQueue']>
-  ): ReturnType<CollectionReferences['addReferencesOrQueue']> {
-    return this.references.addReferencesOrQueue(...args);
-  }
-
-  runAddReferencesJob(
-    ...args: Parameters<CollectionReferences['runAddReferencesJob']>
-  ): ReturnType<CollectionReferences['runAddReferencesJob']> {
-    return this.references.runAddReferencesJob(...args);
-  }
-
-  listReferences(
-    ...args: Parameters<CollectionReferences['listReferences']>
-  ): ReturnType<CollectionReferences['listReferences']> {
-    return this.references.listReferences(...args);
-  }
-
-  getReference(
-    ...args: Parameters<CollectionReferences['getReference']>
-  ): ReturnType<CollectionReferences['getReference']> {
-    return this.references.getReference(...args);
-  }
-
-  removeReference(
-    ...args: Parameters<CollectionReferences['removeReference']>
-  ): ReturnType<CollectionReferences['removeReference']> {
-    return this.references.removeReference(...args);
-  }
-
-  removeReferences(
-    ...args: Parameters<CollectionReferences['removeReferences']>
-  ): ReturnType<CollectionReferences['removeReferences']> {
-    return this.references.removeReferences(...args);
-  }
-
-  prepareReplaceReferences(
-    ...args: Parameters<CollectionReferences['prepareReplaceReferences']>
-  ): ReturnType<CollectionReferences['prepareReplaceReferences']> {
-    return this.references.prepareReplaceReferences(...args);
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Expansions (see CollectionExpansions)
-
-  createExpansion(
-    ...args: Parameters<CollectionExpansions['createExpansion']>
-  ): ReturnType<CollectionExpansions['createExpansion']> {
-    return this.expansions.createExpansion(...args);
-  }
-
-  listExpansions(
-    ...args: Parameters<CollectionExpansions['listExpansions']>
-  ): ReturnType<CollectionExpansions['listExpansions']> {
-    return this.expansions.listExpansions(...args);
-  }
-
-  getExpansion(
-    ...args: Parameters<CollectionExpansions['getExpansion']>
-  ): ReturnType<CollectionExpansions['getExpansion']> {
-    return this.expansions.getExpansion(...args);
-  }
-
-  expansionDetail(
-    ...args: Parameters<CollectionExpansions['expansionDetail']>
-  ): ReturnType<CollectionExpansions['expansionDetail']> {
-    return this.expansions.expansionDetail(...args);
-  }
-
-  deleteExpansion(
-    ...args: Parameters<CollectionExpansions['deleteExpansion']>
-  ): ReturnType<CollectionExpansions['deleteExpansion']> {
-    return this.expansions.deleteExpansion(...args);
-  }
-
-  summaries(
-    ...args: Parameters<CollectionExpansions['summaries']>
-  ): ReturnType<CollectionExpansions['summaries']> {
-    return this.expansions.summaries(...args);
-  }
-
-  defaultExpansionUrl(
-    ...args: Parameters<CollectionExpansions['defaultExpansionUrl']>
-  ): ReturnType<CollectionExpansions['defaultExpansionUrl']> {
-    return this.expansions.defaultExpansionUrl(...args);
-  }
-
-  prepareVersionExpansion(
-    ...args: Parameters<CollectionExpansions['prepareVersionExpansion']>
-  ): ReturnType<CollectionExpansions['prepareVersionExpansion']> {
-    return this.expansions.prepareVersionExpansion(...args);
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Members
+    private readonly expansions: CollectionExpansions,
+  ) {}
 
   /**
    * The concepts of a collection version (its default expansion) or of one of its expansions,
@@ -240,14 +115,6 @@ export class CollectionService {
       { ids },
     );
     return rows.map((reference) => ({ collection, reference }));
-  }
-
-  /**
-   * The default expansion of a collection version and the member repositories the caller may see
-   * (their rows tell when their content last changed).
-   */
-  readableMembers(ctx: ServiceContext, ref: RepoRef | RepoView): Promise<ReadableMembers> {
-    return this.expansions.readableExpansion(ctx, ref);
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { Repositories } from '../../repositories';
-import type { CollectionService, ReferenceView } from '../collections/collection.service';
+import type { CollectionService } from '../collections/collection.service';
+import type { CollectionExpansions } from '../collections/expansions';
+import type { CollectionReferences, ReferenceView } from '../collections/references';
 import type { ConceptService, ConceptView } from './concept.service';
 import type { ServiceContext } from '../shared/context';
 import type { ListParams } from '../shared/list';
@@ -41,6 +43,8 @@ export class RepositoryDetailService {
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
     private readonly collections: CollectionService,
+    private readonly references: CollectionReferences,
+    private readonly expansions: CollectionExpansions,
   ) {}
 
   /** A repository's detail; a collection's with its default expansion's URL. */
@@ -51,7 +55,7 @@ export class RepositoryDetailService {
   private async detailOf(ctx: ServiceContext, view: RepoView): Promise<RepoDetail> {
     const [counts, expansionUrl] = await Promise.all([
       this.repositories.counts(ctx, view),
-      view.repo.kind === 'collection' ? this.collections.defaultExpansionUrl(view) : undefined,
+      view.repo.kind === 'collection' ? this.expansions.defaultExpansionUrl(view) : undefined,
     ]);
     return { view, counts, ...(expansionUrl !== undefined ? { expansionUrl } : {}) };
   }
@@ -94,7 +98,7 @@ export class RepositoryDetailService {
     }
     if (collection && include.references) {
       await visit.section('references');
-      await visit.references((await this.collections.listReferences(ctx, view, params)).items);
+      await visit.references((await this.references.listReferences(ctx, view, params)).items);
     }
   }
 }

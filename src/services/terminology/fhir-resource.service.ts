@@ -12,7 +12,9 @@ import { AppError } from '../../errors';
 import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../../repositories';
 import type { TaskView } from '../../jobs';
 import { requireUser, viewerOf } from '../shared/access';
-import type { CollectionService, ReadableMembers } from '../collections/collection.service';
+import type { CollectionService } from '../collections/collection.service';
+import type { CollectionExpansions, ReadableMembers } from '../collections/expansions';
+import type { CollectionReferences } from '../collections/references';
 import { batchesOfSize, counter } from '../transfer/bulk-import.service';
 import {
   conceptContentOf,
@@ -206,6 +208,8 @@ export class FhirResourceService {
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
     private readonly collections: CollectionService,
+    private readonly references: CollectionReferences,
+    private readonly expansions: CollectionExpansions,
     private readonly tasks: TaskService,
     /** Concepts of stored code systems kept rendered for the operations (0: none). */
     cacheConcepts: number,
@@ -438,7 +442,7 @@ export class FhirResourceService {
   /** The members of a collection version the caller may see, read a page at a time. */
   private storedMembers(ctx: ServiceContext, view: RepoView): StoredMembers {
     let readable: Promise<ReadableMembers> | undefined;
-    const members = () => (readable ??= this.collections.readableMembers(ctx, view));
+    const members = () => (readable ??= this.expansions.readableExpansion(ctx, view));
     /** Each member repository's include, by its id; none unless every one has a view. */
     const includes = async (): Promise<Map<string, ConceptSetComponent>> => {
       const { expansion, repositoryIds } = await members();
@@ -536,7 +540,7 @@ export class FhirResourceService {
                 (await this.withContent(ctx, type, view, r, 'all')).resource as CodeSystemResource,
             );
           case 'ValueSet': {
-            const members = await this.collections.readableMembers(ctx, view);
+            const members = await this.expansions.readableExpansion(ctx, view);
             return this.rendered.get(membersKey(ctx, view, members), () =>
               this.valueSetWithMembers(ctx, view, r, members),
             );
@@ -730,7 +734,7 @@ export class FhirResourceService {
       }
       case 'ValueSet': {
         if (resource.compose === undefined) return NO_CONTENT;
-        const replace = await this.collections.prepareReplaceReferences(
+        const replace = await this.references.prepareReplaceReferences(
           ctx,
           { owner },
           { data: referenceInputs(resource) },
@@ -1027,7 +1031,7 @@ export class FhirResourceService {
       }
       case 'ValueSet': {
         if (page === 'all') {
-          const members = await this.collections.readableMembers(ctx, view);
+          const members = await this.expansions.readableExpansion(ctx, view);
           return { resource: await this.valueSetWithMembers(ctx, view, r, members), more: false };
         }
         const listed = await this.collections.listConcepts(ctx, ref, params);

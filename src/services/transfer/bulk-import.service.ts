@@ -6,7 +6,7 @@ import { AppError, isAppError } from '../../errors';
 import type { TaskView } from '../../jobs';
 import type { ImportFormat, Repositories } from '../../repositories';
 import { requireUser } from '../shared/access';
-import type { CollectionService } from '../collections/collection.service';
+import type { CollectionReferences } from '../collections/references';
 import {
   conceptContentOf,
   type ConceptContent,
@@ -125,7 +125,7 @@ export class BulkImportService {
     private readonly repositories: RepositoryService,
     private readonly concepts: ConceptService,
     private readonly mappings: MappingService,
-    private readonly collections: CollectionService,
+    private readonly references: CollectionReferences,
     readonly options: BulkImportOptions,
   ) {}
 
@@ -732,10 +732,10 @@ export class BulkImportService {
       case 'Reference': {
         const ref = repoRefOf(f, 'collection');
         if (del) {
-          await this.collections.removeReferences(ctx, ref, f.data);
+          await this.references.removeReferences(ctx, ref, f.data);
           return 'deleted';
         }
-        const added = await this.collections.addReferences(ctx, ref, f.data, {
+        const added = await this.references.addReferences(ctx, ref, f.data, {
           cascade: typeof f.__cascade === 'string' ? f.__cascade : null,
         });
         return added.some((a) => a.added) ? 'created' : 'unchanged';
