@@ -10,6 +10,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded
 import { entities } from '../src/db/entities';
 import { createLogger } from '../src/logger';
 import { ANONYMOUS, createMailer, Services, type ServiceContext } from '../src/services';
+import type { FloorRoute, FloorSetup } from './floor';
 
 /** Shared pieces of the benchmarks: a server to measure, two load runners, the printout. */
 
@@ -218,6 +219,61 @@ export function forkBalancer(ports: number[]): Promise<{ url: string; stop(): Pr
   });
 }
 
+/**
+ * The floor (`floor.ts`) for `paths`, in a process of its own: Node's HTTP server and a
+ * `pg.Pool` sending, per path, the statements `statementsOf(path)` answers (those the registry
+ * sends for it, recorded in process) and writing the registry's own answer to it, fetched here
+ * from `server` with `headers`.
+ */
+export async function forkFloor(
+  server: BenchServer,
+  paths: string[],
+  headers: Record<string, string>,
+  statementsOf: (path: string) => Promise<Statement[]>,
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const routes: Record<string, FloorRoute> = {};
+  for (const path of paths) {
+    const res = await fetch(server.url + path, { headers });
+    const kept: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      if (!FLOOR_DROPPED_HEADERS.has(name)) kept[name] = value;
+    });
+    routes[path] = {
+      statements: await statementsOf(path),
+      status: res.status,
+      headers: kept,
+      body: await res.text(),
+    };
+  }
+  const child = fork(path.join(__dirname, 'floor.js'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const setup: FloorSetup = { databaseUrl: server.databaseUrl, poolSize: APP_POOL_SIZE, routes };
+  child.send(setup);
+  return new Promise((resolve, reject) => {
+    const failed = (code: number | null): void =>
+      reject(new Error(`The floor exited during start-up (code ${code}).`));
+    child.once('exit', failed);
+    child.once('message', (message) => {
+      child.off('exit', failed);
+      resolve({
+        url: `http://127.0.0.1:${(message as { port: number }).port}`,
+        pid: child.pid!,
+        stop: () => stopChild(child),
+      });
+    });
+  });
+}
+
+/** Headers Node writes itself (or that describe the connection), not copied into the floor. */
+const FLOOR_DROPPED_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'date',
+  'keep-alive',
+  'transfer-encoding',
+]);
+
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -325,9 +381,8 @@ export interface CpuUse {
 }
 
 /** Starts counting CPU time; the returned function stops and answers the use since. */
-export async function cpuMeter(): Promise<() => Promise<CpuUse>> {
+export async function cpuMeter(servers = [...serverPids]): Promise<() => Promise<CpuUse>> {
   const own = process.cpuUsage();
-  const servers = [...serverPids];
   const server = cpuSecondsOf(servers);
   const balancer = balancerPid === null ? null : cpuSecondsOf([balancerPid]);
   const postgres = postgresTicks();
@@ -493,9 +548,11 @@ export interface VariedHttpTarget {
 
 /** autocannon GETting `target.next()` paths: a warm-up, then a measured run. */
 export async function measureHttpVaried(
-  server: BenchServer,
+  server: { url: string },
   target: VariedHttpTarget,
   params: BenchParams,
+  /** The server processes whose CPU the run counts (default: every registry process). */
+  servers?: number[],
 ): Promise<LoadResult> {
   type Context = { check?: (status: number, body: string) => string | null };
   const load = async (seconds: number): Promise<LoadResult> => {
@@ -520,7 +577,7 @@ export async function measureHttpVaried(
       },
     ];
     const options = { url: server.url, connections: params.connections, duration: seconds };
-    const meter = await cpuMeter();
+    const meter = await cpuMeter(servers);
     const result = await cannon({ ...options, requests }, (instance) => {
       instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
       instance.on('reqError', (error: unknown) => note(failures, String(error)));

@@ -2,19 +2,27 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { generateDictionary, Random, type GeneratedConcept } from './generate';
+import { Pool } from 'pg';
+import { parseLanguages } from '../src/services';
 import {
   ADMIN_PASSWORD,
   ADMIN_USERNAME,
+  APP_POOL_SIZE,
   benchParams,
   envInt,
+  forkFloor,
   login,
   measureHttpVaried,
+  measureLoop,
+  openInProcess,
   print,
   printSetup,
   request,
   settleTasks,
   startBenchServer,
   type BenchServer,
+  type LoadResult,
+  type Statement,
 } from './harness';
 
 /**
@@ -61,7 +69,7 @@ export async function run(): Promise<void> {
     const before = rssOf(pid);
     await firstLookup(server, active);
     await growth(server, active, calls, pid, before);
-    await steadyState(server, params, active);
+    await steadyState(server, params, sampleOf(active, envInt('BENCH_TERM_SAMPLE', 1_000, 10)));
   } finally {
     await server.stop();
   }
@@ -122,37 +130,124 @@ async function growth(
   );
 }
 
+/** `size` concepts spread over all of `active`. */
+function sampleOf(active: GeneratedConcept[], size: number): GeneratedConcept[] {
+  const step = Math.max(1, Math.floor(active.length / size));
+  return active.filter((_c, i) => i % step === 0).slice(0, size);
+}
+
+/**
+ * `$lookup`s of random codes of the sample under load, against the registry, against the floor
+ * of our stack (`bench/floor.ts`: Node's HTTP server sending the registry's statements for each
+ * path and writing its answer's bytes), and the statements alone on a `pg.Pool` (the raw
+ * database): the CPU each spends per `$lookup`, and the ratios.
+ */
 async function steadyState(
   server: BenchServer,
   params: ReturnType<typeof benchParams>,
-  active: GeneratedConcept[],
+  sample: GeneratedConcept[],
 ): Promise<void> {
-  const draw = new Random(active.length);
-  const result = await measureHttpVaried(
-    server,
-    {
-      label: '$lookup',
-      headers: { accept: 'application/fhir+json' },
+  const headers = { accept: 'application/fhir+json' };
+  const target = (label: string) => {
+    const draw = new Random(sample.length);
+    return {
+      label,
+      headers,
       next: () => {
-        const c = active[Math.floor(draw.next() * active.length)];
+        const c = sample[Math.floor(draw.next() * sample.length)];
         return {
           path: lookupPath(c),
-          check: (status, body) =>
+          check: (status: number, body: string) =>
             status !== 200 ? `HTTP ${status} for ${c.id}` : displayMismatch(c, body),
         };
       },
-    },
-    params,
+    };
+  };
+  const result = await measureHttpVaried(server, target('registry'), params);
+  report(`steady-state $lookup, random codes of ${sample.length}`, result, params, 'server');
+
+  // What the edge asks the service for a `$lookup?system=…&code=…` (compat/fhir/code-system-lookup.ts).
+  const inProcess = await openInProcess(server.databaseUrl);
+  const statements = new Map<string, Statement[]>();
+  try {
+    for (const c of sample) {
+      statements.set(
+        lookupPath(c),
+        await inProcess.statementsOf((services, ctx) =>
+          services.terminology.lookup(
+            ctx,
+            {
+              coding: { system: SYSTEM, code: c.id },
+              properties: [],
+              languages: parseLanguages(undefined),
+              useSupplements: [],
+            },
+            [],
+          ),
+        ),
+      );
+    }
+  } finally {
+    await inProcess.close();
+  }
+  const counts = new Set([...statements.values()].map((s) => s.length));
+  print(`statements per $lookup: ${[...counts].join(', ')}`);
+  const floor = await forkFloor(server, [...statements.keys()], headers, async (path) =>
+    statements.get(path)!,
   );
+  let floorResult: LoadResult;
+  try {
+    floorResult = await measureHttpVaried(floor, target('floor'), params, [floor.pid]);
+  } finally {
+    await floor.stop();
+  }
+  report(
+    'the floor (node:http + pg.Pool, the same statements and bytes)',
+    floorResult,
+    params,
+    'server',
+  );
+
+  const pool = new Pool({ connectionString: server.databaseUrl, max: APP_POOL_SIZE });
+  let raw: LoadResult;
+  try {
+    const paths = [...statements.keys()];
+    const draw = new Random(paths.length);
+    raw = await measureLoop('raw DB', params, async () => {
+      const path = paths[Math.floor(draw.next() * paths.length)];
+      for (const [i, s] of statements.get(path)!.entries()) {
+        await pool.query({ name: `raw_${i}`, text: s.sql, values: s.parameters });
+      }
+    });
+  } finally {
+    await pool.end();
+  }
+  report('raw DB (the same statements on a pg.Pool, from this process)', raw, params, 'client');
+  const rate = (r: LoadResult): number => r.completed / r.seconds;
+  const cpu = (r: LoadResult): number => (r.cpu?.server ?? NaN) / r.completed;
+  print(
+    `registry / floor: ${(rate(result) / rate(floorResult)).toFixed(2)}× the throughput, ` +
+      `${(cpu(result) / cpu(floorResult)).toFixed(2)}× the server CPU per $lookup; ` +
+      `registry / raw DB: ${(rate(result) / rate(raw)).toFixed(2)}× the throughput`,
+  );
+}
+
+function report(
+  label: string,
+  result: LoadResult,
+  params: ReturnType<typeof benchParams>,
+  party: 'server' | 'client',
+): void {
   const perOp = (seconds: number | null | undefined): string =>
     seconds === null || seconds === undefined || result.completed === 0
       ? 'n/a'
       : ((seconds * 1000) / result.completed).toFixed(3);
+  const own = party === 'server' ? result.cpu?.server : result.cpu?.client;
   print(
-    `steady-state $lookup, random codes, ${params.connections} clients, ${params.seconds} s: ` +
-      `${(result.completed / result.seconds).toFixed(0)} req/s, ${result.errors} errors; CPU ms per ` +
-      `$lookup: server ${perOp(result.cpu?.server)} (target ≤ 0.35), Postgres ` +
-      `${perOp(result.cpu?.postgres)}, client ${perOp(result.cpu?.client)}`,
+    `${label}, ${params.connections} clients, ${params.seconds} s: ` +
+      `${(result.completed / result.seconds).toFixed(0)}/s, ${result.errors} errors; CPU ms per ` +
+      `$lookup: ${party} ${perOp(own)}${party === 'server' ? ' (target ≤ 0.35)' : ''}, Postgres ` +
+      `${perOp(result.cpu?.postgres)}${party === 'server' ? `, client ${perOp(result.cpu?.client)}` : ''}`,
   );
   if (result.failures.length) print(`failures: ${result.failures.join('; ')}`);
 }
