@@ -20,6 +20,7 @@ import {
   APP_POOL_SIZE,
   benchParams,
   envInt,
+  forkFloor,
   login,
   measureHttpVaried,
   measureLoop,
@@ -29,6 +30,7 @@ import {
   printColumns,
   printMachine,
   type InProcess,
+  type LoadResult,
   type Statement,
   printTable,
   request,
@@ -221,6 +223,58 @@ export async function run(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // (a) GET …/concepts/:id/
 
+/** Concepts the floor of the detail serves (their paths, statements and bytes recorded). */
+const FLOOR_SAMPLE = 300;
+
+/**
+ * The floor of the concept detail (`bench/floor.ts`): for `FLOOR_SAMPLE` ids spread over all,
+ * the statements the route's service call sends and the route's own answer, replayed by Node's
+ * HTTP server and a `pg.Pool` under the same load.
+ */
+async function floorOfDetail(
+  server: BenchServer,
+  dict: GeneratedDictionary,
+  params: ReturnType<typeof benchParams>,
+  inProcess: InProcess,
+): Promise<LoadResult> {
+  const step = Math.max(1, Math.floor(dict.concepts.length / FLOOR_SAMPLE));
+  const ids = dict.concepts
+    .filter((_c, i) => i % step === 0)
+    .slice(0, FLOOR_SAMPLE)
+    .map((c) => c.id);
+  const pathOf = (id: string): string => `${SOURCE_PATH}concepts/${id}/`;
+  // One at a time: the in-process services record one call's statements at a time.
+  const statementsById = new Map<string, Statement[]>();
+  for (const id of ids) {
+    statementsById.set(
+      pathOf(id),
+      await inProcess.statementsOf(async (services, ctx) => {
+        await services.concepts.detail(ctx, sourceRef(), id, undefined, { mappings: true });
+      }),
+    );
+  }
+  const floor = await forkFloor(server, [...statementsById.keys()], {}, async (path) =>
+    statementsById.get(path)!,
+  );
+  try {
+    const draw = new Random(ids.length);
+    return await measureHttpVaried(
+      floor,
+      {
+        label: 'floor',
+        next: () => ({
+          path: pathOf(ids[Math.floor(draw.next() * ids.length)]),
+          check: (status) => (status === 200 ? null : `HTTP ${status}`),
+        }),
+      },
+      params,
+      [floor.pid],
+    );
+  } finally {
+    await floor.stop();
+  }
+}
+
 async function readBenchmark(
   server: BenchServer,
   dict: GeneratedDictionary,
@@ -379,6 +433,16 @@ async function readBenchmark(
     const rate = (r: typeof http): number => r.completed / r.seconds;
     const serverMs = (r: typeof http): number | null =>
       r.cpu?.server == null ? null : (1000 * r.cpu.server) / r.completed;
+    const floor = await floorOfDetail(server, dict, params, inProcess);
+    const floorCpu = serverMs(floor);
+    print(
+      `the floor (node:http + pg.Pool sending the route's statements and writing its bytes, ` +
+        `${FLOOR_SAMPLE} ids spread over all): ${rate(floor).toFixed(0)} req/s, server CPU ` +
+        `${floorCpu?.toFixed(3) ?? 'n/a'} ms per request, Postgres ` +
+        `${floor.cpu?.postgres == null ? 'n/a' : ((1000 * floor.cpu.postgres) / floor.completed).toFixed(3)} ms; ` +
+        `REST/floor ${(rate(http) / rate(floor)).toFixed(2)}× the throughput, ` +
+        `${serverMs(http) !== null && floorCpu ? (serverMs(http)! / floorCpu).toFixed(2) : 'n/a'}× the server CPU`,
+    );
     const [restCpu, graphqlCpu] = [serverMs(http), serverMs(graphql)];
     if (restCpu !== null && graphqlCpu !== null) {
       const times = graphqlCpu / restCpu;
