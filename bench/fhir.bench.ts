@@ -246,6 +246,17 @@ async function expansions(
       `/fhir/ValueSet/$expand?url=${e(VALUE_SET)}&filter=${e(word)}&count=${VALUE_SET_SIZE}`,
       expected,
     ],
+    // The pages a picker asks for: the first 20, and the first 20 matching what was typed.
+    [
+      '$expand first page (count=20)',
+      `/fhir/ValueSet/$expand?url=${e(VALUE_SET)}&count=20`,
+      members.length,
+    ],
+    [
+      `$expand first page with filter=${word} (count=20)`,
+      `/fhir/ValueSet/$expand?url=${e(VALUE_SET)}&filter=${e(word)}&count=20`,
+      expected,
+    ],
   ] as const) {
     const times: number[] = [];
     let answered = 0;
