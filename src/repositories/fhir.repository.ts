@@ -64,15 +64,23 @@ interface RowRaw {
 const frozen = (field: string, column: string): string =>
   `(CASE WHEN v.metadata IS NULL THEN r.${column} ELSE v.metadata->>'${field}' END)`;
 
+/** Which members of an expansion a member read takes. */
+export interface MemberRead {
+  /** Only those whose concept in the source version is not retired (`$expand`'s `activeOnly`). */
+  activeOnly?: boolean;
+}
+
 /**
  * The active members of an expansion from one member repository (their versions as
  * `ConceptRepository.memberCodes` reads them), each with the concept of its code in a source
- * version (`sv`); members it has none for are left out.
+ * version (`sv`); members it has none for are left out, and with `activeOnly` those whose
+ * concept there is retired.
  */
 function memberConceptsSql(
   expansionId: string,
   memberRepositoryId: string,
   source: { repositoryId: string; seq: string | null },
+  read: MemberRead,
 ): { sql: string; params: unknown[] } {
   const at =
     source.seq === null
@@ -85,7 +93,8 @@ function memberConceptsSql(
        ${memberVersionOf('x')}
        JOIN concepts c ON c.repository_id = $3 AND c.mnemonic = m.mnemonic
        JOIN concept_versions sv ON sv.concept_id = c.id AND ${at}
-       WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired`,
+       WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired
+         ${read.activeOnly ? 'AND NOT sv.retired' : ''}`,
     params,
   };
 }
@@ -241,14 +250,16 @@ export class FhirRepository {
 
   /**
    * How many active members of an expansion from one member repository the source version
-   * `source` (`seq` null: HEAD) has a concept for, by code (as `memberConcepts` finds them).
+   * `source` (`seq` null: HEAD) has a concept for, by code (as `memberConcepts` finds them; with
+   * `read.activeOnly`, a concept not retired there).
    */
   async memberConceptCount(
     expansionId: string,
     memberRepositoryId: string,
     source: { repositoryId: string; seq: string | null },
+    read: MemberRead,
   ): Promise<number> {
-    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
     // Planned for its parameters, not prepared: a generic plan, made after a few small
     // collections, counts a large one a row at a time (seconds where this takes milliseconds).
     const rows = await this.em.query<Array<{ n: number }>>(
@@ -260,16 +271,18 @@ export class FhirRepository {
 
   /**
    * A page of the concepts of the source version `source` that the active members of an
-   * expansion from one member repository name by code, in member order (as `memberCodes` reads
-   * the members: by their id): one statement, reading the page's rows only.
+   * expansion from one member repository name by code (with `read.activeOnly`, those not retired
+   * there), in member order (as `memberCodes` reads the members: by their id): one statement,
+   * reading the page's rows only.
    */
   async memberConcepts(
     expansionId: string,
     memberRepositoryId: string,
     source: { repositoryId: string; seq: string | null },
     window: { offset: number; limit?: number },
+    read: MemberRead,
   ): Promise<ConceptVersionEntity[]> {
-    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
     // Planned for its parameters, not prepared (see memberConceptCount): a generic plan made
     // after small collections reads a large one's members a row at a time.
     const limit = `$${params.length + 1}`;

@@ -11,10 +11,18 @@ import {
   retire,
   type TestSource,
 } from '../factories/content';
-import { byCodeValidatable, sqlPageable } from '../../src/services/terminology/terminology.service';
+import {
+  byCodeValidatable,
+  sqlPageable,
+  TerminologyService,
+} from '../../src/services/terminology/terminology.service';
 import type { CodeInput, ValidateResult } from '../../src/services/terminology/validate';
 import type { ParameterValue } from '../../src/services/terminology/fhir';
-import type { ExpansionEntry, ExpansionPage } from '../../src/services/terminology/expand';
+import type {
+  ExpansionEntry,
+  ExpansionOptions,
+  ExpansionPage,
+} from '../../src/services/terminology/expand';
 
 /**
  * The terminology core without transport: $lookup, CodeSystem $validate-code and $subsumes
@@ -524,7 +532,6 @@ describe('reads of a large source', () => {
     it('takes nothing else: any other parameter is expanded in memory', () => {
       const target = { url: fifty };
       expect(sqlPageable({ target, resources: [], options: { filter: 'x' } })).toBe(false);
-      expect(sqlPageable({ target, resources: [], options: { activeOnly: true } })).toBe(false);
       expect(sqlPageable({ target, resources: [], options: { properties: ['x'] } })).toBe(false);
       expect(sqlPageable({ target, resources: [], options: { acceptLanguage: 'fr' } })).toBe(false);
       expect(
@@ -573,6 +580,186 @@ describe('reads of a large source', () => {
       console.log(
         `page of 10 from 3000 members: in memory ${inMemory.rows} rows; paged ${first.rows} rows (offset 0), ${later.rows} rows (offset 2500)`,
       );
+    });
+
+    describe('with other parameters', () => {
+      /**
+       * A source whose concepts have names in several locales (en, fr, de), punctuation and
+       * letters outside ASCII, a hierarchy and a definition; released as v1 with W03, W04 and W18
+       * retired, which are active again at HEAD (where the members are taken): members whose
+       * concept in the version read (v1) is retired.
+       */
+      let words: string;
+      beforeAll(async () => {
+        const source = await createSource(t, { id: uniqueId('words') });
+        const name = (text: string, locale = 'en', preferred = true) => ({
+          name: text,
+          locale,
+          locale_preferred: preferred,
+        });
+        const concepts: Array<[string, Array<ReturnType<typeof name>>, Record<string, unknown>?]> =
+          [
+            [
+              'W01',
+              [name('Heart attack'), name('Crise cardiaque', 'fr'), name('Herzinfarkt', 'de')],
+              { descriptions: [{ description: 'Death of heart muscle', locale: 'en' }] },
+            ],
+            [
+              'W02',
+              [name('Heart-failure'), name('Insuffisance cardiaque', 'fr')],
+              { parent: 'W01' },
+            ],
+            ['W03', [name('Heartburn')], { parent: 'W01' }],
+            ['W04', [name('Cardiac arrest'), name('Arrêt cardiaque', 'fr')]],
+            ['W05', [name('Éclair au chocolat', 'fr'), name('Chocolate eclair', 'en', false)]],
+            ['W06', [name('Street'), name('Straße', 'de')]],
+            ['W07', [name('İstanbul')]],
+            ['W08', [name('100 \u212a'), name('Hundred kelvin', 'en', false)]],
+            ['ABC-123', [name('Zebra crossing')]],
+            ['W10', [name('Bradycardia')]],
+            ['W11', [name('Type-2 diabetes (adult)'), name('Diabète de type 2', 'fr')]],
+            ['W12', [name('Œdème'), name('Oedema', 'en', false)]],
+          ];
+        for (let i = 13; i <= 30; i += 1) {
+          concepts.push([
+            `W${i}`,
+            [
+              name(`Heart valve ${i}`),
+              ...(i % 3 === 0 ? [name(`Valve cardiaque ${i}`, 'fr')] : []),
+            ],
+          ]);
+        }
+        for (const [id, names, extra = {}] of concepts) {
+          const { parent, ...fields } = extra as { parent?: string };
+          await createConcept(t, source.url, source.owner, {
+            id,
+            names,
+            ...(parent ? { parent_concept_urls: [`${source.url}concepts/${parent}/`] } : {}),
+            ...fields,
+          });
+        }
+        const retiredInV1 = ['W03', 'W04', 'W18'];
+        for (const id of retiredInV1) await retire(t, source.url, source.owner, 'concepts', id);
+        await createVersion(t, source.url, source.owner, 'v1', { released: true });
+        for (const id of retiredInV1) {
+          await request(t.app)
+            .put(`${source.url}concepts/${id}/reactivate/`)
+            .set('Authorization', source.owner.auth)
+            .expect(204);
+        }
+        words = await collectionOf(source);
+      });
+
+      /** The request's options and their echo (as the FHIR edge gives them), with paging. */
+      const asked = (
+        options: Partial<ExpansionOptions>,
+        echo: ParameterValue[],
+        count?: number,
+        offset?: number,
+      ) => {
+        const paged = paging(count, offset);
+        return { ...options, count, offset, echo: [...echo, ...paged.echo] };
+      };
+
+      /**
+       * The expansion asked with `options`, paged in the database (checked: its value set read
+       * without the members), compared with the in-memory expansion's answer.
+       */
+      async function asInMemory(
+        options: Omit<ExpansionOptions, 'maxCodes'>,
+      ): Promise<ExpansionPage> {
+        const anyone = await contextOf(t, 'anonymous');
+        const request = { target: { url: words }, resources: [], options };
+        expect(sqlPageable(request)).toBe(true);
+        const paged = await t.services.terminology.expand(anyone, request.target, [], options);
+        expect(paged.valueSet.compose).toBeUndefined();
+        const whole = await t.services.terminology.expandInMemory(
+          anyone,
+          request.target,
+          [],
+          options,
+        );
+        expect(stable(paged)).toEqual(stable(whole));
+        return paged;
+      }
+
+      /** Pages asked of each option: the first, one in the middle, past the end, and all. */
+      const pages: Array<[number | undefined, number | undefined]> = [
+        [5, 0],
+        [4, 3],
+        [6, 20],
+        [5, 100],
+        [undefined, undefined],
+      ];
+
+      it.each(pages)(
+        'activeOnly: leaves out members retired in the version read, count=%p offset=%p',
+        async (count, offset) => {
+          const answer = await asInMemory(
+            asked(
+              { activeOnly: true },
+              [{ name: 'activeOnly', valueBoolean: true }],
+              count,
+              offset,
+            ),
+          );
+          expect(answer.total).toBe(27);
+          const all = await asInMemory(asked({}, [], count, offset));
+          expect(all.total).toBe(30);
+        },
+      );
+
+      it('activeOnly: shows only active codes, where the page shows the retired ones without it', async () => {
+        const active = await asInMemory(asked({ activeOnly: true }, [], 3, 1));
+        expect(active.contains.map((c) => c.code)).toEqual(['W01', 'W02', 'W05']);
+        const all = await asInMemory(asked({}, [], 3, 1));
+        expect(all.contains.map((c) => [c.code, c.inactive])).toEqual([
+          ['W01', false],
+          ['W02', false],
+          ['W03', true],
+        ]);
+      });
+
+      it('refuses as too costly where the in-memory expansion does: by the members, then by what is shown unpaged', async () => {
+        const anyone = await contextOf(t, 'anonymous');
+        /** The answer (total) or failure of both ways, with at most `max` codes, `unpaged` unpaged. */
+        const both = async (
+          max: number,
+          unpaged: number,
+          options: Omit<ExpansionOptions, 'maxCodes'>,
+        ) => {
+          const limited = new TerminologyService(
+            (c) => t.services.fhirResources.stored(c),
+            max,
+            unpaged,
+          );
+          const outcome = async (work: Promise<ExpansionPage>) => {
+            const total = await work.then(
+              (page) => page.total,
+              () => undefined,
+            );
+            return total !== undefined ? { total } : { failure: await failure(work) };
+          };
+          const request = { target: { url: words }, resources: [], options };
+          expect(sqlPageable(request)).toBe(true);
+          const paged = await outcome(limited.expand(anyone, request.target, [], options));
+          const whole = await outcome(limited.expandInMemory(anyone, request.target, [], options));
+          expect(paged).toEqual(whole);
+          return paged;
+        };
+        const activeOnly = asked({ activeOnly: true }, []);
+        // 30 members, 27 active: the members count against the most an expansion may hold.
+        expect(await both(28, 100, activeOnly)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>28)')],
+        });
+        expect(await both(30, 100, activeOnly)).toEqual({ total: 27 });
+        // Unpaged, what is shown counts against the most an unpaged expansion answers.
+        expect(await both(100, 27, activeOnly)).toEqual({ total: 27 });
+        expect(await both(100, 26, activeOnly)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>26)')],
+        });
+        expect(await both(100, 26, asked({ activeOnly: true }, [], 5, 0))).toEqual({ total: 27 });
+      });
     });
 
     describe('members from several source versions', () => {

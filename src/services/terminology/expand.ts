@@ -30,6 +30,7 @@ import {
   presentVersions,
   splitCanonical,
   versionMatches,
+  type MemberRead,
   type TerminologyLibrary,
 } from './library';
 
@@ -157,6 +158,20 @@ export interface ExpansionPage {
   /** The page's codes (roots, when shown as a tree). */
   contains: ExpansionEntry[];
 }
+
+/**
+ * One member source of a stored value set at the code system version its include reads, as
+ * `Expander.expandPaged` pages it (a `StoredMemberSource` read at that version).
+ */
+export interface PagedSource {
+  include: ConceptSetComponent;
+  /** How many members have a concept in the code system version (as `read` takes). */
+  count(read: MemberRead): Promise<number>;
+  /** Those concepts, `offset` on, at most `limit` (all without), in member order. */
+  page(read: MemberRead, offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+}
+
+const sum = (numbers: number[]) => numbers.reduce((total, n) => total + n, 0);
 
 const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-version'];
 
@@ -374,26 +389,24 @@ export class Expander {
    * A stored value set whose members are concepts of code system versions of distinct systems
    * (each part's `include` names one, as the compose the members make would, in its order),
    * expanded a page at a time: each part counts its members and reads a page of their concepts,
-   * in member order. Answers as `expand` does over the same members (includes listing concepts,
-   * each in turn: nothing nested, no versions shown).
+   * in member order (with `activeOnly`, those active only). Answers as `expand` does over the
+   * same members (includes listing concepts, each in turn: nothing nested, no versions shown).
    */
-  async expandPaged(
-    valueSet: ValueSetResource,
-    parts: Array<{
-      include: ConceptSetComponent;
-      count(): Promise<number>;
-      page(offset: number, limit?: number): Promise<CodeSystemConcept[]>;
-    }>,
-  ): Promise<ExpansionPage> {
+  async expandPaged(valueSet: ValueSetResource, parts: PagedSource[]): Promise<ExpansionPage> {
     await this.checkSupplements();
     const set = emptyCodeSet();
     this.requireSupplementsOf(valueSet);
     this.statusWarnings(valueSet, set);
     const models: CodeSystemModel[] = [];
     for (const part of parts) models.push(await this.codeSystemFor(part.include, set));
-    const counts = await Promise.all(parts.map((part) => part.count()));
-    const total = counts.reduce((sum, n) => sum + n, 0);
-    if (total > this.options.maxCodes) throw tooCostly(valueSet, this.options.maxCodes);
+    const read: MemberRead = { activeOnly: this.options.activeOnly };
+    // Too costly as `codesOf` finds it: by the members found, before `activeOnly` leaves any out.
+    const found = await Promise.all(parts.map((part) => part.count({})));
+    if (sum(found) > this.options.maxCodes) throw tooCostly(valueSet, this.options.maxCodes);
+    const counts = read.activeOnly
+      ? await Promise.all(parts.map((part) => part.count(read)))
+      : found;
+    const total = sum(counts);
     this.checkUnpaged(valueSet, total);
     const { offset = 0, count } = this.options;
     const page: ExpandedCode[] = [];
@@ -406,7 +419,7 @@ export class Expander {
         skip -= counts[i];
         continue;
       }
-      const concepts = await part.page(skip, left);
+      const concepts = await part.page(read, skip, left);
       skip = 0;
       if (left !== undefined) left = Math.max(0, left - concepts.length);
       // The page's concepts as the code system has them (display, designations, status).

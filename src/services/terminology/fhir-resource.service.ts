@@ -482,12 +482,16 @@ export class FhirResourceService {
         const order = await this.repos.fhir.memberRepositoryOrder(expansionId, repositoryIds);
         return order.map((id) => ({
           include: byId.get(id)!,
-          count: (source) => this.repos.fhir.memberConceptCount(expansionId, id, source),
-          page: async (source, offset, limit) => {
-            const concepts = await this.repos.fhir.memberConcepts(expansionId, id, source, {
-              offset,
-              limit,
-            });
+          count: (source, read) =>
+            this.repos.fhir.memberConceptCount(expansionId, id, source, read),
+          page: async (source, read, offset, limit) => {
+            const concepts = await this.repos.fhir.memberConcepts(
+              expansionId,
+              id,
+              source,
+              { offset, limit },
+              read,
+            );
             // A page's concepts as the code system shows them (their children are not shown).
             return concepts.map((concept) => conceptOf(concept, new Map()));
           },

@@ -120,10 +120,21 @@ export function storedSourceOf(resource: CodeSystemResource): StoredSource | und
  */
 export interface StoredMemberSource {
   include: ConceptSetComponent;
-  /** How many members the code system version `source` has a concept for. */
-  count(source: StoredSource): Promise<number>;
+  /** How many members the code system version `source` has a concept for (as `read` takes). */
+  count(source: StoredSource, read: MemberRead): Promise<number>;
   /** Those concepts, `offset` on, at most `limit` (all without), in member order. */
-  page(source: StoredSource, offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+  page(
+    source: StoredSource,
+    read: MemberRead,
+    offset: number,
+    limit?: number,
+  ): Promise<CodeSystemConcept[]>;
+}
+
+/** Which members a read of a member source takes. */
+export interface MemberRead {
+  /** Only those whose concept is active in the code system version (`$expand`'s `activeOnly`). */
+  activeOnly?: boolean;
 }
 
 /** The members of a stored value set version, read a page at a time or by code. */
