@@ -113,6 +113,13 @@ function memberVersionOf(alias: string): string {
       AND h.valid_to_seq IS NULL) m`;
 }
 
+/**
+ * The characters besides A–Z whose lower case in JavaScript (`toLowerCase`, as `filter` text is
+ * matched) holds an ASCII letter or digit: U+0130 (İ, lower case i and a combining dot) and U+212A
+ * (the Kelvin sign, lower case k).
+ */
+export const LOWER_CASE_ASCII = '\u0130\u212a';
+
 /** Reads of repositories and their content as the FHIR-format endpoints need them. */
 export class FhirRepository {
   constructor(private readonly em: EntityManager) {}
@@ -294,6 +301,60 @@ export class FhirRepository {
       [...params, window.limit ?? null, window.offset],
     );
     return rows.map((r) => hydrate(this.em, ConceptVersionEntity, r.row)!);
+  }
+
+  /**
+   * The texts (code, display, names) of the concepts `memberConcepts` reads whose texts hold each
+   * of `needles` (lower-case ASCII letters and digits), in member order: one statement, reading
+   * light rows only. Texts are compared with their ASCII letters lower-cased (`translate`: the
+   * same in every database locale, where `lower` is not); a text holding a character whose lower
+   * case in JavaScript is ASCII (`LOWER_CASE_ASCII`) is kept whatever it holds. So none is left
+   * out whose JavaScript lower case holds every needle: the caller matches those exactly.
+   */
+  async memberConceptTexts(
+    expansionId: string,
+    memberRepositoryId: string,
+    source: { repositoryId: string; seq: string | null },
+    read: MemberRead,
+    needles: string[],
+  ): Promise<Array<{ id: string; code: string; display: string | null; names: string[] }>> {
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
+    const needle = `$${params.length + 1}`;
+    const special = `$${params.length + 2}`;
+    const upper = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    // Planned for its parameters, not prepared (see memberConceptCount).
+    return this.em.query(
+      `SELECT m.id, m.code, m.display, m.names FROM (
+         SELECT sv.id::text AS id, sv.mnemonic AS code, sv.display_name AS display,
+           ARRAY(SELECT n->>'name' FROM jsonb_array_elements(sv.names) n
+                 WHERE n->>'name' IS NOT NULL) AS names,
+           concat_ws(E'\n', sv.display_name, sv.mnemonic,
+             (SELECT string_agg(n->>'name', E'\n') FROM jsonb_array_elements(sv.names) n)) AS text,
+           x.mnemonic AS member, x.concept_id AS concept_id
+         ${sql}) m
+       WHERE m.text ~ ${special} OR NOT EXISTS (
+         SELECT 1 FROM unnest(${needle}::text[]) AS w(needle)
+         WHERE strpos(translate(m.text, '${upper}', '${upper.toLowerCase()}'), w.needle) = 0)
+       ORDER BY m.member, m.concept_id`,
+      [...params, needles, `[${LOWER_CASE_ASCII}]`],
+    );
+  }
+
+  /** Concept versions by their ids, in the order of `ids`; one statement. */
+  async conceptVersionsById(ids: string[]): Promise<ConceptVersionEntity[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.em.query<Array<{ row: Raw }>>(
+      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row
+       FROM concept_versions sv WHERE sv.id = ANY($1::bigint[])`,
+      [ids],
+    );
+    const byId = new Map(
+      rows.map((r) => {
+        const concept = hydrate(this.em, ConceptVersionEntity, r.row)!;
+        return [concept.id, concept];
+      }),
+    );
+    return ids.map((id) => byId.get(id)).filter((c): c is ConceptVersionEntity => c !== undefined);
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   TerminologyService,
 } from '../../src/services/terminology/terminology.service';
 import type { CodeInput, ValidateResult } from '../../src/services/terminology/validate';
+import { LOWER_CASE_ASCII } from '../../src/repositories/fhir.repository';
 import type { ParameterValue } from '../../src/services/terminology/fhir';
 import type {
   ExpansionEntry,
@@ -531,7 +532,6 @@ describe('reads of a large source', () => {
 
     it('takes nothing else: any other parameter is expanded in memory', () => {
       const target = { url: fifty };
-      expect(sqlPageable({ target, resources: [], options: { filter: 'x' } })).toBe(false);
       expect(sqlPageable({ target, resources: [], options: { properties: ['x'] } })).toBe(false);
       expect(sqlPageable({ target, resources: [], options: { acceptLanguage: 'fr' } })).toBe(false);
       expect(
@@ -614,7 +614,8 @@ describe('reads of a large source', () => {
             ['W05', [name('Éclair au chocolat', 'fr'), name('Chocolate eclair', 'en', false)]],
             ['W06', [name('Street'), name('Straße', 'de')]],
             ['W07', [name('İstanbul')]],
-            ['W08', [name('100 \u212a'), name('Hundred kelvin', 'en', false)]],
+            // The Kelvin sign, whose lower case is an ASCII k.
+            ['W08', [name('100 \u212a'), name('Cent', 'fr')]],
             ['ABC-123', [name('Zebra crossing')]],
             ['W10', [name('Bradycardia')]],
             ['W11', [name('Type-2 diabetes (adult)'), name('Diabète de type 2', 'fr')]],
@@ -660,6 +661,10 @@ describe('reads of a large source', () => {
         const paged = paging(count, offset);
         return { ...options, count, offset, echo: [...echo, ...paged.echo] };
       };
+
+      /** Codes W`from` to W`to`. */
+      const range = (from: number, to: number) =>
+        Array.from({ length: to - from + 1 }, (_, i) => `W${String(from + i).padStart(2, '0')}`);
 
       /**
        * The expansion asked with `options`, paged in the database (checked: its value set read
@@ -720,6 +725,77 @@ describe('reads of a large source', () => {
         ]);
       });
 
+      /** Filters, and the codes each finds in the whole expansion (in member order). */
+      const filtered: Array<[string, string[]]> = [
+        ['heart', ['W01', 'W02', 'W03', ...range(13, 30)]],
+        ['Heart valve 2', range(20, 29)],
+        ['valve heart 2', range(20, 29)],
+        // Only names in another locale (fr, de) hold these.
+        ['cardiaque', ['W01', 'W02', 'W04', 'W15', 'W18', 'W21', 'W24', 'W27', 'W30']],
+        ['herzinf', ['W01']],
+        // The code holds these words.
+        ['abc', ['ABC-123']],
+        ['123', ['ABC-123']],
+        ['abc zebra', []],
+        // Words start words: `cardia` is in Bradycardia, but starts no word of it.
+        ['cardia', ['W01', 'W02', 'W04', 'W15', 'W18', 'W21', 'W24', 'W27', 'W30']],
+        ['ardiac', []],
+        // Punctuation parts words; a word with punctuation starts none.
+        ['2 diab', ['W11']],
+        ['adult', ['W11']],
+        ['(adult)', []],
+        ['type-2', []],
+        ['heart-failure', []],
+        ['failure', ['W02']],
+        // Letters beyond ASCII, upper and lower case.
+        ['éclair', ['W05']],
+        ['ÉCLAIR', ['W05']],
+        ['straße', ['W06']],
+        ['stra', ['W06']],
+        ['ß', []],
+        ['œdème', ['W12']],
+        ['oedema', ['W12']],
+        ['arrêt', ['W04']],
+        ['arret', []],
+        // İ lower-cases to i and a combining dot (two words); the Kelvin sign to k.
+        ['i stanbul', ['W07']],
+        ['istanbul', []],
+        ['100 k', ['W08']],
+        ['zzzz', []],
+        ['   ', [...['ABC-123'], ...range(1, 8), ...range(10, 30)]],
+      ];
+
+      it.each(filtered)('filter %p: finds %p, page by page', async (filter, codes) => {
+        const echo = [{ name: 'filter', valueString: filter }];
+        const whole = await asInMemory(asked({ filter }, echo));
+        expect(whole.contains.map((c) => c.code)).toEqual(codes);
+        expect(whole.total).toBe(codes.length);
+        for (const [count, offset] of pages) {
+          const page = await asInMemory(asked({ filter }, echo, count, offset));
+          expect(page.total).toBe(codes.length);
+        }
+      });
+
+      it('filter with activeOnly: the members active in the version read that match', async () => {
+        const options = (count?: number, offset?: number) =>
+          asked(
+            { filter: 'heart', activeOnly: true },
+            [
+              { name: 'filter', valueString: 'heart' },
+              { name: 'activeOnly', valueBoolean: true },
+            ],
+            count,
+            offset,
+          );
+        const whole = await asInMemory(options());
+        expect(whole.contains.map((c) => c.code)).toEqual([
+          'W01',
+          'W02',
+          ...range(13, 30).filter((code) => code !== 'W18'),
+        ]);
+        for (const [count, offset] of pages) await asInMemory(options(count, offset));
+      });
+
       it('refuses as too costly where the in-memory expansion does: by the members, then by what is shown unpaged', async () => {
         const anyone = await contextOf(t, 'anonymous');
         /** The answer (total) or failure of both ways, with at most `max` codes, `unpaged` unpaged. */
@@ -760,6 +836,58 @@ describe('reads of a large source', () => {
         });
         expect(await both(100, 26, asked({ activeOnly: true }, [], 5, 0))).toEqual({ total: 27 });
       });
+    });
+
+    it('reads a filtered page of 10 from thousands of members in a few rows', async () => {
+      const { made } = await madeSourceOf(3_000);
+      const url = await collectionOf(made);
+      const anyone = await contextOf(t, 'anonymous');
+      const filtered = (filter: string, count: number, offset: number) => {
+        const paged = paging(count, offset);
+        return { ...paged, filter, echo: [{ name: 'filter', valueString: filter }, ...paged.echo] };
+      };
+      const measure = async (filter: string, count: number, offset: number) => {
+        const options = filtered(filter, count, offset);
+        expect(sqlPageable({ target: { url }, resources: [], options })).toBe(true);
+        await t.services.terminology.expand(anyone, { url }, [], options); // warm
+        rowsReceived = 0;
+        const paged = await t.services.terminology.expand(anyone, { url }, [], options);
+        const rows = rowsReceived;
+        rowsReceived = 0;
+        const whole = await t.services.terminology.expandInMemory(anyone, { url }, [], options);
+        expect(paged.valueSet.compose).toBeUndefined();
+        expect(stable(paged)).toEqual(stable(whole));
+        return { paged, rows, inMemory: rowsReceived };
+      };
+      // C12, C120–C129 and C1200–C1299: their texts only are read, then the page's 10 concepts.
+      const some = await measure('name c12', 10, 20);
+      expect(some.paged.total).toBe(111);
+      // In member order (by code, as text): C12, C120, C1200–C1209, C121, C1210–C1219, C122, …
+      expect(some.paged.contains.map((c) => c.code)).toEqual([
+        'C1217',
+        'C1218',
+        'C1219',
+        'C122',
+        ...Array.from({ length: 6 }, (_, i) => `C122${i}`),
+      ]);
+      expect(some.rows).toBeLessThanOrEqual(150);
+      expect(some.inMemory).toBeGreaterThan(3_000);
+      const one = await measure('C2999', 10, 0);
+      expect(one.paged.contains.map((c) => c.code)).toEqual(['C2999']);
+      expect(one.rows).toBeLessThanOrEqual(30);
+      console.log(
+        `filtered page of 10 from 3000 members: in memory ${some.inMemory} rows; paged ${some.rows} rows (111 match), ${one.rows} rows (1 matches)`,
+      );
+    });
+
+    it('knows every character whose lower case holds an ASCII letter or digit (for filters narrowed in SQL)', () => {
+      const found: string[] = [];
+      for (let c = 0x80; c <= 0x10ffff; c += 1) {
+        if (c >= 0xd800 && c <= 0xdfff) continue;
+        const character = String.fromCodePoint(c);
+        if (/[a-z0-9]/.test(character.toLowerCase())) found.push(character);
+      }
+      expect(found.join('')).toBe(LOWER_CASE_ASCII);
     });
 
     describe('members from several source versions', () => {

@@ -495,6 +495,23 @@ export class FhirResourceService {
             // A page's concepts as the code system shows them (their children are not shown).
             return concepts.map((concept) => conceptOf(concept, new Map()));
           },
+          texts: async (source, read, needles) => {
+            const texts = await this.repos.fhir.memberConceptTexts(
+              expansionId,
+              id,
+              source,
+              read,
+              needles,
+            );
+            return texts.map(({ display, ...rest }) => ({
+              ...rest,
+              ...(display !== null ? { display } : {}),
+            }));
+          },
+          byIds: async (ids) => {
+            const concepts = await this.repos.fhir.conceptVersionsById(ids);
+            return concepts.map((concept) => conceptOf(concept, new Map()));
+          },
         }));
       },
       includesAmong: async (codes) => {

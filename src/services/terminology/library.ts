@@ -129,6 +129,25 @@ export interface StoredMemberSource {
     offset: number,
     limit?: number,
   ): Promise<CodeSystemConcept[]>;
+  /**
+   * The texts of those concepts (as `read` takes) whose code, display and names, their ASCII
+   * letters lower-cased, hold every one of `needles` (`filterNeedles`), in member order; those
+   * holding a character whose lower case is ASCII (`İ`, the Kelvin sign) whatever they hold.
+   */
+  texts(source: StoredSource, read: MemberRead, needles: string[]): Promise<MemberTexts[]>;
+  /** Concepts by their ids (`MemberTexts.id`), in the order of `ids`. */
+  byIds(ids: string[]): Promise<CodeSystemConcept[]>;
+}
+
+/**
+ * A member's concept as `filter` text is matched against it (`textMatcher`): its code, display
+ * and names, with the id it is read by whole.
+ */
+export interface MemberTexts {
+  id: string;
+  code: string;
+  display?: string;
+  names: string[];
 }
 
 /** Which members a read of a member source takes. */

@@ -139,6 +139,8 @@ export class TerminologyService {
         include,
         count: (read) => member.count(source, read),
         page: (read, offset, limit) => member.page(source, read, offset, limit),
+        texts: (read, needles) => member.texts(source, read, needles),
+        byIds: (ids) => member.byIds(ids),
       });
     }
     return new Expander(library, {
@@ -313,14 +315,21 @@ export interface ExpandRequest {
 }
 
 /** The options a page read in the database takes; any other must be unset. */
-const PAGED_OPTIONS = new Set(['count', 'offset', 'echo', 'activeOnly']);
+const PAGED_OPTIONS = new Set(['count', 'offset', 'echo', 'activeOnly', 'filter']);
 /** The request parameters such a request may have (echoed as given). */
-const PAGED_PARAMETERS = new Set(['url', 'valueSetVersion', 'count', 'offset', 'activeOnly']);
+const PAGED_PARAMETERS = new Set([
+  'url',
+  'valueSetVersion',
+  'count',
+  'offset',
+  'activeOnly',
+  'filter',
+]);
 
 /**
  * Whether an $expand may be paged in the database: a stored value set named by `url` (and
- * `valueSetVersion`), no resources of the request's own, and no parameter but `count`, `offset`
- * and `activeOnly` (no filter, language, designations, properties, version rules, supplements,
+ * `valueSetVersion`), no resources of the request's own, and no parameter but `count`, `offset`,
+ * `activeOnly` and `filter` (no language, designations, properties, version rules, supplements,
  * ...).
  */
 export function sqlPageable({ target, resources, options }: ExpandRequest): boolean {
