@@ -64,10 +64,33 @@ interface RowRaw {
 const frozen = (field: string, column: string): string =>
   `(CASE WHEN v.metadata IS NULL THEN r.${column} ELSE v.metadata->>'${field}' END)`;
 
-/** Which members of an expansion a member read takes. */
+/**
+ * Whether the version `alias` (of a concept or mapping) is one a source version sees: the one
+ * current at change `seq` (a parameter, `$n`), or at HEAD (null).
+ */
+function versionAt(alias: string, seq: string | null): string {
+  return seq === null
+    ? `${alias}.valid_to_seq IS NULL`
+    : `${alias}.valid_from_seq <= ${seq} AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > ${seq})`;
+}
+
+/**
+ * The codes of the concepts naming the concept version `alias` as a parent, in code order, as
+ * the source version (`repository` and `seq`: parameters, `$n`; seq null = HEAD) sees them.
+ */
+function childCodesOf(alias: string, repository: string, seq: string | null): string {
+  return `(SELECT coalesce(array_agg(ch.mnemonic ORDER BY ch.mnemonic), '{}'::text[])
+    FROM concept_versions ch
+    WHERE ch.repository_id = ${repository} AND ch.parent_codes && ARRAY[${alias}.mnemonic]
+      AND ${versionAt('ch', seq)})`;
+}
+
+/** Which members of an expansion a member read takes, and what it reads of each. */
 export interface MemberRead {
   /** Only those whose concept in the source version is not retired (`$expand`'s `activeOnly`). */
   activeOnly?: boolean;
+  /** With the codes of each concept's children (as `childCodes`), for its `child` property. */
+  children?: boolean;
 }
 
 /**
@@ -82,17 +105,14 @@ function memberConceptsSql(
   source: { repositoryId: string; seq: string | null },
   read: MemberRead,
 ): { sql: string; params: unknown[] } {
-  const at =
-    source.seq === null
-      ? 'sv.valid_to_seq IS NULL'
-      : 'sv.valid_from_seq <= $4 AND (sv.valid_to_seq IS NULL OR sv.valid_to_seq > $4)';
+  const seq = source.seq === null ? null : '$4';
   const params: unknown[] = [expansionId, memberRepositoryId, source.repositoryId];
   if (source.seq !== null) params.push(source.seq);
   return {
     sql: `FROM expansion_concepts x
        ${memberVersionOf('x')}
        JOIN concepts c ON c.repository_id = $3 AND c.mnemonic = m.mnemonic
-       JOIN concept_versions sv ON sv.concept_id = c.id AND ${at}
+       JOIN concept_versions sv ON sv.concept_id = c.id AND ${versionAt('sv', seq)}
        WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired
          ${read.activeOnly ? 'AND NOT sv.retired' : ''}`,
     params,
@@ -182,15 +202,11 @@ export class FhirRepository {
     codes: string[],
   ): Promise<Map<string, string[]>> {
     if (codes.length === 0) return new Map();
-    const at =
-      seq === null
-        ? 'cv.valid_to_seq IS NULL'
-        : 'cv.valid_from_seq <= $3 AND (cv.valid_to_seq IS NULL OR cv.valid_to_seq > $3)';
     const rows = await this.em.query<Array<{ parent: string; child: string }>>(
       `SELECT pc AS parent, cv.mnemonic AS child
        FROM concept_versions cv CROSS JOIN LATERAL unnest(cv.parent_codes) AS pc
        WHERE cv.repository_id = $1 AND cv.parent_codes && $2::text[] AND pc = ANY($2::text[])
-         AND ${at}
+         AND ${versionAt('cv', seq === null ? null : '$3')}
        ORDER BY cv.mnemonic`,
       seq === null ? [repositoryId, codes] : [repositoryId, codes, seq],
     );
@@ -215,19 +231,13 @@ export class FhirRepository {
     codes: string[],
     options: { caseless: boolean; ancestors: boolean; children: boolean },
   ): Promise<{ concepts: ConceptVersionEntity[]; children: Map<string, string[]> }> {
-    const children = new Map<string, string[]>();
-    if (codes.length === 0) return { concepts: [], children };
-    const at = (alias: string): string =>
-      seq === null
-        ? `${alias}.valid_to_seq IS NULL`
-        : `${alias}.valid_from_seq <= $3 AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > $3)`;
+    if (codes.length === 0) return { concepts: [], children: new Map() };
+    const at = (alias: string): string => versionAt(alias, seq === null ? null : '$3');
     const wanted = options.caseless ? codes.map((code) => code.toLowerCase()) : codes;
     const params = seq === null ? [repositoryId, wanted] : [repositoryId, wanted, seq];
     const key = options.caseless ? 'lower(c.mnemonic)' : 'c.mnemonic';
     const childCodes = options.children
-      ? `(SELECT coalesce(array_agg(ch.mnemonic ORDER BY ch.mnemonic), '{}'::text[])
-           FROM concept_versions ch
-           WHERE ch.repository_id = $1 AND ch.parent_codes && ARRAY[cv.mnemonic] AND ${at('ch')})`
+      ? childCodesOf('cv', '$1', seq === null ? null : '$3')
       : `'{}'::text[]`;
     const select = `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} AS row,
          ${childCodes} AS children
@@ -247,12 +257,7 @@ export class FhirRepository {
          WHERE c.repository_id = $1 AND ${key} = ANY($2::text[])
          ORDER BY cv.mnemonic, cv.id`;
     const rows = await preparedQuery<{ row: Raw; children: string[] }>(this.em, sql, params);
-    const concepts = rows.map((r) => {
-      const concept = hydrate(this.em, ConceptVersionEntity, r.row)!;
-      if (r.children.length > 0) children.set(concept.mnemonic, r.children);
-      return concept;
-    });
-    return { concepts, children };
+    return this.withChildren(rows);
   }
 
   /**
@@ -288,19 +293,23 @@ export class FhirRepository {
     source: { repositoryId: string; seq: string | null },
     window: { offset: number; limit?: number },
     read: MemberRead,
-  ): Promise<ConceptVersionEntity[]> {
+  ): Promise<{ concepts: ConceptVersionEntity[]; children: Map<string, string[]> }> {
     const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
     // Planned for its parameters, not prepared (see memberConceptCount): a generic plan made
     // after small collections reads a large one's members a row at a time.
     const limit = `$${params.length + 1}`;
     const offset = `$${params.length + 2}`;
-    const rows = await this.em.query<Array<{ row: Raw }>>(
-      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row ${sql}
+    const children = read.children
+      ? childCodesOf('sv', '$3', source.seq === null ? null : '$4')
+      : `'{}'::text[]`;
+    const rows = await this.em.query<Array<{ row: Raw; children: string[] }>>(
+      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row, ${children} AS children
+       ${sql}
        ORDER BY x.mnemonic, x.concept_id
        LIMIT ${limit}::int OFFSET ${offset}::int`,
       [...params, window.limit ?? null, window.offset],
     );
-    return rows.map((r) => hydrate(this.em, ConceptVersionEntity, r.row)!);
+    return this.withChildren(rows);
   }
 
   /**
@@ -340,21 +349,43 @@ export class FhirRepository {
     );
   }
 
-  /** Concept versions by their ids, in the order of `ids`; one statement. */
-  async conceptVersionsById(ids: string[]): Promise<ConceptVersionEntity[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.em.query<Array<{ row: Raw }>>(
-      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row
-       FROM concept_versions sv WHERE sv.id = ANY($1::bigint[])`,
-      [ids],
+  /**
+   * Concept versions of the source version `source` by their ids, in the order of `ids` (with
+   * `read.children`, their children's codes); one statement.
+   */
+  async conceptVersionsById(
+    source: { repositoryId: string; seq: string | null },
+    ids: string[],
+    read: MemberRead,
+  ): Promise<{ concepts: ConceptVersionEntity[]; children: Map<string, string[]> }> {
+    if (ids.length === 0) return { concepts: [], children: new Map() };
+    const children = read.children
+      ? childCodesOf('sv', '$2', source.seq === null ? null : '$3')
+      : `'{}'::text[]`;
+    const params: unknown[] = [ids, source.repositoryId];
+    if (read.children && source.seq !== null) params.push(source.seq);
+    const rows = await this.em.query<Array<{ id: string; row: Raw; children: string[] }>>(
+      `SELECT sv.id::text AS id, ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row,
+         ${children} AS children
+       FROM concept_versions sv WHERE sv.id = ANY($1::bigint[]) AND sv.repository_id = $2`,
+      params,
     );
-    const byId = new Map(
-      rows.map((r) => {
-        const concept = hydrate(this.em, ConceptVersionEntity, r.row)!;
-        return [concept.id, concept];
-      }),
-    );
-    return ids.map((id) => byId.get(id)).filter((c): c is ConceptVersionEntity => c !== undefined);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return this.withChildren(ids.map((id) => byId.get(id)).filter((r) => r !== undefined));
+  }
+
+  /** Concept version rows read with their children's codes, as concepts and children by code. */
+  private withChildren(rows: Array<{ row: Raw; children: string[] }>): {
+    concepts: ConceptVersionEntity[];
+    children: Map<string, string[]>;
+  } {
+    const children = new Map<string, string[]>();
+    const concepts = rows.map((r) => {
+      const concept = hydrate(this.em, ConceptVersionEntity, r.row)!;
+      if (r.children.length > 0) children.set(concept.mnemonic, r.children);
+      return concept;
+    });
+    return { concepts, children };
   }
 
   /**
@@ -423,15 +454,11 @@ export class FhirRepository {
 
   /** The repositories the ends of a source version's mappings are in (its own included). */
   async mappingEndRepositoryIds(repositoryId: string, seq: string | null): Promise<string[]> {
-    const at =
-      seq === null
-        ? 'mv.valid_to_seq IS NULL'
-        : 'mv.valid_from_seq <= $2 AND (mv.valid_to_seq IS NULL OR mv.valid_to_seq > $2)';
     const rows = await this.em.query<Array<{ id: string }>>(
       `SELECT DISTINCT e.id::text AS id
        FROM mapping_versions mv
        CROSS JOIN LATERAL (VALUES (mv.from_repository_id), (mv.to_repository_id)) AS e(id)
-       WHERE mv.repository_id = $1 AND e.id IS NOT NULL AND ${at}
+       WHERE mv.repository_id = $1 AND e.id IS NOT NULL AND ${versionAt('mv', seq === null ? null : '$2')}
        ORDER BY 1`,
       seq === null ? [repositoryId] : [repositoryId, seq],
     );

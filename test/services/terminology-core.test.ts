@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import type { ServiceContext } from '../../src/services';
-import { isTerminologyError } from '../../src/services';
+import { isTerminologyError, parseLanguages } from '../../src/services';
 import { contextOf, createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
 import {
   createCollection,
@@ -530,19 +530,39 @@ describe('reads of a large source', () => {
       expect(whole.contains.slice(10, 13)).toEqual(page.contains);
     });
 
-    it('takes nothing else: any other parameter is expanded in memory', () => {
+    it('takes nothing else: version rules, supplements, the definition, brought content are expanded in memory', () => {
       const target = { url: fifty };
-      expect(sqlPageable({ target, resources: [], options: { properties: ['x'] } })).toBe(false);
-      expect(sqlPageable({ target, resources: [], options: { acceptLanguage: 'fr' } })).toBe(false);
+      const pageable = (options: Omit<ExpansionOptions, 'maxCodes'>, others = {}) =>
+        sqlPageable({ target, resources: [], options, ...others });
+      const system = 'http://example.org/cs|1';
+      expect(pageable({ systemVersions: [system] })).toBe(false);
+      expect(pageable({ checkSystemVersions: [system] })).toBe(false);
+      expect(pageable({ forceSystemVersions: [system] })).toBe(false);
+      expect(pageable({ defaultValueSetVersions: [`${fifty}|v1`] })).toBe(false);
+      expect(pageable({ useSupplements: ['http://example.org/supplement'] })).toBe(false);
+      // includeDefinition shows the compose, which a page read in the database is read without.
+      expect(pageable({ echo: [{ name: 'includeDefinition', valueBoolean: true }] })).toBe(false);
+      const valueSet = { resourceType: 'ValueSet' as const, url: fifty };
+      expect(pageable({}, { target: { valueSet } })).toBe(false);
+      expect(pageable({}, { resources: [valueSet] })).toBe(false);
+      expect(pageable({}, { target: {} })).toBe(false);
+      // Unset ones are no parameters.
+      expect(pageable({ ...paging(10, 0), systemVersions: [], useSupplements: undefined })).toBe(
+        true,
+      );
       expect(
-        sqlPageable({
-          target,
-          resources: [],
-          options: { excludeNested: true, echo: [{ name: 'excludeNested', valueBoolean: true }] },
+        pageable({
+          ...paging(10, 0),
+          filter: 'x',
+          activeOnly: true,
+          languages: parseLanguages('fr'),
+          acceptLanguage: 'de',
+          includeDesignations: true,
+          designations: ['fr'],
+          properties: ['parent'],
+          excludeNested: true,
         }),
-      ).toBe(false);
-      expect(sqlPageable({ target: {}, resources: [], options: {} })).toBe(false);
-      expect(sqlPageable({ target, resources: [], options: paging(10, 0) })).toBe(true);
+      ).toBe(true);
     });
 
     it('reads a page of 10 from thousands of members in a few rows', async () => {
@@ -661,6 +681,11 @@ describe('reads of a large source', () => {
         const paged = paging(count, offset);
         return { ...options, count, offset, echo: [...echo, ...paged.echo] };
       };
+
+      const lang = (value: string): ParameterValue => ({
+        name: 'displayLanguage',
+        valueCode: value,
+      });
 
       /** Codes W`from` to W`to`. */
       const range = (from: number, to: number) =>
@@ -794,6 +819,108 @@ describe('reads of a large source', () => {
           ...range(13, 30).filter((code) => code !== 'W18'),
         ]);
         for (const [count, offset] of pages) await asInMemory(options(count, offset));
+      });
+
+      /** How each shown code is rendered: the options, and their echo. */
+      const rendering: Array<[string, Partial<ExpansionOptions>, ParameterValue[]]> = [
+        ['displayLanguage=fr', { languages: parseLanguages('fr') }, [lang('fr')]],
+        ['displayLanguage=de', { languages: parseLanguages('de') }, [lang('de')]],
+        ['displayLanguage=fr-CA', { languages: parseLanguages('fr-CA') }, [lang('fr-CA')]],
+        [
+          'displayLanguage=de,fr;q=0.5',
+          { languages: parseLanguages('de,fr;q=0.5') },
+          [lang('de,fr;q=0.5')],
+        ],
+        ['Accept-Language: fr', { acceptLanguage: 'fr' }, []],
+        ['Accept-Language: de-DE,fr;q=0.8', { acceptLanguage: 'de-DE,fr;q=0.8' }, []],
+        [
+          'includeDesignations',
+          { includeDesignations: true },
+          [{ name: 'includeDesignations', valueBoolean: true }],
+        ],
+        [
+          'includeDesignations, displayLanguage=fr',
+          { includeDesignations: true, languages: parseLanguages('fr') },
+          [{ name: 'includeDesignations', valueBoolean: true }, lang('fr')],
+        ],
+        [
+          'includeDesignations, designation=fr',
+          { includeDesignations: true, designations: ['fr'] },
+          [
+            { name: 'includeDesignations', valueBoolean: true },
+            { name: 'designation', valueString: 'fr' },
+          ],
+        ],
+        [
+          'includeDesignations, designation=urn:ietf:bcp:47|de',
+          { includeDesignations: true, designations: ['urn:ietf:bcp:47|de'] },
+          [
+            { name: 'includeDesignations', valueBoolean: true },
+            { name: 'designation', valueString: 'urn:ietf:bcp:47|de' },
+          ],
+        ],
+        ['designation=fr', { designations: ['fr'] }, [{ name: 'designation', valueString: 'fr' }]],
+        ['property=parent,child', { properties: ['parent', 'child'] }, []],
+        [
+          'property=definition,inactive,conceptclass,datatype',
+          { properties: ['definition', 'inactive', 'conceptclass', 'datatype'] },
+          [],
+        ],
+        ['property=unknown', { properties: ['unknown'] }, []],
+        ['excludeNested', { excludeNested: true }, [{ name: 'excludeNested', valueBoolean: true }]],
+        [
+          'all of them, with filter and activeOnly',
+          {
+            filter: 'cardiaque',
+            activeOnly: true,
+            includeDesignations: true,
+            languages: parseLanguages('fr'),
+            properties: ['parent', 'child', 'definition'],
+          },
+          [
+            { name: 'filter', valueString: 'cardiaque' },
+            { name: 'activeOnly', valueBoolean: true },
+            { name: 'includeDesignations', valueBoolean: true },
+            lang('fr'),
+          ],
+        ],
+      ];
+
+      it.each(rendering)('%s: each page shows its codes as in memory', async (_, options, echo) => {
+        for (const [count, offset] of pages) await asInMemory(asked(options, echo, count, offset));
+      });
+
+      it('shows what those parameters ask for: the language, designations and properties', async () => {
+        const fr = await asInMemory(
+          asked(
+            {
+              languages: parseLanguages('fr'),
+              includeDesignations: true,
+              properties: ['child', 'definition'],
+            },
+            [lang('fr'), { name: 'includeDesignations', valueBoolean: true }],
+            2,
+            1,
+          ),
+        );
+        expect(fr.contains.map((c) => [c.code, c.display])).toEqual([
+          ['W01', 'Crise cardiaque'],
+          ['W02', 'Insuffisance cardiaque'],
+        ]);
+        expect(fr.contains[0].designations).toContainEqual(
+          expect.objectContaining({ language: 'de', value: 'Herzinfarkt' }),
+        );
+        expect(fr.contains[0].properties).toEqual(
+          expect.arrayContaining([
+            { code: 'child', value: { valueCode: 'W02' } },
+            { code: 'child', value: { valueCode: 'W03' } },
+            { code: 'definition', value: { valueString: 'Death of heart muscle' } },
+          ]),
+        );
+        // Accept-Language is the display language when no parameter names one, and is echoed so.
+        const de = await asInMemory(asked({ acceptLanguage: 'de' }, [], 1, 1));
+        expect(de.contains.map((c) => c.display)).toEqual(['Herzinfarkt']);
+        expect(de.parameters).toContainEqual({ name: 'displayLanguage', valueCode: 'de' });
       });
 
       it('refuses as too costly where the in-memory expansion does: by the members, then by what is shown unpaged', async () => {

@@ -176,7 +176,7 @@ export interface PagedSource {
    */
   texts(read: MemberRead, needles: string[]): Promise<MemberTexts[]>;
   /** Those concepts by their ids (`MemberTexts.id`), in the order of `ids`. */
-  byIds(ids: string[]): Promise<CodeSystemConcept[]>;
+  byIds(read: MemberRead, ids: string[]): Promise<CodeSystemConcept[]>;
 }
 
 const sum = (numbers: number[]) => numbers.reduce((total, n) => total + n, 0);
@@ -412,7 +412,11 @@ export class Expander {
     this.statusWarnings(valueSet, set);
     const models: CodeSystemModel[] = [];
     for (const part of parts) models.push(await this.codeSystemFor(part.include, set));
-    const read: MemberRead = { activeOnly: this.options.activeOnly };
+    const read: MemberRead = {
+      activeOnly: this.options.activeOnly,
+      // The `child` property shows each code's children: read only when asked for.
+      children: (this.options.properties ?? []).includes('child'),
+    };
     // Too costly as `codesOf` finds it: by the members found, before `activeOnly` and `filter`
     // leave any out.
     const found = await Promise.all(parts.map((part) => part.count({})));
@@ -476,6 +480,7 @@ export class Expander {
           count: matched.length,
           page: (offset, limit) =>
             part.byIds(
+              read,
               matched
                 .slice(offset, limit === undefined ? undefined : offset + limit)
                 .map((m) => m.id),

@@ -485,15 +485,15 @@ export class FhirResourceService {
           count: (source, read) =>
             this.repos.fhir.memberConceptCount(expansionId, id, source, read),
           page: async (source, read, offset, limit) => {
-            const concepts = await this.repos.fhir.memberConcepts(
+            const { concepts, children } = await this.repos.fhir.memberConcepts(
               expansionId,
               id,
               source,
               { offset, limit },
               read,
             );
-            // A page's concepts as the code system shows them (their children are not shown).
-            return concepts.map((concept) => conceptOf(concept, new Map()));
+            // A page's concepts as the code system shows them (their children only when read).
+            return concepts.map((concept) => conceptOf(concept, children));
           },
           texts: async (source, read, needles) => {
             const texts = await this.repos.fhir.memberConceptTexts(
@@ -508,9 +508,13 @@ export class FhirResourceService {
               ...(display !== null ? { display } : {}),
             }));
           },
-          byIds: async (ids) => {
-            const concepts = await this.repos.fhir.conceptVersionsById(ids);
-            return concepts.map((concept) => conceptOf(concept, new Map()));
+          byIds: async (source, read, ids) => {
+            const { concepts, children } = await this.repos.fhir.conceptVersionsById(
+              source,
+              ids,
+              read,
+            );
+            return concepts.map((concept) => conceptOf(concept, children));
           },
         }));
       },

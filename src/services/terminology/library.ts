@@ -135,8 +135,8 @@ export interface StoredMemberSource {
    * holding a character whose lower case is ASCII (`İ`, the Kelvin sign) whatever they hold.
    */
   texts(source: StoredSource, read: MemberRead, needles: string[]): Promise<MemberTexts[]>;
-  /** Concepts by their ids (`MemberTexts.id`), in the order of `ids`. */
-  byIds(ids: string[]): Promise<CodeSystemConcept[]>;
+  /** Concepts of the code system version `source` by their ids (`MemberTexts.id`), in order. */
+  byIds(source: StoredSource, read: MemberRead, ids: string[]): Promise<CodeSystemConcept[]>;
 }
 
 /**
@@ -150,10 +150,12 @@ export interface MemberTexts {
   names: string[];
 }
 
-/** Which members a read of a member source takes. */
+/** Which members a read of a member source takes, and what it reads of each. */
 export interface MemberRead {
   /** Only those whose concept is active in the code system version (`$expand`'s `activeOnly`). */
   activeOnly?: boolean;
+  /** Each concept with its `child` properties (the codes of the concepts naming it a parent). */
+  children?: boolean;
 }
 
 /** The members of a stored value set version, read a page at a time or by code. */

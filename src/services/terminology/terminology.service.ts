@@ -140,7 +140,7 @@ export class TerminologyService {
         count: (read) => member.count(source, read),
         page: (read, offset, limit) => member.page(source, read, offset, limit),
         texts: (read, needles) => member.texts(source, read, needles),
-        byIds: (ids) => member.byIds(ids),
+        byIds: (read, ids) => member.byIds(source, read, ids),
       });
     }
     return new Expander(library, {
@@ -315,7 +315,19 @@ export interface ExpandRequest {
 }
 
 /** The options a page read in the database takes; any other must be unset. */
-const PAGED_OPTIONS = new Set(['count', 'offset', 'echo', 'activeOnly', 'filter']);
+const PAGED_OPTIONS = new Set([
+  'count',
+  'offset',
+  'echo',
+  'activeOnly',
+  'filter',
+  'languages',
+  'acceptLanguage',
+  'includeDesignations',
+  'designations',
+  'properties',
+  'excludeNested',
+]);
 /** The request parameters such a request may have (echoed as given). */
 const PAGED_PARAMETERS = new Set([
   'url',
@@ -324,6 +336,10 @@ const PAGED_PARAMETERS = new Set([
   'offset',
   'activeOnly',
   'filter',
+  'displayLanguage',
+  'includeDesignations',
+  'designation',
+  'excludeNested',
 ]);
 
 /**
