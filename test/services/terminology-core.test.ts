@@ -962,6 +962,15 @@ describe('reads of a large source', () => {
           failure: ['INVALID', expect.stringContaining('too many codes to produce (>26)')],
         });
         expect(await both(100, 26, asked({ activeOnly: true }, [], 5, 0))).toEqual({ total: 27 });
+        // So with filter: 9 codes match `cardiaque`, from 30 members.
+        const filter = asked({ filter: 'cardiaque' }, []);
+        expect(await both(29, 100, filter)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>29)')],
+        });
+        expect(await both(30, 9, filter)).toEqual({ total: 9 });
+        expect(await both(30, 8, filter)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>8)')],
+        });
       });
     });
 
