@@ -65,27 +65,56 @@ const frozen = (field: string, column: string): string =>
   `(CASE WHEN v.metadata IS NULL THEN r.${column} ELSE v.metadata->>'${field}' END)`;
 
 /**
+ * Whether the version `alias` (of a concept or mapping) is one a source version sees: the one
+ * current at change `seq` (a parameter, `$n`), or at HEAD (null).
+ */
+function versionAt(alias: string, seq: string | null): string {
+  return seq === null
+    ? `${alias}.valid_to_seq IS NULL`
+    : `${alias}.valid_from_seq <= ${seq} AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > ${seq})`;
+}
+
+/**
+ * The codes of the concepts naming the concept version `alias` as a parent, in code order, as
+ * the source version (`repository` and `seq`: parameters, `$n`; seq null = HEAD) sees them.
+ */
+function childCodesOf(alias: string, repository: string, seq: string | null): string {
+  return `(SELECT coalesce(array_agg(ch.mnemonic ORDER BY ch.mnemonic), '{}'::text[])
+    FROM concept_versions ch
+    WHERE ch.repository_id = ${repository} AND ch.parent_codes && ARRAY[${alias}.mnemonic]
+      AND ${versionAt('ch', seq)})`;
+}
+
+/** Which members of an expansion a member read takes, and what it reads of each. */
+export interface MemberRead {
+  /** Only those whose concept in the source version is not retired (`$expand`'s `activeOnly`). */
+  activeOnly?: boolean;
+  /** With the codes of each concept's children (as `childCodes`), for its `child` property. */
+  children?: boolean;
+}
+
+/**
  * The active members of an expansion from one member repository (their versions as
  * `ConceptRepository.memberCodes` reads them), each with the concept of its code in a source
- * version (`sv`); members it has none for are left out.
+ * version (`sv`); members it has none for are left out, and with `activeOnly` those whose
+ * concept there is retired.
  */
 function memberConceptsSql(
   expansionId: string,
   memberRepositoryId: string,
   source: { repositoryId: string; seq: string | null },
+  read: MemberRead,
 ): { sql: string; params: unknown[] } {
-  const at =
-    source.seq === null
-      ? 'sv.valid_to_seq IS NULL'
-      : 'sv.valid_from_seq <= $4 AND (sv.valid_to_seq IS NULL OR sv.valid_to_seq > $4)';
+  const seq = source.seq === null ? null : '$4';
   const params: unknown[] = [expansionId, memberRepositoryId, source.repositoryId];
   if (source.seq !== null) params.push(source.seq);
   return {
     sql: `FROM expansion_concepts x
        ${memberVersionOf('x')}
        JOIN concepts c ON c.repository_id = $3 AND c.mnemonic = m.mnemonic
-       JOIN concept_versions sv ON sv.concept_id = c.id AND ${at}
-       WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired`,
+       JOIN concept_versions sv ON sv.concept_id = c.id AND ${versionAt('sv', seq)}
+       WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired
+         ${read.activeOnly ? 'AND NOT sv.retired' : ''}`,
     params,
   };
 }
@@ -103,6 +132,13 @@ function memberVersionOf(alias: string): string {
     WHERE ${alias}.concept_version_id IS NULL AND h.concept_id = ${alias}.concept_id
       AND h.valid_to_seq IS NULL) m`;
 }
+
+/**
+ * The characters besides A–Z whose lower case in JavaScript (`toLowerCase`, as `filter` text is
+ * matched) holds an ASCII letter or digit: U+0130 (İ, lower case i and a combining dot) and U+212A
+ * (the Kelvin sign, lower case k).
+ */
+export const LOWER_CASE_ASCII = '\u0130\u212a';
 
 /** Reads of repositories and their content as the FHIR-format endpoints need them. */
 export class FhirRepository {
@@ -166,15 +202,11 @@ export class FhirRepository {
     codes: string[],
   ): Promise<Map<string, string[]>> {
     if (codes.length === 0) return new Map();
-    const at =
-      seq === null
-        ? 'cv.valid_to_seq IS NULL'
-        : 'cv.valid_from_seq <= $3 AND (cv.valid_to_seq IS NULL OR cv.valid_to_seq > $3)';
     const rows = await this.em.query<Array<{ parent: string; child: string }>>(
       `SELECT pc AS parent, cv.mnemonic AS child
        FROM concept_versions cv CROSS JOIN LATERAL unnest(cv.parent_codes) AS pc
        WHERE cv.repository_id = $1 AND cv.parent_codes && $2::text[] AND pc = ANY($2::text[])
-         AND ${at}
+         AND ${versionAt('cv', seq === null ? null : '$3')}
        ORDER BY cv.mnemonic`,
       seq === null ? [repositoryId, codes] : [repositoryId, codes, seq],
     );
@@ -199,19 +231,13 @@ export class FhirRepository {
     codes: string[],
     options: { caseless: boolean; ancestors: boolean; children: boolean },
   ): Promise<{ concepts: ConceptVersionEntity[]; children: Map<string, string[]> }> {
-    const children = new Map<string, string[]>();
-    if (codes.length === 0) return { concepts: [], children };
-    const at = (alias: string): string =>
-      seq === null
-        ? `${alias}.valid_to_seq IS NULL`
-        : `${alias}.valid_from_seq <= $3 AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > $3)`;
+    if (codes.length === 0) return { concepts: [], children: new Map() };
+    const at = (alias: string): string => versionAt(alias, seq === null ? null : '$3');
     const wanted = options.caseless ? codes.map((code) => code.toLowerCase()) : codes;
     const params = seq === null ? [repositoryId, wanted] : [repositoryId, wanted, seq];
     const key = options.caseless ? 'lower(c.mnemonic)' : 'c.mnemonic';
     const childCodes = options.children
-      ? `(SELECT coalesce(array_agg(ch.mnemonic ORDER BY ch.mnemonic), '{}'::text[])
-           FROM concept_versions ch
-           WHERE ch.repository_id = $1 AND ch.parent_codes && ARRAY[cv.mnemonic] AND ${at('ch')})`
+      ? childCodesOf('cv', '$1', seq === null ? null : '$3')
       : `'{}'::text[]`;
     const select = `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'cv')} AS row,
          ${childCodes} AS children
@@ -231,24 +257,21 @@ export class FhirRepository {
          WHERE c.repository_id = $1 AND ${key} = ANY($2::text[])
          ORDER BY cv.mnemonic, cv.id`;
     const rows = await preparedQuery<{ row: Raw; children: string[] }>(this.em, sql, params);
-    const concepts = rows.map((r) => {
-      const concept = hydrate(this.em, ConceptVersionEntity, r.row)!;
-      if (r.children.length > 0) children.set(concept.mnemonic, r.children);
-      return concept;
-    });
-    return { concepts, children };
+    return this.withChildren(rows);
   }
 
   /**
    * How many active members of an expansion from one member repository the source version
-   * `source` (`seq` null: HEAD) has a concept for, by code (as `memberConcepts` finds them).
+   * `source` (`seq` null: HEAD) has a concept for, by code (as `memberConcepts` finds them; with
+   * `read.activeOnly`, a concept not retired there).
    */
   async memberConceptCount(
     expansionId: string,
     memberRepositoryId: string,
     source: { repositoryId: string; seq: string | null },
+    read: MemberRead,
   ): Promise<number> {
-    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
     // Planned for its parameters, not prepared: a generic plan, made after a few small
     // collections, counts a large one a row at a time (seconds where this takes milliseconds).
     const rows = await this.em.query<Array<{ n: number }>>(
@@ -260,27 +283,109 @@ export class FhirRepository {
 
   /**
    * A page of the concepts of the source version `source` that the active members of an
-   * expansion from one member repository name by code, in member order (as `memberCodes` reads
-   * the members: by their id): one statement, reading the page's rows only.
+   * expansion from one member repository name by code (with `read.activeOnly`, those not retired
+   * there), in member order (as `memberCodes` reads the members: by their id): one statement,
+   * reading the page's rows only.
    */
   async memberConcepts(
     expansionId: string,
     memberRepositoryId: string,
     source: { repositoryId: string; seq: string | null },
     window: { offset: number; limit?: number },
-  ): Promise<ConceptVersionEntity[]> {
-    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source);
+    read: MemberRead,
+  ): Promise<{ concepts: ConceptVersionEntity[]; children: Map<string, string[]> }> {
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
     // Planned for its parameters, not prepared (see memberConceptCount): a generic plan made
     // after small collections reads a large one's members a row at a time.
     const limit = `$${params.length + 1}`;
     const offset = `$${params.length + 2}`;
-    const rows = await this.em.query<Array<{ row: Raw }>>(
-      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row ${sql}
+    const children = read.children
+      ? childCodesOf('sv', '$3', source.seq === null ? null : '$4')
+      : `'{}'::text[]`;
+    const rows = await this.em.query<Array<{ row: Raw; children: string[] }>>(
+      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row, ${children} AS children
+       ${sql}
        ORDER BY x.mnemonic, x.concept_id
        LIMIT ${limit}::int OFFSET ${offset}::int`,
       [...params, window.limit ?? null, window.offset],
     );
-    return rows.map((r) => hydrate(this.em, ConceptVersionEntity, r.row)!);
+    return this.withChildren(rows);
+  }
+
+  /**
+   * The texts (code, display, names) of the concepts `memberConcepts` reads whose texts hold each
+   * of `needles` (lower-case ASCII letters and digits), in member order: one statement, reading
+   * light rows only. Texts are compared with their ASCII letters lower-cased (`translate`: the
+   * same in every database locale, where `lower` is not); a text holding a character whose lower
+   * case in JavaScript is ASCII (`LOWER_CASE_ASCII`) is kept whatever it holds. So none is left
+   * out whose JavaScript lower case holds every needle: the caller matches those exactly.
+   */
+  async memberConceptTexts(
+    expansionId: string,
+    memberRepositoryId: string,
+    source: { repositoryId: string; seq: string | null },
+    read: MemberRead,
+    needles: string[],
+  ): Promise<Array<{ id: string; code: string; display: string | null; names: string[] }>> {
+    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
+    const needle = `$${params.length + 1}`;
+    const special = `$${params.length + 2}`;
+    const upper = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    // Planned for its parameters, not prepared (see memberConceptCount).
+    return this.em.query(
+      `SELECT m.id, m.code, m.display, m.names FROM (
+         SELECT sv.id::text AS id, sv.mnemonic AS code, sv.display_name AS display,
+           ARRAY(SELECT n->>'name' FROM jsonb_array_elements(sv.names) n
+                 WHERE n->>'name' IS NOT NULL) AS names,
+           concat_ws(E'\n', sv.display_name, sv.mnemonic,
+             (SELECT string_agg(n->>'name', E'\n') FROM jsonb_array_elements(sv.names) n)) AS text,
+           x.mnemonic AS member, x.concept_id AS concept_id
+         ${sql}) m
+       WHERE m.text ~ ${special} OR NOT EXISTS (
+         SELECT 1 FROM unnest(${needle}::text[]) AS w(needle)
+         WHERE strpos(translate(m.text, '${upper}', '${upper.toLowerCase()}'), w.needle) = 0)
+       ORDER BY m.member, m.concept_id`,
+      [...params, needles, `[${LOWER_CASE_ASCII}]`],
+    );
+  }
+
+  /**
+   * Concept versions of the source version `source` by their ids, in the order of `ids` (with
+   * `read.children`, their children's codes); one statement.
+   */
+  async conceptVersionsById(
+    source: { repositoryId: string; seq: string | null },
+    ids: string[],
+    read: MemberRead,
+  ): Promise<{ concepts: ConceptVersionEntity[]; children: Map<string, string[]> }> {
+    if (ids.length === 0) return { concepts: [], children: new Map() };
+    const children = read.children
+      ? childCodesOf('sv', '$2', source.seq === null ? null : '$3')
+      : `'{}'::text[]`;
+    const params: unknown[] = [ids, source.repositoryId];
+    if (read.children && source.seq !== null) params.push(source.seq);
+    const rows = await this.em.query<Array<{ id: string; row: Raw; children: string[] }>>(
+      `SELECT sv.id::text AS id, ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row,
+         ${children} AS children
+       FROM concept_versions sv WHERE sv.id = ANY($1::bigint[]) AND sv.repository_id = $2`,
+      params,
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return this.withChildren(ids.map((id) => byId.get(id)).filter((r) => r !== undefined));
+  }
+
+  /** Concept version rows read with their children's codes, as concepts and children by code. */
+  private withChildren(rows: Array<{ row: Raw; children: string[] }>): {
+    concepts: ConceptVersionEntity[];
+    children: Map<string, string[]>;
+  } {
+    const children = new Map<string, string[]>();
+    const concepts = rows.map((r) => {
+      const concept = hydrate(this.em, ConceptVersionEntity, r.row)!;
+      if (r.children.length > 0) children.set(concept.mnemonic, r.children);
+      return concept;
+    });
+    return { concepts, children };
   }
 
   /**
@@ -349,15 +454,11 @@ export class FhirRepository {
 
   /** The repositories the ends of a source version's mappings are in (its own included). */
   async mappingEndRepositoryIds(repositoryId: string, seq: string | null): Promise<string[]> {
-    const at =
-      seq === null
-        ? 'mv.valid_to_seq IS NULL'
-        : 'mv.valid_from_seq <= $2 AND (mv.valid_to_seq IS NULL OR mv.valid_to_seq > $2)';
     const rows = await this.em.query<Array<{ id: string }>>(
       `SELECT DISTINCT e.id::text AS id
        FROM mapping_versions mv
        CROSS JOIN LATERAL (VALUES (mv.from_repository_id), (mv.to_repository_id)) AS e(id)
-       WHERE mv.repository_id = $1 AND e.id IS NOT NULL AND ${at}
+       WHERE mv.repository_id = $1 AND e.id IS NOT NULL AND ${versionAt('mv', seq === null ? null : '$2')}
        ORDER BY 1`,
       seq === null ? [repositoryId] : [repositoryId, seq],
     );

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import type { ServiceContext } from '../../src/services';
-import { isTerminologyError } from '../../src/services';
+import { isTerminologyError, parseLanguages } from '../../src/services';
 import { contextOf, createTestApp, uniqueId, type TestApp, type TestUser } from '../factories';
 import {
   createCollection,
@@ -11,10 +11,19 @@ import {
   retire,
   type TestSource,
 } from '../factories/content';
-import { byCodeValidatable, sqlPageable } from '../../src/services/terminology/terminology.service';
+import {
+  byCodeValidatable,
+  sqlPageable,
+  TerminologyService,
+} from '../../src/services/terminology/terminology.service';
 import type { CodeInput, ValidateResult } from '../../src/services/terminology/validate';
+import { LOWER_CASE_ASCII } from '../../src/repositories/fhir.repository';
 import type { ParameterValue } from '../../src/services/terminology/fhir';
-import type { ExpansionEntry, ExpansionPage } from '../../src/services/terminology/expand';
+import type {
+  ExpansionEntry,
+  ExpansionOptions,
+  ExpansionPage,
+} from '../../src/services/terminology/expand';
 
 /**
  * The terminology core without transport: $lookup, CodeSystem $validate-code and $subsumes
@@ -521,21 +530,39 @@ describe('reads of a large source', () => {
       expect(whole.contains.slice(10, 13)).toEqual(page.contains);
     });
 
-    it('takes nothing else: any other parameter is expanded in memory', () => {
+    it('takes nothing else: version rules, supplements, the definition, brought content are expanded in memory', () => {
       const target = { url: fifty };
-      expect(sqlPageable({ target, resources: [], options: { filter: 'x' } })).toBe(false);
-      expect(sqlPageable({ target, resources: [], options: { activeOnly: true } })).toBe(false);
-      expect(sqlPageable({ target, resources: [], options: { properties: ['x'] } })).toBe(false);
-      expect(sqlPageable({ target, resources: [], options: { acceptLanguage: 'fr' } })).toBe(false);
+      const pageable = (options: Omit<ExpansionOptions, 'maxCodes'>, others = {}) =>
+        sqlPageable({ target, resources: [], options, ...others });
+      const system = 'http://example.org/cs|1';
+      expect(pageable({ systemVersions: [system] })).toBe(false);
+      expect(pageable({ checkSystemVersions: [system] })).toBe(false);
+      expect(pageable({ forceSystemVersions: [system] })).toBe(false);
+      expect(pageable({ defaultValueSetVersions: [`${fifty}|v1`] })).toBe(false);
+      expect(pageable({ useSupplements: ['http://example.org/supplement'] })).toBe(false);
+      // includeDefinition shows the compose, which a page read in the database is read without.
+      expect(pageable({ echo: [{ name: 'includeDefinition', valueBoolean: true }] })).toBe(false);
+      const valueSet = { resourceType: 'ValueSet' as const, url: fifty };
+      expect(pageable({}, { target: { valueSet } })).toBe(false);
+      expect(pageable({}, { resources: [valueSet] })).toBe(false);
+      expect(pageable({}, { target: {} })).toBe(false);
+      // Unset ones are no parameters.
+      expect(pageable({ ...paging(10, 0), systemVersions: [], useSupplements: undefined })).toBe(
+        true,
+      );
       expect(
-        sqlPageable({
-          target,
-          resources: [],
-          options: { excludeNested: true, echo: [{ name: 'excludeNested', valueBoolean: true }] },
+        pageable({
+          ...paging(10, 0),
+          filter: 'x',
+          activeOnly: true,
+          languages: parseLanguages('fr'),
+          acceptLanguage: 'de',
+          includeDesignations: true,
+          designations: ['fr'],
+          properties: ['parent'],
+          excludeNested: true,
         }),
-      ).toBe(false);
-      expect(sqlPageable({ target: {}, resources: [], options: {} })).toBe(false);
-      expect(sqlPageable({ target, resources: [], options: paging(10, 0) })).toBe(true);
+      ).toBe(true);
     });
 
     it('reads a page of 10 from thousands of members in a few rows', async () => {
@@ -573,6 +600,430 @@ describe('reads of a large source', () => {
       console.log(
         `page of 10 from 3000 members: in memory ${inMemory.rows} rows; paged ${first.rows} rows (offset 0), ${later.rows} rows (offset 2500)`,
       );
+    });
+
+    describe('with other parameters', () => {
+      /**
+       * A source whose concepts have names in several locales (en, fr, de), punctuation and
+       * letters outside ASCII, a hierarchy and a definition; released as v1 with W03, W04 and W18
+       * retired, which are active again at HEAD (where the members are taken): members whose
+       * concept in the version read (v1) is retired.
+       */
+      let words: string;
+      beforeAll(async () => {
+        const source = await createSource(t, { id: uniqueId('words') });
+        const name = (text: string, locale = 'en', preferred = true) => ({
+          name: text,
+          locale,
+          locale_preferred: preferred,
+        });
+        const concepts: Array<[string, Array<ReturnType<typeof name>>, Record<string, unknown>?]> =
+          [
+            [
+              'W01',
+              [name('Heart attack'), name('Crise cardiaque', 'fr'), name('Herzinfarkt', 'de')],
+              { descriptions: [{ description: 'Death of heart muscle', locale: 'en' }] },
+            ],
+            [
+              'W02',
+              [name('Heart-failure'), name('Insuffisance cardiaque', 'fr')],
+              { parent: 'W01' },
+            ],
+            ['W03', [name('Heartburn')], { parent: 'W01' }],
+            ['W04', [name('Cardiac arrest'), name('Arrêt cardiaque', 'fr')]],
+            ['W05', [name('Éclair au chocolat', 'fr'), name('Chocolate eclair', 'en', false)]],
+            ['W06', [name('Street'), name('Straße', 'de')]],
+            ['W07', [name('İstanbul')]],
+            // The Kelvin sign, whose lower case is an ASCII k.
+            ['W08', [name('100 \u212a'), name('Cent', 'fr')]],
+            ['ABC-123', [name('Zebra crossing')]],
+            ['W10', [name('Bradycardia')]],
+            ['W11', [name('Type-2 diabetes (adult)'), name('Diabète de type 2', 'fr')]],
+            ['W12', [name('Œdème'), name('Oedema', 'en', false)]],
+          ];
+        for (let i = 13; i <= 30; i += 1) {
+          concepts.push([
+            `W${i}`,
+            [
+              name(`Heart valve ${i}`),
+              ...(i % 3 === 0 ? [name(`Valve cardiaque ${i}`, 'fr')] : []),
+            ],
+          ]);
+        }
+        for (const [id, names, extra = {}] of concepts) {
+          const { parent, ...fields } = extra as { parent?: string };
+          await createConcept(t, source.url, source.owner, {
+            id,
+            names,
+            ...(parent ? { parent_concept_urls: [`${source.url}concepts/${parent}/`] } : {}),
+            ...fields,
+          });
+        }
+        const retiredInV1 = ['W03', 'W04', 'W18'];
+        for (const id of retiredInV1) await retire(t, source.url, source.owner, 'concepts', id);
+        await createVersion(t, source.url, source.owner, 'v1', { released: true });
+        for (const id of retiredInV1) {
+          await request(t.app)
+            .put(`${source.url}concepts/${id}/reactivate/`)
+            .set('Authorization', source.owner.auth)
+            .expect(204);
+        }
+        words = await collectionOf(source);
+      });
+
+      /** The request's options and their echo (as the FHIR edge gives them), with paging. */
+      const asked = (
+        options: Partial<ExpansionOptions>,
+        echo: ParameterValue[],
+        count?: number,
+        offset?: number,
+      ) => {
+        const paged = paging(count, offset);
+        return { ...options, count, offset, echo: [...echo, ...paged.echo] };
+      };
+
+      const lang = (value: string): ParameterValue => ({
+        name: 'displayLanguage',
+        valueCode: value,
+      });
+
+      /** Codes W`from` to W`to`. */
+      const range = (from: number, to: number) =>
+        Array.from({ length: to - from + 1 }, (_, i) => `W${String(from + i).padStart(2, '0')}`);
+
+      /**
+       * The expansion asked with `options`, paged in the database (checked: its value set read
+       * without the members), compared with the in-memory expansion's answer.
+       */
+      async function asInMemory(
+        options: Omit<ExpansionOptions, 'maxCodes'>,
+      ): Promise<ExpansionPage> {
+        const anyone = await contextOf(t, 'anonymous');
+        const request = { target: { url: words }, resources: [], options };
+        expect(sqlPageable(request)).toBe(true);
+        const paged = await t.services.terminology.expand(anyone, request.target, [], options);
+        expect(paged.valueSet.compose).toBeUndefined();
+        const whole = await t.services.terminology.expandInMemory(
+          anyone,
+          request.target,
+          [],
+          options,
+        );
+        expect(stable(paged)).toEqual(stable(whole));
+        return paged;
+      }
+
+      /** Pages asked of each option: the first, one in the middle, past the end, and all. */
+      const pages: Array<[number | undefined, number | undefined]> = [
+        [5, 0],
+        [4, 3],
+        [6, 20],
+        [5, 100],
+        [undefined, undefined],
+      ];
+
+      it.each(pages)(
+        'activeOnly: leaves out members retired in the version read, count=%p offset=%p',
+        async (count, offset) => {
+          const answer = await asInMemory(
+            asked(
+              { activeOnly: true },
+              [{ name: 'activeOnly', valueBoolean: true }],
+              count,
+              offset,
+            ),
+          );
+          expect(answer.total).toBe(27);
+          const all = await asInMemory(asked({}, [], count, offset));
+          expect(all.total).toBe(30);
+        },
+      );
+
+      it('activeOnly: shows only active codes, where the page shows the retired ones without it', async () => {
+        const active = await asInMemory(asked({ activeOnly: true }, [], 3, 1));
+        expect(active.contains.map((c) => c.code)).toEqual(['W01', 'W02', 'W05']);
+        const all = await asInMemory(asked({}, [], 3, 1));
+        expect(all.contains.map((c) => [c.code, c.inactive])).toEqual([
+          ['W01', false],
+          ['W02', false],
+          ['W03', true],
+        ]);
+      });
+
+      /** Filters, and the codes each finds in the whole expansion (in member order). */
+      const filtered: Array<[string, string[]]> = [
+        ['heart', ['W01', 'W02', 'W03', ...range(13, 30)]],
+        ['Heart valve 2', range(20, 29)],
+        ['valve heart 2', range(20, 29)],
+        // Only names in another locale (fr, de) hold these.
+        ['cardiaque', ['W01', 'W02', 'W04', 'W15', 'W18', 'W21', 'W24', 'W27', 'W30']],
+        ['herzinf', ['W01']],
+        // The code holds these words.
+        ['abc', ['ABC-123']],
+        ['123', ['ABC-123']],
+        ['abc zebra', []],
+        // Words start words: `cardia` is in Bradycardia, but starts no word of it.
+        ['cardia', ['W01', 'W02', 'W04', 'W15', 'W18', 'W21', 'W24', 'W27', 'W30']],
+        ['ardiac', []],
+        // Punctuation parts words; a word with punctuation starts none.
+        ['2 diab', ['W11']],
+        ['adult', ['W11']],
+        ['(adult)', []],
+        ['type-2', []],
+        ['heart-failure', []],
+        ['failure', ['W02']],
+        // Letters beyond ASCII, upper and lower case.
+        ['éclair', ['W05']],
+        ['ÉCLAIR', ['W05']],
+        ['straße', ['W06']],
+        ['stra', ['W06']],
+        ['ß', []],
+        ['œdème', ['W12']],
+        ['oedema', ['W12']],
+        ['arrêt', ['W04']],
+        ['arret', []],
+        // İ lower-cases to i and a combining dot (two words); the Kelvin sign to k.
+        ['i stanbul', ['W07']],
+        ['istanbul', []],
+        ['100 k', ['W08']],
+        ['zzzz', []],
+        ['   ', [...['ABC-123'], ...range(1, 8), ...range(10, 30)]],
+      ];
+
+      it.each(filtered)('filter %p: finds %p, page by page', async (filter, codes) => {
+        const echo = [{ name: 'filter', valueString: filter }];
+        const whole = await asInMemory(asked({ filter }, echo));
+        expect(whole.contains.map((c) => c.code)).toEqual(codes);
+        expect(whole.total).toBe(codes.length);
+        for (const [count, offset] of pages) {
+          const page = await asInMemory(asked({ filter }, echo, count, offset));
+          expect(page.total).toBe(codes.length);
+        }
+      });
+
+      it('filter with activeOnly: the members active in the version read that match', async () => {
+        const options = (count?: number, offset?: number) =>
+          asked(
+            { filter: 'heart', activeOnly: true },
+            [
+              { name: 'filter', valueString: 'heart' },
+              { name: 'activeOnly', valueBoolean: true },
+            ],
+            count,
+            offset,
+          );
+        const whole = await asInMemory(options());
+        expect(whole.contains.map((c) => c.code)).toEqual([
+          'W01',
+          'W02',
+          ...range(13, 30).filter((code) => code !== 'W18'),
+        ]);
+        for (const [count, offset] of pages) await asInMemory(options(count, offset));
+      });
+
+      /** How each shown code is rendered: the options, and their echo. */
+      const rendering: Array<[string, Partial<ExpansionOptions>, ParameterValue[]]> = [
+        ['displayLanguage=fr', { languages: parseLanguages('fr') }, [lang('fr')]],
+        ['displayLanguage=de', { languages: parseLanguages('de') }, [lang('de')]],
+        ['displayLanguage=fr-CA', { languages: parseLanguages('fr-CA') }, [lang('fr-CA')]],
+        [
+          'displayLanguage=de,fr;q=0.5',
+          { languages: parseLanguages('de,fr;q=0.5') },
+          [lang('de,fr;q=0.5')],
+        ],
+        ['Accept-Language: fr', { acceptLanguage: 'fr' }, []],
+        ['Accept-Language: de-DE,fr;q=0.8', { acceptLanguage: 'de-DE,fr;q=0.8' }, []],
+        [
+          'includeDesignations',
+          { includeDesignations: true },
+          [{ name: 'includeDesignations', valueBoolean: true }],
+        ],
+        [
+          'includeDesignations, displayLanguage=fr',
+          { includeDesignations: true, languages: parseLanguages('fr') },
+          [{ name: 'includeDesignations', valueBoolean: true }, lang('fr')],
+        ],
+        [
+          'includeDesignations, designation=fr',
+          { includeDesignations: true, designations: ['fr'] },
+          [
+            { name: 'includeDesignations', valueBoolean: true },
+            { name: 'designation', valueString: 'fr' },
+          ],
+        ],
+        [
+          'includeDesignations, designation=urn:ietf:bcp:47|de',
+          { includeDesignations: true, designations: ['urn:ietf:bcp:47|de'] },
+          [
+            { name: 'includeDesignations', valueBoolean: true },
+            { name: 'designation', valueString: 'urn:ietf:bcp:47|de' },
+          ],
+        ],
+        ['designation=fr', { designations: ['fr'] }, [{ name: 'designation', valueString: 'fr' }]],
+        ['property=parent,child', { properties: ['parent', 'child'] }, []],
+        [
+          'property=definition,inactive,conceptclass,datatype',
+          { properties: ['definition', 'inactive', 'conceptclass', 'datatype'] },
+          [],
+        ],
+        ['property=unknown', { properties: ['unknown'] }, []],
+        ['excludeNested', { excludeNested: true }, [{ name: 'excludeNested', valueBoolean: true }]],
+        [
+          'all of them, with filter and activeOnly',
+          {
+            filter: 'cardiaque',
+            activeOnly: true,
+            includeDesignations: true,
+            languages: parseLanguages('fr'),
+            properties: ['parent', 'child', 'definition'],
+          },
+          [
+            { name: 'filter', valueString: 'cardiaque' },
+            { name: 'activeOnly', valueBoolean: true },
+            { name: 'includeDesignations', valueBoolean: true },
+            lang('fr'),
+          ],
+        ],
+      ];
+
+      it.each(rendering)('%s: each page shows its codes as in memory', async (_, options, echo) => {
+        for (const [count, offset] of pages) await asInMemory(asked(options, echo, count, offset));
+      });
+
+      it('shows what those parameters ask for: the language, designations and properties', async () => {
+        const fr = await asInMemory(
+          asked(
+            {
+              languages: parseLanguages('fr'),
+              includeDesignations: true,
+              properties: ['child', 'definition'],
+            },
+            [lang('fr'), { name: 'includeDesignations', valueBoolean: true }],
+            2,
+            1,
+          ),
+        );
+        expect(fr.contains.map((c) => [c.code, c.display])).toEqual([
+          ['W01', 'Crise cardiaque'],
+          ['W02', 'Insuffisance cardiaque'],
+        ]);
+        expect(fr.contains[0].designations).toContainEqual(
+          expect.objectContaining({ language: 'de', value: 'Herzinfarkt' }),
+        );
+        expect(fr.contains[0].properties).toEqual(
+          expect.arrayContaining([
+            { code: 'child', value: { valueCode: 'W02' } },
+            { code: 'child', value: { valueCode: 'W03' } },
+            { code: 'definition', value: { valueString: 'Death of heart muscle' } },
+          ]),
+        );
+        // Accept-Language is the display language when no parameter names one, and is echoed so.
+        const de = await asInMemory(asked({ acceptLanguage: 'de' }, [], 1, 1));
+        expect(de.contains.map((c) => c.display)).toEqual(['Herzinfarkt']);
+        expect(de.parameters).toContainEqual({ name: 'displayLanguage', valueCode: 'de' });
+      });
+
+      it('refuses as too costly where the in-memory expansion does: by the members, then by what is shown unpaged', async () => {
+        const anyone = await contextOf(t, 'anonymous');
+        /** The answer (total) or failure of both ways, with at most `max` codes, `unpaged` unpaged. */
+        const both = async (
+          max: number,
+          unpaged: number,
+          options: Omit<ExpansionOptions, 'maxCodes'>,
+        ) => {
+          const limited = new TerminologyService(
+            (c) => t.services.fhirResources.stored(c),
+            max,
+            unpaged,
+          );
+          const outcome = async (work: Promise<ExpansionPage>) => {
+            const total = await work.then(
+              (page) => page.total,
+              () => undefined,
+            );
+            return total !== undefined ? { total } : { failure: await failure(work) };
+          };
+          const request = { target: { url: words }, resources: [], options };
+          expect(sqlPageable(request)).toBe(true);
+          const paged = await outcome(limited.expand(anyone, request.target, [], options));
+          const whole = await outcome(limited.expandInMemory(anyone, request.target, [], options));
+          expect(paged).toEqual(whole);
+          return paged;
+        };
+        const activeOnly = asked({ activeOnly: true }, []);
+        // 30 members, 27 active: the members count against the most an expansion may hold.
+        expect(await both(28, 100, activeOnly)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>28)')],
+        });
+        expect(await both(30, 100, activeOnly)).toEqual({ total: 27 });
+        // Unpaged, what is shown counts against the most an unpaged expansion answers.
+        expect(await both(100, 27, activeOnly)).toEqual({ total: 27 });
+        expect(await both(100, 26, activeOnly)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>26)')],
+        });
+        expect(await both(100, 26, asked({ activeOnly: true }, [], 5, 0))).toEqual({ total: 27 });
+        // So with filter: 9 codes match `cardiaque`, from 30 members.
+        const filter = asked({ filter: 'cardiaque' }, []);
+        expect(await both(29, 100, filter)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>29)')],
+        });
+        expect(await both(30, 9, filter)).toEqual({ total: 9 });
+        expect(await both(30, 8, filter)).toEqual({
+          failure: ['INVALID', expect.stringContaining('too many codes to produce (>8)')],
+        });
+      });
+    });
+
+    it('reads a filtered page of 10 from thousands of members in a few rows', async () => {
+      const { made } = await madeSourceOf(3_000);
+      const url = await collectionOf(made);
+      const anyone = await contextOf(t, 'anonymous');
+      const filtered = (filter: string, count: number, offset: number) => {
+        const paged = paging(count, offset);
+        return { ...paged, filter, echo: [{ name: 'filter', valueString: filter }, ...paged.echo] };
+      };
+      const measure = async (filter: string, count: number, offset: number) => {
+        const options = filtered(filter, count, offset);
+        expect(sqlPageable({ target: { url }, resources: [], options })).toBe(true);
+        await t.services.terminology.expand(anyone, { url }, [], options); // warm
+        rowsReceived = 0;
+        const paged = await t.services.terminology.expand(anyone, { url }, [], options);
+        const rows = rowsReceived;
+        rowsReceived = 0;
+        const whole = await t.services.terminology.expandInMemory(anyone, { url }, [], options);
+        expect(paged.valueSet.compose).toBeUndefined();
+        expect(stable(paged)).toEqual(stable(whole));
+        return { paged, rows, inMemory: rowsReceived };
+      };
+      // C12, C120–C129 and C1200–C1299: their texts only are read, then the page's 10 concepts.
+      const some = await measure('name c12', 10, 20);
+      expect(some.paged.total).toBe(111);
+      // In member order (by code, as text): C12, C120, C1200–C1209, C121, C1210–C1219, C122, …
+      expect(some.paged.contains.map((c) => c.code)).toEqual([
+        'C1217',
+        'C1218',
+        'C1219',
+        'C122',
+        ...Array.from({ length: 6 }, (_, i) => `C122${i}`),
+      ]);
+      expect(some.rows).toBeLessThanOrEqual(150);
+      expect(some.inMemory).toBeGreaterThan(3_000);
+      const one = await measure('C2999', 10, 0);
+      expect(one.paged.contains.map((c) => c.code)).toEqual(['C2999']);
+      expect(one.rows).toBeLessThanOrEqual(30);
+      console.log(
+        `filtered page of 10 from 3000 members: in memory ${some.inMemory} rows; paged ${some.rows} rows (111 match), ${one.rows} rows (1 matches)`,
+      );
+    });
+
+    it('knows every character whose lower case holds an ASCII letter or digit (for filters narrowed in SQL)', () => {
+      const found: string[] = [];
+      for (let c = 0x80; c <= 0x10ffff; c += 1) {
+        if (c >= 0xd800 && c <= 0xdfff) continue;
+        const character = String.fromCodePoint(c);
+        if (/[a-z0-9]/.test(character.toLowerCase())) found.push(character);
+      }
+      expect(found.join('')).toBe(LOWER_CASE_ASCII);
     });
 
     describe('members from several source versions', () => {

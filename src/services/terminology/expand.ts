@@ -30,6 +30,8 @@ import {
   presentVersions,
   splitCanonical,
   versionMatches,
+  type MemberRead,
+  type MemberTexts,
   type TerminologyLibrary,
 } from './library';
 
@@ -157,6 +159,27 @@ export interface ExpansionPage {
   /** The page's codes (roots, when shown as a tree). */
   contains: ExpansionEntry[];
 }
+
+/**
+ * One member source of a stored value set at the code system version its include reads, as
+ * `Expander.expandPaged` pages it (a `StoredMemberSource` read at that version).
+ */
+export interface PagedSource {
+  include: ConceptSetComponent;
+  /** How many members have a concept in the code system version (as `read` takes). */
+  count(read: MemberRead): Promise<number>;
+  /** Those concepts, `offset` on, at most `limit` (all without), in member order. */
+  page(read: MemberRead, offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+  /**
+   * The texts of those concepts (as `read` takes) whose texts hold every one of `needles` (see
+   * `filterNeedles`), in member order; more may come, none that holds them all is left out.
+   */
+  texts(read: MemberRead, needles: string[]): Promise<MemberTexts[]>;
+  /** Those concepts by their ids (`MemberTexts.id`), in the order of `ids`. */
+  byIds(read: MemberRead, ids: string[]): Promise<CodeSystemConcept[]>;
+}
+
+const sum = (numbers: number[]) => numbers.reduce((total, n) => total + n, 0);
 
 const VERSION_RULES = ['system-version', 'check-system-version', 'force-system-version'];
 
@@ -360,7 +383,10 @@ export class Expander {
     await this.checkSupplements();
     const set = await this.codesOf(valueSet);
     let codes = set.codes;
-    if (this.options.filter) codes = codes.filter(textMatcher(this.options.filter));
+    if (this.options.filter) {
+      const match = textMatcher(this.options.filter);
+      codes = codes.filter((code) => match(filterTextsOf(code)));
+    }
     this.checkUnpaged(valueSet, codes.length);
     const offset = this.options.offset ?? 0;
     const page =
@@ -374,36 +400,39 @@ export class Expander {
    * A stored value set whose members are concepts of code system versions of distinct systems
    * (each part's `include` names one, as the compose the members make would, in its order),
    * expanded a page at a time: each part counts its members and reads a page of their concepts,
-   * in member order. Answers as `expand` does over the same members (includes listing concepts,
-   * each in turn: nothing nested, no versions shown).
+   * in member order (with `activeOnly`, those active only). With `filter`, each part's members
+   * whose texts may match are read as texts only, matched here, and the page's read by id.
+   * Answers as `expand` does over the same members (includes listing concepts, each in turn:
+   * nothing nested, no versions shown).
    */
-  async expandPaged(
-    valueSet: ValueSetResource,
-    parts: Array<{
-      include: ConceptSetComponent;
-      count(): Promise<number>;
-      page(offset: number, limit?: number): Promise<CodeSystemConcept[]>;
-    }>,
-  ): Promise<ExpansionPage> {
+  async expandPaged(valueSet: ValueSetResource, parts: PagedSource[]): Promise<ExpansionPage> {
     await this.checkSupplements();
     const set = emptyCodeSet();
     this.requireSupplementsOf(valueSet);
     this.statusWarnings(valueSet, set);
     const models: CodeSystemModel[] = [];
     for (const part of parts) models.push(await this.codeSystemFor(part.include, set));
-    const counts = await Promise.all(parts.map((part) => part.count()));
-    const total = counts.reduce((sum, n) => sum + n, 0);
-    if (total > this.options.maxCodes) throw tooCostly(valueSet, this.options.maxCodes);
+    const read: MemberRead = {
+      activeOnly: this.options.activeOnly,
+      // The `child` property shows each code's children: read only when asked for.
+      children: (this.options.properties ?? []).includes('child'),
+    };
+    // Too costly as `codesOf` finds it: by the members found, before `activeOnly` and `filter`
+    // leave any out.
+    const found = await Promise.all(parts.map((part) => part.count({})));
+    if (sum(found) > this.options.maxCodes) throw tooCostly(valueSet, this.options.maxCodes);
+    const shown = await this.shownOf(parts, found, read);
+    const total = sum(shown.map((s) => s.count));
     this.checkUnpaged(valueSet, total);
     const { offset = 0, count } = this.options;
     const page: ExpandedCode[] = [];
     // The page runs through the parts in turn: `skip` of the first part read, `left` in all.
     let skip = offset;
     let left = count;
-    for (const [i, part] of parts.entries()) {
+    for (const [i, part] of shown.entries()) {
       if (left === 0) break;
-      if (skip >= counts[i]) {
-        skip -= counts[i];
+      if (skip >= part.count) {
+        skip -= part.count;
         continue;
       }
       const concepts = await part.page(skip, left);
@@ -411,21 +440,61 @@ export class Expander {
       if (left !== undefined) left = Math.max(0, left - concepts.length);
       // The page's concepts as the code system has them (display, designations, status).
       const model = models[i];
-      const shown = this.library.modelOf({ ...model.resource, concept: concepts });
+      const pageModel = this.library.modelOf({ ...model.resource, concept: concepts });
       for (const concept of concepts) {
-        const entry = shown.concept(concept.code);
+        const entry = pageModel.concept(concept.code);
         if (!entry) continue;
         page.push({
           system: model.url,
           version: model.version,
           code: entry.code,
           display: entry.display,
-          model: shown,
+          model: pageModel,
           entry,
         });
       }
     }
     return this.answer(valueSet, set, total, page);
+  }
+
+  /**
+   * What each part shows (`found`: its members found, all of them): how many, and a page of them.
+   * With `filter`, those of its members (as `read` takes) whose texts match it; else those
+   * `read` takes.
+   */
+  private async shownOf(
+    parts: PagedSource[],
+    found: number[],
+    read: MemberRead,
+  ): Promise<
+    Array<{ count: number; page(offset: number, limit?: number): Promise<CodeSystemConcept[]> }>
+  > {
+    const { filter } = this.options;
+    if (filter) {
+      const match = textMatcher(filter);
+      const needles = filterNeedles(filter);
+      const texts = await Promise.all(parts.map((part) => part.texts(read, needles)));
+      return parts.map((part, i) => {
+        const matched = texts[i].filter(match);
+        return {
+          count: matched.length,
+          page: (offset, limit) =>
+            part.byIds(
+              read,
+              matched
+                .slice(offset, limit === undefined ? undefined : offset + limit)
+                .map((m) => m.id),
+            ),
+        };
+      });
+    }
+    const counts = read.activeOnly
+      ? await Promise.all(parts.map((part) => part.count(read)))
+      : found;
+    return parts.map((part, i) => ({
+      count: counts[i],
+      page: (offset, limit) => part.page(read, offset, limit),
+    }));
   }
 
   /** Refused as too costly: more codes than an expansion without `count`/`offset` answers. */
@@ -1109,41 +1178,69 @@ function tooCostly(valueSet: ValueSetResource, max: number): AppError {
   });
 }
 
+/** What `filter` text is matched against: a code, its display and its designations' values. */
+export interface FilterTexts {
+  code: string;
+  display?: string;
+  names: ReadonlyArray<string | undefined>;
+}
+
+/** The words of `filter` text, lower-cased. */
+const filterWords = (text: string): string[] => text.toLowerCase().split(/\s+/).filter(Boolean);
+
 /**
- * `filter` text: every word of it starts a word of the display, the code or a designation. A
- * code whose text does not hold every word somewhere is passed over before any is split.
+ * `filter` text: every word of it starts a word (lower-cased, between letters and digits) of one
+ * of the display, the code or a designation. A code whose texts do not hold every word somewhere
+ * is passed over before any is split.
  */
-function textMatcher(text: string): (code: ExpandedCode) => boolean {
-  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+export function textMatcher(text: string): (texts: FilterTexts) => boolean {
+  const words = filterWords(text);
   const matches = (value: string | undefined) => {
     if (!value) return false;
     const own = value.toLowerCase().split(/[^\p{L}\p{N}]+/u);
     return words.every((w) => own.some((o) => o.startsWith(w)));
   };
-  return (code) => {
-    const all = searchTextOf(code);
+  return (texts) => {
+    const all = searchTextOf(texts);
     if (!words.every((w) => all.includes(w))) return false;
-    return (
-      matches(code.display) ||
-      matches(code.code) ||
-      (code.entry?.designations ?? []).some((d) => matches(d.value))
-    );
+    return matches(texts.display) || matches(texts.code) || texts.names.some(matches);
   };
 }
 
-/** Everything `filter` text is matched against, lower-cased, once per code. */
-const SEARCH_TEXTS = new WeakMap<ExpandedCode, string>();
+/**
+ * What every text a code matches `filter` text by holds (see `textMatcher`): the runs of ASCII
+ * letters and digits of its words, lower-cased. A database may narrow codes to those whose texts
+ * hold each of them, their ASCII letters lower-cased, and leave out none that matches (unless a
+ * text holds a character whose lower case is ASCII: see `FhirRepository.memberConceptTexts`).
+ */
+export function filterNeedles(text: string): string[] {
+  return [...new Set(filterWords(text).flatMap((w) => w.match(/[a-z0-9]+/g) ?? []))];
+}
 
-function searchTextOf(code: ExpandedCode): string {
-  let text = SEARCH_TEXTS.get(code);
+/** A code's texts `filter` text is matched against, once per code. */
+const FILTER_TEXTS = new WeakMap<ExpandedCode, FilterTexts>();
+
+function filterTextsOf(code: ExpandedCode): FilterTexts {
+  let texts = FILTER_TEXTS.get(code);
+  if (texts === undefined) {
+    texts = {
+      code: code.code,
+      display: code.display,
+      names: (code.entry?.designations ?? []).map((d) => d.value),
+    };
+    FILTER_TEXTS.set(code, texts);
+  }
+  return texts;
+}
+
+/** Everything `filter` text is matched against, lower-cased, once per code. */
+const SEARCH_TEXTS = new WeakMap<FilterTexts, string>();
+
+function searchTextOf(texts: FilterTexts): string {
+  let text = SEARCH_TEXTS.get(texts);
   if (text === undefined) {
-    const values = [
-      code.display,
-      code.code,
-      ...(code.entry?.designations ?? []).map((d) => d.value),
-    ];
-    text = values.join('\n').toLowerCase();
-    SEARCH_TEXTS.set(code, text);
+    text = [texts.display, texts.code, ...texts.names].join('\n').toLowerCase();
+    SEARCH_TEXTS.set(texts, text);
   }
   return text;
 }

@@ -482,14 +482,39 @@ export class FhirResourceService {
         const order = await this.repos.fhir.memberRepositoryOrder(expansionId, repositoryIds);
         return order.map((id) => ({
           include: byId.get(id)!,
-          count: (source) => this.repos.fhir.memberConceptCount(expansionId, id, source),
-          page: async (source, offset, limit) => {
-            const concepts = await this.repos.fhir.memberConcepts(expansionId, id, source, {
-              offset,
-              limit,
-            });
-            // A page's concepts as the code system shows them (their children are not shown).
-            return concepts.map((concept) => conceptOf(concept, new Map()));
+          count: (source, read) =>
+            this.repos.fhir.memberConceptCount(expansionId, id, source, read),
+          page: async (source, read, offset, limit) => {
+            const { concepts, children } = await this.repos.fhir.memberConcepts(
+              expansionId,
+              id,
+              source,
+              { offset, limit },
+              read,
+            );
+            // A page's concepts as the code system shows them (their children only when read).
+            return concepts.map((concept) => conceptOf(concept, children));
+          },
+          texts: async (source, read, needles) => {
+            const texts = await this.repos.fhir.memberConceptTexts(
+              expansionId,
+              id,
+              source,
+              read,
+              needles,
+            );
+            return texts.map(({ display, ...rest }) => ({
+              ...rest,
+              ...(display !== null ? { display } : {}),
+            }));
+          },
+          byIds: async (source, read, ids) => {
+            const { concepts, children } = await this.repos.fhir.conceptVersionsById(
+              source,
+              ids,
+              read,
+            );
+            return concepts.map((concept) => conceptOf(concept, children));
           },
         }));
       },

@@ -120,10 +120,42 @@ export function storedSourceOf(resource: CodeSystemResource): StoredSource | und
  */
 export interface StoredMemberSource {
   include: ConceptSetComponent;
-  /** How many members the code system version `source` has a concept for. */
-  count(source: StoredSource): Promise<number>;
+  /** How many members the code system version `source` has a concept for (as `read` takes). */
+  count(source: StoredSource, read: MemberRead): Promise<number>;
   /** Those concepts, `offset` on, at most `limit` (all without), in member order. */
-  page(source: StoredSource, offset: number, limit?: number): Promise<CodeSystemConcept[]>;
+  page(
+    source: StoredSource,
+    read: MemberRead,
+    offset: number,
+    limit?: number,
+  ): Promise<CodeSystemConcept[]>;
+  /**
+   * The texts of those concepts (as `read` takes) whose code, display and names, their ASCII
+   * letters lower-cased, hold every one of `needles` (`filterNeedles`), in member order; those
+   * holding a character whose lower case is ASCII (`İ`, the Kelvin sign) whatever they hold.
+   */
+  texts(source: StoredSource, read: MemberRead, needles: string[]): Promise<MemberTexts[]>;
+  /** Concepts of the code system version `source` by their ids (`MemberTexts.id`), in order. */
+  byIds(source: StoredSource, read: MemberRead, ids: string[]): Promise<CodeSystemConcept[]>;
+}
+
+/**
+ * A member's concept as `filter` text is matched against it (`textMatcher`): its code, display
+ * and names, with the id it is read by whole.
+ */
+export interface MemberTexts {
+  id: string;
+  code: string;
+  display?: string;
+  names: string[];
+}
+
+/** Which members a read of a member source takes, and what it reads of each. */
+export interface MemberRead {
+  /** Only those whose concept is active in the code system version (`$expand`'s `activeOnly`). */
+  activeOnly?: boolean;
+  /** Each concept with its `child` properties (the codes of the concepts naming it a parent). */
+  children?: boolean;
 }
 
 /** The members of a stored value set version, read a page at a time or by code. */

@@ -5,6 +5,7 @@ import {
   withDisplayLanguage,
   type ExpansionOptions,
   type ExpansionPage,
+  type PagedSource,
 } from './expand';
 import type { Coding, ConceptSetComponent, TerminologyResource, ValueSetResource } from './fhir';
 import { TerminologyError } from './issues';
@@ -128,7 +129,7 @@ export class TerminologyService {
     const { library, valueSet, members } = stored;
     const sources = await members.sources();
     if (sources.length === 0 || !distinctSystems(sources.map((s) => s.include))) return undefined;
-    const parts = [];
+    const parts: PagedSource[] = [];
     for (const member of sources) {
       const { include } = member;
       const model = await library.codeSystem(include.system as string, include.version);
@@ -136,8 +137,10 @@ export class TerminologyService {
       if (!model || !source || model.resource.caseSensitive === false) return undefined;
       parts.push({
         include,
-        count: () => member.count(source),
-        page: (offset: number, limit?: number) => member.page(source, offset, limit),
+        count: (read) => member.count(source, read),
+        page: (read, offset, limit) => member.page(source, read, offset, limit),
+        texts: (read, needles) => member.texts(source, read, needles),
+        byIds: (read, ids) => member.byIds(source, read, ids),
       });
     }
     return new Expander(library, {
@@ -312,14 +315,38 @@ export interface ExpandRequest {
 }
 
 /** The options a page read in the database takes; any other must be unset. */
-const PAGED_OPTIONS = new Set(['count', 'offset', 'echo']);
+const PAGED_OPTIONS = new Set([
+  'count',
+  'offset',
+  'echo',
+  'activeOnly',
+  'filter',
+  'languages',
+  'acceptLanguage',
+  'includeDesignations',
+  'designations',
+  'properties',
+  'excludeNested',
+]);
 /** The request parameters such a request may have (echoed as given). */
-const PAGED_PARAMETERS = new Set(['url', 'valueSetVersion', 'count', 'offset']);
+const PAGED_PARAMETERS = new Set([
+  'url',
+  'valueSetVersion',
+  'count',
+  'offset',
+  'activeOnly',
+  'filter',
+  'displayLanguage',
+  'includeDesignations',
+  'designation',
+  'excludeNested',
+]);
 
 /**
  * Whether an $expand may be paged in the database: a stored value set named by `url` (and
- * `valueSetVersion`), no resources of the request's own, and no parameter but `count` and
- * `offset` (no filter, language, designations, properties, version rules, supplements, ...).
+ * `valueSetVersion`), no resources of the request's own, and no parameter but `count`, `offset`,
+ * `activeOnly` and `filter` (no language, designations, properties, version rules, supplements,
+ * ...).
  */
 export function sqlPageable({ target, resources, options }: ExpandRequest): boolean {
   if (!target.url || target.valueSet || resources.length > 0) return false;
