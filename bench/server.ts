@@ -41,7 +41,10 @@ async function main(): Promise<void> {
   // Any message stops it (the harness reads its CPU time from /proc).
   process.on('message', () => void stop());
   process.once('disconnect', () => void stop());
-  process.send?.({ port: (server.address() as AddressInfo).port });
+  const { port } = server.address() as AddressInfo;
+  // As src/main.ts does: ready once the FHIR path is warm.
+  await app.warmUp(`http://127.0.0.1:${port}`);
+  process.send?.({ port });
 }
 
 main().catch((error: unknown) => {

@@ -63,8 +63,26 @@ export interface App {
    * connection, so that load balancers and keep-alive clients move to other processes.
    */
   drain(): void;
+  /**
+   * Sends the app, listening at `baseUrl`, the requests of `WARM_UP_PATHS`, so that the first
+   * caller's request is not the one that compiles the FHIR terminology path and prepares its
+   * statements; `/readyz/` answers 503 until they are answered. Failures are logged, not thrown.
+   */
+  warmUp(baseUrl: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The header a warm-up request carries its start's secret in (it is not rate-limited). */
+const WARM_UP_HEADER = 'x-registry-warm-up';
+
+/**
+ * What a start warms: a `$lookup` and a ValueSet `$validate-code` of a system no one stores (the
+ * FHIR edge, the terminology core and its search statement, answered 404).
+ */
+export const WARM_UP_PATHS = [
+  '/fhir/CodeSystem/$lookup?system=urn%3Aregistry%3Awarm-up&code=warm-up',
+  '/fhir/ValueSet/$validate-code?url=urn%3Aregistry%3Awarm-up&system=urn%3Aregistry%3Awarm-up&code=warm-up',
+];
 
 /**
  * The composition root of the edges (the one place in src/ that mounts compat/): shared
@@ -100,6 +118,8 @@ export async function createApp(services: Services, config: Config, log: Logger)
     }),
   );
   let draining = false;
+  /** While warming up: the secret its requests carry in `WARM_UP_HEADER`. */
+  let warmUpSecret: string | null = null;
   // Answers not yet begun: a drain tells them to close their connections too.
   const unanswered = new Set<express.Response>();
   app.use((_req, res, next) => {
@@ -119,6 +139,10 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.get('/readyz/', (_req, res) => {
     if (draining) {
       res.status(503).json(errorBody(503, 'This process is stopping.'));
+      return;
+    }
+    if (warmUpSecret !== null) {
+      res.status(503).json(errorBody(503, 'This process is warming up.'));
       return;
     }
     services.ping().then(
@@ -153,7 +177,14 @@ export async function createApp(services: Services, config: Config, log: Logger)
     withinRequest({ signal: gone.signal, budgetMs: config.database.requestTransactionMs }, next);
   });
   const rateLimits = rateLimiting(services, config.rateLimits, log);
-  if (rateLimits.handlers.length > 0) app.use(rateLimits.handlers);
+  if (rateLimits.handlers.length > 0) {
+    // The warm-up's own requests (they carry this start's secret) are not a caller's to count.
+    const limited = express.Router().use(rateLimits.handlers);
+    app.use((req, res, next) => {
+      if (warmUpSecret !== null && req.get(WARM_UP_HEADER) === warmUpSecret) next();
+      else limited(req, res, next);
+    });
+  }
 
   const graphql = await createGraphqlEdge(services, config, log, rateLimits.charge);
   app.use(graphql.router);
@@ -188,6 +219,30 @@ export async function createApp(services: Services, config: Config, log: Logger)
         if (!res.headersSent) res.setHeader('Connection', 'close');
       }
       unanswered.clear();
+    },
+    warmUp: async (baseUrl) => {
+      const secret = crypto.randomUUID();
+      warmUpSecret = secret;
+      const started = Date.now();
+      try {
+        for (const path of WARM_UP_PATHS) {
+          try {
+            const res = await fetch(baseUrl + path, {
+              headers: {
+                accept: 'application/fhir+json',
+                'x-request-id': 'warm-up',
+                [WARM_UP_HEADER]: secret,
+              },
+            });
+            await res.arrayBuffer();
+          } catch (error) {
+            log.warn({ err: error, path }, 'warm-up request failed');
+          }
+        }
+      } finally {
+        warmUpSecret = null;
+      }
+      log.info({ ms: Date.now() - started }, 'warmed up');
     },
     close: async () => {
       await rateLimits.stop();

@@ -50,8 +50,9 @@ async function main(): Promise<void> {
       listening.once('error', reject);
     });
     server = listening;
-    const { port } = listening.address() as AddressInfo;
-    log.info({ port, host: config.host, embeddedDatabase: db.embedded }, 'listening');
+    const address = listening.address() as AddressInfo;
+    log.info({ port: address.port, host: config.host, embeddedDatabase: db.embedded }, 'listening');
+    await app.warmUp(ownUrl(address));
   }
 
   // METRICS_PORT: /metrics alone on a listener of its own (the only one a worker has).
@@ -81,6 +82,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** The address this process reaches its own listener at (loopback when it listens on all). */
+function ownUrl({ address, family, port }: AddressInfo): string {
+  if (address === '0.0.0.0' || address === '::') return `http://127.0.0.1:${port}`;
+  return family === 'IPv6' ? `http://[${address}]:${port}` : `http://${address}:${port}`;
 }
 
 /**

@@ -116,8 +116,10 @@ export function startServer(
     const timer = setTimeout(() => reject(new Error(`no 'listening' in 90 s:\n${output}`)), 90_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
+      const lines = output.split('\n');
+      const line = lines.find((l) => l.includes('"msg":"listening"'));
+      // Ready once warmed up (src/app.ts `warmUp`): /readyz/ answers 200 from then on.
+      if (line && lines.some((l) => l.includes('"msg":"warmed up"'))) {
         clearTimeout(timer);
         resolve({ child, port: (JSON.parse(line) as { port: number }).port });
       }

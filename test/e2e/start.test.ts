@@ -71,8 +71,10 @@ function start(env: Record<string, string> = {}): Promise<Running> {
     );
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
+      const lines = output.split('\n');
+      const line = lines.find((l) => l.includes('"msg":"listening"'));
+      // Ready once warmed up (src/app.ts `warmUp`).
+      if (line && lines.some((l) => l.includes('"msg":"warmed up"'))) {
         clearTimeout(timer);
         const { port } = JSON.parse(line) as { port: number };
         resolve({ child, url: `http://127.0.0.1:${port}`, output });

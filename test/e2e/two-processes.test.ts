@@ -76,8 +76,10 @@ function start(): Promise<Server> {
     const onData = (chunk: Buffer): void => {
       if (listening) return; // the request log goes on; nothing more to look for
       output += chunk.toString();
-      const line = output.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
+      const lines = output.split('\n');
+      const line = lines.find((l) => l.includes('"msg":"listening"'));
+      // Ready once warmed up (src/app.ts `warmUp`).
+      if (line && lines.some((l) => l.includes('"msg":"warmed up"'))) {
         listening = true;
         clearTimeout(timer);
         const { port } = JSON.parse(line) as { port: number };

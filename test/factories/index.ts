@@ -37,6 +37,8 @@ export interface TestApp {
   queries: { count: number };
   /** What SIGTERM does to the app first (`App.drain`). */
   drain(): void;
+  /** The start-up warm-up (`App.warmUp`), against this app listening at `baseUrl`. */
+  warmUp(baseUrl: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function createTestApp(
     admin,
     queries,
     drain: () => built.drain(),
+    warmUp: (baseUrl) => built.warmUp(baseUrl),
     close: () =>
       (closing ??= (async () => {
         openApps.delete(testApp);
