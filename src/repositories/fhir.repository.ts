@@ -108,11 +108,16 @@ function memberConceptsSql(
   const seq = source.seq === null ? null : '$4';
   const params: unknown[] = [expansionId, memberRepositoryId, source.repositoryId];
   if (source.seq !== null) params.push(source.seq);
+  // A member of the source itself is that concept (codes are unique in a repository): no
+  // lookup of its code.
+  const own = memberRepositoryId === source.repositoryId;
   return {
     sql: `FROM expansion_concepts x
        ${memberVersionOf('x')}
-       JOIN concepts c ON c.repository_id = $3 AND c.mnemonic = m.mnemonic
-       JOIN concept_versions sv ON sv.concept_id = c.id AND ${versionAt('sv', seq)}
+       ${own ? '' : 'JOIN concepts c ON c.repository_id = $3 AND c.mnemonic = m.mnemonic'}
+       JOIN concept_versions sv
+         ON sv.concept_id = ${own ? 'x.concept_id AND sv.repository_id = $3' : 'c.id'}
+         AND ${versionAt('sv', seq)}
        WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired
          ${read.activeOnly ? 'AND NOT sv.retired' : ''}`,
     params,
@@ -132,13 +137,6 @@ function memberVersionOf(alias: string): string {
     WHERE ${alias}.concept_version_id IS NULL AND h.concept_id = ${alias}.concept_id
       AND h.valid_to_seq IS NULL) m`;
 }
-
-/**
- * The characters besides A–Z whose lower case in JavaScript (`toLowerCase`, as `filter` text is
- * matched) holds an ASCII letter or digit: U+0130 (İ, lower case i and a combining dot) and U+212A
- * (the Kelvin sign, lower case k).
- */
-export const LOWER_CASE_ASCII = '\u0130\u212a';
 
 /** Reads of repositories and their content as the FHIR-format endpoints need them. */
 export class FhirRepository {
@@ -263,22 +261,25 @@ export class FhirRepository {
   /**
    * How many active members of an expansion from one member repository the source version
    * `source` (`seq` null: HEAD) has a concept for, by code (as `memberConcepts` finds them; with
-   * `read.activeOnly`, a concept not retired there).
+   * `read.activeOnly`, a concept not retired there), and whether every member from that
+   * repository is pinned to a version (then the count can only change with the expansion).
    */
   async memberConceptCount(
     expansionId: string,
     memberRepositoryId: string,
     source: { repositoryId: string; seq: string | null },
     read: MemberRead,
-  ): Promise<number> {
+  ): Promise<{ count: number; allPinned: boolean }> {
     const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
     // Planned for its parameters, not prepared: a generic plan, made after a few small
     // collections, counts a large one a row at a time (seconds where this takes milliseconds).
-    const rows = await this.em.query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n ${sql}`,
+    const rows = await this.em.query<Array<{ n: number; followed: boolean }>>(
+      `SELECT (SELECT count(*)::int ${sql}) AS n,
+         EXISTS (SELECT 1 FROM expansion_concepts u WHERE u.expansion_id = $1
+           AND u.repository_id = $2 AND u.concept_version_id IS NULL) AS followed`,
       params,
     );
-    return rows[0]?.n ?? 0;
+    return { count: rows[0]?.n ?? 0, allPinned: rows[0]?.followed === false };
   }
 
   /**
@@ -313,12 +314,12 @@ export class FhirRepository {
   }
 
   /**
-   * The texts (code, display, names) of the concepts `memberConcepts` reads whose texts hold each
-   * of `needles` (lower-case ASCII letters and digits), in member order: one statement, reading
-   * light rows only. Texts are compared with their ASCII letters lower-cased (`translate`: the
-   * same in every database locale, where `lower` is not); a text holding a character whose lower
-   * case in JavaScript is ASCII (`LOWER_CASE_ASCII`) is kept whatever it holds. So none is left
-   * out whose JavaScript lower case holds every needle: the caller matches those exactly.
+   * The texts (code, display, names) of the concepts `memberConcepts` reads whose search text
+   * holds each of `needles` (lower-case ASCII letters and digits), in member order: one
+   * statement, reading light rows only, found through the trigram index of `search_text` (the
+   * code, names and descriptions folded as `foldedWords` folds them: decomposed, marks dropped,
+   * lower-cased). Where JavaScript's lower case of a code's texts holds a needle, so does its
+   * folded search text, so none is left out that could match: the caller matches them exactly.
    */
   async memberConceptTexts(
     expansionId: string,
@@ -327,25 +328,28 @@ export class FhirRepository {
     read: MemberRead,
     needles: string[],
   ): Promise<Array<{ id: string; code: string; display: string | null; names: string[] }>> {
-    const { sql, params } = memberConceptsSql(expansionId, memberRepositoryId, source, read);
-    const needle = `$${params.length + 1}`;
-    const special = `$${params.length + 2}`;
-    const upper = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    const seq = source.seq === null ? null : '$4';
+    const params: unknown[] = [expansionId, memberRepositoryId, source.repositoryId];
+    if (source.seq !== null) params.push(source.seq);
+    // One LIKE per needle: each can use the trigram index (an array of patterns cannot).
+    const holds = needles.map((needle) => {
+      params.push(`%${needle}%`);
+      return `AND sv.search_text LIKE $${params.length}`;
+    });
     // Planned for its parameters, not prepared (see memberConceptCount).
     return this.em.query(
-      `SELECT m.id, m.code, m.display, m.names FROM (
-         SELECT sv.id::text AS id, sv.mnemonic AS code, sv.display_name AS display,
-           ARRAY(SELECT n->>'name' FROM jsonb_array_elements(sv.names) n
-                 WHERE n->>'name' IS NOT NULL) AS names,
-           concat_ws(E'\n', sv.display_name, sv.mnemonic,
-             (SELECT string_agg(n->>'name', E'\n') FROM jsonb_array_elements(sv.names) n)) AS text,
-           x.mnemonic AS member, x.concept_id AS concept_id
-         ${sql}) m
-       WHERE m.text ~ ${special} OR NOT EXISTS (
-         SELECT 1 FROM unnest(${needle}::text[]) AS w(needle)
-         WHERE strpos(translate(m.text, '${upper}', '${upper.toLowerCase()}'), w.needle) = 0)
-       ORDER BY m.member, m.concept_id`,
-      [...params, needles, `[${LOWER_CASE_ASCII}]`],
+      `SELECT sv.id::text AS id, sv.mnemonic AS code, sv.display_name AS display,
+         ARRAY(SELECT n->>'name' FROM jsonb_array_elements(sv.names) n
+               WHERE n->>'name' IS NOT NULL) AS names
+       FROM concept_versions sv
+       JOIN expansion_concepts x ON x.expansion_id = $1 AND x.mnemonic = sv.mnemonic
+         AND x.repository_id = $2
+       ${memberVersionOf('x')}
+       WHERE sv.repository_id = $3 AND ${versionAt('sv', seq)} ${holds.join(' ')}
+         AND m.mnemonic = sv.mnemonic AND NOT m.retired
+         ${read.activeOnly ? 'AND NOT sv.retired' : ''}
+       ORDER BY x.mnemonic, x.concept_id`,
+      params,
     );
   }
 

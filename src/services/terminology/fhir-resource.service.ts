@@ -50,6 +50,7 @@ import {
   withStoredSource,
   type StoredMembers,
   type StoredTerminology,
+  type MemberRead,
 } from './library';
 import {
   isObject,
@@ -222,6 +223,48 @@ export class FhirResourceService {
    * rendered once (`renderedKey`, `membersKey`, `mapKey`).
    */
   private readonly rendered: RenderedCache;
+  /**
+   * Counts of members (`memberCount`) that cannot change: of a collection version's expansion,
+   * from a member repository whose members are all pinned, read at a source version. Numbers
+   * only, kept after the caller's access was checked.
+   */
+  private readonly memberCounts = new LRUCache<string, number>({ max: 10_000 });
+
+  /**
+   * How many members of an expansion from one member repository a source version has concepts
+   * for (see `FhirRepository.memberConceptCount`), kept (`memberCounts`) when it cannot change.
+   * A count of thousands of members reads each member's version, tens of milliseconds or more.
+   */
+  private async memberCount(
+    frozen: boolean,
+    expansionId: string,
+    memberRepositoryId: string,
+    source: { repositoryId: string; seq: string | null },
+    read: MemberRead,
+  ): Promise<number> {
+    const key =
+      frozen && source.seq !== null
+        ? [
+            expansionId,
+            memberRepositoryId,
+            source.repositoryId,
+            source.seq,
+            read.activeOnly === true,
+          ]
+            .map(String)
+            .join('|')
+        : null;
+    const kept = key === null ? undefined : this.memberCounts.get(key);
+    if (kept !== undefined) return kept;
+    const { count, allPinned } = await this.repos.fhir.memberConceptCount(
+      expansionId,
+      memberRepositoryId,
+      source,
+      read,
+    );
+    if (key !== null && allPinned) this.memberCounts.set(key, count);
+    return count;
+  }
 
   /**
    * The repositories a source version's mappings end in, by `renderedKey`: the same while the
@@ -479,11 +522,12 @@ export class FhirResourceService {
         const [{ expansion, repositoryIds }, byId] = await Promise.all([members(), includes()]);
         if (!expansion || byId.size === 0) return [];
         const expansionId = expansion.id;
+        // A collection version's expansion never changes (HEAD's does, as references change).
+        const frozen = view.version.seq !== null;
         const order = await this.repos.fhir.memberRepositoryOrder(expansionId, repositoryIds);
         return order.map((id) => ({
           include: byId.get(id)!,
-          count: (source, read) =>
-            this.repos.fhir.memberConceptCount(expansionId, id, source, read),
+          count: (source, read) => this.memberCount(frozen, expansionId, id, source, read),
           page: async (source, read, offset, limit) => {
             const { concepts, children } = await this.repos.fhir.memberConcepts(
               expansionId,

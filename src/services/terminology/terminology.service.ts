@@ -344,9 +344,9 @@ const PAGED_PARAMETERS = new Set([
 
 /**
  * Whether an $expand may be paged in the database: a stored value set named by `url` (and
- * `valueSetVersion`), no resources of the request's own, and no parameter but `count`, `offset`,
- * `activeOnly` and `filter` (no language, designations, properties, version rules, supplements,
- * ...).
+ * `valueSetVersion`), no resources of the request's own, and no parameter but paging,
+ * `activeOnly`, `filter` and how each code is shown (languages, designations, properties) — no
+ * version rules, supplements or `includeDefinition`.
  */
 export function sqlPageable({ target, resources, options }: ExpandRequest): boolean {
   if (!target.url || target.valueSet || resources.length > 0) return false;
