@@ -408,6 +408,49 @@ describe('reads of a large source', () => {
       return { ...rest, valueSet: definition };
     };
 
+    /**
+     * The expansion of `url` asked with `options`, paged in the database (checked: its value set
+     * read without the members), compared with the in-memory expansion's answer.
+     */
+    async function pagedAsInMemory(
+      url: string,
+      options: Omit<ExpansionOptions, 'maxCodes'>,
+    ): Promise<ExpansionPage> {
+      const anyone = await contextOf(t, 'anonymous');
+      const request = { target: { url }, resources: [], options };
+      expect(sqlPageable(request)).toBe(true);
+      const paged = await t.services.terminology.expand(anyone, request.target, [], options);
+      expect(paged.valueSet.compose).toBeUndefined();
+      const whole = await t.services.terminology.expandInMemory(
+        anyone,
+        request.target,
+        [],
+        options,
+      );
+      expect(stable(paged)).toEqual(stable(whole));
+      return paged;
+    }
+
+    /**
+     * The page of `url` asked with `options`, paged in the database, and the rows its reading
+     * received (asked once before, to warm), checked against the in-memory answer.
+     */
+    async function measuredPage(
+      url: string,
+      options: Omit<ExpansionOptions, 'maxCodes'>,
+    ): Promise<{ paged: ExpansionPage; rows: number }> {
+      const anyone = await contextOf(t, 'anonymous');
+      await t.services.terminology.expand(anyone, { url }, [], options); // warm
+      rowsReceived = 0;
+      const paged = await t.services.terminology.expand(anyone, { url }, [], options);
+      const rows = rowsReceived;
+      rowsReceived = 0;
+      const whole = await t.services.terminology.expandInMemory(anyone, { url }, [], options);
+      expect(paged.valueSet.compose).toBeUndefined();
+      expect(stable(paged)).toEqual(stable(whole));
+      return { paged, rows };
+    }
+
     /** An expanded code of the source as the page holds it: a plain entry, nothing nested. */
     const entry = (code: string, display: string): ExpansionEntry => ({
       system: expect.any(String) as string,
@@ -471,19 +514,7 @@ describe('reads of a large source', () => {
           .send({ data: { expressions: [`${source.url}v1/concepts/${code}/`] } })
           .expect(200);
       const anyone = await contextOf(t, 'anonymous');
-      const both = async () => {
-        const request = { target: { url }, resources: [], options: paging(10, 0) };
-        expect(sqlPageable(request)).toBe(true);
-        const paged = await t.services.terminology.expand(anyone, { url }, [], paging(10, 0));
-        const whole = await t.services.terminology.expandInMemory(
-          anyone,
-          { url },
-          [],
-          paging(10, 0),
-        );
-        expect(stable(paged)).toEqual(stable(whole));
-        return paged.total;
-      };
+      const both = async () => (await pagedAsInMemory(url, paging(10, 0))).total;
       await add('K1');
       expect(await both()).toBe(1);
       await add('K2');
@@ -518,22 +549,7 @@ describe('reads of a large source', () => {
     it.each(pairs)(
       'answers count=%p offset=%p as the in-memory expansion does',
       async (count, offset) => {
-        const anyone = await contextOf(t, 'anonymous');
-        const request = { target: { url: fifty }, resources: [], options: paging(count, offset) };
-        expect(sqlPageable(request)).toBe(true);
-        const paged = await t.services.terminology.expand(
-          anyone,
-          request.target,
-          [],
-          request.options,
-        );
-        const whole = await t.services.terminology.expandInMemory(
-          anyone,
-          request.target,
-          [],
-          request.options,
-        );
-        expect(stable(paged)).toEqual(stable(whole));
+        await pagedAsInMemory(fifty, paging(count, offset));
       },
     );
 
@@ -748,27 +764,9 @@ describe('reads of a large source', () => {
       const range = (from: number, to: number) =>
         Array.from({ length: to - from + 1 }, (_, i) => `W${String(from + i).padStart(2, '0')}`);
 
-      /**
-       * The expansion asked with `options`, paged in the database (checked: its value set read
-       * without the members), compared with the in-memory expansion's answer.
-       */
-      async function asInMemory(
-        options: Omit<ExpansionOptions, 'maxCodes'>,
-      ): Promise<ExpansionPage> {
-        const anyone = await contextOf(t, 'anonymous');
-        const request = { target: { url: words }, resources: [], options };
-        expect(sqlPageable(request)).toBe(true);
-        const paged = await t.services.terminology.expand(anyone, request.target, [], options);
-        expect(paged.valueSet.compose).toBeUndefined();
-        const whole = await t.services.terminology.expandInMemory(
-          anyone,
-          request.target,
-          [],
-          options,
-        );
-        expect(stable(paged)).toEqual(stable(whole));
-        return paged;
-      }
+      /** The expansion of `words` asked with `options`, as `pagedAsInMemory` checks it. */
+      const asInMemory = (options: Omit<ExpansionOptions, 'maxCodes'>) =>
+        pagedAsInMemory(words, options);
 
       /** Pages asked of each option: the first, one in the middle, past the end, and all. */
       const pages: Array<[number | undefined, number | undefined]> = [
@@ -1034,7 +1032,6 @@ describe('reads of a large source', () => {
     it('reads a filtered page of 10 from thousands of members in a few rows', async () => {
       const { made } = await madeSourceOf(3_000);
       const url = await collectionOf(made);
-      const anyone = await contextOf(t, 'anonymous');
       const filtered = (filter: string, count: number, offset: number) => {
         const paged = paging(count, offset);
         return { ...paged, filter, echo: [{ name: 'filter', valueString: filter }, ...paged.echo] };
@@ -1042,14 +1039,7 @@ describe('reads of a large source', () => {
       const measure = async (filter: string, count: number, offset: number) => {
         const options = filtered(filter, count, offset);
         expect(sqlPageable({ target: { url }, resources: [], options })).toBe(true);
-        await t.services.terminology.expand(anyone, { url }, [], options); // warm
-        rowsReceived = 0;
-        const paged = await t.services.terminology.expand(anyone, { url }, [], options);
-        const rows = rowsReceived;
-        rowsReceived = 0;
-        const whole = await t.services.terminology.expandInMemory(anyone, { url }, [], options);
-        expect(paged.valueSet.compose).toBeUndefined();
-        expect(stable(paged)).toEqual(stable(whole));
+        const { paged, rows } = await measuredPage(url, options);
         return { paged, rows, inMemory: rowsReceived };
       };
       // C12, C120–C129 and C1200–C1299: their texts only are read, then the page's 10 concepts.
@@ -1156,19 +1146,7 @@ describe('reads of a large source', () => {
         [undefined, 4],
         [100, undefined],
       ])('answers count=%p offset=%p as the in-memory expansion does', async (count, offset) => {
-        const anyone = await contextOf(t, 'anonymous');
-        const options = paging(count, offset);
-        const request = { target: { url: several }, resources: [], options };
-        expect(sqlPageable(request)).toBe(true);
-        const paged = await t.services.terminology.expand(anyone, request.target, [], options);
-        expect(paged.valueSet.compose).toBeUndefined();
-        const whole = await t.services.terminology.expandInMemory(
-          anyone,
-          request.target,
-          [],
-          options,
-        );
-        expect(stable(paged)).toEqual(stable(whole));
+        await pagedAsInMemory(several, paging(count, offset));
       });
 
       it('reads a page across two large sources in a few rows', async () => {
@@ -1186,17 +1164,8 @@ describe('reads of a large source', () => {
           .send({ data: { expressions: [one, two].map((s) => `${s.made.url}concepts/`) } })
           .expect(200);
         await createVersion(t, collection.url, one.made.owner, 'v1', { released: true });
-        const anyone = await contextOf(t, 'anonymous');
         // The page spans the end of the first source's members and the start of the second's.
-        const options = paging(10, 1_495);
-        await t.services.terminology.expand(anyone, { url }, [], options); // warm
-        rowsReceived = 0;
-        const paged = await t.services.terminology.expand(anyone, { url }, [], options);
-        const rows = rowsReceived;
-        rowsReceived = 0;
-        const whole = await t.services.terminology.expandInMemory(anyone, { url }, [], options);
-        expect(stable(paged)).toEqual(stable(whole));
-        expect(paged.valueSet.compose).toBeUndefined();
+        const { paged, rows } = await measuredPage(url, paging(10, 1_495));
         expect(paged.total).toBe(3_000);
         expect(new Set(paged.contains.map((c) => c.system))).toEqual(new Set([one.url, two.url]));
         expect(rows).toBeLessThanOrEqual(40);
