@@ -63,12 +63,13 @@ export interface BenchServer {
 
 /**
  * A migrated database (BENCH_DATABASE_URL, or an embedded Postgres in a fresh temp folder) and
- * the registry serving it from a child process (`server.ts`), with the bootstrap admin in place.
+ * the registry serving it from a child process (`server.ts`), with the bootstrap admin in place;
+ * `env` adds to the server's environment (e.g. `JOBS_WORKERS: '0'`: no task runs in it).
  */
-export async function startBenchServer(): Promise<BenchServer> {
+export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const db = await openBenchDatabase();
   try {
-    const server = await forkServer(db.url);
+    const server = await forkServer(db.url, env);
     benchPostmaster = await postmasterOf(db.url);
     return {
       url: `http://127.0.0.1:${server.port}`,
@@ -157,7 +158,10 @@ export interface ServerProcess {
  * Forks a registry process on `databaseUrl`. Several may serve one database (the two-process
  * benchmark); every one is counted in `CpuUse.server` until stopped.
  */
-export function forkServer(databaseUrl: string): Promise<ServerProcess> {
+export function forkServer(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   // BENCH_SERVER_PROFILE=DIR: the server writes a V8 CPU profile of its whole run into DIR.
   const profile = process.env.BENCH_SERVER_PROFILE;
   const child = fork(path.join(__dirname, 'server.js'), [], {
@@ -167,6 +171,7 @@ export function forkServer(databaseUrl: string): Promise<ServerProcess> {
       ...BENCH_RATE_LIMITS,
       NODE_ENV: 'production',
       ...process.env,
+      ...env,
       DATABASE_URL: databaseUrl,
       ADMIN_PASSWORD,
     },
