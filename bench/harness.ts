@@ -158,7 +158,7 @@ export interface ServerProcess {
  * Forks a registry process on `databaseUrl`. Several may serve one database (the two-process
  * benchmark); every one is counted in `CpuUse.server` until stopped.
  */
-export function forkServer(
+export async function forkServer(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<ServerProcess> {
@@ -177,24 +177,17 @@ export function forkServer(
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  return new Promise((resolve, reject) => {
-    const failed = (code: number | null): void =>
-      reject(new Error(`The benchmark server exited during start-up (code ${code}).`));
-    child.once('exit', failed);
-    child.once('message', (message) => {
-      child.off('exit', failed);
-      const pid = child.pid!;
-      serverPids.add(pid);
-      resolve({
-        port: (message as { port: number }).port,
-        pid,
-        stop: async () => {
-          serverPids.delete(pid);
-          await stopChild(child);
-        },
-      });
-    });
-  });
+  const port = await portOf(child, 'The benchmark server');
+  const pid = child.pid!;
+  serverPids.add(pid);
+  return {
+    port,
+    pid,
+    stop: async () => {
+      serverPids.delete(pid);
+      await stopChild(child);
+    },
+  };
 }
 
 /**
@@ -202,26 +195,21 @@ export function forkServer(
  * `ports` in turn, as a load balancer in front of API replicas does; counted in
  * `CpuUse.balancer` until stopped.
  */
-export function forkBalancer(ports: number[]): Promise<{ url: string; stop(): Promise<void> }> {
+export async function forkBalancer(
+  ports: number[],
+): Promise<{ url: string; stop(): Promise<void> }> {
   const child = fork(path.join(__dirname, 'balancer.js'), ports.map(String), {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  return new Promise((resolve, reject) => {
-    const failed = (code: number | null): void =>
-      reject(new Error(`The balancer exited during start-up (code ${code}).`));
-    child.once('exit', failed);
-    child.once('message', (message) => {
-      child.off('exit', failed);
-      balancerPid = child.pid!;
-      resolve({
-        url: `http://127.0.0.1:${(message as { port: number }).port}`,
-        stop: async () => {
-          balancerPid = null;
-          await stopChild(child);
-        },
-      });
-    });
-  });
+  const port = await portOf(child, 'The balancer');
+  balancerPid = child.pid!;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      balancerPid = null;
+      await stopChild(child);
+    },
+  };
 }
 
 /**
@@ -255,19 +243,8 @@ export async function forkFloor(
   });
   const setup: FloorSetup = { databaseUrl: server.databaseUrl, poolSize: APP_POOL_SIZE, routes };
   child.send(setup);
-  return new Promise((resolve, reject) => {
-    const failed = (code: number | null): void =>
-      reject(new Error(`The floor exited during start-up (code ${code}).`));
-    child.once('exit', failed);
-    child.once('message', (message) => {
-      child.off('exit', failed);
-      resolve({
-        url: `http://127.0.0.1:${(message as { port: number }).port}`,
-        pid: child.pid!,
-        stop: () => stopChild(child),
-      });
-    });
-  });
+  const port = await portOf(child, 'The floor');
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
 }
 
 /** Headers Node writes itself (or that describe the connection), not copied into the floor. */
@@ -278,6 +255,19 @@ const FLOOR_DROPPED_HEADERS = new Set([
   'keep-alive',
   'transfer-encoding',
 ]);
+
+/** The port a forked child sends (`{ port }`) once listening; rejects if it exits first. */
+function portOf(child: ChildProcess, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const failed = (code: number | null): void =>
+      reject(new Error(`${name} exited during start-up (code ${code}).`));
+    child.once('exit', failed);
+    child.once('message', (message) => {
+      child.off('exit', failed);
+      resolve((message as { port: number }).port);
+    });
+  });
+}
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
-import { Writable } from 'node:stream';
 import request from 'supertest';
-import { createLogger } from '../../src/logger';
 import { Repositories } from '../../src/repositories';
 import { ensureAdmin } from '../../src/services/accounts/bootstrap';
 import {
@@ -9,6 +7,7 @@ import {
   createOrg,
   createTestApp,
   createUser,
+  recordingLog,
   uniqueId,
   type TestApp,
 } from '../factories';
@@ -22,19 +21,13 @@ afterAll(async () => t.close());
 
 describe('logs never hold credentials', () => {
   it('redacts the Authorization header of every request', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    const logged = await createTestApp({ LOG_LEVEL: 'info' }, { log: createLogger('info', sink) });
+    const recorded = recordingLog('info');
+    const logged = await createTestApp({ LOG_LEVEL: 'info' }, { log: recorded.log });
     try {
       const user = await createUser(logged);
       await request(logged.app).get('/user/').set('Authorization', user.auth);
       await request(logged.app).get('/user/').auth(user.username, user.password);
-      const log = lines.join('');
+      const log = recorded.lines.join('');
       expect(log).toContain('"authorization":"[redacted]"');
       expect(log).not.toContain(user.auth.slice('Token '.length));
       expect(log).not.toContain(

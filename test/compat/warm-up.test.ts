@@ -1,11 +1,9 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import request from 'supertest';
 import { WARM_UP_PATHS } from '../../src/app';
-import { createLogger } from '../../src/logger';
-import { createTestApp } from '../factories';
+import { createTestApp, recordingLog } from '../factories';
 
 /**
  * The start-up warm-up: once listening, a process sends itself a FHIR `$lookup` and a ValueSet
@@ -23,14 +21,8 @@ const urlOf = (server: http.Server): string =>
   `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 it('sends the warm-up requests to the app, which answers each, and logs that it is warm', async () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  const t = await createTestApp({ LOG_LEVEL: 'info' }, { log: createLogger('info', sink) });
+  const { log, lines } = recordingLog('info');
+  const t = await createTestApp({ LOG_LEVEL: 'info' }, { log });
   const server = await listening(t.app);
   try {
     await t.warmUp(urlOf(server));

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { Writable } from 'node:stream';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
@@ -91,6 +92,18 @@ export async function createTestApp(
   };
   openApps.add(testApp);
   return testApp;
+}
+
+/** A logger at `level` whose lines (JSON, one per entry) are kept in `lines`. */
+export function recordingLog(level: string): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { log: createLogger(level, sink), lines };
 }
 
 export function uniqueId(prefix: string): string {

@@ -1209,9 +1209,9 @@ export function textMatcher(text: string): (texts: FilterTexts) => boolean {
 
 /**
  * What every text a code matches `filter` text by holds (see `textMatcher`): the runs of ASCII
- * letters and digits of its words, lower-cased. A database may narrow codes to those whose texts
- * hold each of them, their ASCII letters lower-cased, and leave out none that matches (unless a
- * text holds a character whose lower case is ASCII: see `FhirRepository.memberConceptTexts`).
+ * letters and digits of its words, lower-cased. A database may narrow codes to those whose
+ * folded texts hold each of them and leave out none that matches (see
+ * `FhirRepository.memberConceptTexts`).
  */
 export function filterNeedles(text: string): string[] {
   return [...new Set(filterWords(text).flatMap((w) => w.match(/[a-z0-9]+/g) ?? []))];

@@ -244,15 +244,7 @@ export class FhirResourceService {
   ): Promise<number> {
     const key =
       frozen && source.seq !== null
-        ? [
-            expansionId,
-            memberRepositoryId,
-            source.repositoryId,
-            source.seq,
-            read.activeOnly === true,
-          ]
-            .map(String)
-            .join('|')
+        ? `${expansionId}|${memberRepositoryId}|${source.repositoryId}|${source.seq}|${read.activeOnly === true}`
         : null;
     const kept = key === null ? undefined : this.memberCounts.get(key);
     if (kept !== undefined) return kept;

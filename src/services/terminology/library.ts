@@ -130,9 +130,9 @@ export interface StoredMemberSource {
     limit?: number,
   ): Promise<CodeSystemConcept[]>;
   /**
-   * The texts of those concepts (as `read` takes) whose code, display and names, their ASCII
-   * letters lower-cased, hold every one of `needles` (`filterNeedles`), in member order; those
-   * holding a character whose lower case is ASCII (`İ`, the Kelvin sign) whatever they hold.
+   * The texts of those concepts (as `read` takes) that may match a filter: every one whose
+   * code, display and names hold each of `needles` (`filterNeedles`), and maybe more, in member
+   * order.
    */
   texts(source: StoredSource, read: MemberRead, needles: string[]): Promise<MemberTexts[]>;
   /** Concepts of the code system version `source` by their ids (`MemberTexts.id`), in order. */
