@@ -1,3 +1,5 @@
+const os = require('node:os');
+
 /** Tests run on a real Postgres: embedded by default, TEST_DATABASE_URL when set (see test/setup). */
 const swc = {
   jsc: {
@@ -35,6 +37,11 @@ const shared = {
  * projects are selected (a project's own globalSetup would run once per project).
  */
 module.exports = {
+  // Two files at a time at least: a file keeps about one core busy between its app and PostgreSQL,
+  // so on two cores a second worker cuts the run by about a third. Each worker has its own copy of
+  // the database (test/setup/global-setup.ts). At most four, to keep within PostgreSQL's 100
+  // connections.
+  maxWorkers: Math.max(2, Math.min(os.availableParallelism(), 4)),
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 30000,
