@@ -232,7 +232,12 @@ export class FhirRepository {
     if (codes.length === 0) return { concepts: [], children: new Map() };
     const at = (alias: string): string => versionAt(alias, seq === null ? null : '$3');
     const wanted = options.caseless ? codes.map((code) => code.toLowerCase()) : codes;
-    const params = seq === null ? [repositoryId, wanted] : [repositoryId, wanted, seq];
+    // One code (a `$lookup`, a `$validate-code`) is compared as one value: PostgreSQL then plans
+    // the prepared statement once for all codes. Against an array of unknown length it expects
+    // several rows, finds its generic plan dearer and plans every call anew (0.9 → 0.4 ms).
+    const one = wanted.length === 1 && !options.ancestors;
+    const params: unknown[] = [repositoryId, one ? wanted[0] : wanted];
+    if (seq !== null) params.push(seq);
     const key = options.caseless ? 'lower(c.mnemonic)' : 'c.mnemonic';
     const childCodes = options.children
       ? childCodesOf('cv', '$1', seq === null ? null : '$3')
@@ -252,7 +257,7 @@ export class FhirRepository {
          WHERE c.repository_id = $1 AND ${key} IN (SELECT code FROM wanted)
          ORDER BY cv.mnemonic, cv.id`
       : `${select}
-         WHERE c.repository_id = $1 AND ${key} = ANY($2::text[])
+         WHERE c.repository_id = $1 AND ${key} ${one ? '= $2::text' : '= ANY($2::text[])'}
          ORDER BY cv.mnemonic, cv.id`;
     const rows = await preparedQuery<{ row: Raw; children: string[] }>(this.em, sql, params);
     return this.withChildren(rows);
@@ -421,7 +426,7 @@ export class FhirRepository {
    * `ConceptRepository.memberCodes` reads them) among `codes`, found through the `(repository_id,
    * mnemonic)` key and the expansion's `(expansion_id, concept_id)` key; where none of `codes` is
    * a member, the code of one member that stands for the rest; a repository without active
-   * members is left out. One statement, a few rows per repository whatever the members.
+   * members is left out. A few rows per repository whatever the members.
    */
   async memberCodesAmong(
     expansionId: string,
@@ -429,29 +434,35 @@ export class FhirRepository {
     codes: string[],
   ): Promise<Map<string, { among: string[]; other?: string }>> {
     const found = new Map<string, { among: string[]; other?: string }>();
-    if (repositoryIds.length === 0) return found;
-    // Planned for its parameters, not prepared (see memberConceptCount).
-    const rows = await this.em.query<
-      Array<{ id: string; among: string[] | null; other: string | null }>
-    >(
-      `SELECT r.id::text AS id, a.codes AS among, w.code AS other
-       FROM unnest($2::bigint[]) AS r(id)
-       CROSS JOIN LATERAL (
-         SELECT array_agg(m.mnemonic ORDER BY m.mnemonic) AS codes
-         FROM concepts c JOIN expansion_concepts x ON x.expansion_id = $1 AND x.concept_id = c.id
-         ${memberVersionOf('x')}
-         WHERE c.repository_id = r.id AND c.mnemonic = ANY($3::text[])
-           AND x.repository_id = r.id AND NOT m.retired) a
-       LEFT JOIN LATERAL (
-         SELECT m.mnemonic AS code FROM expansion_concepts x ${memberVersionOf('x')}
-         WHERE a.codes IS NULL AND x.expansion_id = $1 AND x.repository_id = r.id
-           AND NOT m.retired
-         LIMIT 1) w ON true
-       WHERE a.codes IS NOT NULL OR w.code IS NOT NULL`,
-      [expansionId, repositoryIds, codes],
-    );
-    for (const row of rows) {
-      found.set(row.id, row.among ? { among: row.among } : { among: [], other: row.other! });
+    // One keyed statement per member repository (most value sets draw on one or two), prepared:
+    // with the repository and (mostly) the code as single values PostgreSQL plans it once for
+    // every call (0.3 ms); as one statement over an array of repositories it planned each call
+    // anew (2 ms, most of a `$validate-code`).
+    const one = codes.length === 1;
+    const sql = `SELECT array_agg(m.mnemonic ORDER BY m.mnemonic) AS among
+       FROM concepts c JOIN expansion_concepts x ON x.expansion_id = $1 AND x.concept_id = c.id
+       ${memberVersionOf('x')}
+       WHERE c.repository_id = $2 AND ${one ? 'c.mnemonic = $3::text' : 'c.mnemonic = ANY($3::text[])'}
+         AND x.repository_id = $2 AND NOT m.retired`;
+    for (const repositoryId of repositoryIds) {
+      const [row] = await preparedQuery<{ among: string[] | null }>(this.em, sql, [
+        expansionId,
+        repositoryId,
+        one ? codes[0] : codes,
+      ]);
+      if (row?.among) {
+        found.set(repositoryId, { among: row.among });
+        continue;
+      }
+      // None is a member: any member stands for the rest. Planned for its parameters, not
+      // prepared: a generic plan may scan every expansion's members for the first of this one.
+      const [other] = await this.em.query<Array<{ code: string }>>(
+        `SELECT m.mnemonic AS code FROM expansion_concepts x ${memberVersionOf('x')}
+         WHERE x.expansion_id = $1 AND x.repository_id = $2 AND NOT m.retired
+         LIMIT 1`,
+        [expansionId, repositoryId],
+      );
+      if (other) found.set(repositoryId, { among: [], other: other.code });
     }
     return found;
   }

@@ -9,7 +9,13 @@ import {
   type RepositoryKind,
 } from '../../db/entities';
 import { AppError } from '../../errors';
-import type { FhirRepoSearch, RepoName, Repositories, VersionChoice } from '../../repositories';
+import type {
+  FhirRepoSearch,
+  RepoName,
+  Repositories,
+  ResolvedSystem,
+  VersionChoice,
+} from '../../repositories';
 import type { TaskView } from '../../jobs';
 import { requireUser, viewerOf } from '../shared/access';
 import type { CollectionService } from '../collections/collection.service';
@@ -482,10 +488,9 @@ export class FhirResourceService {
     const includes = async (): Promise<Map<string, ConceptSetComponent>> => {
       const { expansion, repositoryIds } = await members();
       if (!expansion || repositoryIds.length === 0) return new Map();
-      const [views, versions] = await Promise.all([
-        this.repositories.headViews(ctx, repositoryIds),
-        this.memberVersions(view),
-      ]);
+      const views = await this.repositories.headViews(ctx, repositoryIds);
+      // The version's default expansion, read once with its members.
+      const versions = versionsNamedIn(expansion.resolved);
       // A member repository without a view has no members shown: not a page read here.
       if (views.size !== repositoryIds.length) return new Map();
       // As `membersOf` names each member's system and version.
@@ -1178,22 +1183,9 @@ export class FhirResourceService {
    * expansion's resolved repository versions), keyed by `memberKey`; none at HEAD.
    */
   private async memberVersions(view: RepoView): Promise<Map<string, string>> {
-    const versions = new Map<string, string>();
-    if (!view.version.expansionId) return versions;
+    if (!view.version.expansionId) return new Map();
     const expansion = await this.repos.collections.findExpansionById(view.version.expansionId);
-    for (const resolved of expansion?.resolved ?? []) {
-      if (!resolved.url) continue;
-      try {
-        const ref = parseRepoUrl(resolved.url);
-        if (ref.version && ref.version !== HEAD && ref.owner.type !== 'self') {
-          const owner = ref.owner.type === 'org' ? ref.owner.id : ref.owner.username;
-          versions.set(memberKey(ref.owner.type, owner, ref.kind, ref.id), ref.version);
-        }
-      } catch {
-        // not a repository URL: no version to name
-      }
-    }
-    return versions;
+    return versionsNamedIn(expansion?.resolved ?? []);
   }
 
   /** One mapping as a ConceptMap entry: its ends as systems (canonical URLs where known). */
@@ -1615,4 +1607,22 @@ function sameOwner(a: OwnerRef, b: OwnerRef): boolean {
   if (a.type === 'org' && b.type === 'org') return a.id === b.id;
   if (a.type === 'user' && b.type === 'user') return a.username === b.username;
   return false;
+}
+
+/** The version each member repository was taken at, by `memberKey`, as an expansion resolved it. */
+function versionsNamedIn(resolvedSystems: readonly ResolvedSystem[]): Map<string, string> {
+  const versions = new Map<string, string>();
+  for (const resolved of resolvedSystems) {
+    if (!resolved.url) continue;
+    try {
+      const ref = parseRepoUrl(resolved.url);
+      if (ref.version && ref.version !== HEAD && ref.owner.type !== 'self') {
+        const owner = ref.owner.type === 'org' ? ref.owner.id : ref.owner.username;
+        versions.set(memberKey(ref.owner.type, owner, ref.kind, ref.id), ref.version);
+      }
+    } catch {
+      // not a repository URL: no version to name
+    }
+  }
+  return versions;
 }

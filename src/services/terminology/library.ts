@@ -227,6 +227,17 @@ export class TerminologyLibrary {
     this.local.push(...resources);
   }
 
+  /**
+   * The same content read with another focus: the versions this library has found by URL are
+   * not searched for again (what they are does not depend on the focus, only which of their
+   * concepts are read).
+   */
+  refocused(focus: CodeFocus): TerminologyLibrary {
+    const library = new TerminologyLibrary(this.stored, this.local, focus);
+    for (const [key, found] of this.cache) library.cache.set(key, found);
+    return library;
+  }
+
   /** Every version of a code system, tx-resources first. */
   async codeSystemVersions(url: string): Promise<CodeSystemResource[]> {
     return (await this.all('CodeSystem', url)) as CodeSystemResource[];

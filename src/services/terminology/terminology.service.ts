@@ -195,7 +195,7 @@ export class TerminologyService {
       if (versions.some((version) => version.caseSensitive === false)) return undefined;
     }
     const listed = include.flatMap((i) => (i.concept ?? []).map((c) => c.code));
-    const library = this.library(ctx, [], {
+    const library = definitions.refocused({
       codes: [...new Set([...asked, ...listed])],
       ancestors: false,
       children: false,
