@@ -91,6 +91,29 @@ export interface MemberRead {
   activeOnly?: boolean;
   /** With the codes of each concept's children (as `childCodes`), for its `child` property. */
   children?: boolean;
+  /**
+   * With each concept's names and descriptions (its designations, a display in another language,
+   * its definition).
+   */
+  texts?: boolean;
+}
+
+/**
+ * What a member read takes of each concept version (`jsonColumns`): what an expansion can show
+ * (code, display, status, class, datatype, parents, and with `read.texts` the names and
+ * descriptions); extras, checksums and comments are read as empty. Without the texts a
+ * 10,000-member page of CIEL-like concepts is a tenth of the bytes to build, send, parse and
+ * collect.
+ */
+function memberColumns(read: MemberRead): Record<string, string> {
+  return {
+    ...(read.texts ? {} : { names: `'[]'::json`, descriptions: `'[]'::json` }),
+    extras: 'NULL',
+    external_id: 'NULL',
+    checksum_standard: 'NULL',
+    checksum_smart: 'NULL',
+    update_comment: 'NULL',
+  };
 }
 
 /**
@@ -309,7 +332,8 @@ export class FhirRepository {
       ? childCodesOf('sv', '$3', source.seq === null ? null : '$4')
       : `'{}'::text[]`;
     const rows = await this.em.query<Array<{ row: Raw; children: string[] }>>(
-      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row, ${children} AS children
+      `SELECT ${jsonColumns(this.em, ConceptVersionEntity, 'sv', memberColumns(read))} AS row,
+         ${children} AS children
        ${sql}
        ORDER BY x.mnemonic, x.concept_id
        LIMIT ${limit}::int OFFSET ${offset}::int`,
@@ -374,7 +398,8 @@ export class FhirRepository {
     const params: unknown[] = [ids, source.repositoryId];
     if (read.children && source.seq !== null) params.push(source.seq);
     const rows = await this.em.query<Array<{ id: string; row: Raw; children: string[] }>>(
-      `SELECT sv.id::text AS id, ${jsonColumns(this.em, ConceptVersionEntity, 'sv')} AS row,
+      `SELECT sv.id::text AS id,
+         ${jsonColumns(this.em, ConceptVersionEntity, 'sv', memberColumns(read))} AS row,
          ${children} AS children
        FROM concept_versions sv WHERE sv.id = ANY($1::bigint[]) AND sv.repository_id = $2`,
       params,

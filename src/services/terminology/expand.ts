@@ -412,10 +412,18 @@ export class Expander {
     this.statusWarnings(valueSet, set);
     const models: CodeSystemModel[] = [];
     for (const part of parts) models.push(await this.codeSystemFor(part.include, set));
+    const { activeOnly, properties, includeDesignations, designations } = this.options;
     const read: MemberRead = {
-      activeOnly: this.options.activeOnly,
+      activeOnly,
       // The `child` property shows each code's children: read only when asked for.
-      children: (this.options.properties ?? []).includes('child'),
+      children: (properties ?? []).includes('child'),
+      // Names show as designations or as the display in a language, descriptions as the
+      // `definition` property: read only when one of them may be shown.
+      texts:
+        withDisplayLanguage(this.options, valueSet).languages !== undefined ||
+        includeDesignations === true ||
+        (designations ?? []).length > 0 ||
+        (properties ?? []).length > 0,
     };
     // Too costly as `codesOf` finds it: by the members found, before `activeOnly` and `filter`
     // leave any out.

@@ -156,6 +156,11 @@ export interface MemberRead {
   activeOnly?: boolean;
   /** Each concept with its `child` properties (the codes of the concepts naming it a parent). */
   children?: boolean;
+  /**
+   * Each concept with its names and descriptions (designations, definition); without, its code,
+   * display and status properties only.
+   */
+  texts?: boolean;
 }
 
 /** The members of a stored value set version, read a page at a time or by code. */
