@@ -4,11 +4,14 @@ import { contextOf, createTestApp, uniqueId, type TestApp } from '../factories';
 import { createCollection, createConcept, createSource, createVersion } from '../factories/content';
 
 /**
- * The by-code statements of `$lookup` and ValueSet `$validate-code` are planned once per
- * connection, not at every call: PostgreSQL keeps a generic plan for a prepared statement only
- * when it judges it no dearer than planning for each call's values, and judged the array-valued
- * forms dearer (planning then cost more than running them). The app's pool has one connection
- * here, so the statements it prepared are that session's `pg_prepared_statements`.
+ * The by-code statements of `$lookup` and ValueSet `$validate-code` are prepared with single
+ * values, the forms PostgreSQL can plan once per connection: it keeps a generic plan for a
+ * prepared statement only when it judges it no dearer than planning each call's values, and at
+ * dictionary scale judged the array-valued forms dearer, planning every call anew (planning then
+ * cost more than running: bench/fhir.bench.ts, bench/terminology.bench.ts). Which plan it picks
+ * depends on the database's statistics, so these tests hold the forms; the benchmarks measure the
+ * plans. The app's pool has one connection here, so the statements it prepared are that session's
+ * `pg_prepared_statements`.
  */
 let t: TestApp;
 let ctx: ServiceContext;
@@ -38,27 +41,18 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/**
- * How the prepared statements whose text has `marker` were planned so far in the session, and
- * the types of their parameters.
- */
-async function plans(
-  marker: string,
-): Promise<{ generic: number; custom: number; parameters: string[] }> {
-  const rows = await t.dataSource.query<
-    Array<{ generic: number; custom: number; parameters: string }>
-  >(
-    `SELECT generic_plans::int AS generic, custom_plans::int AS custom,
-       parameter_types::text AS parameters
+/** The parameter types of the one statement prepared in the session whose text has `marker`. */
+async function preparedParameters(marker: string): Promise<string[]> {
+  const rows = await t.dataSource.query<Array<{ parameters: string }>>(
+    `SELECT parameter_types::text AS parameters
      FROM pg_prepared_statements WHERE statement LIKE $1`,
     [`%${marker}%`],
   );
   expect(rows).toHaveLength(1);
-  const [{ generic, custom, parameters }] = rows;
-  return { generic, custom, parameters: parameters.replace(/[{}]/g, '').split(',') };
+  return rows[0].parameters.replace(/[{}]/g, '').split(',');
 }
 
-it('reads the one code of a $lookup as one value, in a statement planned once', async () => {
+it('sends the one code of a $lookup as one value, to a prepared statement', async () => {
   for (const code of CODES) {
     const found = await t.services.terminology.lookup(
       ctx,
@@ -67,17 +61,15 @@ it('reads the one code of a $lookup as one value, in a statement planned once', 
     );
     expect(found.code).toBe(code);
   }
-  // Against an array of codes PostgreSQL plans each call anew at dictionary scale (its generic
-  // plan looks dearer there; bench/fhir.bench.ts), though not on this small database: the code
-  // is a single text value.
-  const { generic, custom, parameters } = await plans('FROM concepts c JOIN concept_versions cv');
-  expect(parameters).toEqual(['bigint', 'text', 'bigint']);
-  // Five custom plans first (PostgreSQL's rule), then the generic one for the rest.
-  expect(custom).toBeLessThanOrEqual(5);
-  expect(generic).toBeGreaterThanOrEqual(CODES.length - 5);
+  // The repository, the code (text, not text[]), the source version's change number.
+  expect(await preparedParameters('FROM concepts c JOIN concept_versions cv')).toEqual([
+    'bigint',
+    'text',
+    'bigint',
+  ]);
 });
 
-it('plans the statement finding a code among a value set’s members once for every $validate-code', async () => {
+it('sends the code of a ValueSet $validate-code and its member source as single values, to a prepared statement', async () => {
   for (const code of [...CODES, 'NOT-A-MEMBER']) {
     const answer = await t.services.terminology.validateInValueSet(
       ctx,
@@ -88,10 +80,8 @@ it('plans the statement finding a code among a value set’s members once for ev
     );
     expect(answer.result).toBe(code !== 'NOT-A-MEMBER');
   }
-  const { generic, custom, parameters } = await plans('AS among');
-  expect(parameters).toEqual(['bigint', 'bigint', 'text']);
-  expect(custom).toBeLessThanOrEqual(5);
-  expect(generic).toBeGreaterThanOrEqual(CODES.length + 1 - 5);
+  // The expansion, the member repository (not bigint[]), the code (not text[]).
+  expect(await preparedParameters('AS among')).toEqual(['bigint', 'bigint', 'text']);
 });
 
 it('reads each thing a ValueSet $validate-code needs once', async () => {
