@@ -111,6 +111,30 @@ export async function createCollection(
   return orgRepo(t, 'collections', (fields.id as string | undefined) ?? 'C', fields, options);
 }
 
+/**
+ * A value set: a collection of `source`'s org and owner with a fresh canonical URL, `expressions`
+ * as its references, released as v1. Answers the value set's URL.
+ */
+export async function releasedValueSet(
+  t: TestApp,
+  source: TestSource,
+  expressions: string[],
+): Promise<string> {
+  const url = `http://example.org/vs/${uniqueId('vs')}`;
+  const collection = await createCollection(
+    t,
+    { id: uniqueId('vs'), canonical_url: url },
+    { owner: source.owner, org: source.org },
+  );
+  await request(t.app)
+    .put(`${collection.url}references/`)
+    .set('Authorization', source.owner.auth)
+    .send({ data: { expressions } })
+    .expect(200);
+  await createVersion(t, collection.url, source.owner, 'v1', { released: true });
+  return url;
+}
+
 /** A version `id` of the repository at `repoUrl`; answers the detail the API returned. */
 export async function createVersion(
   t: TestApp,

@@ -1,7 +1,6 @@
-import request from 'supertest';
 import type { ServiceContext } from '../../src/services';
 import { contextOf, createTestApp, uniqueId, type TestApp } from '../factories';
-import { createCollection, createConcept, createSource, createVersion } from '../factories/content';
+import { createConcept, createSource, createVersion, releasedValueSet } from '../factories/content';
 
 /**
  * The by-code statements of `$lookup` and ValueSet `$validate-code` are prepared with single
@@ -22,21 +21,10 @@ const CODES = Array.from({ length: 10 }, (_, i) => `P${i}`);
 beforeAll(async () => {
   t = await createTestApp({ DB_POOL_SIZE: '1', JOBS_WORKERS: '0' });
   system = `http://example.org/planned/${uniqueId('cs')}`;
-  valueSet = `http://example.org/planned/${uniqueId('vs')}`;
   const source = await createSource(t, { canonical_url: system });
   for (const id of CODES) await createConcept(t, source.url, source.owner, { id });
   await createVersion(t, source.url, source.owner, 'v1', { released: true });
-  const collection = await createCollection(
-    t,
-    { id: uniqueId('vs'), canonical_url: valueSet },
-    { owner: source.owner, org: source.org },
-  );
-  await request(t.app)
-    .put(`${collection.url}references/`)
-    .set('Authorization', source.owner.auth)
-    .send({ data: { expressions: [`${source.url}v1/concepts/`] } })
-    .expect(200);
-  await createVersion(t, collection.url, source.owner, 'v1', { released: true });
+  valueSet = await releasedValueSet(t, source, [`${source.url}v1/concepts/`]);
   ctx = await contextOf(t, 'anonymous');
 });
 afterAll(async () => t.close());

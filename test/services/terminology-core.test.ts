@@ -8,6 +8,7 @@ import {
   createConcept,
   createSource,
   createVersion,
+  releasedValueSet,
   retire,
   type TestSource,
 } from '../factories/content';
@@ -369,19 +370,7 @@ describe('reads of a large source', () => {
   describe('$expand of a stored collection version paged in the database', () => {
     /** A released collection (a fresh canonical URL) of every concept of a source's HEAD. */
     async function collectionOf(source: TestSource): Promise<string> {
-      const url = `http://example.org/core/${uniqueId('vs')}`;
-      const collection = await createCollection(
-        t,
-        { id: uniqueId('vs'), canonical_url: url },
-        { owner: source.owner, org: source.org },
-      );
-      await request(t.app)
-        .put(`${collection.url}references/`)
-        .set('Authorization', source.owner.auth)
-        .send({ data: { expressions: [`${source.url}concepts/`] } })
-        .expect(200);
-      await createVersion(t, collection.url, source.owner, 'v1', { released: true });
-      return url;
+      return releasedValueSet(t, source, [`${source.url}concepts/`]);
     }
 
     /** What a request echoes of `count` and `offset`, as the FHIR edge gives them. */
@@ -1209,25 +1198,10 @@ describe('reads of a large source', () => {
       );
       await createConcept(t, other.url, source.owner, { id: 'Z1' });
       await createConcept(t, other.url, source.owner, { id: 'Z2' });
-      valueSet = `http://example.org/core/${uniqueId('vs')}`;
-      const collection = await createCollection(
-        t,
-        { id: uniqueId('vs'), canonical_url: valueSet },
-        { owner: source.owner, org: source.org },
-      );
-      await request(t.app)
-        .put(`${collection.url}references/`)
-        .set('Authorization', source.owner.auth)
-        .send({
-          data: {
-            expressions: [
-              ...['K1', 'K2', 'K3'].map((code) => `${source.url}concepts/${code}/`),
-              `${other.url}concepts/Z1/`,
-            ],
-          },
-        })
-        .expect(200);
-      await createVersion(t, collection.url, source.owner, 'v1', { released: true });
+      valueSet = await releasedValueSet(t, source, [
+        ...['K1', 'K2', 'K3'].map((code) => `${source.url}concepts/${code}/`),
+        `${other.url}concepts/Z1/`,
+      ]);
     });
 
     const code = (system: string, code: string, display?: string): CodeInput => ({
@@ -1331,18 +1305,7 @@ describe('reads of a large source', () => {
 
     it('reads the asked code, not the members: a few rows from thousands of members', async () => {
       const { made, url: system } = await madeSourceOf(3_000);
-      const url = `http://example.org/core/${uniqueId('vs')}`;
-      const collection = await createCollection(
-        t,
-        { id: uniqueId('vs'), canonical_url: url },
-        { owner: made.owner, org: made.org },
-      );
-      await request(t.app)
-        .put(`${collection.url}references/`)
-        .set('Authorization', made.owner.auth)
-        .send({ data: { expressions: [`${made.url}concepts/`] } })
-        .expect(200);
-      await createVersion(t, collection.url, made.owner, 'v1', { released: true });
+      const url = await releasedValueSet(t, made, [`${made.url}concepts/`]);
       const anyone = await contextOf(t, 'anonymous');
       const input = code(system, 'C2999', 'Name C2999');
       const measure = async (work: () => Promise<ValidateResult>) => {
