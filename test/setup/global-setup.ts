@@ -25,8 +25,14 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     fs.chmodSync(dir, 0o755);
     const server = await startEmbeddedPostgres({
       dataDir: path.join(dir, 'pg'),
-      // A throwaway cluster: durability buys nothing here.
-      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+      // A throwaway cluster: durability buys nothing here. Connections for up to four workers
+      // at once, each with its apps' pools and, in e2e files, server processes of their own.
+      settings: {
+        fsync: 'off',
+        synchronous_commit: 'off',
+        full_page_writes: 'off',
+        max_connections: '300',
+      },
     });
     const admin = new Client({ connectionString: server.url });
     await admin.connect();
