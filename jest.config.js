@@ -39,8 +39,8 @@ const shared = {
 module.exports = {
   // Two files at a time at least: a file keeps about one core busy between its app and PostgreSQL,
   // so on two cores a second worker cuts the run by about a third. Each worker has its own copy of
-  // the database (test/setup/global-setup.ts). At most four, to keep within PostgreSQL's 100
-  // connections.
+  // the database (test/setup/global-setup.ts). At most four, to keep a TEST_DATABASE_URL server
+  // within PostgreSQL's default 100 connections (the embedded one allows 300).
   maxWorkers: Math.max(2, Math.min(os.availableParallelism(), 4)),
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

@@ -98,6 +98,16 @@ export interface MemberRead {
   texts?: boolean;
 }
 
+/** Columns a member read never shows (`jsonColumns`' `instead`): read as empty. */
+const UNSHOWN_COLUMNS = {
+  extras: 'NULL',
+  external_id: 'NULL',
+  checksum_standard: 'NULL',
+  checksum_smart: 'NULL',
+  update_comment: 'NULL',
+};
+const UNSHOWN_AND_TEXTS = { ...UNSHOWN_COLUMNS, names: `'[]'::json`, descriptions: `'[]'::json` };
+
 /**
  * What a member read takes of each concept version (`jsonColumns`): what an expansion can show
  * (code, display, status, class, datatype, parents, and with `read.texts` the names and
@@ -106,14 +116,7 @@ export interface MemberRead {
  * collect.
  */
 function memberColumns(read: MemberRead): Record<string, string> {
-  return {
-    ...(read.texts ? {} : { names: `'[]'::json`, descriptions: `'[]'::json` }),
-    extras: 'NULL',
-    external_id: 'NULL',
-    checksum_standard: 'NULL',
-    checksum_smart: 'NULL',
-    update_comment: 'NULL',
-  };
+  return read.texts ? UNSHOWN_COLUMNS : UNSHOWN_AND_TEXTS;
 }
 
 /**

@@ -417,10 +417,11 @@ export class Expander {
       activeOnly,
       // The `child` property shows each code's children: read only when asked for.
       children: (properties ?? []).includes('child'),
-      // Names show as designations or as the display in a language, descriptions as the
-      // `definition` property: read only when one of them may be shown.
+      // Names show as designations or as the display in a language (the options carry the value
+      // set's, `forValueSet`), descriptions as the `definition` property: read only when one of
+      // them may be shown.
       texts:
-        withDisplayLanguage(this.options, valueSet).languages !== undefined ||
+        this.options.languages !== undefined ||
         includeDesignations === true ||
         (designations ?? []).length > 0 ||
         (properties ?? []).length > 0,
