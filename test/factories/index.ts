@@ -34,8 +34,11 @@ export interface TestApp {
   config: Config;
   /** `Authorization` header of the bootstrap superuser. */
   admin: string;
-  /** SQL statements sent so far by this app (reset it by assigning 0). */
-  queries: { count: number };
+  /**
+   * SQL statements sent so far by this app (reset it by assigning 0); while `texts` is an array,
+   * each statement's text is added to it.
+   */
+  queries: { count: number; texts?: string[] };
   /** What SIGTERM does to the app first (`App.drain`). */
   drain(): void;
   /** The start-up warm-up (`App.warmUp`), against this app listening at `baseUrl`. */
@@ -54,12 +57,15 @@ export async function createTestApp(
   // address as a few users (test/compat/rate-limits.test.ts tests them).
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, RATE_LIMITS: 'off', ...env });
   const log = options.log ?? createLogger(config.logLevel);
-  const queries = { count: 0 };
+  const queries: TestApp['queries'] = { count: 0 };
   // A small pool unless a test sizes it: fewer connections make a connection-holding bug show.
   const dataSource = createDataSource(url, {
     ...config.database,
     poolSize: env.DB_POOL_SIZE ? config.database.poolSize : 4,
-    onQuery: () => (queries.count += 1),
+    onQuery: (sql) => {
+      queries.count += 1;
+      queries.texts?.push(sql);
+    },
   });
   await dataSource.initialize();
   const mailer = new RecordingMailer();

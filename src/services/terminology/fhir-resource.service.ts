@@ -47,7 +47,7 @@ import {
 } from '../content/mapping.service';
 import type { MappingItem } from '../content/mapping-views';
 import { mayViewRepo, type Owner, type RepoView } from '../shared/paths';
-import { RenderedCache } from './rendered-cache';
+import { ContentCache } from './content-cache';
 import type { TaskService } from '../community/task.service';
 import { refOf, type RepositoryService } from '../content/repository.service';
 import {
@@ -218,17 +218,18 @@ export class FhirResourceService {
     private readonly references: CollectionReferences,
     private readonly expansions: CollectionExpansions,
     private readonly tasks: TaskService,
-    /** Concepts of stored code systems kept rendered for the operations (0: none). */
+    /** Concepts, members and mappings the operations keep (`ContentCache`; 0: none). */
     cacheConcepts: number,
   ) {
-    this.rendered = new RenderedCache(cacheConcepts);
+    this.kept = new ContentCache(cacheConcepts);
   }
 
   /**
    * Stored code system, value set and concept map versions as the operations read them,
-   * rendered once (`renderedKey`, `membersKey`, `mapKey`).
+   * rendered once (`renderedKey`, `membersKey`, `mapKey`); concepts of versions read by code, and
+   * pages of collection versions' pinned members (which cannot change).
    */
-  private readonly rendered: RenderedCache;
+  private readonly kept: ContentCache;
   /**
    * Counts of members (`memberCount`) that cannot change: of a collection version's expansion,
    * from a member repository whose members are all pinned, read at a source version. Numbers
@@ -260,9 +261,19 @@ export class FhirResourceService {
       source,
       read,
     );
-    if (key !== null && allPinned) this.memberCounts.set(key, count);
+    if (key !== null && allPinned) {
+      this.memberCounts.set(key, count);
+      this.pinnedMembers.set(`${expansionId}|${memberRepositoryId}`, true);
+    }
     return count;
   }
+
+  /**
+   * Member repositories of frozen expansions (`expansionId|repositoryId`) whose members are all
+   * pinned to a concept version, as `memberCount` found: a page of them read at a source version
+   * cannot change (an unpinned member follows its concept's current version).
+   */
+  private readonly pinnedMembers = new LRUCache<string, true>({ max: 10_000 });
 
   /**
    * The repositories a source version's mappings end in, by `renderedKey`: the same while the
@@ -446,13 +457,27 @@ export class FhirResourceService {
           seq: view.version.seq,
         });
         return withConceptReader(definition, async (codes, options) => {
-          const { concepts, children } = await this.repos.fhir.conceptsByCode(
+          const read = async () => {
+            const { concepts, children } = await this.repos.fhir.conceptsByCode(
+              view.repo.id,
+              view.version.seq,
+              codes,
+              options,
+            );
+            return concepts.map((concept) => conceptOf(concept, children));
+          };
+          // One code of a version (HEAD changes; a version's content never does): its concept,
+          // as read, is kept for the next caller who may see the version.
+          if (view.version.seq === null || codes.length !== 1 || options.ancestors) return read();
+          const key = JSON.stringify([
+            'concept',
             view.repo.id,
             view.version.seq,
-            codes,
-            options,
-          );
-          return concepts.map((concept) => conceptOf(concept, children));
+            options.caseless,
+            options.children,
+            codes[0],
+          ]);
+          return [...(await this.kept.get(key, read))];
         });
       }),
     );
@@ -526,15 +551,35 @@ export class FhirResourceService {
           include: byId.get(id)!,
           count: (source, read) => this.memberCount(frozen, expansionId, id, source, read),
           page: async (source, read, offset, limit) => {
-            const { concepts, children } = await this.repos.fhir.memberConcepts(
+            const readPage = async () => {
+              const { concepts, children } = await this.repos.fhir.memberConcepts(
+                expansionId,
+                id,
+                source,
+                { offset, limit },
+                read,
+              );
+              // A page's concepts as the code system shows them (their children only when read).
+              return concepts.map((concept) => conceptOf(concept, children));
+            };
+            // Pinned members of a frozen expansion, read at a source version: the page cannot
+            // change, and is kept (the caller's access to the member repository was checked).
+            const unchanging =
+              frozen && source.seq !== null && this.pinnedMembers.has(`${expansionId}|${id}`);
+            if (!unchanging) return readPage();
+            const key = JSON.stringify([
+              'members',
               expansionId,
               id,
-              source,
-              { offset, limit },
-              read,
-            );
-            // A page's concepts as the code system shows them (their children only when read).
-            return concepts.map((concept) => conceptOf(concept, children));
+              source.repositoryId,
+              source.seq,
+              read.activeOnly === true,
+              read.children === true,
+              read.texts === true,
+              offset,
+              limit ?? null,
+            ]);
+            return [...(await this.kept.get(key, readPage))];
           },
           texts: async (source, read, needles) => {
             const texts = await this.repos.fhir.memberConceptTexts(
@@ -600,19 +645,19 @@ export class FhirResourceService {
         // repositories the caller may see, so they are part of its key; a map is not kept.
         switch (type) {
           case 'CodeSystem':
-            return this.rendered.get(
+            return this.kept.get(
               renderedKey(ctx, view),
               async () =>
                 (await this.withContent(ctx, type, view, r, 'all')).resource as CodeSystemResource,
             );
           case 'ValueSet': {
             const members = await this.expansions.readableExpansion(ctx, view);
-            return this.rendered.get(membersKey(ctx, view, members), () =>
+            return this.kept.get(membersKey(ctx, view, members), () =>
               this.valueSetWithMembers(ctx, view, r, members),
             );
           }
           case 'ConceptMap':
-            return this.rendered.get(
+            return this.kept.get(
               await this.mapKey(ctx, view),
               async () =>
                 (await this.withContent(ctx, type, view, r, 'all')).resource as StoredConceptMap,

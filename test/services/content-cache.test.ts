@@ -1,4 +1,4 @@
-import { RenderedCache } from '../../src/services/terminology/rendered-cache';
+import { ContentCache } from '../../src/services/terminology/content-cache';
 import type { CodeSystemResource, ValueSetResource } from '../../src/services/terminology/fhir';
 
 const codeSystem = (codes: string[]): CodeSystemResource => ({
@@ -25,9 +25,9 @@ function counted<T extends CodeSystemResource | ValueSetResource>(resource: T) {
   return { calls, render };
 }
 
-describe('RenderedCache', () => {
+describe('ContentCache', () => {
   it('renders a key once for parallel callers and keeps it for the next', async () => {
-    const cache = new RenderedCache(100);
+    const cache = new ContentCache(100);
     const { calls, render } = counted(codeSystem(['a', 'b']));
     const answers = await Promise.all([1, 2, 3].map(() => cache.get('k', render)));
     expect(calls.n).toBe(1);
@@ -39,7 +39,7 @@ describe('RenderedCache', () => {
   });
 
   it('keeps nothing of a render that failed', async () => {
-    const cache = new RenderedCache(100);
+    const cache = new ContentCache(100);
     await expect(cache.get('k', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
     const { calls, render } = counted(codeSystem(['a']));
     await cache.get('k', render);
@@ -47,7 +47,7 @@ describe('RenderedCache', () => {
   });
 
   it('drops the least recently used past its size in concepts, and keeps none larger than it', async () => {
-    const cache = new RenderedCache(10);
+    const cache = new ContentCache(10);
     const small = counted(codeSystem(['a', 'b', 'c', 'd']));
     const other = counted(codeSystem(['e', 'f', 'g', 'h']));
     await cache.get('small', small.render);
@@ -68,7 +68,7 @@ describe('RenderedCache', () => {
   });
 
   it('sizes a value set by its members', async () => {
-    const cache = new RenderedCache(10);
+    const cache = new ContentCache(10);
     const fits = counted(valueSet(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']));
     await cache.get('fits', fits.render);
     await cache.get('fits', fits.render);
@@ -79,8 +79,31 @@ describe('RenderedCache', () => {
     expect(larger.calls.n).toBe(2);
   });
 
+  it('sizes a list of concepts by its concepts, and hands it out frozen', async () => {
+    const cache = new ContentCache(10);
+    const list = (n: number) => Array.from({ length: n }, (_, i) => ({ code: `c${i}` }));
+    let reads = 0;
+    const read = (n: number) => () => {
+      reads += 1;
+      return Promise.resolve(list(n));
+    };
+    const kept = await cache.get('nine', read(9));
+    await cache.get('nine', read(9));
+    expect(reads).toBe(1);
+    expect(() => {
+      (kept as Array<{ code: string }>).push({ code: 'x' });
+    }).toThrow(TypeError);
+    await cache.get('ten', read(10));
+    await cache.get('ten', read(10));
+    expect(reads).toBe(3);
+    // No concept: not kept (unknown codes would fill the cache with nothing).
+    await cache.get('none', read(0));
+    await cache.get('none', read(0));
+    expect(reads).toBe(5);
+  });
+
   it('renders every time when its size is 0', async () => {
-    const cache = new RenderedCache(0);
+    const cache = new ContentCache(0);
     const { calls, render } = counted(codeSystem(['a']));
     await cache.get('k', render);
     await cache.get('k', render);
@@ -88,7 +111,7 @@ describe('RenderedCache', () => {
   });
 
   it('hands out frozen resources, so that no reader changes one for the others', async () => {
-    const cache = new RenderedCache(100);
+    const cache = new ContentCache(100);
     const resource = await cache.get('k', () => Promise.resolve(codeSystem(['a'])));
     expect(() => {
       resource.concept![0].display = 'changed';
