@@ -14,10 +14,7 @@ import { fhirCacheLookups, fhirCacheSize } from '../../metrics/registry';
  * code, a page of a collection version's members).
  */
 export type KeptContent =
-  | CodeSystemResource
-  | ValueSetResource
-  | StoredConceptMap
-  | readonly CodeSystemConcept[];
+  CodeSystemResource | ValueSetResource | StoredConceptMap | readonly CodeSystemConcept[];
 
 /**
  * Content read or rendered from stored content, by a key naming everything it shows, the least
