@@ -68,9 +68,9 @@ export function bySpecificity(a: string, b: string): number {
 }
 
 /**
- * Refuses a table no request could be routed by deterministically: a method twice on one path, or
+ * Refuses a table no request could be routed by deterministically: a method twice on one path,
  * two spellings of one shape (`/users/:user/` and `/users/:username/` would match the same
- * requests, and which answered would depend on order).
+ * requests, and which answered would depend on order), or a path starting with a parameter.
  */
 export function checkTable(rows: readonly RouteRow[]): void {
   const seen = new Set<string>();
@@ -85,6 +85,10 @@ export function checkTable(rows: readonly RouteRow[]): void {
       throw new Error(`The REST paths ${other} and ${row.path} match the same requests.`);
     }
     spelling.set(shape, row.path);
+    // Requests are matched within the group of their first segment (`mountTable`).
+    if (shapeOf(row.path)[0] === ':') {
+      throw new Error(`The REST path ${row.path} starts with a parameter.`);
+    }
   }
 }
 
@@ -99,11 +103,23 @@ export function pathsOf(rows: readonly RouteRow[]): Array<{ path: string; rows: 
  * The one place REST routes are registered: each path once, most specific first, with its
  * methods and a 405 naming them (`Allow`) for any other method. Because every path answers every
  * method, a request never falls through to a less specific path.
+ *
+ * An Express router tries its paths one after the other: with the table's 342 paths in one
+ * router, a request for one of the last (`/version/`) paid for matching all the others, 0.25 ms
+ * of CPU. So the paths are grouped by what every request they match shares, their first segment
+ * (a literal, `checkTable`) and their number of segments, and a request is matched against its
+ * group's few paths only, in the same order.
  */
-export function mountTable(rows: readonly RouteRow[]): Router {
+export function mountTable(rows: readonly RouteRow[]): TableHandler {
   checkTable(rows);
-  const router = Router();
+  const groups = new Map<string, Router>();
   for (const { path, rows: methods } of pathsOf(rows)) {
+    const key = groupOf(path);
+    let router = groups.get(key);
+    if (!router) {
+      router = Router();
+      groups.set(key, router);
+    }
     const at = router.route(path);
     for (const row of methods) {
       const handle = route(row.handler);
@@ -128,5 +144,24 @@ export function mountTable(rows: readonly RouteRow[]): Router {
     }
     at.all(onlyMethods(...methods.map((row) => row.method)));
   }
-  return router;
+  const handler: RequestHandler = (req, res, next) => {
+    const group = groups.get(groupOf(req.path));
+    if (group) group(req, res, next);
+    else next();
+  };
+  return Object.assign(handler, { groups });
+}
+
+/** The table mounted: a request handler, and its groups of paths (for whoever inspects it). */
+export interface TableHandler extends RequestHandler {
+  readonly groups: ReadonlyMap<string, Router>;
+}
+
+/**
+ * The group of a path or of a request's path: its number of segments and its first one (as
+ * Express compares paths: whatever the case, with or without the last slash).
+ */
+function groupOf(path: string): string {
+  const segments = segmentsOf(path);
+  return `${segments.length} ${segments[0]?.toLowerCase() ?? ''}`;
 }

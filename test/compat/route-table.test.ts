@@ -111,12 +111,32 @@ describe('the REST route table', () => {
     expect(() => checkTable(rows)).not.toThrow();
   });
 
-  test('refuses a table with a row twice or two spellings of one shape', () => {
+  test('refuses a table with a row twice, two spellings of one shape, or a path starting with a parameter', () => {
     const row = rows[0];
     expect(() => checkTable([row, { ...row }])).toThrow(/twice/);
     const a = { ...row, path: '/users/:user/x/' };
     const b = { ...row, path: '/users/:username/x/' };
     expect(() => checkTable([a, b])).toThrow(/match the same requests/);
+    expect(() => checkTable([{ ...row, path: '/:owner/x/' }])).toThrow(/starts with a parameter/);
+  });
+
+  test('routes a request for every path to that path, whatever its case and last slash', async () => {
+    const app = echoApp(rows);
+    const paths = new Map(rows.map((row) => [row.path, row.method]));
+    expect(paths.size).toBeGreaterThan(300);
+    const misrouted: string[] = [];
+    for (const [path, method] of paths) {
+      const asked = sample(path);
+      const [first, ...rest] = asked.slice(1).split('/');
+      for (const variant of [
+        asked,
+        `/${first.toUpperCase()}/${rest.join('/')}`.replace(/\/$/, ''),
+      ]) {
+        const res = await request(app)[method.toLowerCase() as 'get'](variant);
+        if ((res.body as { path?: string }).path !== path) misrouted.push(`${method} ${variant}`);
+      }
+    }
+    expect(misrouted).toEqual([]);
   });
 
   test('writes every path literally: each ends with a slash and has no template left', () => {
@@ -180,10 +200,12 @@ describe('the REST route table', () => {
   test('is the only place the app registers REST routes', () => {
     interface Layer {
       route?: { path: string; methods: Record<string, boolean> };
-      handle?: { stack?: Layer[] };
+      handle?: { stack?: Layer[]; groups?: Map<string, { stack: Layer[] }> };
     }
     const found: Array<{ path: string; methods: string[] }> = [];
-    const walk = (stack: Layer[]): void => {
+    /** Each group of the table's paths (`mountTable`), in order. */
+    const groups: string[][] = [];
+    const walk = (stack: Layer[], group?: string[]): void => {
       for (const layer of stack) {
         if (layer.route) {
           const methods = Object.keys(layer.route.methods)
@@ -191,7 +213,15 @@ describe('the REST route table', () => {
             .map((m) => m.toUpperCase())
             .sort();
           found.push({ path: layer.route.path, methods });
-        } else if (layer.handle?.stack) walk(layer.handle.stack);
+          group?.push(layer.route.path);
+        } else if (layer.handle?.stack) walk(layer.handle.stack, group);
+        else if (layer.handle?.groups) {
+          for (const router of layer.handle.groups.values()) {
+            const paths: string[] = [];
+            groups.push(paths);
+            walk(router.stack, paths);
+          }
+        }
       }
     };
     walk((t.app as unknown as { router: { stack: Layer[] } }).router.stack);
@@ -201,7 +231,9 @@ describe('the REST route table', () => {
     const rest = found.filter(({ path }) => !otherEdges.test(path));
     const table = new Map<string, string[]>();
     for (const row of rows) table.set(row.path, [...(table.get(row.path) ?? []), row.method]);
-    expect(rest.map(({ path }) => path)).toEqual([...table.keys()].sort(bySpecificity));
+    expect(rest.map(({ path }) => path).sort()).toEqual([...table.keys()].sort());
+    // A request is matched within its group, most specific path first.
+    for (const paths of groups) expect(paths).toEqual([...paths].sort(bySpecificity));
     for (const { path, methods } of rest) {
       expect({ path, methods }).toEqual({ path, methods: [...table.get(path)!].sort() });
     }
