@@ -123,6 +123,10 @@ export async function createApp(services: Services, config: Config, log: Logger)
   // Answers not yet begun: a drain tells them to close their connections too.
   const unanswered = new Set<express.Response>();
   app.use((_req, res, next) => {
+    // Each answer carries a close listener of several middlewares (metrics, request logging, rate
+    // limits, this drain, the request's abort) and a streamed file's pipeline adds its own: more
+    // than Node's default of 10 is how every download is answered, not a leak.
+    res.setMaxListeners(20);
     res.setHeader('X-OCL-API-VERSION', API_VERSION);
     if (draining) res.setHeader('Connection', 'close');
     else {
