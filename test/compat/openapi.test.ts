@@ -12,7 +12,7 @@ afterAll(async () => t.close());
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
-  handle?: { stack?: Layer[] };
+  handle?: { stack?: Layer[]; groups?: Map<string, { stack: Layer[] }> };
 }
 
 /** Every route the running app registered: `GET /orgs/:org/`, … (HEAD is GET's). */
@@ -25,6 +25,10 @@ function appRoutes(): string[] {
           if (method !== '_all') found.push(`${method.toUpperCase()} ${layer.route.path}`);
         }
       } else if (layer.handle?.stack) walk(layer.handle.stack);
+      // The REST table's groups of paths (`mountTable`).
+      else if (layer.handle?.groups) {
+        for (const router of layer.handle.groups.values()) walk(router.stack);
+      }
     }
   };
   walk((t.app as unknown as { router: { stack: Layer[] } }).router.stack);

@@ -112,14 +112,14 @@ export async function createCollection(
 }
 
 /**
- * A value set: a collection of `source`'s org and owner with a fresh canonical URL, `expressions`
- * as its references, released as v1. Answers the value set's URL.
+ * A value set at its collection's HEAD: a collection of `source`'s org and owner with a fresh
+ * canonical URL and `expressions` as its references. Answers the value set's URL and the collection.
  */
-export async function releasedValueSet(
+export async function valueSetAtHead(
   t: TestApp,
   source: TestSource,
   expressions: string[],
-): Promise<string> {
+): Promise<{ url: string; collection: TestSource }> {
   const url = `http://example.org/vs/${uniqueId('vs')}`;
   const collection = await createCollection(
     t,
@@ -131,6 +131,16 @@ export async function releasedValueSet(
     .set('Authorization', source.owner.auth)
     .send({ data: { expressions } })
     .expect(200);
+  return { url, collection };
+}
+
+/** A value set as `valueSetAtHead` makes it, released as v1. Answers the value set's URL. */
+export async function releasedValueSet(
+  t: TestApp,
+  source: TestSource,
+  expressions: string[],
+): Promise<string> {
+  const { url, collection } = await valueSetAtHead(t, source, expressions);
   await createVersion(t, collection.url, source.owner, 'v1', { released: true });
   return url;
 }

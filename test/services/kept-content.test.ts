@@ -3,11 +3,11 @@ import type { ServiceContext } from '../../src/services';
 import type { ExpansionPage } from '../../src/services/terminology/expand';
 import { contextOf, createTestApp, uniqueId, type TestApp } from '../factories';
 import {
-  createCollection,
   createConcept,
   createSource,
   createVersion,
   releasedValueSet,
+  valueSetAtHead,
   type TestSource,
 } from '../factories/content';
 
@@ -149,17 +149,7 @@ describe('a page of a collection version’s members', () => {
 
   it('is read anew at the collection’s HEAD, whose members follow their concepts', async () => {
     const source = await sourceWith(CODES);
-    const url = `http://example.org/kept/${uniqueId('vs')}`;
-    const collection = await createCollection(
-      t,
-      { id: uniqueId('vs'), canonical_url: url },
-      { owner: source.owner, org: source.org },
-    );
-    await request(t.app)
-      .put(`${collection.url}references/`)
-      .set('Authorization', source.owner.auth)
-      .send({ data: { expressions: [`${source.url}concepts/`] } })
-      .expect(200);
+    const { url } = await valueSetAtHead(t, source, [`${source.url}concepts/`]);
     await expand(anyone, url);
     const again = await sent(() => expand(anyone, url));
     expect(howMany(again.statements, MEMBER_PAGE)).toBe(1);
