@@ -60,6 +60,7 @@ import {
 } from './library';
 import {
   isObject,
+  type CodeSystemConcept,
   type CodeSystemResource,
   type ConceptSetComponent,
   type ValueSetResource,
@@ -263,7 +264,7 @@ export class FhirResourceService {
     );
     if (key !== null && allPinned) {
       this.memberCounts.set(key, count);
-      this.pinnedMembers.set(`${expansionId}|${memberRepositoryId}`, true);
+      this.pinnedMembers.set(pinnedKey(expansionId, memberRepositoryId), true);
     }
     return count;
   }
@@ -274,6 +275,17 @@ export class FhirResourceService {
    * cannot change (an unpinned member follows its concept's current version).
    */
   private readonly pinnedMembers = new LRUCache<string, true>({ max: 10_000 });
+
+  /**
+   * Concepts that cannot change, kept under the key naming everything they depend on (`key`'s
+   * parts, in order); each caller gets a list of its own (the concepts are shared, frozen).
+   */
+  private async keptConcepts(
+    key: unknown[],
+    read: () => Promise<CodeSystemConcept[]>,
+  ): Promise<CodeSystemConcept[]> {
+    return [...(await this.kept.get(JSON.stringify(key), read))];
+  }
 
   /**
    * The repositories a source version's mappings end in, by `renderedKey`: the same while the
@@ -469,15 +481,17 @@ export class FhirResourceService {
           // One code of a version (HEAD changes; a version's content never does): its concept,
           // as read, is kept for the next caller who may see the version.
           if (view.version.seq === null || codes.length !== 1 || options.ancestors) return read();
-          const key = JSON.stringify([
-            'concept',
-            view.repo.id,
-            view.version.seq,
-            options.caseless,
-            options.children,
-            codes[0],
-          ]);
-          return [...(await this.kept.get(key, read))];
+          return this.keptConcepts(
+            [
+              'concept',
+              view.repo.id,
+              view.version.seq,
+              options.caseless,
+              options.children,
+              codes[0],
+            ],
+            read,
+          );
         });
       }),
     );
@@ -565,21 +579,23 @@ export class FhirResourceService {
             // Pinned members of a frozen expansion, read at a source version: the page cannot
             // change, and is kept (the caller's access to the member repository was checked).
             const unchanging =
-              frozen && source.seq !== null && this.pinnedMembers.has(`${expansionId}|${id}`);
+              frozen && source.seq !== null && this.pinnedMembers.has(pinnedKey(expansionId, id));
             if (!unchanging) return readPage();
-            const key = JSON.stringify([
-              'members',
-              expansionId,
-              id,
-              source.repositoryId,
-              source.seq,
-              read.activeOnly === true,
-              read.children === true,
-              read.texts === true,
-              offset,
-              limit ?? null,
-            ]);
-            return [...(await this.kept.get(key, readPage))];
+            return this.keptConcepts(
+              [
+                'members',
+                expansionId,
+                id,
+                source.repositoryId,
+                source.seq,
+                read.activeOnly === true,
+                read.children === true,
+                read.texts === true,
+                offset,
+                limit ?? null,
+              ],
+              readPage,
+            );
           },
           texts: async (source, read, needles) => {
             const texts = await this.repos.fhir.memberConceptTexts(
@@ -1363,6 +1379,11 @@ function nameOf(view: RepoView): RepoName {
     owner: view.owner.id,
     mnemonic: view.repo.mnemonic,
   };
+}
+
+/** The key of a member repository of an expansion in `pinnedMembers`. */
+function pinnedKey(expansionId: string, repositoryId: string): string {
+  return `${expansionId}|${repositoryId}`;
 }
 
 function memberKey(ownerType: string, owner: string, kind: string, id: string): string {
