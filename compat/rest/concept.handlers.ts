@@ -1,9 +1,11 @@
 import type { Request } from 'express';
 import type { ConceptView, Page, Services } from '../../src/services';
+import { z } from 'zod';
 import {
   bodyOf,
   created,
   flag,
+  LIST_QUERY,
   holdersAsked,
   list,
   listParams,
@@ -24,6 +26,14 @@ import { optionalParam, repoOf } from './owners';
 import { handlers } from './table';
 
 const FILTERS = ['conceptClass', 'datatype', 'locale', 'includeRetired'];
+
+/** A source's concept list also answers a hierarchy view's first level. */
+export const SOURCE_CONCEPTS_QUERY = LIST_QUERY.extend({
+  onlyHierarchyRoot: z
+    .string()
+    .optional()
+    .describe("true: only the source's hierarchy root, telling has_children (none without one)."),
+});
 /** `/concepts/` also narrows by source id, owner username or org id (spec core §4.3). */
 const GLOBAL_FILTERS = [...FILTERS, 'source', 'user', 'org', 'mapcode'];
 
@@ -45,7 +55,23 @@ export function conceptHandlers(services: Services) {
     listPublic: async (req, ctx) =>
       conceptListReply(req, await concepts.listPublic(ctx, listParams(req, GLOBAL_FILTERS))),
     list: async (req, ctx) =>
-      conceptListReply(req, await concepts.list(ctx, repoOf(req), listParams(req, FILTERS))),
+      conceptListReply(
+        req,
+        await concepts.list(ctx, repoOf(req), listParams(req, FILTERS), {
+          onlyHierarchyRoot: flag(req.query.onlyHierarchyRoot),
+        }),
+      ),
+    // OCL answers a hierarchy level as a plain array (the web client reads it so), paged by headers.
+    children: async (req, ctx) =>
+      conceptListReply(
+        req,
+        await concepts.children(ctx, repoOf(req), param(req, 'concept'), listParams(req, FILTERS)),
+      ),
+    parents: async (req, ctx) =>
+      conceptListReply(
+        req,
+        await concepts.parents(ctx, repoOf(req), param(req, 'concept'), listParams(req, FILTERS)),
+      ),
     create: async (req, ctx) => {
       const made = await concepts.create(ctx, repoOf(req), bodyOf(req));
       return created(conceptDetailOf(made), (conceptSummary(made.view) as { url: string }).url);

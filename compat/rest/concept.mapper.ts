@@ -34,6 +34,8 @@ export function conceptSummary(view: ConceptView): object {
     version: version.id,
     url,
     version_url: versionUrl,
+    // A hierarchy view's levels tell which concepts open further.
+    ...(view.hasChildren !== undefined ? { has_children: view.hasChildren } : {}),
     // An expansion with includeDesignations / includeDefinition lists these too.
     ...(view.expansion?.designations
       ? { names: version.names.map((n) => conceptItem('names', n)) }
@@ -64,7 +66,11 @@ export function conceptVersionEntry(view: ConceptView & { holders?: VersionHolde
 
 /** spec core §2.6 detail view (mappings arrive with the mappings API). */
 export function conceptDetail(view: ConceptView, versions: number): object {
-  return Object.assign(conceptContent(view), { versions });
+  return Object.assign(
+    conceptContent(view),
+    { versions },
+    view.hasChildren !== undefined ? { has_children: view.hasChildren } : {},
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { HEAD } from '../../src/db/entities';
 import {
+  hierarchyRootUrl,
   ownerUrl,
   repoUrl,
   type RepoCounts,
@@ -108,6 +109,7 @@ export function repoDetail(view: RepoView, counts: RepoCounts): object {
     repo.kind === 'source'
       ? {
           source_type: meta.sourceType,
+          hierarchy_root_url: hierarchyRootUrl(view),
           ...autoIdFields(view),
         }
       : {

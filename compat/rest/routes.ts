@@ -18,7 +18,12 @@ import { LIST_QUERY } from '../http';
 import { bulkImportHandlers, importFileReader } from './bulk-import.handlers';
 import { cascadeHandlers } from './cascade.handlers';
 import { collectionHandlers } from './collection.handlers';
-import { conceptExtrasHandlers, conceptHandlers, conceptItemHandlers } from './concept.handlers';
+import {
+  conceptExtrasHandlers,
+  conceptHandlers,
+  conceptItemHandlers,
+  SOURCE_CONCEPTS_QUERY,
+} from './concept.handlers';
 import { exportHandlers } from './export.handlers';
 import { extrasHandlers } from './extras.handlers';
 import { mappingHandlers } from './mapping.handlers';
@@ -232,7 +237,7 @@ export function restRoutes(services: Services): RouteRow[] {
 
     // Concepts (spec core §4.3, §2.6)
     { method: 'GET', path: '/concepts/', handler: concept.listPublic, access: 'public', summary: 'Concepts across public sources', query: LIST_QUERY },
-    { method: 'GET', path: '/orgs/:org/sources/:source/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts", query: LIST_QUERY },
+    { method: 'GET', path: '/orgs/:org/sources/:source/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts", query: SOURCE_CONCEPTS_QUERY },
     { method: 'POST', path: '/orgs/:org/sources/:source/concepts/', handler: concept.create, access: 'signed-in', summary: 'Create a concept', input: conceptInput.create },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/', handler: concept.get, access: 'public', summary: 'A concept' },
     { method: 'POST', path: '/orgs/:org/sources/:source/concepts/:concept/', handler: concept.update, access: 'signed-in', summary: 'Edit a concept (a new version)', input: conceptInput.edit },
@@ -241,6 +246,8 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'DELETE', path: '/orgs/:org/sources/:source/concepts/:concept/', handler: concept.retire, access: 'signed-in', summary: 'Retire a concept' },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/:conceptVersion/', handler: concept.getVersion, access: 'public', summary: 'A concept version' },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/versions/', handler: concept.history, access: 'public', summary: "A concept's versions", query: LIST_QUERY },
+    { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/children/', handler: concept.children, access: 'public', summary: "A concept's children", query: LIST_QUERY },
+    { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/parents/', handler: concept.parents, access: 'public', summary: "A concept's parents", query: LIST_QUERY },
     { method: 'PUT', path: '/orgs/:org/sources/:source/concepts/:concept/reactivate/', handler: concept.reactivate, access: 'signed-in', summary: 'Reactivate a retired concept', noBody: true },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/names/', handler: names.list, access: 'public', summary: "A concept's names" },
     { method: 'POST', path: '/orgs/:org/sources/:source/concepts/:concept/names/', handler: names.add, access: 'signed-in', summary: 'Add a name', input: conceptInput.name },
@@ -264,7 +271,7 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/:conceptVersion/descriptions/:uuid/', handler: descriptions.get, access: 'public', summary: 'A description of a concept version' },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/:conceptVersion/extras/', handler: conceptExtras.list, access: 'public', summary: "A concept's extras of a concept version" },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/:conceptVersion/extras/:name/', handler: conceptExtras.get, access: 'public', summary: 'One extra of a concept of a concept version' },
-    { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts (as of a source version)", query: LIST_QUERY },
+    { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts (as of a source version)", query: SOURCE_CONCEPTS_QUERY },
     { method: 'POST', path: '/orgs/:org/sources/:source/:version/concepts/', handler: concept.create, access: 'signed-in', summary: 'Create a concept', input: conceptInput.create },
     { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/', handler: concept.get, access: 'public', summary: 'A concept (as of a source version)' },
     { method: 'POST', path: '/orgs/:org/sources/:source/:version/concepts/:concept/', handler: concept.update, access: 'signed-in', summary: 'Edit a concept (a new version)', input: conceptInput.edit },
@@ -273,6 +280,8 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'DELETE', path: '/orgs/:org/sources/:source/:version/concepts/:concept/', handler: concept.retire, access: 'signed-in', summary: 'Retire a concept' },
     { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/:conceptVersion/', handler: concept.getVersion, access: 'public', summary: 'A concept version' },
     { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/versions/', handler: concept.history, access: 'public', summary: "A concept's versions", query: LIST_QUERY },
+    { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/children/', handler: concept.children, access: 'public', summary: "A concept's children (as of a source version)", query: LIST_QUERY },
+    { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/parents/', handler: concept.parents, access: 'public', summary: "A concept's parents (as of a source version)", query: LIST_QUERY },
     { method: 'PUT', path: '/orgs/:org/sources/:source/:version/concepts/:concept/reactivate/', handler: concept.reactivate, access: 'signed-in', summary: 'Reactivate a retired concept', noBody: true },
     { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/names/', handler: names.list, access: 'public', summary: "A concept's names" },
     { method: 'POST', path: '/orgs/:org/sources/:source/:version/concepts/:concept/names/', handler: names.add, access: 'signed-in', summary: 'Add a name', input: conceptInput.name },
@@ -296,7 +305,7 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/:conceptVersion/descriptions/:uuid/', handler: descriptions.get, access: 'public', summary: 'A description of a concept version' },
     { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/:conceptVersion/extras/', handler: conceptExtras.list, access: 'public', summary: "A concept's extras of a concept version" },
     { method: 'GET', path: '/orgs/:org/sources/:source/:version/concepts/:concept/:conceptVersion/extras/:name/', handler: conceptExtras.get, access: 'public', summary: 'One extra of a concept of a concept version' },
-    { method: 'GET', path: '/users/:user/sources/:source/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts", query: LIST_QUERY },
+    { method: 'GET', path: '/users/:user/sources/:source/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts", query: SOURCE_CONCEPTS_QUERY },
     { method: 'POST', path: '/users/:user/sources/:source/concepts/', handler: concept.create, access: 'signed-in', summary: 'Create a concept', input: conceptInput.create },
     { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/', handler: concept.get, access: 'public', summary: 'A concept' },
     { method: 'POST', path: '/users/:user/sources/:source/concepts/:concept/', handler: concept.update, access: 'signed-in', summary: 'Edit a concept (a new version)', input: conceptInput.edit },
@@ -305,6 +314,8 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'DELETE', path: '/users/:user/sources/:source/concepts/:concept/', handler: concept.retire, access: 'signed-in', summary: 'Retire a concept' },
     { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/:conceptVersion/', handler: concept.getVersion, access: 'public', summary: 'A concept version' },
     { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/versions/', handler: concept.history, access: 'public', summary: "A concept's versions", query: LIST_QUERY },
+    { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/children/', handler: concept.children, access: 'public', summary: "A concept's children", query: LIST_QUERY },
+    { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/parents/', handler: concept.parents, access: 'public', summary: "A concept's parents", query: LIST_QUERY },
     { method: 'PUT', path: '/users/:user/sources/:source/concepts/:concept/reactivate/', handler: concept.reactivate, access: 'signed-in', summary: 'Reactivate a retired concept', noBody: true },
     { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/names/', handler: names.list, access: 'public', summary: "A concept's names" },
     { method: 'POST', path: '/users/:user/sources/:source/concepts/:concept/names/', handler: names.add, access: 'signed-in', summary: 'Add a name', input: conceptInput.name },
@@ -328,7 +339,7 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/:conceptVersion/descriptions/:uuid/', handler: descriptions.get, access: 'public', summary: 'A description of a concept version' },
     { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/:conceptVersion/extras/', handler: conceptExtras.list, access: 'public', summary: "A concept's extras of a concept version" },
     { method: 'GET', path: '/users/:user/sources/:source/concepts/:concept/:conceptVersion/extras/:name/', handler: conceptExtras.get, access: 'public', summary: 'One extra of a concept of a concept version' },
-    { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts (as of a source version)", query: LIST_QUERY },
+    { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/', handler: concept.list, access: 'public', summary: "A source's concepts (as of a source version)", query: SOURCE_CONCEPTS_QUERY },
     { method: 'POST', path: '/users/:user/sources/:source/:version/concepts/', handler: concept.create, access: 'signed-in', summary: 'Create a concept', input: conceptInput.create },
     { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/', handler: concept.get, access: 'public', summary: 'A concept (as of a source version)' },
     { method: 'POST', path: '/users/:user/sources/:source/:version/concepts/:concept/', handler: concept.update, access: 'signed-in', summary: 'Edit a concept (a new version)', input: conceptInput.edit },
@@ -337,6 +348,8 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'DELETE', path: '/users/:user/sources/:source/:version/concepts/:concept/', handler: concept.retire, access: 'signed-in', summary: 'Retire a concept' },
     { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/:conceptVersion/', handler: concept.getVersion, access: 'public', summary: 'A concept version' },
     { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/versions/', handler: concept.history, access: 'public', summary: "A concept's versions", query: LIST_QUERY },
+    { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/children/', handler: concept.children, access: 'public', summary: "A concept's children (as of a source version)", query: LIST_QUERY },
+    { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/parents/', handler: concept.parents, access: 'public', summary: "A concept's parents (as of a source version)", query: LIST_QUERY },
     { method: 'PUT', path: '/users/:user/sources/:source/:version/concepts/:concept/reactivate/', handler: concept.reactivate, access: 'signed-in', summary: 'Reactivate a retired concept', noBody: true },
     { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/names/', handler: names.list, access: 'public', summary: "A concept's names" },
     { method: 'POST', path: '/users/:user/sources/:source/:version/concepts/:concept/names/', handler: names.add, access: 'signed-in', summary: 'Add a name', input: conceptInput.name },
@@ -360,7 +373,7 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/:conceptVersion/descriptions/:uuid/', handler: descriptions.get, access: 'public', summary: 'A description of a concept version' },
     { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/:conceptVersion/extras/', handler: conceptExtras.list, access: 'public', summary: "A concept's extras of a concept version" },
     { method: 'GET', path: '/users/:user/sources/:source/:version/concepts/:concept/:conceptVersion/extras/:name/', handler: conceptExtras.get, access: 'public', summary: 'One extra of a concept of a concept version' },
-    { method: 'GET', path: '/user/sources/:source/concepts/', handler: concept.list, access: 'signed-in', summary: "A source's concepts", query: LIST_QUERY },
+    { method: 'GET', path: '/user/sources/:source/concepts/', handler: concept.list, access: 'signed-in', summary: "A source's concepts", query: SOURCE_CONCEPTS_QUERY },
     { method: 'POST', path: '/user/sources/:source/concepts/', handler: concept.create, access: 'signed-in', summary: 'Create a concept', input: conceptInput.create },
     { method: 'GET', path: '/user/sources/:source/concepts/:concept/', handler: concept.get, access: 'signed-in', summary: 'A concept' },
     { method: 'POST', path: '/user/sources/:source/concepts/:concept/', handler: concept.update, access: 'signed-in', summary: 'Edit a concept (a new version)', input: conceptInput.edit },
@@ -369,6 +382,8 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'DELETE', path: '/user/sources/:source/concepts/:concept/', handler: concept.retire, access: 'signed-in', summary: 'Retire a concept' },
     { method: 'GET', path: '/user/sources/:source/concepts/:concept/:conceptVersion/', handler: concept.getVersion, access: 'signed-in', summary: 'A concept version' },
     { method: 'GET', path: '/user/sources/:source/concepts/:concept/versions/', handler: concept.history, access: 'signed-in', summary: "A concept's versions", query: LIST_QUERY },
+    { method: 'GET', path: '/user/sources/:source/concepts/:concept/children/', handler: concept.children, access: 'signed-in', summary: "A concept's children", query: LIST_QUERY },
+    { method: 'GET', path: '/user/sources/:source/concepts/:concept/parents/', handler: concept.parents, access: 'signed-in', summary: "A concept's parents", query: LIST_QUERY },
     { method: 'PUT', path: '/user/sources/:source/concepts/:concept/reactivate/', handler: concept.reactivate, access: 'signed-in', summary: 'Reactivate a retired concept', noBody: true },
     { method: 'GET', path: '/user/sources/:source/concepts/:concept/names/', handler: names.list, access: 'signed-in', summary: "A concept's names" },
     { method: 'POST', path: '/user/sources/:source/concepts/:concept/names/', handler: names.add, access: 'signed-in', summary: 'Add a name', input: conceptInput.name },
@@ -392,7 +407,7 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'GET', path: '/user/sources/:source/concepts/:concept/:conceptVersion/descriptions/:uuid/', handler: descriptions.get, access: 'signed-in', summary: 'A description of a concept version' },
     { method: 'GET', path: '/user/sources/:source/concepts/:concept/:conceptVersion/extras/', handler: conceptExtras.list, access: 'signed-in', summary: "A concept's extras of a concept version" },
     { method: 'GET', path: '/user/sources/:source/concepts/:concept/:conceptVersion/extras/:name/', handler: conceptExtras.get, access: 'signed-in', summary: 'One extra of a concept of a concept version' },
-    { method: 'GET', path: '/user/sources/:source/:version/concepts/', handler: concept.list, access: 'signed-in', summary: "A source's concepts (as of a source version)", query: LIST_QUERY },
+    { method: 'GET', path: '/user/sources/:source/:version/concepts/', handler: concept.list, access: 'signed-in', summary: "A source's concepts (as of a source version)", query: SOURCE_CONCEPTS_QUERY },
     { method: 'POST', path: '/user/sources/:source/:version/concepts/', handler: concept.create, access: 'signed-in', summary: 'Create a concept', input: conceptInput.create },
     { method: 'GET', path: '/user/sources/:source/:version/concepts/:concept/', handler: concept.get, access: 'signed-in', summary: 'A concept (as of a source version)' },
     { method: 'POST', path: '/user/sources/:source/:version/concepts/:concept/', handler: concept.update, access: 'signed-in', summary: 'Edit a concept (a new version)', input: conceptInput.edit },
@@ -401,6 +416,8 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'DELETE', path: '/user/sources/:source/:version/concepts/:concept/', handler: concept.retire, access: 'signed-in', summary: 'Retire a concept' },
     { method: 'GET', path: '/user/sources/:source/:version/concepts/:concept/:conceptVersion/', handler: concept.getVersion, access: 'signed-in', summary: 'A concept version' },
     { method: 'GET', path: '/user/sources/:source/:version/concepts/:concept/versions/', handler: concept.history, access: 'signed-in', summary: "A concept's versions", query: LIST_QUERY },
+    { method: 'GET', path: '/user/sources/:source/:version/concepts/:concept/children/', handler: concept.children, access: 'signed-in', summary: "A concept's children (as of a source version)", query: LIST_QUERY },
+    { method: 'GET', path: '/user/sources/:source/:version/concepts/:concept/parents/', handler: concept.parents, access: 'signed-in', summary: "A concept's parents (as of a source version)", query: LIST_QUERY },
     { method: 'PUT', path: '/user/sources/:source/:version/concepts/:concept/reactivate/', handler: concept.reactivate, access: 'signed-in', summary: 'Reactivate a retired concept', noBody: true },
     { method: 'GET', path: '/user/sources/:source/:version/concepts/:concept/names/', handler: names.list, access: 'signed-in', summary: "A concept's names" },
     { method: 'POST', path: '/user/sources/:source/:version/concepts/:concept/names/', handler: names.add, access: 'signed-in', summary: 'Add a name', input: conceptInput.name },

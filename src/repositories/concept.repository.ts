@@ -55,6 +55,8 @@ export interface ConceptSearch {
   tolerance?: Tolerance;
   /** Concepts of these ids (a collection member by its id). */
   ids?: string[];
+  /** Concepts naming this code among their parents (its children in the hierarchy). */
+  childOf?: string;
 }
 
 /** What one concept read names: the path's owner, source and source version, and the concept. */
@@ -386,6 +388,30 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   }
 
   /** A row of `listing`: the version and its concept. */
+  /**
+   * Which of `codes` have a child (a concept, not retired, naming the code among its parents) in
+   * the source as of `seq` (null: HEAD). One probe of the parents index for them all.
+   */
+  async codesWithChildren(
+    repositoryId: string,
+    seq: string | null,
+    codes: readonly string[],
+  ): Promise<Set<string>> {
+    if (codes.length === 0) return new Set();
+    const at =
+      seq === null
+        ? 'cv.valid_to_seq IS NULL'
+        : 'cv.valid_from_seq <= $3 AND (cv.valid_to_seq IS NULL OR cv.valid_to_seq > $3)';
+    const rows = await this.em.query<Array<{ code: string }>>(
+      `SELECT DISTINCT pc AS code
+       FROM concept_versions cv CROSS JOIN LATERAL unnest(cv.parent_codes) AS pc
+       WHERE cv.repository_id = $1 AND cv.parent_codes && $2::text[] AND pc = ANY($2::text[])
+         AND NOT cv.retired AND ${at}`,
+      seq === null ? [repositoryId, codes] : [repositoryId, codes, seq],
+    );
+    return new Set(rows.map((r) => r.code));
+  }
+
   rowOf(raw: { row: Raw; object: Raw }): { version: ConceptVersionEntity; concept: ConceptEntity } {
     return {
       version: hydrate(this.em, ConceptVersionEntity, raw.row)!,
@@ -583,6 +609,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (filter.ids?.length) {
       qb.andWhere('cv.mnemonic IN (:...ids)', { ids: filter.ids });
     }
+    if (filter.childOf !== undefined) {
+      qb.andWhere('cv.parent_codes @> ARRAY[:childOf]::text[]', { childOf: filter.childOf });
+    }
     whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
     whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
     if (filter.locale?.length) {
@@ -622,6 +651,7 @@ function unfiltered(filter: ConceptSearch): boolean {
   return (
     !filter.includeRetired &&
     !filter.ids?.length &&
+    filter.childOf === undefined &&
     !filter.conceptClass?.length &&
     !filter.datatype?.length &&
     !filter.locale?.length &&

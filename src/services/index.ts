@@ -27,7 +27,7 @@ export type { OrgDetail, OrgItem } from './accounts/org.service';
 import { PathResolver } from './shared/paths';
 import { RepositoryService, type VersionEvents } from './content/repository.service';
 import { RepositoryDetailService } from './content/repository-detail.service';
-export { refOf } from './content/repository.service';
+export { hierarchyRootOf, hierarchyRootUrl, refOf } from './content/repository.service';
 import { UserService } from './accounts/user.service';
 export type { UserDetail, UserItem } from './accounts/user.service';
 import { JobQueue } from '../jobs';

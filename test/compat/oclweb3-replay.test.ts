@@ -537,6 +537,50 @@ describe('source page (repos/RepoHome.jsx, RepoSummary.jsx, VersionsTable.jsx)',
   });
 });
 
+describe('hierarchy view (repos/RepoEdit form, search/Search.jsx, search/TableResults.jsx)', () => {
+  it('sets the root, lists it with has_children and opens each level by children/, at HEAD and at a version', async () => {
+    const src = await createRepo(t, `/orgs/${w.demo}`, w.owner, { id: uniqueId('HIER') });
+    const parentOf = (code: string) => ({ parent_concept_urls: [`${src.url}concepts/${code}/`] });
+    await createConcept(t, src.url, w.owner, { id: 'ROOT' });
+    await createConcept(t, src.url, w.owner, { id: 'K1', ...parentOf('ROOT') });
+    await createConcept(t, src.url, w.owner, { id: 'K2', ...parentOf('K1') });
+    await createConcept(t, src.url, w.owner, { id: 'K3', ...parentOf('ROOT') });
+    // The source form sends the root's URL; the client offers Hierarchy once the detail has it.
+    const saved = await asJdoe().put(src.url, { hierarchy_root_url: `${src.url}concepts/ROOT/` });
+    expect(saved.status).toBe(200);
+    const detail = await asJdoe().get(`${src.url}?includeSummary=true`);
+    expect(detail.body.hierarchy_root_url).toBe(`${src.url}concepts/ROOT/`);
+    await createVersion(t, src.url, w.owner, 'v1');
+    for (const base of [`${src.url}concepts/`, `${src.url}v1/concepts/`]) {
+      // Search.jsx: onlyHierarchyRoot, and no sort (it would leave the hierarchy path).
+      const roots = await asJdoe().get(
+        `${base}?q=&page=1&limit=25&includeSearchMeta=true&onlyHierarchyRoot=true`,
+      );
+      expect(roots.status).toBe(200);
+      expect(roots.body).toEqual([
+        expect.objectContaining({
+          id: 'ROOT',
+          has_children: true,
+          url: `${src.url}concepts/ROOT/`,
+        }),
+      ]);
+      // TableResults.getChildrenURL: the listing URL up to concepts/, the row's code, children/.
+      const childrenUrl = (row: { url: string }) =>
+        `${base.replace(/concepts\/.*$/, '')}${row.url.replace(/^.*\/concepts\//, 'concepts/')}children/`;
+      const level1 = await asJdoe().get(childrenUrl(roots.body[0]));
+      expect(Array.isArray(level1.body)).toBe(true);
+      expect(
+        level1.body.map((c: { id: string; has_children: boolean }) => [c.id, c.has_children]),
+      ).toEqual([
+        ['K1', true],
+        ['K3', false],
+      ]);
+      const level2 = await asJdoe().get(childrenUrl(level1.body[0]));
+      expect(level2.body.map((c: { id: string }) => c.id)).toEqual(['K2']);
+    }
+  });
+});
+
 describe('concept page (concepts/ConceptHome.jsx, History.jsx)', () => {
   const conceptUrl = () => `${w.clin.url}v1.0/concepts/C01/`;
 

@@ -23,6 +23,8 @@ export interface RepositorySnapshot {
   preferredSource: string | null;
   customValidationSchema: string | null;
   canonicalUrl: string | null;
+  /** Absent from snapshots made before sources had a hierarchy root. */
+  hierarchyRoot?: string | null;
   extras: Record<string, unknown> | null;
 }
 

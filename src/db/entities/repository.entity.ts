@@ -81,6 +81,10 @@ export class RepositoryEntity {
   @Column({ name: 'canonical_url', type: 'text', nullable: true })
   canonicalUrl: string | null;
 
+  /** A source's hierarchy root: the code of one of its concepts, or null. */
+  @Column({ name: 'hierarchy_root', type: 'text', nullable: true })
+  hierarchyRoot: string | null;
+
   @Column({ type: 'jsonb', nullable: true })
   extras: Record<string, unknown> | null;
 

@@ -21,6 +21,7 @@ import {
   type ConceptView,
   type Page,
   type RepoRef,
+  type RepoView,
 } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
@@ -49,6 +50,18 @@ function repositoryArg(url: string): RepoRef {
   } catch {
     throw AppError.field('repository', `'${url}' is not a source or collection URL.`);
   }
+}
+
+const ONLY_HIERARCHY_ROOT =
+  "true: only the source's hierarchy root (`hierarchyRootUrl`), none without one.";
+
+/** A source version (a concept's, a `Source` object's), as a reference reading it again. */
+function viewRef(view: RepoView): RepoRef {
+  const { version } = view;
+  return {
+    ...refOf(view),
+    version: version.mnemonic === HEAD ? undefined : version.mnemonic,
+  };
 }
 
 function pageOf(page: Page<ConceptView>): ConceptPage {
@@ -83,12 +96,60 @@ export class ConceptResolver {
   async concepts(
     @Arg('source') source: string,
     @Args() args: ConceptListArgs,
+    @Arg('onlyHierarchyRoot', { defaultValue: false, description: ONLY_HIERARCHY_ROOT })
+    onlyHierarchyRoot: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
     return pageOf(
       await ctx.services.concepts.list(
         ctx,
         parseRepoUrl(source, 'source'),
+        conceptListParamsOf(args),
+        { onlyHierarchyRoot },
+      ),
+    );
+  }
+
+  @FieldResolver(() => Boolean, {
+    description:
+      'Whether concepts (not retired) of the source version it was read through name it among their parents.',
+  })
+  async hasChildren(@Root() concept: ConceptObject, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    return concept.view.hasChildren ?? ctx.services.concepts.hasChildren(ctx, concept.view);
+  }
+
+  @FieldResolver(() => ConceptPage, {
+    description:
+      'Its children in the source version it was read through: the concepts naming it among their parents.',
+  })
+  async children(
+    @Root() concept: ConceptObject,
+    @Args() args: ConceptListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptPage> {
+    return pageOf(
+      await ctx.services.concepts.children(
+        ctx,
+        viewRef(concept.view.source),
+        concept.id,
+        conceptListParamsOf(args),
+      ),
+    );
+  }
+
+  @FieldResolver(() => ConceptPage, {
+    description: 'Its parents, as the source version it was read through holds them.',
+  })
+  async parents(
+    @Root() concept: ConceptObject,
+    @Args() args: ConceptListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptPage> {
+    return pageOf(
+      await ctx.services.concepts.parents(
+        ctx,
+        viewRef(concept.view.source),
+        concept.id,
         conceptListParamsOf(args),
       ),
     );
@@ -225,13 +286,14 @@ export class SourceConceptsResolver {
   async concepts(
     @Root() source: SourceObject,
     @Args() args: ConceptListArgs,
+    @Arg('onlyHierarchyRoot', { defaultValue: false, description: ONLY_HIERARCHY_ROOT })
+    onlyHierarchyRoot: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
-    const { version } = source.view;
-    const ref = {
-      ...refOf(source.view),
-      version: version.mnemonic === HEAD ? undefined : version.mnemonic,
-    };
-    return pageOf(await ctx.services.concepts.list(ctx, ref, conceptListParamsOf(args)));
+    return pageOf(
+      await ctx.services.concepts.list(ctx, viewRef(source.view), conceptListParamsOf(args), {
+        onlyHierarchyRoot,
+      }),
+    );
   }
 }

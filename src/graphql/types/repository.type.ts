@@ -1,7 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, InterfaceType, ObjectType } from 'type-graphql';
 import { HEAD } from '../../db/entities';
-import { repoUrl, ownerUrl, type RepoView } from '../../services';
+import { hierarchyRootUrl, repoUrl, ownerUrl, type RepoView } from '../../services';
 import { PublicAccess } from './org.type';
 
 @InterfaceType('Repository', {
@@ -102,6 +102,13 @@ export class SourceObject extends RepositoryObject {
   @Field(() => String, { nullable: true })
   sourceType: string | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The URL of the concept its hierarchy view starts at (one of its own concepts); as frozen by a version.',
+  })
+  hierarchyRootUrl: string | null;
+
   @Field(() => String, { nullable: true })
   autoidConceptMnemonic: string | null;
 
@@ -191,6 +198,7 @@ export function repositoryObject(view: RepoView): SourceObject | CollectionObjec
   const s = repo.settings;
   return Object.assign(new SourceObject(), common, {
     sourceType: meta.sourceType,
+    hierarchyRootUrl: hierarchyRootUrl(view),
     autoidConceptMnemonic: s.autoidConceptMnemonic ?? null,
     autoidConceptExternalId: s.autoidConceptExternalId ?? null,
     autoidMappingMnemonic: s.autoidMappingMnemonic ?? null,
@@ -271,6 +279,13 @@ export class RepositoryInput {
 export class SourceInput extends RepositoryInput {
   @Field(() => String, { nullable: true })
   sourceType?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The URL of one of its concepts, where its hierarchy view starts; null or blank clears it (edits only).',
+  })
+  hierarchyRootUrl?: string | null;
 
   @Field(() => String, { nullable: true, description: '`sequential`, `uuid` or null.' })
   autoidConceptMnemonic?: string | null;

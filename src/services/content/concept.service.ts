@@ -35,9 +35,9 @@ import {
   type ListParams,
   type Page,
 } from '../shared/list';
-import { holdingKey } from '../shared/loaders';
+import { hierarchyKey, holdingKey } from '../shared/loaders';
 import { endsOf, type EndSource, type MappingItem } from './mapping-views';
-import type { RepositoryService } from './repository.service';
+import { hierarchyRootOf, type RepositoryService } from './repository.service';
 import { VersionedContent } from './versioned-content';
 import { checkRepo, mayViewRepo, pathKey, type RepoView } from '../shared/paths';
 import { parseConceptUrl, repoUrl, type RepoRef } from '../shared/urls';
@@ -52,6 +52,20 @@ export interface ConceptView {
   expansion?: { designations: boolean; definition: boolean };
   /** How many versions the concept has: on the items of a list read with `verbose`. */
   versionCount?: number;
+  /** Whether it has children in the source version read: on the items of hierarchy lists. */
+  hasChildren?: boolean;
+}
+
+/** What a source's concept list may narrow to beyond the list parameters. */
+export interface ConceptListOptions {
+  /** Only the source's hierarchy root (none when it has none), telling whether it has children. */
+  onlyHierarchyRoot?: boolean;
+}
+
+/** A page's narrowing beyond the list parameters, and whether its items tell `hasChildren`. */
+interface PageShape {
+  narrow?: Pick<ConceptSearch, 'ids' | 'childOf'>;
+  hierarchy?: boolean;
 }
 
 /** What a read brings along for the detail view (spec core §4.3). */
@@ -682,15 +696,67 @@ export class ConceptService {
     ctx: ServiceContext,
     sourceRef: RepoRef | RepoView,
     params: ListParams,
+    options: ConceptListOptions = {},
   ): Promise<Page<ConceptView>> {
     const source = await this.repositories.at(ctx, sourceRef);
+    if (!options.onlyHierarchyRoot) return this.inSource(ctx, source, params);
+    const root = hierarchyRootOf(source);
+    if (root === null) return pageOf([], 0, params);
+    return this.inSource(ctx, source, params, { narrow: { ids: [root] }, hierarchy: true });
+  }
+
+  /**
+   * A concept's children in the source version it is read through (the concepts naming it among
+   * their parents), each telling whether it has children of its own: a hierarchy view's next level.
+   */
+  async children(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    params: ListParams,
+  ): Promise<Page<ConceptView>> {
+    const { source, concept } = await this.get(ctx, sourceRef, id);
+    return this.inSource(ctx, source, params, {
+      narrow: { childOf: concept.mnemonic },
+      hierarchy: true,
+    });
+  }
+
+  /** A concept's parents in the source version it is read through, as `children` shows them. */
+  async parents(
+    ctx: ServiceContext,
+    sourceRef: RepoRef,
+    id: string,
+    params: ListParams,
+  ): Promise<Page<ConceptView>> {
+    const { source, version } = await this.get(ctx, sourceRef, id);
+    const codes = version.parentCodes ?? [];
+    if (codes.length === 0) return pageOf([], 0, params);
+    return this.inSource(ctx, source, params, { narrow: { ids: codes }, hierarchy: true });
+  }
+
+  /** Whether a concept has children (not retired) in the source version it was read through. */
+  hasChildren(ctx: ServiceContext, view: ConceptView): Promise<boolean> {
+    const { source, concept } = view;
+    return ctx.loaders.conceptHasChildren.load(
+      hierarchyKey(source.repo.id, source.version.seq, concept.mnemonic),
+    );
+  }
+
+  private inSource(
+    ctx: ServiceContext,
+    source: RepoView,
+    params: ListParams,
+    shape: PageShape = {},
+  ): Promise<Page<ConceptView>> {
     const scope: ConceptScope = {
       scope: 'source',
       repositoryId: source.repo.id,
       seq: source.version.seq,
     };
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    return this.page(ctx, scope, params, sort, async () => new Map([[source.repo.id, source]]));
+    const sources = async () => new Map([[source.repo.id, source]]);
+    return this.page(ctx, scope, params, sort, sources, shape);
   }
 
   /**
@@ -821,8 +887,9 @@ export class ConceptService {
     params: ListParams,
     sort: SortSpec<ConceptSortKey>,
     sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
+    shape: PageShape = {},
   ): Promise<Page<ConceptView>> {
-    const filter = searchOf(params);
+    const filter = { ...searchOf(params), ...shape.narrow };
     // Search by substring first (the trigram index answers it quickly); only when nothing
     // matches, with swapped letters undone (a few more lookups), and only then by similarity,
     // which finds any typo but scans far more.
@@ -845,17 +912,17 @@ export class ConceptService {
           slice.rows.map((version) => ctx.loaders.conceptVersionCounts.load(version.conceptId)),
         )
       : undefined;
-    return pageOf(
-      slice.rows.map((version, i) => ({
-        source: sources.get(version.repositoryId)!,
-        concept: byId.get(version.conceptId)!,
-        version,
-        versionCount: counts?.[i],
-      })),
-      slice.total,
-      params,
-      facets,
-    );
+    const views: ConceptView[] = slice.rows.map((version, i) => ({
+      source: sources.get(version.repositoryId)!,
+      concept: byId.get(version.conceptId)!,
+      version,
+      versionCount: counts?.[i],
+    }));
+    if (shape.hierarchy) {
+      const flags = await Promise.all(views.map((view) => this.hasChildren(ctx, view)));
+      views.forEach((view, i) => (view.hasChildren = flags[i]));
+    }
+    return pageOf(views, slice.total, params, facets);
   }
 
   /** Every edit through a source path: the caller (a user) and the source HEAD they may edit. */

@@ -19,7 +19,13 @@ import {
 import { authorize, requireUser, viewerOf } from '../shared/access';
 import type { ServiceContext } from '../shared/context';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from '../shared/list';
-import type { OwnerRef, RepoRef } from '../shared/urls';
+import {
+  parseConceptUrl,
+  repoUrl,
+  type ConceptRef,
+  type OwnerRef,
+  type RepoRef,
+} from '../shared/urls';
 import { stripUndefined } from '../accounts/user.service';
 import type { Owner, PathResolver, RepoCounts, RepoView } from '../shared/paths';
 import { recordEvent, repoSubject } from '../community/event.service';
@@ -150,6 +156,13 @@ const commonFields = {
 const sourceFields = z.object({
   ...commonFields,
   sourceType: shortText.optional(),
+  // OCL's `hierarchy_root_url`: the URL of one of the source's concepts; blank clears it.
+  hierarchyRootUrl: z
+    .string({ error: 'Must be a string.' })
+    .trim()
+    .nullish()
+    .transform((v) => (v ? v : null))
+    .optional(),
   ...Object.fromEntries(AUTO_ID_KEYS.map((k) => [k, autoIdFields[k].optional()])),
 });
 const collectionFields = z.object({
@@ -408,6 +421,12 @@ export class RepositoryService {
     }
     // One validation, so that every bad field is reported at once.
     const data = this.parseFields(kind, { ...record, id: record.id ?? record.shortCode }, true);
+    if (data.hierarchyRootUrl) {
+      throw AppError.field(
+        'hierarchyRootUrl',
+        'A new source has no concepts yet: set its hierarchy root once the concept is made.',
+      );
+    }
     const id = data.id as string;
     const key = keyOf(owner);
     if (await this.repos.repos.mnemonicTaken(key, id)) throw repoTaken(owner, id);
@@ -490,6 +509,10 @@ export class RepositoryService {
       }
     }
     const data = this.parseFields(view.repo.kind, input);
+    const hierarchyRoot =
+      data.hierarchyRootUrl === undefined
+        ? undefined
+        : await this.hierarchyRootCode(ctx, view, data.hierarchyRootUrl);
     const updatedBy = requireUser(ctx).username;
     const apply = async (r: Repositories): Promise<RepositoryEntity> => {
       // Applied to the row as committed, under its lock: parallel edits of other fields stay.
@@ -501,6 +524,7 @@ export class RepositoryService {
       if (data.defaultLocale !== undefined) repo.defaultLocale = data.defaultLocale;
       repo.supportedLocales = withDefault(repo.supportedLocales, repo.defaultLocale);
       repo.settings = { ...repo.settings, ...data.settings };
+      if (hierarchyRoot !== undefined) repo.hierarchyRoot = hierarchyRoot;
       repo.updatedBy = updatedBy;
       return r.repos.save(repo);
     };
@@ -715,6 +739,42 @@ export class RepositoryService {
     return { type: 'User', id: user?.username ?? '', user: user ?? undefined };
   }
 
+  /**
+   * The code of the concept a hierarchy root URL names (null clears the root). It must name a
+   * concept of this very source (OCL answers 400 otherwise), at HEAD: the root is the concept,
+   * and each version shows its own version of it.
+   */
+  private async hierarchyRootCode(
+    ctx: ServiceContext,
+    view: RepoView,
+    url: string | null,
+  ): Promise<string | null> {
+    if (url === null) return null;
+    const notOurs = AppError.field(
+      'hierarchyRootUrl',
+      `'${url}' is not a concept of this source: the hierarchy root must be one of its concepts.`,
+    );
+    let ref: ConceptRef;
+    try {
+      ref = parseConceptUrl(url);
+    } catch {
+      throw notOurs;
+    }
+    if (ref.conceptVersion !== undefined || (ref.source.version ?? HEAD) !== HEAD) {
+      throw AppError.field(
+        'hierarchyRootUrl',
+        `'${url}' names a version; name the concept (…/concepts/<id>/): each version shows its own.`,
+      );
+    }
+    const named = await this.get(ctx, { ...ref.source, version: undefined }).catch(() => {
+      throw notOurs;
+    });
+    if (named.repo.id !== view.repo.id) throw notOurs;
+    const concept = await this.repos.concepts.findConcept(view.repo.id, ref.id);
+    if (!concept) throw notOurs;
+    return concept.mnemonic;
+  }
+
   /** The fields of a create (`id` and `name` required) or of a partial update. */
   private parseFields(kind: RepositoryKind, input: unknown, creating = false) {
     const schema = FIELDS[kind][creating ? 'create' : 'edit'];
@@ -724,7 +784,7 @@ export class RepositoryService {
     for (const [key, value] of Object.entries(parsed)) {
       if ((AUTO_ID_KEYS as string[]).includes(key)) {
         if (value !== undefined) settings[key] = value ?? null;
-      } else if (key !== 'name' && key !== 'defaultLocale' && key !== 'id') {
+      } else if (!['name', 'defaultLocale', 'id', 'hierarchyRootUrl'].includes(key)) {
         (fields as Record<string, unknown>)[key] = value;
       }
     }
@@ -732,6 +792,7 @@ export class RepositoryService {
       id: parsed.id as string | undefined,
       name: parsed.name as string | undefined,
       defaultLocale: parsed.defaultLocale as string | undefined,
+      hierarchyRootUrl: parsed.hierarchyRootUrl as string | null | undefined,
       fields,
       settings,
     };
@@ -797,8 +858,23 @@ function snapshotOf(repo: RepositoryEntity): RepositorySnapshot {
     preferredSource: repo.preferredSource,
     customValidationSchema: repo.customValidationSchema,
     canonicalUrl: repo.canonicalUrl,
+    hierarchyRoot: repo.hierarchyRoot,
     extras: repo.extras,
   };
+}
+
+/** The code of a source's hierarchy root as the view sees it (a version froze its own). */
+export function hierarchyRootOf(view: RepoView): string | null {
+  return (view.version.metadata ?? view.repo).hierarchyRoot ?? null;
+}
+
+/** The concept a source's hierarchy view starts at, by its version-less URL; null for none. */
+export function hierarchyRootUrl(view: RepoView): string | null {
+  const code = hierarchyRootOf(view);
+  const { owner, repo } = view;
+  return code === null
+    ? null
+    : `${repoUrl(owner, repo.kind, repo.mnemonic)}concepts/${encodeURIComponent(code)}/`;
 }
 
 function repoTaken(owner: Owner, id: string): AppError {

@@ -38,6 +38,11 @@ export interface Loaders {
   /** Versions of a mapping, by mapping (versioned object) id. */
   mappingVersionCounts: DataLoader<string, number>;
   /**
+   * Whether a concept has children (not retired) in its source as of a change, by
+   * `hierarchyKey(repositoryId, seq, code)`: one statement per source version asked about.
+   */
+  conceptHasChildren: DataLoader<string, boolean>;
+  /**
    * The newest repository version holding a concept or mapping version, by
    * `repositoryId:validFromSeq:validToSeq` (`holdingKey`).
    */
@@ -188,6 +193,25 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       const counts = await repos.mappings.countVersions(ids);
       return ids.map((id) => counts.get(id) ?? 0);
     }),
+    conceptHasChildren: new DataLoader(async (keys) => {
+      const asked = new Map<
+        string,
+        { repositoryId: string; seq: string | null; codes: string[] }
+      >();
+      for (const key of keys) {
+        const { repositoryId, seq, code } = JSON.parse(key) as HierarchyKey;
+        const at = `${repositoryId}:${seq}`;
+        const group = asked.get(at) ?? { repositoryId, seq, codes: [] };
+        group.codes.push(code);
+        asked.set(at, group);
+      }
+      const found = new Set<string>();
+      for (const { repositoryId, seq, codes } of asked.values()) {
+        for (const code of await repos.concepts.codesWithChildren(repositoryId, seq, codes))
+          found.add(hierarchyKey(repositoryId, seq, code));
+      }
+      return keys.map((key) => found.has(key));
+    }),
     conceptVersionCounts: new DataLoader(async (ids) => {
       const counts = await repos.concepts.countVersions(ids);
       return ids.map((id) => counts.get(id) ?? 0);
@@ -222,4 +246,15 @@ export function holdingKey(version: {
   validToSeq: string | null;
 }): string {
   return `${version.repositoryId}:${version.validFromSeq}:${version.validToSeq ?? ''}`;
+}
+
+interface HierarchyKey {
+  repositoryId: string;
+  seq: string | null;
+  code: string;
+}
+
+/** The key of `Loaders.conceptHasChildren`: a code in a source as of a change (null: HEAD). */
+export function hierarchyKey(repositoryId: string, seq: string | null, code: string): string {
+  return JSON.stringify({ repositoryId, seq, code } satisfies HierarchyKey);
 }
