@@ -83,6 +83,17 @@ export function collectionHandlers(services: Services) {
       const view = await expansions.expansionDetail(ctx, repoOf(req), param(req, 'expansion'));
       return ok(expansionJson(view, { summary: view.summary, verbose: flag(req.query.verbose) }));
     },
+    /** OCL answers the flag bare (`true`/`false`); the web client polls it. */
+    expansionProcessing: async (req, ctx) =>
+      ok(await expansions.processing(ctx, repoOf(req), param(req, 'expansion'))),
+    /** `{<version URL the expansion resolved>: <what its repository resolves to now>}`, as OCL. */
+    expansionRepoUpdates: async (req, ctx) => {
+      const updates = await expansions.repoUpdates(ctx, repoOf(req), param(req, 'expansion'));
+      return ok(Object.fromEntries(updates.map((u) => [u.resolved, u.latest])));
+    },
+    /** Evaluated before answering: 200 with the expansion as it now is. */
+    reevaluateExpansion: async (req, ctx) =>
+      ok(expansionJson(await expansions.reevaluate(ctx, repoOf(req), param(req, 'expansion')))),
     removeExpansion: async (req, ctx) => {
       await expansions.deleteExpansion(ctx, repoOf(req), param(req, 'expansion'));
       return noContent();

@@ -122,6 +122,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         removeReferences: signedIn,
         createExpansion: signedIn,
         deleteExpansion: signedIn,
+        reevaluateExpansion: signedIn,
         startBulkImport: signedIn,
         cancelBulkImport: signedIn,
         requestExport: signedIn,

@@ -425,6 +425,16 @@ export class CollectionRepository {
     return { rows, total: count[0].n };
   }
 
+  /**
+   * Forgets what an expansion's references selected (before they are evaluated again); its
+   * members stay until `recomputeMembers` compares them with what the new rows hold.
+   */
+  async clearReferenceRows(expansionId: string): Promise<void> {
+    await this.em.query(`DELETE FROM expansion_reference_rows WHERE expansion_id = $1`, [
+      expansionId,
+    ]);
+  }
+
   async deleteExpansion(expansionId: string): Promise<void> {
     await this.em.query(`DELETE FROM expansions WHERE id = $1`, [expansionId]);
   }

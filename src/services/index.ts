@@ -289,7 +289,10 @@ export class Services {
       this.resolver,
       this.tasks,
     );
-    this.expansions = new CollectionExpansions(this.repos, this.repositories, this.resolver);
+    // Called at run time only: the export service is made below.
+    this.expansions = new CollectionExpansions(this.repos, this.repositories, this.resolver, {
+      defaultReevaluated: (r, versionId) => this.exports.contentReplaced(r, versionId),
+    });
     this.collections = new CollectionService(
       this.repos,
       this.repositories,

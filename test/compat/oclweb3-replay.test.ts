@@ -755,6 +755,30 @@ describe('collection page (repos/RepoHome.jsx, references/*)', () => {
     expect(concepts.headers.num_found).toBe('8');
   });
 
+  it("shows each version's expansions with their repository updates and processing state, and rebuilds one (CollectionVersionsTab.jsx)", async () => {
+    const version = `${w.malaria.url}v1/`;
+    const detail = await asJdoe().get(`${version}?includeSummary=true`);
+    const expansions = await asJdoe().get(`${version}expansions/?includeSummary=true&verbose=true`);
+    const selected = expansions.body.find(
+      (e: { url: string }) => e.url === detail.body.expansion_url,
+    );
+    // fetchResolvedRepoUpdates: an object (its keys are what the row warns about).
+    const updates = await asJdoe().get(
+      `${version}expansions/${selected.mnemonic}/resolved-repo-updates/`,
+    );
+    expect(updates.status).toBe(200);
+    expect(updates.body).toEqual({});
+    // pollExpansionProcessing: parseProcessingValue reads a bare boolean (or "true"/"false").
+    const processing = await asJdoe().get(`${selected.url}processing/`);
+    expect(processing.status).toBe(200);
+    expect(processing.body).toBe(false);
+    // onRebuildExpansion: any of 200, 201, 202 is success.
+    const rebuilt = await asJdoe().post(`${selected.url}re-evaluate/`, undefined);
+    expect([200, 201, 202]).toContain(rebuilt.status);
+    const concepts = await asJdoe().get(`${selected.url}concepts/?q=&page=1&limit=25`);
+    expect(concepts.headers.num_found).toBe('8');
+  });
+
   it('opens a member concept and mapping with the references that brought them in', async () => {
     for (const [path, expression] of [
       ['concepts/C01/', `${w.clin.url}v1.0/concepts/C01/`],

@@ -29,6 +29,7 @@ import {
   ExpansionListArgs,
   ExpansionObject,
   ExpansionPage,
+  ExpansionRepoUpdateObject,
   ExpansionSummaryObject,
   ReferenceListArgs,
   ReferenceObject,
@@ -200,6 +201,22 @@ export class CollectionResolver {
     return summaryLoader(ctx).load(expansion.view);
   }
 
+  @FieldResolver(() => [ExpansionRepoUpdateObject], {
+    description:
+      'The repository versions it resolved whose repositories now resolve to another version (REST `resolved-repo-updates/`).',
+  })
+  async repoUpdates(
+    @Root() expansion: ExpansionObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ExpansionRepoUpdateObject[]> {
+    const { collection, expansion: e } = expansion.view;
+    return ctx.services.expansions.repoUpdates(
+      ctx,
+      versionRefOf(collection, e.versionMnemonic),
+      e.mnemonic,
+    );
+  }
+
   @FieldResolver(() => ConceptPage)
   async concepts(
     @Root() expansion: ExpansionObject,
@@ -304,6 +321,24 @@ export class CollectionResolver {
         parameters,
         canonicalUrl,
       }),
+    );
+  }
+
+  @Mutation(() => ExpansionObject, {
+    description:
+      "Evaluates an expansion's references again with its parameters (REST `re-evaluate/`): references without a version read what their repositories resolve to now.",
+  })
+  async reevaluateExpansion(
+    @Arg('collection', { description: COLLECTION_URL }) collection: string,
+    @Arg('mnemonic') mnemonic: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ExpansionObject> {
+    return ExpansionObject.from(
+      await ctx.services.expansions.reevaluate(
+        ctx,
+        parseRepoUrl(collection, 'collection'),
+        mnemonic,
+      ),
     );
   }
 

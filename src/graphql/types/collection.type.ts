@@ -211,6 +211,18 @@ export class ExpansionSystemObject {
   resolved: boolean;
 }
 
+@ObjectType('ExpansionRepoUpdate', {
+  description:
+    'A repository version an expansion resolved, and the version its repository resolves to now (re-evaluating would read that one).',
+})
+export class ExpansionRepoUpdateObject {
+  @Field({ description: 'The version URL the expansion resolved.' })
+  resolved: string;
+
+  @Field({ description: "What the repository's URL without a version resolves to now." })
+  latest: string;
+}
+
 @ObjectType('Expansion', {
   description: 'A collection version evaluated under its parameters (spec operations §2.1).',
 })

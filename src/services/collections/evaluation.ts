@@ -207,6 +207,40 @@ export async function evaluate(
   return [...systems.values()];
 }
 
+/** A repository version an evaluation read, and the one evaluating again would read. */
+export interface ResolutionChange {
+  resolved: string;
+  latest: string;
+}
+
+/**
+ * What evaluating `references` under `p` again would resolve differently from `before` (an
+ * expansion's resolutions), resolving as the caller now: each repository version URL read then
+ * whose system now resolves to another version. A system read at HEAD resolves to HEAD again.
+ */
+export async function resolutionChanges(
+  resolver: ReferenceResolver,
+  ctx: ServiceContext,
+  collection: Pick<RepoView, 'owner'>,
+  p: ExpansionParameters,
+  references: SystemReference[],
+  before: ResolvedSystem[],
+  within: Repositories,
+): Promise<ResolutionChange[]> {
+  const now = await resolveFor(resolver, ctx, collection, p, references, within);
+  const targets = await targetsOf(references, p, async (asked) =>
+    asked.map((reference) => resolutionOf(now, reference)),
+  );
+  const changes = new Map<string, string>();
+  for (const { system, resolution } of targets) {
+    const was = before.find((s) => s.system === system.system && s.version === system.version);
+    if (!was?.url || !resolution.repo) continue;
+    const latest = versionUrlOf(resolution.repo);
+    if (latest !== was.url) changes.set(was.url, latest);
+  }
+  return [...changes].map(([resolved, latest]) => ({ resolved, latest }));
+}
+
 /**
  * Resolves, as the caller, every repository that evaluating `references` under the parameters
  * `p` reads (see `targetsOf`), once, inside the transaction that evaluates them: `within` is

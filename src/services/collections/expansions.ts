@@ -17,7 +17,13 @@ import type { ReferenceResolver } from './reference-resolver';
 import type { RepositoryService, RepoView } from '../content/repository.service';
 import { repoUrl, type RepoRef } from '../shared/urls';
 import { mnemonic, parseInput } from '../shared/validation';
-import { collectionAt, evaluateVersion, resolveFor } from './evaluation';
+import {
+  collectionAt,
+  evaluateVersion,
+  resolutionChanges,
+  resolveFor,
+  type ResolutionChange,
+} from './evaluation';
 
 export interface ExpansionView {
   collection: RepoView;
@@ -58,6 +64,18 @@ const expansionCreateSchema = z.object({
 export const expansionInput = { create: expansionCreateSchema };
 
 /**
+ * What re-evaluating a collection version's default expansion tells what was made from it (the
+ * version's export); the composition root (src/services/index.ts) passes the listener in.
+ */
+export interface ExpansionEvents {
+  /**
+   * Inside the re-evaluation's transaction, on its repositories: refuses while a file of the
+   * version is being written, withdraws a written one, and answers what to do once committed.
+   */
+  defaultReevaluated(r: Repositories, versionId: string): Promise<() => Promise<void>>;
+}
+
+/**
  * Expansions of collection versions (spec operations §2.1, §4.1): made with their parameters,
  * listed with their summaries and deleted; a new version evaluates its own default one.
  */
@@ -66,6 +84,7 @@ export class CollectionExpansions {
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
     private readonly resolver: ReferenceResolver,
+    private readonly events: ExpansionEvents,
   ) {}
 
   /** spec operations §4.1: an expansion of a collection version with its parameters. */
@@ -158,6 +177,86 @@ export class CollectionExpansions {
     if (views.length === 0) return [];
     const counts = await this.summaries(ctx, views);
     return views.map((view) => ({ ...view, summary: counts.get(view.expansion.id) }));
+  }
+
+  /**
+   * OCL's `processing/`: whether the expansion is being evaluated. Ours are evaluated before
+   * they are answered (a create, a re-evaluation), so a reader sees one only once evaluated.
+   */
+  async processing(ctx: ServiceContext, ref: RepoRef, mnemonic: string): Promise<boolean> {
+    return (await this.getExpansion(ctx, ref, mnemonic)).expansion.isProcessing;
+  }
+
+  /**
+   * OCL's `resolved-repo-updates/`: each repository version the expansion resolved whose
+   * reference now resolves (as the caller, as re-evaluating would) to another version: a
+   * canonical URL without a version to a newer release. Empty when re-evaluating would read the
+   * same versions. (OCL compares with each repository's newest release; ours tells what
+   * `re-evaluate/` would change, so that the two agree.)
+   */
+  async repoUpdates(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    mnemonic: string,
+  ): Promise<ResolutionChange[]> {
+    const { collection, expansion } = await this.getExpansion(ctx, ref, mnemonic);
+    const { parsed } = parseExpansionParameters(expansion.parameters);
+    const references = await this.repos.collections.referencesAt(
+      collection.repo.id,
+      collection.version.seq,
+    );
+    return resolutionChanges(
+      this.resolver,
+      ctx,
+      collection,
+      parsed,
+      references,
+      expansion.resolved,
+      this.repos,
+    );
+  }
+
+  /**
+   * OCL's `re-evaluate/`: evaluates the expansion's references again with its parameters, in
+   * place, as the caller (an editor of the collection): references without a version now read
+   * what their repositories resolve to. Members that leave or join are recorded as changes (a
+   * subscriber's `updatedSince` sees them); under the collection's lock, as reference edits are.
+   * A version's default expansion re-evaluated withdraws the version's export (it showed the old
+   * members); refused (409) while that export is being written.
+   */
+  async reevaluate(ctx: ServiceContext, ref: RepoRef, mnemonic: string): Promise<ExpansionView> {
+    requireUser(ctx);
+    const collection = await collectionAt(this.repositories, ctx, ref);
+    await authorize(ctx, { action: 'repo.edit', repo: collection.repo });
+    const found = await this.findExpansion(collection, mnemonic);
+    const { parsed } = parseExpansionParameters(found.parameters);
+    // HEAD's auto-expansion follows its references' targets; every other one pins its members.
+    const follows = collection.version.mnemonic === HEAD && found.mnemonic === AUTO_EXPANSION;
+    const after = await this.repos.transaction(async (r) => {
+      await r.repos.lockHead(collection.repo.id);
+      // Read again under the lock: a parallel delete or re-evaluation committed first.
+      const expansion = await r.collections.findExpansion(collection.version.id, mnemonic);
+      if (!expansion) throw expansionNotFound(collection, mnemonic);
+      const version = await r.repos.findVersion(collection.repo.id, collection.version.mnemonic);
+      const done =
+        version?.expansionId === expansion.id
+          ? await this.events.defaultReevaluated(r, collection.version.id)
+          : null;
+      const references = await r.collections.referencesAt(
+        collection.repo.id,
+        collection.version.seq,
+      );
+      const resolved = await resolveFor(this.resolver, ctx, collection, parsed, references, r);
+      await r.collections.clearReferenceRows(expansion.id);
+      await evaluateVersion(
+        r,
+        { expansionId: expansion.id, parameters: parsed, resolved, pinAll: !follows },
+        references,
+      );
+      return { id: expansion.id, done };
+    });
+    await after.done?.();
+    return { collection, expansion: (await this.repos.collections.findExpansionById(after.id))! };
   }
 
   /** Deletes an expansion; never the auto-expansion HEAD keeps following its references. */

@@ -245,14 +245,14 @@ export class FhirResourceService {
    */
   private async memberCount(
     frozen: boolean,
-    expansionId: string,
+    { expansionId, evaluated }: { expansionId: string; evaluated: string },
     memberRepositoryId: string,
     source: { repositoryId: string; seq: string | null },
     read: MemberRead,
   ): Promise<number> {
     const key =
       frozen && source.seq !== null
-        ? `${expansionId}|${memberRepositoryId}|${source.repositoryId}|${source.seq}|${read.activeOnly === true}`
+        ? `${evaluated}|${memberRepositoryId}|${source.repositoryId}|${source.seq}|${read.activeOnly === true}`
         : null;
     const kept = key === null ? undefined : this.memberCounts.get(key);
     if (kept !== undefined) return kept;
@@ -264,13 +264,13 @@ export class FhirResourceService {
     );
     if (key !== null && allPinned) {
       this.memberCounts.set(key, count);
-      this.pinnedMembers.set(pinnedKey(expansionId, memberRepositoryId), true);
+      this.pinnedMembers.set(pinnedKey(evaluated, memberRepositoryId), true);
     }
     return count;
   }
 
   /**
-   * Member repositories of frozen expansions (`expansionId|repositoryId`) whose members are all
+   * Member repositories of frozen expansions (`evaluationKey|repositoryId`) whose members are all
    * pinned to a concept version, as `memberCount` found: a page of them read at a source version
    * cannot change (an unpinned member follows its concept's current version).
    */
@@ -558,12 +558,15 @@ export class FhirResourceService {
         const [{ expansion, repositoryIds }, byId] = await Promise.all([members(), includes()]);
         if (!expansion || byId.size === 0) return [];
         const expansionId = expansion.id;
-        // A collection version's expansion never changes (HEAD's does, as references change).
+        // A collection version's expansion changes only when re-evaluated (HEAD's also as its
+        // references change): what is kept of it is kept under its last evaluation.
         const frozen = view.version.seq !== null;
+        const evaluated = evaluationKey(expansion);
         const order = await this.repos.fhir.memberRepositoryOrder(expansionId, repositoryIds);
         return order.map((id) => ({
           include: byId.get(id)!,
-          count: (source, read) => this.memberCount(frozen, expansionId, id, source, read),
+          count: (source, read) =>
+            this.memberCount(frozen, { expansionId, evaluated }, id, source, read),
           page: async (source, read, offset, limit) => {
             const readPage = async () => {
               const { concepts, children } = await this.repos.fhir.memberConcepts(
@@ -579,12 +582,12 @@ export class FhirResourceService {
             // Pinned members of a frozen expansion, read at a source version: the page cannot
             // change, and is kept (the caller's access to the member repository was checked).
             const unchanging =
-              frozen && source.seq !== null && this.pinnedMembers.has(pinnedKey(expansionId, id));
+              frozen && source.seq !== null && this.pinnedMembers.has(pinnedKey(evaluated, id));
             if (!unchanging) return readPage();
             return this.keptConcepts(
               [
                 'members',
-                expansionId,
+                evaluated,
                 id,
                 source.repositoryId,
                 source.seq,
@@ -1382,8 +1385,13 @@ function nameOf(view: RepoView): RepoName {
 }
 
 /** The key of a member repository of an expansion in `pinnedMembers`. */
-function pinnedKey(expansionId: string, repositoryId: string): string {
-  return `${expansionId}|${repositoryId}`;
+/** An expansion as last evaluated (a re-evaluation changes its members and its `updatedAt`). */
+function evaluationKey(expansion: { id: string; updatedAt: Date }): string {
+  return `${expansion.id}@${expansion.updatedAt.getTime()}`;
+}
+
+function pinnedKey(evaluated: string, repositoryId: string): string {
+  return `${evaluated}|${repositoryId}`;
 }
 
 function memberKey(ownerType: string, owner: string, kind: string, id: string): string {

@@ -164,6 +164,27 @@ export class ExportService {
     await this.storage.remove(key);
   }
 
+  /**
+   * A version's content was replaced (its default expansion re-evaluated) inside the caller's
+   * transaction `r`: a file being written from the old content refuses it (409), a written one is
+   * withdrawn there, and its file removed once the caller has committed (what this answers).
+   */
+  async contentReplaced(r: Repositories, versionId: string): Promise<() => Promise<void>> {
+    // Held until the caller commits: no export of the version is claimed in between.
+    await r.lockNamed(exportLock(versionId));
+    const row = await r.exports.find(versionId);
+    if (row?.state === 'processing') {
+      throw new AppError(
+        'CONFLICT',
+        "The version's export is being written from its present content; try again once it is ready.",
+      );
+    }
+    const key = await r.exports.removeReady(versionId);
+    return async () => {
+      if (key) await this.storage.remove(key);
+    };
+  }
+
   /** A new version's automatic export (spec operations §3); a failure to queue is only logged. */
   async versionMade(ctx: ServiceContext, view: RepoView): Promise<void> {
     if (!this.jobs.started) return;
@@ -263,7 +284,12 @@ export class ExportService {
 
   /** Claims the export and queues its task; the task id, or null when it was claimed already. */
   private async queue(ctx: ServiceContext, view: RepoView): Promise<string | null> {
-    if (!(await this.repos.exports.claim(view.version.id))) return null;
+    // Under the version's export lock: a re-evaluation replacing its content commits first.
+    const claimed = await this.repos.transaction(async (r) => {
+      await r.lockNamed(exportLock(view.version.id));
+      return r.exports.claim(view.version.id);
+    });
+    if (!claimed) return null;
     try {
       const task = await this.jobs.enqueue(
         EXPORT_TASK,
@@ -341,4 +367,9 @@ export async function writeTo(out: Writable, piece: string | Buffer): Promise<vo
   } finally {
     stop.abort();
   }
+}
+
+/** The lock a version's export is claimed under (`contentReplaced` holds it too). */
+function exportLock(versionId: string): string {
+  return `export:${versionId}`;
 }
