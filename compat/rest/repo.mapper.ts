@@ -92,6 +92,8 @@ export function repoDetail(view: RepoView, counts: RepoCounts): object {
     custom_validation_schema: meta.customValidationSchema,
     canonical_url: meta.canonicalUrl,
     extras: meta.extras,
+    // HEAD's on the repository; a version's its own.
+    meta: (isHead ? repo.meta : version.meta) ?? null,
     owner: owner.id,
     owner_type: owner.type,
     owner_url: ownerUrl(owner),

@@ -117,6 +117,13 @@ function client(token: string | undefined) {
           .set(headers)
           .send(body as object),
       ),
+    patch: (path: string, body: unknown) =>
+      checked(
+        request(t.app)
+          .patch(path)
+          .set(headers)
+          .send(body as object),
+      ),
     delete: (path: string, body?: unknown) =>
       checked(
         body === undefined
@@ -534,6 +541,21 @@ describe('source page (repos/RepoHome.jsx, RepoSummary.jsx, VersionsTable.jsx)',
         to_concept_url: expect.any(String),
       }),
     );
+  });
+});
+
+describe('default filters (repos/RepoHome.jsx onSaveAsDefaultFilters)', () => {
+  it('saves the applied filters into meta.display.default_filter with PATCH, and reads them back', async () => {
+    const src = await createRepo(t, `/orgs/${w.demo}`, w.owner, { id: uniqueId('FILT') });
+    const repo = (await asJdoe().get(`${src.url}?includeSummary=true`)).body;
+    const meta = {
+      ...repo.meta,
+      display: { ...repo.meta?.display, default_filter: { conceptClass: ['Drug'] } },
+    };
+    const saved = await asJdoe().patch(repo.version_url || repo.url, { meta });
+    expect(saved.status).toBe(200);
+    const again = await asJdoe().get(`${src.url}?includeSummary=true`);
+    expect(again.body.meta.display.default_filter).toEqual({ conceptClass: ['Drug'] });
   });
 });
 

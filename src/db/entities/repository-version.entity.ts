@@ -62,6 +62,10 @@ export class RepositoryVersionEntity {
   @Column({ type: 'jsonb', nullable: true })
   extras: Record<string, unknown> | null;
 
+  /** OCL's `meta` of this version (how clients show it); HEAD's lives on the repository row. */
+  @Column({ type: 'jsonb', nullable: true })
+  meta: Record<string, unknown> | null;
+
   /** The repository's metadata when the version was made; null for HEAD (which reads the live row). */
   @Column({ type: 'jsonb', nullable: true })
   metadata: RepositorySnapshot | null;

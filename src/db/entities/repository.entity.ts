@@ -88,6 +88,10 @@ export class RepositoryEntity {
   @Column({ type: 'jsonb', nullable: true })
   extras: Record<string, unknown> | null;
 
+  /** OCL's `meta`: how clients show it (`display.default_filter`), not content. */
+  @Column({ type: 'jsonb', nullable: true })
+  meta: Record<string, unknown> | null;
+
   @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
   settings: AutoIdSettings;
 

@@ -22,6 +22,7 @@ import { DerivedRepositoryKeys1764810000000 } from './1764810000000-derived-repo
 import { TaskWorkers1764820000000 } from './1764820000000-task-workers';
 import { ExportAudiences1764900000000 } from './1764900000000-export-audiences';
 import { HierarchyRoot1765100000000 } from './1765100000000-hierarchy-root';
+import { RepositoryMeta1765200000000 } from './1765200000000-repository-meta';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   TaskWorkers1764820000000,
   ExportAudiences1764900000000,
   HierarchyRoot1765100000000,
+  RepositoryMeta1765200000000,
 ];

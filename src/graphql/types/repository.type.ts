@@ -60,6 +60,13 @@ export abstract class RepositoryObject {
   @Field(() => GraphQLJSONObject, { nullable: true })
   extras: Record<string, unknown> | null;
 
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description:
+      "OCL's `meta`: how clients show it (`display.default_filter`); a version has its own.",
+  })
+  meta: Record<string, unknown> | null;
+
   @Field({ description: '`Organization` or `User`.' })
   ownerType: string;
 
@@ -176,6 +183,7 @@ export function repositoryObject(view: RepoView): SourceObject | CollectionObjec
     customValidationSchema: meta.customValidationSchema,
     canonicalUrl: meta.canonicalUrl,
     extras: meta.extras,
+    meta: (isHead ? repo.meta : version.meta) ?? null,
     ownerType: owner.type,
     owner: owner.id,
     ownerUrl: ownerUrl(owner),
@@ -273,6 +281,9 @@ export class RepositoryInput {
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   extras?: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: "OCL's `meta` (display)." })
+  meta?: Record<string, unknown> | null;
 }
 
 @InputType('SourceInput')
@@ -367,4 +378,10 @@ export class VersionUpdateInput {
 
   @Field(() => GraphQLJSONObject, { nullable: true })
   extras?: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: "The version's own `meta` (display).",
+  })
+  meta?: Record<string, unknown> | null;
 }

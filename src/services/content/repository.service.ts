@@ -151,6 +151,8 @@ const commonFields = {
   customValidationSchema: shortText.optional(),
   canonicalUrl: canonicalUrl.optional(),
   extras: extras.optional(),
+  // OCL's `meta`: how clients show the repository (`display.default_filter`), not content.
+  meta: extras.optional(),
 };
 
 const sourceFields = z.object({
@@ -214,6 +216,8 @@ const versionUpdateSchema = z.object({
   retired: z.boolean({ error: 'Must be a boolean.' }).optional(),
   externalId: shortText.optional(),
   extras: extras.optional(),
+  // A version's own `meta` (how clients show it): not part of what it froze.
+  meta: extras.optional(),
 });
 
 /**
