@@ -238,11 +238,7 @@ export function whereExtras<T extends object>(
  * any list or count of a caller who may not see it); pushes its parameters onto `params`, or
  * binds them with `params` (a `Bind`).
  */
-export function visibleRepository(
-  alias: string,
-  viewer: Viewer,
-  params: unknown[] | Bind,
-): string {
+export function visibleRepository(alias: string, viewer: Viewer, params: unknown[] | Bind): string {
   if (viewer.superuser) return `${alias}.is_active`;
   const bind = Array.isArray(params) ? positional(params) : params;
   const me = bind(viewer.userId ?? '0');

@@ -36,7 +36,9 @@ interface World {
 }
 
 async function world(): Promise<World> {
-  const tag = uniqueId('w').replace(/[^a-z0-9]/gi, '').toLowerCase();
+  const tag = uniqueId('w')
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase();
   const s = await createSource(t, { id: 'S' });
   const other = await createSource(t, { id: 'T' });
   const p = await createSource(
