@@ -490,11 +490,16 @@ function whereWordsFound(
   const visible = visibleRepository('er', viewer, named('qVisible', visibility));
   qb.setParameters(visibility);
   words.forEach((word, i) => {
+    const name = likeLiteralSql(`registry_fold(:qName${i})`);
+    // A one-letter word names the concepts with that word (`hepatitis a`): as the start of a
+    // word it would name most of them, too many to look the mappings up by.
+    const inName =
+      word.length > 1
+        ? `${DISPLAY_WORDS} LIKE '% ' || ${name} || '%'`
+        : `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
     const concepts = `ARRAY(SELECT cv.concept_id FROM concept_versions cv
         JOIN repositories er ON er.id = cv.repository_id
-        WHERE cv.valid_to_seq IS NULL
-          AND ${DISPLAY_WORDS} LIKE '% ' || ${likeLiteralSql(`registry_fold(:qName${i})`)} || '%'
-          AND ${visible})`;
+        WHERE cv.valid_to_seq IS NULL AND ${inName} AND ${visible})`;
     qb.andWhere(
       `(mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}
         OR mv.from_concept_id = ANY(${concepts}) OR mv.to_concept_id = ANY(${concepts}))`,

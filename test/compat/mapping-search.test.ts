@@ -117,6 +117,9 @@ describe('q finds mappings by their ends’ concept names', () => {
     const w = await world();
     expect(await found(`${w.s.url}mappings/`, 'malar')).toEqual(['M1002']);
     expect(await found(`${w.s.url}mappings/`, 'alaria')).toEqual([]);
+    // A one-letter word names the concepts with that whole word (X is `Headache…`).
+    expect(await found(`${w.s.url}mappings/`, 'h')).toEqual([]);
+    expect(await found(`${w.s.url}mappings/`, 'headache')).toEqual(['M10020', 'M21002', 'MP']);
     // LIKE's wildcards are letters like any other.
     expect(await found(`${w.s.url}mappings/`, '%')).toEqual([]);
     expect(await found(`${w.s.url}mappings/`, '_')).toEqual([]);
