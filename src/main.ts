@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   }
 
   if (config.lookupSources && (await services.lookups.ensure())) {
-    log.info('created the OCL org with the lookup sources (LOOKUP_SOURCES=off to skip)');
+    log.info(
+      'created the lookup sources: the OCL org’s, and ISO’s iso639-1 for /locales/ (LOOKUP_SOURCES=off to skip)',
+    );
   }
 
   // A worker builds the same app (the edges wire what tasks need, e.g. the export document's

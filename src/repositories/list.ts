@@ -14,12 +14,32 @@ export type Viewer =
     };
 
 /** SQL that holds when the repository `alias` is the viewer's owner's; '' for no owner. */
-function ownedByReaderOwner(alias: string, viewer: Viewer, params: unknown[]): string {
+function ownedByReaderOwner(alias: string, viewer: Viewer, bind: Bind): string {
   if (viewer.superuser || !viewer.owner) return '';
   const { owner } = viewer;
-  params.push('orgId' in owner ? owner.orgId : owner.userId);
+  const id = bind('orgId' in owner ? owner.orgId : owner.userId);
   const column = 'orgId' in owner ? 'owner_org_id' : 'owner_user_id';
-  return `\n    OR ${alias}.${column} = $${params.length}::bigint`;
+  return `\n    OR ${alias}.${column} = ${id}::bigint`;
+}
+
+/** Binds a value into a statement, answering its placeholder. */
+export type Bind = (value: unknown) => string;
+
+/** Binds by position: pushes the value onto `params` and answers `$n`. */
+function positional(params: unknown[]): Bind {
+  return (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+}
+
+/** Binds by name for a query builder: sets `prefix0`, `prefix1`, … in `parameters`, answers `:name`. */
+export function named(prefix: string, parameters: Record<string, unknown>): Bind {
+  return (value) => {
+    const name = `${prefix}${Object.keys(parameters).length}`;
+    parameters[name] = value;
+    return `:${name}`;
+  };
 }
 
 export interface SortSpec<K extends string> {
@@ -215,13 +235,14 @@ export function whereExtras<T extends object>(
 
 /**
  * SQL that holds when the viewer may see the repository `alias` (design §2: nothing private in
- * any list or count of a caller who may not see it); pushes its parameter onto `params`.
+ * any list or count of a caller who may not see it); pushes its parameters onto `params`, or
+ * binds them with `params` (a `Bind`).
  */
-export function visibleRepository(alias: string, viewer: Viewer, params: unknown[]): string {
+export function visibleRepository(alias: string, viewer: Viewer, params: unknown[] | Bind): string {
   if (viewer.superuser) return `${alias}.is_active`;
-  params.push(viewer.userId ?? '0');
-  const me = `$${params.length}`;
-  const readerOwner = ownedByReaderOwner(alias, viewer, params);
+  const bind = Array.isArray(params) ? positional(params) : params;
+  const me = bind(viewer.userId ?? '0');
+  const readerOwner = ownedByReaderOwner(alias, viewer, bind);
   return `(${alias}.is_active AND ((${alias}.public_access <> 'None' AND (${alias}.owner_org_id IS NULL
     OR EXISTS (SELECT 1 FROM organizations po WHERE po.id = ${alias}.owner_org_id AND po.public_access <> 'None')))
     OR ${alias}.owner_user_id = ${me}::bigint

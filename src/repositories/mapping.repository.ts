@@ -6,17 +6,20 @@ import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   facetsOf,
+  likeLiteral,
+  named,
   orderBy,
   searchWords,
   sliceOf,
+  visibleRepository,
   whereAnyOf,
   whereExtras,
-  whereWordsMatch,
   type ExtrasFilter,
   type FacetCounts,
   type Listing,
   type Slice,
   type SortSpec,
+  type Viewer,
   type Window,
 } from './list';
 
@@ -24,7 +27,11 @@ export type MappingSortKey = 'bestMatch' | 'lastUpdate' | 'id' | 'mapType' | 'so
 
 /** spec core §4.4 mapping list filters. */
 export interface MappingSearch {
-  q?: string;
+  /**
+   * Words every mapping must hold (`whereWordsFound`), and who reads: the names of end concepts
+   * are searched in the sources this viewer may see only.
+   */
+  q?: { text: string; viewer: Viewer };
   includeRetired?: boolean;
   mapType?: string[];
   updatedSince?: Date;
@@ -380,8 +387,8 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
         qb.andWhere('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
     }
     if (!filter.includeRetired) qb.andWhere('NOT mv.retired');
-    const words = filter.q ? searchWords(filter.q) : [];
-    if (words.length) whereWordsMatch(qb, 'mv.search_text', words);
+    const words = filter.q ? searchWords(filter.q.text) : [];
+    if (filter.q && words.length) whereWordsFound(qb, words, filter.q.viewer);
     if (filter.ids?.length) {
       qb.andWhere('mv.mnemonic IN (:...ids)', { ids: filter.ids });
     }
@@ -450,4 +457,57 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     orderBy(qb, sort, ORDER, rank);
     return qb;
   }
+}
+
+/**
+ * The display name of a current concept version as `q` searches it: folded, after a space, so
+ * that a word's start is ` word` (indexed by `concept_versions_head_display_words`).
+ */
+const DISPLAY_WORDS = `(' ' || registry_fold(cv.display_name))`;
+
+/** SQL escaping the LIKE wildcards of a text expression (as `likeLiteral` does). */
+function likeLiteralSql(expression: string): string {
+  return `replace(replace(replace(${expression}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
+}
+
+/**
+ * `q` on mappings, as OCL indexes a mapping (its id, and each end as its code and its concept's
+ * name): every word must start a word (after the start or a space) of the mapping's own text —
+ * id, map type, the ends' codes and the names stored with them — or of the current display name
+ * of the concept an end points to, in a source `viewer` may see (the name the mapping shows; a
+ * private concept's name finds nothing for those who may not see it). A code matches itself and
+ * the codes it begins (1002: 1002, 10020; not 21002). The names are read at search time, so a
+ * renamed concept is found by its new name at once, and by its old one no more (unless the
+ * mapping itself stores it). Each word's concepts are found first (an array, through the
+ * trigram index of current display names), then the mappings from or to them by index.
+ */
+function whereWordsFound(
+  qb: SelectQueryBuilder<MappingVersionEntity>,
+  words: string[],
+  viewer: Viewer,
+): void {
+  const visibility: Record<string, unknown> = {};
+  const visible = visibleRepository('er', viewer, named('qVisible', visibility));
+  qb.setParameters(visibility);
+  words.forEach((word, i) => {
+    const name = likeLiteralSql(`registry_fold(:qName${i})`);
+    // A one-letter word names the concepts with that word (`hepatitis a`): as the start of a
+    // word it would name most of them, too many to look the mappings up by.
+    const inName =
+      word.length > 1
+        ? `${DISPLAY_WORDS} LIKE '% ' || ${name} || '%'`
+        : `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
+    const concepts = `ARRAY(SELECT cv.concept_id FROM concept_versions cv
+        JOIN repositories er ON er.id = cv.repository_id
+        WHERE cv.valid_to_seq IS NULL AND ${inName} AND ${visible})`;
+    qb.andWhere(
+      `(mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}
+        OR mv.from_concept_id = ANY(${concepts}) OR mv.to_concept_id = ANY(${concepts}))`,
+      {
+        [`qFirst${i}`]: `${likeLiteral(word)}%`,
+        [`qWord${i}`]: `% ${likeLiteral(word)}%`,
+        [`qName${i}`]: word,
+      },
+    );
+  });
 }

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
 import { createTestApp, createUser, type TestApp } from '../factories';
-import { createRepo } from '../factories/content';
+import { createRepo, createSource } from '../factories/content';
 
 /** OCL's lookup sources (issue 15 part 3): the pick lists of the concept and mapping forms. */
 
@@ -81,15 +81,52 @@ describe('{source}/concepts/lookup/', () => {
 });
 
 describe('/locales/', () => {
-  it('answers the locales with a two-letter code, the code in `locale`', async () => {
+  it('answers the ISO 639-1 locales, each id its two-letter code (as OCL’s iso639-1 source)', async () => {
     const res = await request(t.app).get('/locales/?verbose=true');
     expect(res.status).toBe(200);
     expect(res.body.find((l: { locale: string }) => l.locale === 'en')).toMatchObject({
-      id: 'eng',
+      id: 'en',
       display_name: 'English',
+      url: '/orgs/ISO/sources/iso639-1/concepts/en/',
     });
-    expect(res.body.every((l: { locale: string }) => /^[a-z]{2}$/.test(l.locale))).toBe(true);
-    expect(res.body.length).toBeGreaterThan(150);
+    const items = res.body as Array<{ id: string; locale: string }>;
+    expect(items.every((l) => /^[a-z]{2}$/.test(l.locale) && l.id === l.locale)).toBe(true);
+    // Every two-letter code of OCL's Locales source, once (184, as OCL's iso_639_1_locales.json).
+    expect(new Set(items.map((l) => l.id)).size).toBe(184);
+    expect(items).toHaveLength(184);
+    const org = await request(t.app).get('/orgs/ISO/');
+    expect(org.body).toMatchObject({ id: 'ISO', public_access: 'View' });
+  });
+
+  it('the concept form’s choice (the ids it offers) is the code an `en` source declares', async () => {
+    // oclweb3's LocaleForm offers `locales.map(locale => locale.id)`; English is the one named so.
+    const res = await request(t.app).get('/locales/?verbose=true');
+    const chosen = (res.body as Array<{ id: string; display_name: string }>).find(
+      (l) => l.display_name === 'English',
+    )!.id;
+    const src = await createSource(t, { default_locale: 'en', supported_locales: 'en' });
+    const created = await request(t.app)
+      .post(`${src.url}concepts/`)
+      .set('Authorization', src.owner.auth)
+      .send({
+        id: 'C1',
+        concept_class: 'Misc',
+        datatype: 'N/A',
+        names: [
+          {
+            name: 'Form name',
+            locale: chosen,
+            locale_preferred: true,
+            name_type: 'Fully Specified',
+          },
+        ],
+      });
+    expect(created.status).toBe(201);
+    expect(created.body.names.map((n: { locale: string }) => n.locale)).toEqual(['en']);
+    // Named in the source's default locale, it is the concept's display name there.
+    expect(created.body.display_locale).toBe('en');
+    const source = await request(t.app).get(src.url);
+    expect(source.body).toMatchObject({ default_locale: 'en', supported_locales: 'en' });
   });
 });
 

@@ -21,6 +21,7 @@ import { RetiredHeadKeys1764800000000 } from './1764800000000-retired-head-keys'
 import { DerivedRepositoryKeys1764810000000 } from './1764810000000-derived-repository-keys';
 import { TaskWorkers1764820000000 } from './1764820000000-task-workers';
 import { ExportAudiences1764900000000 } from './1764900000000-export-audiences';
+import { MappingEndNames1765000000000 } from './1765000000000-mapping-end-names';
 import { HierarchyRoot1765100000000 } from './1765100000000-hierarchy-root';
 import { RepositoryMeta1765200000000 } from './1765200000000-repository-meta';
 
@@ -49,6 +50,7 @@ export const migrations = [
   DerivedRepositoryKeys1764810000000,
   TaskWorkers1764820000000,
   ExportAudiences1764900000000,
+  MappingEndNames1765000000000,
   HierarchyRoot1765100000000,
   RepositoryMeta1765200000000,
 ];

@@ -129,9 +129,9 @@ export class EventPage {
   items: EventObject[];
 }
 
-@ObjectType('Locale', { description: 'A locale of OCL’s Locales source with a two-letter code.' })
+@ObjectType('Locale', { description: 'A locale of the ISO 639-1 source (REST `/locales/`).' })
 export class LocaleObject {
-  @Field({ description: 'The concept id (ISO 639-2).' })
+  @Field({ description: 'The concept id: its two-letter code (ISO 639-1).' })
   id: string;
 
   @Field({ description: 'The two-letter code names and descriptions take.' })

@@ -14,8 +14,15 @@ import LOOKUPS from './ocl-lookups.json';
 
 /** The org that holds the lookup sources: the web client asks for it by this id. */
 export const LOOKUP_ORG = 'OCL';
-/** The source `/locales/` answers from. */
-const LOCALES_SOURCE = 'Locales';
+/**
+ * The org and source `/locales/` answers from, as OCL's (its `DEFAULT_LOCALES_REPO_URI`,
+ * `/orgs/ISO/sources/iso639-1/`): one concept per ISO 639-1 code, the code its id, so that the
+ * concept form, which offers the ids, gives names the codes sources declare (`en`, not `eng`).
+ */
+const LOCALES_ORG = 'ISO';
+const LOCALES_SOURCE = 'iso639-1';
+/** OCL's Locales lookup source, ISO 639-2 ids (`eng`), whose two-letter codes `iso639-1` holds. */
+const OCL_LOCALES = 'Locales';
 /** The name type of a locale's two-letter code. */
 const ISO_639_1 = 'ISO 639-1';
 
@@ -50,41 +57,60 @@ export class LookupService {
   ) {}
 
   /**
-   * Creates the `OCL` org with its lookup sources when there is no org of that id: one
-   * transaction, under a lock, so parallel starts create it once. Answers whether it created it.
+   * Creates the `OCL` org with its lookup sources, and the `ISO` org with the `iso639-1` source
+   * `/locales/` reads, each when there is no org of its id: one transaction, under a lock, so
+   * parallel starts create them once. Answers whether it created either.
    */
   async ensure(): Promise<boolean> {
     const admin = await this.repos.users.findByUsername(ADMIN_USERNAME);
     if (!admin)
       throw new Error(`The bootstrap administrator '${ADMIN_USERNAME}' must exist first.`);
+    const lookups = LOOKUPS as Record<string, LookupConcept[]>;
     return this.repos.transaction(async (r) => {
       await r.lockNamed('ocl-lookup-org');
-      if (await r.orgs.mnemonicTaken(LOOKUP_ORG)) return false;
-      const org = await r.orgs.insert({
-        mnemonic: LOOKUP_ORG,
-        name: 'Open Concept Lab',
-        company: 'Open Concept Lab',
-        website: 'https://openconceptlab.org',
-        publicAccess: 'View',
-        createdBy: ADMIN_USERNAME,
-        updatedBy: ADMIN_USERNAME,
-      });
-      await r.orgs.upsertMembership(org.id, admin.id, 'admin');
-      for (const [name, concepts] of Object.entries(LOOKUPS as Record<string, LookupConcept[]>)) {
-        await this.createSource(r, org, name, concepts);
+      let made = false;
+      if (!(await r.orgs.mnemonicTaken(LOOKUP_ORG))) {
+        const org = await this.createOrg(r, admin.id, LOOKUP_ORG, 'Open Concept Lab', {
+          company: 'Open Concept Lab',
+          website: 'https://openconceptlab.org',
+        });
+        for (const [name, concepts] of Object.entries(lookups)) {
+          await this.createSource(r, org, { mnemonic: name, name, fullName: name }, concepts);
+        }
+        made = true;
       }
-      return true;
+      if (!(await r.orgs.mnemonicTaken(LOCALES_ORG))) {
+        const org = await this.createOrg(
+          r,
+          admin.id,
+          LOCALES_ORG,
+          'International Organization for Standardization (ISO)',
+        );
+        await this.createSource(
+          r,
+          org,
+          {
+            mnemonic: LOCALES_SOURCE,
+            name: 'Iso6391',
+            fullName:
+              'ISO 639-1: Codes for the representation of names of languages -- Part 1: Alpha-2 code',
+          },
+          twoLetterLocales(lookups[OCL_LOCALES]),
+        );
+        made = true;
+      }
+      return made;
     });
   }
 
   /**
-   * `/locales/`: the locales of OCL's Locales source that have a two-letter code (the codes names
-   * and descriptions take), with that code; 404 when the source is not there.
+   * `/locales/`: the locales of the ISO 639-1 source, each with its two-letter code (its id, the
+   * code names and descriptions take); 404 when the source is not there.
    */
   async locales(ctx: ServiceContext): Promise<LocaleView[]> {
     const page = await this.concepts.list(
       ctx,
-      lookupSource(LOCALES_SOURCE),
+      lookupSource(LOCALES_ORG, LOCALES_SOURCE),
       defaultListParams({ limit: 0 }),
     );
     return page.items.flatMap((concept) => {
@@ -101,19 +127,37 @@ export class LookupService {
     return (await this.concepts.list(ctx, sourceRef, defaultListParams({ limit: 0 }))).items;
   }
 
+  /** A public org administered by the bootstrap administrator. */
+  private async createOrg(
+    r: Repositories,
+    adminId: string,
+    mnemonic: string,
+    name: string,
+    fields: { company?: string; website?: string } = {},
+  ): Promise<OrganizationEntity> {
+    const org = await r.orgs.insert({
+      mnemonic,
+      name,
+      ...fields,
+      publicAccess: 'View',
+      createdBy: ADMIN_USERNAME,
+      updatedBy: ADMIN_USERNAME,
+    });
+    await r.orgs.upsertMembership(org.id, adminId, 'admin');
+    return org;
+  }
+
   private async createSource(
     r: Repositories,
     org: OrganizationEntity,
-    name: string,
+    names: { mnemonic: string; name: string; fullName: string },
     concepts: LookupConcept[],
   ): Promise<void> {
     const repo = await r.repos.insert(
       {
         kind: 'source',
-        mnemonic: name,
+        ...names,
         ownerOrgId: org.id,
-        name,
-        fullName: name,
         publicAccess: 'View',
         defaultLocale: 'en',
         supportedLocales: ['en'],
@@ -157,6 +201,20 @@ export class LookupService {
   }
 }
 
-function lookupSource(id: string): RepoRef {
-  return { owner: { type: 'org', id: LOOKUP_ORG }, kind: 'source', id };
+function lookupSource(org: string, id: string): RepoRef {
+  return { owner: { type: 'org', id: org }, kind: 'source', id };
+}
+
+/**
+ * The locales of OCL's Locales source that have a two-letter code, each with that code as its id
+ * and without its ISO 639-2 name (as OCL's `iso_639_1_locales.json`).
+ */
+function twoLetterLocales(locales: LookupConcept[]): LookupConcept[] {
+  return locales.flatMap((locale) => {
+    const code = locale.names.find((n) => n.name_type === ISO_639_1)?.name;
+    if (!code) return [];
+    return [
+      { ...locale, id: code, names: locale.names.filter((n) => n.name_type !== 'ISO 639-2') },
+    ];
+  });
 }

@@ -13,7 +13,7 @@ import {
   type Repositories,
 } from '../../repositories';
 import { foldedWords } from '../../repositories/list';
-import { authorize, requireUser } from '../shared/access';
+import { authorize, requireUser, viewerOf } from '../shared/access';
 import { mayViewRepo } from '../shared/paths';
 import {
   endsOf,
@@ -600,7 +600,7 @@ export class MappingService {
   ): Promise<void> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
     const listing = windowedListing(
-      this.repos.mappings.listing(scope, { ...searchOf(params), q: undefined }, sort),
+      this.repos.mappings.listing(scope, { ...searchOf(ctx, params), q: undefined }, sort),
       windowOf(params),
     );
     // Loaders of the walk's own: repositories stay known from batch to batch (they are few);
@@ -633,7 +633,7 @@ export class MappingService {
     sourcesOf?: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
   ): Promise<Page<MappingItem>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
-    const filter = searchOf(params);
+    const filter = searchOf(ctx, params);
     const slice = await this.repos.mappings.search(scope, filter, sort, windowOf(params));
     const facets = params.includeFacets
       ? await this.visibleFacets(ctx, await this.repos.mappings.facets(scope, filter))
@@ -1000,10 +1000,10 @@ function ownerTypesOf(
   });
 }
 
-/** The mapping list filters of a request (spec core §4.4). */
-function searchOf(params: ListParams): MappingSearch {
+/** The mapping list filters of a request (spec core §4.4); `q` searched as the caller sees. */
+function searchOf(ctx: ServiceContext, params: ListParams): MappingSearch {
   return {
-    q: params.q,
+    q: params.q ? { text: params.q, viewer: viewerOf(ctx.actor) } : undefined,
     includeRetired: ['true', '1'].includes(params.filters.includeRetired?.[0] ?? ''),
     mapType: params.filters.mapType,
     updatedSince: params.updatedSince,
