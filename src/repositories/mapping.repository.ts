@@ -460,14 +460,15 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
 }
 
 /**
- * The display name of a current concept version as `q` searches it: folded, after a space, so
+ * The display name of a current concept version as `q` searches it: folded, its ASCII
+ * punctuation read as spaces (`Malaria (disorder)` has the word `disorder`), after a space, so
  * that a word's start is ` word` (indexed by `concept_versions_head_display_words`).
  */
-const DISPLAY_WORDS = `(' ' || registry_fold(cv.display_name))`;
+const DISPLAY_WORDS = `(' ' || regexp_replace(registry_fold(cv.display_name), '[[:punct:]]+', ' ', 'g'))`;
 
-/** SQL escaping the LIKE wildcards of a text expression (as `likeLiteral` does). */
-function likeLiteralSql(expression: string): string {
-  return `replace(replace(replace(${expression}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
+/** A query word as it is looked for in display names: its ASCII punctuation read as spaces. */
+function nameWordOf(word: string): string {
+  return word.replace(/[!-/:-@[-`{-~]+/g, ' ').trim();
 }
 
 /**
@@ -490,13 +491,18 @@ function whereWordsFound(
   const visible = visibleRepository('er', viewer, named('qVisible', visibility));
   qb.setParameters(visibility);
   words.forEach((word, i) => {
-    const name = likeLiteralSql(`registry_fold(:qName${i})`);
+    // Only letters, digits and spaces: nothing to escape for LIKE.
+    const nameWord = nameWordOf(word);
+    const name = `registry_fold(:qName${i})`;
     // A one-letter word names the concepts with that word (`hepatitis a`): as the start of a
-    // word it would name most of them, too many to look the mappings up by.
+    // word it would name most of them, too many to look the mappings up by. Punctuation alone
+    // names no concept.
     const inName =
-      word.length > 1
-        ? `${DISPLAY_WORDS} LIKE '% ' || ${name} || '%'`
-        : `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
+      nameWord.length === 0
+        ? 'false'
+        : nameWord.length > 1
+          ? `${DISPLAY_WORDS} LIKE '% ' || ${name} || '%'`
+          : `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
     const concepts = `ARRAY(SELECT cv.concept_id FROM concept_versions cv
         JOIN repositories er ON er.id = cv.repository_id
         WHERE cv.valid_to_seq IS NULL AND ${inName} AND ${visible})`;
@@ -506,7 +512,7 @@ function whereWordsFound(
       {
         [`qFirst${i}`]: `${likeLiteral(word)}%`,
         [`qWord${i}`]: `% ${likeLiteral(word)}%`,
-        [`qName${i}`]: word,
+        [`qName${i}`]: nameWord,
       },
     );
   });

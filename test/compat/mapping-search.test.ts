@@ -125,6 +125,24 @@ describe('q finds mappings by their ends’ concept names', () => {
     expect(await found(`${w.s.url}mappings/`, '_')).toEqual([]);
   });
 
+  it('by a word of a name set off by punctuation, typed with it or without', async () => {
+    const w = await world();
+    await createConcepts(t, w.s.url, w.s.owner, [
+      ['Q', `Quartan${w.tag} fever (finding${w.tag}) [x-ray${w.tag}]`, 'Finding'],
+    ]);
+    await createMapping(t, w.s.url, w.s.owner, {
+      id: 'MQ',
+      map_type: 'SAME-AS',
+      from_concept_url: `${w.s.url}concepts/Q/`,
+      to_concept_url: `${w.s.url}concepts/X/`,
+    });
+    for (const q of [`finding${w.tag}`, `(finding${w.tag})`, `x-ray${w.tag}`, `ray${w.tag}`]) {
+      expect(await found(`${w.s.url}mappings/`, q)).toEqual(['MQ']);
+    }
+    expect(await found(`${w.s.url}mappings/`, `inding${w.tag}`)).toEqual([]);
+    expect(await found(`${w.s.url}mappings/`, '()')).toEqual([]);
+  });
+
   it('by a renamed concept’s new name at once, and by its old name no more', async () => {
     const w = await world();
     const renamed = await request(t.app)
