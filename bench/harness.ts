@@ -223,10 +223,16 @@ export async function forkFloor(
   paths: string[],
   headers: Record<string, string>,
   statementsOf: (path: string) => Promise<Statement[]>,
+  /** How each path is asked of the registry (the floor answers by path alone); GET by default. */
+  init: (path: string) => RequestInit = () => ({}),
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const routes: Record<string, FloorRoute> = {};
   for (const path of paths) {
-    const res = await fetch(server.url + path, { headers });
+    const asked = init(path);
+    const res = await fetch(server.url + path, {
+      ...asked,
+      headers: { ...headers, ...(asked.headers as Record<string, string> | undefined) },
+    });
     const kept: Record<string, string> = {};
     res.headers.forEach((value, name) => {
       if (!FLOOR_DROPPED_HEADERS.has(name)) kept[name] = value;
@@ -753,6 +759,8 @@ export interface InProcess {
   /** The statements `work` sends, with their parameters, in order. */
   statementsOf(
     work: (services: Services, ctx: ServiceContext) => Promise<unknown>,
+    /** The caller, as an `Authorization` header value; anonymous without. */
+    authorization?: string,
   ): Promise<Statement[]>;
   close(): Promise<void>;
 }
@@ -783,9 +791,10 @@ export async function openInProcess(databaseUrl: string): Promise<InProcess> {
   const log = createLogger('silent');
   const services = new Services(dataSource, createMailer({ from: 'bench@localhost' }, log));
   return {
-    statementsOf: async (work) => {
+    statementsOf: async (work, authorization) => {
+      const actor = authorization ? await services.auth.authenticate(authorization) : ANONYMOUS;
       captured = [];
-      await work(services, services.context(ANONYMOUS, log, 'http://127.0.0.1'));
+      await work(services, services.context(actor, log, 'http://127.0.0.1'));
       const result = captured;
       captured = [];
       return result;

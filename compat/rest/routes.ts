@@ -1,6 +1,7 @@
 import {
   authInput,
   cloneInput,
+  compareInput,
   conceptInput,
   expansionInput,
   followInput,
@@ -17,6 +18,7 @@ import {
 import { LIST_QUERY } from '../http';
 import { bulkImportHandlers, importFileReader } from './bulk-import.handlers';
 import { cascadeHandlers } from './cascade.handlers';
+import { COMPARE_QUERY, compareHandlers } from './compare.handlers';
 import { collectionHandlers } from './collection.handlers';
 import {
   conceptExtrasHandlers,
@@ -73,6 +75,7 @@ export function restRoutes(services: Services): RouteRow[] {
   const mapping = mappingHandlers(services);
   const collection = collectionHandlers(services);
   const cascade = cascadeHandlers(services);
+  const compare = compareHandlers(services);
   const match = matchHandlers(services);
   const reference = referenceHandlers(services);
   const urlRegistry = urlRegistryHandlers(services);
@@ -143,6 +146,8 @@ export function restRoutes(services: Services): RouteRow[] {
 
     // Sources and their versions (spec core §4.6)
     { method: 'GET', path: '/sources/', handler: repo.source.listPublic, access: 'public', summary: 'Public sources', query: LIST_QUERY },
+    { method: 'POST', path: '/sources/$compare/', handler: compare.compare, access: 'signed-in', summary: 'Compare two versions of a source ($compare)', query: COMPARE_QUERY, input: compareInput.versions },
+    { method: 'POST', path: '/sources/$changelog/', handler: compare.changelog, access: 'signed-in', summary: 'What changed between two versions of a source ($changelog)', query: COMPARE_QUERY, input: compareInput.versions },
     { method: 'GET', path: '/users/:user/orgs/sources/', handler: repo.source.ofUserOrgs, access: 'public', summary: "The sources of a user's organizations", query: LIST_QUERY },
     { method: 'GET', path: '/user/orgs/sources/', handler: repo.source.ofUserOrgs, access: 'signed-in', summary: "The sources of the signed-in user's organizations", query: LIST_QUERY },
     { method: 'GET', path: '/orgs/:org/sources/', handler: repo.source.list, access: 'public', summary: "An owner's sources", query: LIST_QUERY },

@@ -66,6 +66,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         codeSystem: allow,
         valueSet: allow,
         conceptMap: allow,
+        compareSourceVersions: signedIn,
         events: allow,
         pins: allow,
         following: allow,

@@ -1,6 +1,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { CollectionContentResolver, CollectionResolver } from './resolvers/collection.resolver';
+import { CompareResolver } from './resolvers/compare.resolver';
 import { ConceptResolver, SourceConceptsResolver } from './resolvers/concept.resolver';
 import {
   ConceptMappingsResolver,
@@ -38,6 +39,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: [
       UserResolver,
+      CompareResolver,
       TaskResolver,
       BulkImportResolver,
       OrgResolver,

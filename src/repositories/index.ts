@@ -23,6 +23,7 @@ import { EventRepository } from './event.repository';
 import { PinRepository } from './pin.repository';
 import { FollowRepository } from './follow.repository';
 import { SummaryRepository } from './summary.repository';
+import { VersionDiffRepository } from './version-diff.repository';
 
 export { isUniqueViolation } from './list';
 export { insertRows } from './bulk';
@@ -113,6 +114,14 @@ export type {
   VersionTotals,
 } from './summary.repository';
 export type { IdentityKey } from './identity.repository';
+export type {
+  ConceptDiffDetail,
+  DiffKind,
+  DiffRow,
+  DiffSide,
+  DiffSpan,
+  MappingDiffDetail,
+} from './version-diff.repository';
 
 /** Every repository, bound to one connection or to one transaction. */
 export class Repositories {
@@ -138,6 +147,7 @@ export class Repositories {
   readonly pins: PinRepository;
   readonly follows: FollowRepository;
   readonly summaries: SummaryRepository;
+  readonly versionDiffs: VersionDiffRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -165,6 +175,7 @@ export class Repositories {
     this.pins = new PinRepository(em);
     this.follows = new FollowRepository(em);
     this.summaries = new SummaryRepository(em);
+    this.versionDiffs = new VersionDiffRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

@@ -27,6 +27,7 @@ export type { OrgDetail, OrgItem } from './accounts/org.service';
 import { PathResolver } from './shared/paths';
 import { RepositoryService, type VersionEvents } from './content/repository.service';
 import { RepositoryDetailService } from './content/repository-detail.service';
+import { VersionComparisonService } from './content/version-compare.service';
 export { hierarchyRootOf, hierarchyRootUrl, refOf } from './content/repository.service';
 import { UserService } from './accounts/user.service';
 export type { UserDetail, UserItem } from './accounts/user.service';
@@ -99,6 +100,16 @@ export type {
   RepoView,
 } from './content/repository.service';
 export type { RepoContentVisitor, RepoDetailInclude } from './content/repository-detail.service';
+export { CHANGE_KINDS, compareInput } from './content/version-compare.service';
+export type {
+  ChangeKind,
+  Changelog,
+  ComparedVersion,
+  ConceptChange,
+  ContentChanges,
+  MappingChange,
+  VersionComparison,
+} from './content/version-compare.service';
 export type {
   ConceptDetail,
   ConceptInclude,
@@ -214,6 +225,8 @@ export class Services {
   readonly repositories: RepositoryService;
   /** Repository details with their first concepts, mappings and references (one call). */
   readonly repositoryDetails: RepositoryDetailService;
+  /** OCL's `$compare` and `$changelog` of two versions of a source. */
+  readonly versionComparisons: VersionComparisonService;
   readonly concepts: ConceptService;
   readonly mappings: MappingService;
   /** A collection's references: adding (now or as a task), listing, removing. */
@@ -300,6 +313,7 @@ export class Services {
       this.mappings,
       this.expansions,
     );
+    this.versionComparisons = new VersionComparisonService(this.repos, this.repositories);
     this.repositoryDetails = new RepositoryDetailService(
       this.repos,
       this.repositories,

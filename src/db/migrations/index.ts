@@ -24,6 +24,7 @@ import { ExportAudiences1764900000000 } from './1764900000000-export-audiences';
 import { MappingEndNames1765000000000 } from './1765000000000-mapping-end-names';
 import { HierarchyRoot1765100000000 } from './1765100000000-hierarchy-root';
 import { RepositoryMeta1765200000000 } from './1765200000000-repository-meta';
+import { VersionDiffs1765300000000 } from './1765300000000-version-diffs';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   MappingEndNames1765000000000,
   HierarchyRoot1765100000000,
   RepositoryMeta1765200000000,
+  VersionDiffs1765300000000,
 ];

@@ -1,0 +1,42 @@
+import { Arg, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import {
+  ChangelogObject,
+  ConceptChangeObject,
+  MappingChangeObject,
+  VersionComparisonObject,
+} from '../types/compare.type';
+
+/** OCL's `$compare` and `$changelog` of two versions of one source, typed. */
+@Resolver(() => VersionComparisonObject)
+export class CompareResolver {
+  @Query(() => VersionComparisonObject, {
+    description:
+      'Two versions of one source (their URLs, in either order; a source URL is HEAD) compared: REST `$compare`. Signed-in readers of the source.',
+  })
+  async compareSourceVersions(
+    @Arg('version1') version1: string,
+    @Arg('version2') version2: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<VersionComparisonObject> {
+    const input = { version1, version2 };
+    return VersionComparisonObject.from(
+      await ctx.services.versionComparisons.compare(ctx, input),
+      input,
+    );
+  }
+
+  @FieldResolver(() => ChangelogObject, {
+    description: 'Each changed concept and mapping described: REST `$changelog`.',
+  })
+  async changelog(
+    @Root() comparison: VersionComparisonObject,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ChangelogObject> {
+    const log = await ctx.services.versionComparisons.changelog(ctx, comparison.input);
+    return {
+      concepts: log.concepts.map((c) => ConceptChangeObject.from(c)),
+      mappings: log.mappings.map((m) => MappingChangeObject.from(m)),
+    };
+  }
+}
