@@ -69,6 +69,16 @@ const envSchema = z.object({
   OIDC_CLIENT_SECRET: z.string().optional(),
   OIDC_SCOPES: z.string().default('openid profile email'),
   OIDC_TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  OIDC_REGISTRATION_URL: z
+    .string()
+    .url()
+    .refine(secureOrLoopback, 'Use https (plain http only for a loopback address).')
+    .optional(),
+  OIDC_PASSWORD_RESET_URL: z
+    .string()
+    .url()
+    .refine(secureOrLoopback, 'Use https (plain http only for a loopback address).')
+    .optional(),
   METRICS_TOKEN: z.string().min(16, 'Use a token of at least 16 characters.').optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
@@ -175,6 +185,10 @@ export interface OidcSettings {
   scopes: string;
   /** How long a provider's verdict on an access token is trusted before it is asked again. */
   tokenCacheSeconds: number;
+  /** Where sign-up starts (Keycloak: `…/protocol/openid-connect/registrations`); else `prompt=create`. */
+  registrationUrl?: string;
+  /** Where a password is reset; else the authorization endpoint with Keycloak's `kc_action`. */
+  passwordResetUrl?: string;
 }
 
 /** Reads the whole configuration from the environment once; a bad value stops the start. */
@@ -246,6 +260,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
               clientSecret: e.OIDC_CLIENT_SECRET,
               scopes: e.OIDC_SCOPES,
               tokenCacheSeconds: e.OIDC_TOKEN_CACHE_SECONDS,
+              registrationUrl: e.OIDC_REGISTRATION_URL,
+              passwordResetUrl: e.OIDC_PASSWORD_RESET_URL,
             }
           : undefined,
     },

@@ -108,6 +108,8 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'POST', path: '/users/', handler: user.create, access: 'admin', summary: 'Create a user', input: userInput.create },
     { method: 'POST', path: '/users/signup/', handler: user.signup, access: 'public', summary: 'Sign up (the address is confirmed by mail)', input: userInput.signup },
     { method: 'GET', path: '/users/login/', handler: user.loginRedirect, access: 'public', summary: 'Single sign-on: on to the identity provider' },
+    { method: 'GET', path: '/users/signup/', handler: user.signupRedirect, access: 'public', summary: "Single sign-on: on to the identity provider's sign-up" },
+    { method: 'GET', path: '/users/password/reset/', handler: user.passwordResetRedirect, access: 'public', summary: "Single sign-on: on to the identity provider's password reset" },
     { method: 'POST', path: '/users/login/', handler: user.login, access: 'public', summary: 'Sign in: a token for a username and password', input: authInput.login },
     { method: 'POST', path: '/users/oidc/code-exchange/', handler: user.codeExchange, access: 'public', summary: 'Single sign-on: tokens for an authorization code', input: oidcInput.codeExchange },
     { method: 'GET', path: '/users/logout/', handler: user.logout, access: 'public', summary: 'Single sign-on: sign out at the identity provider' },

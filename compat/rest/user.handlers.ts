@@ -37,6 +37,8 @@ export function userHandlers(services: Services) {
     },
     // Single sign-on (OCL's OIDC set-up): the browser goes on to the identity provider.
     loginRedirect: async (req) => redirect(await oidc.loginUrl(queryOf(req))),
+    signupRedirect: async (req) => redirect(await oidc.signupUrl(queryOf(req))),
+    passwordResetRedirect: async (req) => redirect(await oidc.passwordResetUrl(queryOf(req))),
     login: async (req, ctx) => ok({ token: (await auth.login(ctx, bodyOf(req))).token }),
     codeExchange: async (req, ctx) => ok((await oidc.exchangeCode(ctx, bodyOf(req))).tokens),
     logout: async (req) => redirect(await oidc.logoutUrl(queryOf(req))),

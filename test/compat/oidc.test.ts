@@ -95,6 +95,85 @@ describe('GET /users/login/', () => {
   });
 });
 
+describe("GET /users/signup/ and /users/password/reset/ (the web client's SSO links)", () => {
+  it("sends sign-up to the provider's authorization endpoint asking it to create an account", async () => {
+    const res = await request(t.app).get('/users/signup/').query({
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      state: 'the-state',
+      nonce: 'the-nonce',
+    });
+    expect(res.status).toBe(302);
+    const target = new URL(res.headers.location);
+    expect(target.origin).toBe(provider.issuer);
+    expect(Object.fromEntries(target.searchParams)).toMatchObject({
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      prompt: 'create',
+      state: 'the-state',
+      nonce: 'the-nonce',
+    });
+  });
+
+  it("sends a password reset to the provider with Keycloak's action, as OCL does", async () => {
+    const res = await request(t.app)
+      .get('/users/password/reset/')
+      .query({ client_id: CLIENT_ID, redirect_uri: REDIRECT_URI });
+    expect(res.status).toBe(302);
+    const target = new URL(res.headers.location);
+    expect(target.origin).toBe(provider.issuer);
+    expect(Object.fromEntries(target.searchParams)).toMatchObject({
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      scope: 'openid',
+      kc_action: 'UPDATE_PASSWORD',
+    });
+  });
+
+  it('uses the registration and reset pages the configuration names', async () => {
+    const named = await createTestApp({
+      ...provider.env,
+      OIDC_REGISTRATION_URL: `${provider.issuer}/register?theme=ocl`,
+      OIDC_PASSWORD_RESET_URL: `${provider.issuer}/reset`,
+    });
+    try {
+      const signup = await request(named.app)
+        .get('/users/signup/')
+        .query({ client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, state: 's' });
+      const to = new URL(signup.headers.location);
+      expect(`${to.origin}${to.pathname}`).toBe(`${provider.issuer}/register`);
+      expect(Object.fromEntries(to.searchParams)).toMatchObject({
+        theme: 'ocl',
+        client_id: CLIENT_ID,
+        redirect_uri: REDIRECT_URI,
+        state: 's',
+      });
+      const reset = await request(named.app)
+        .get('/users/password/reset/')
+        .query({ redirect_uri: REDIRECT_URI });
+      expect(new URL(reset.headers.location).pathname).toBe(
+        new URL(`${provider.issuer}/reset`).pathname,
+      );
+    } finally {
+      await named.close();
+    }
+  });
+
+  it('answers 400 without a redirect_uri or for another client', async () => {
+    for (const path of ['/users/signup/', '/users/password/reset/']) {
+      const none = await request(t.app).get(path).query({ client_id: CLIENT_ID });
+      expect(none.status).toBe(400);
+      expect(none.body.errors).toHaveProperty('redirect_uri');
+      const other = await request(t.app)
+        .get(path)
+        .query({ client_id: 'someone-else', redirect_uri: REDIRECT_URI });
+      expect(other.status).toBe(400);
+    }
+  });
+});
+
 describe('POST /users/oidc/code-exchange/', () => {
   it("answers the provider's tokens; the first sign-in creates the user from the claims", async () => {
     const login = uniqueId('alice');
@@ -437,6 +516,10 @@ describe('without single sign-on configured', () => {
       expect(exchanged.status).toBe(405);
       const logout = await request(plain.app).get('/users/logout/');
       expect(logout.status).toBe(405);
+      for (const path of ['/users/signup/', '/users/password/reset/']) {
+        const sso = await request(plain.app).get(path).query({ redirect_uri: REDIRECT_URI });
+        expect(sso.status).toBe(405);
+      }
       const forged = await request(plain.app)
         .get('/user/')
         .set('Authorization', `Bearer ${CLIENT_SECRET}`);

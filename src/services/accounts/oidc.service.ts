@@ -113,6 +113,53 @@ export class OidcService {
   }
 
   /**
+   * Where `GET /users/signup/` sends the browser (OCL's SSO sign-up): the provider's registration
+   * page with the sign-in parameters (`OIDC_REGISTRATION_URL`), else its authorization endpoint
+   * asking it to create an account (`prompt=create`, OpenID Connect Prompt Create).
+   */
+  async signupUrl(input: unknown): Promise<string> {
+    const settings = this.require();
+    const data = parseInput(loginSchema, input);
+    this.assertClient(settings, data.clientId);
+    const parameters = definedOnly({
+      response_type: 'code',
+      client_id: settings.clientId,
+      scope: settings.scopes,
+      redirect_uri: data.redirectUri,
+      state: data.state,
+      nonce: data.nonce,
+      code_challenge: data.codeChallenge,
+      code_challenge_method: data.codeChallengeMethod,
+    });
+    if (settings.registrationUrl) return withQuery(settings.registrationUrl, parameters);
+    return oidc.buildAuthorizationUrl(await this.configuration(), { ...parameters, prompt: 'create' })
+      .href;
+  }
+
+  /**
+   * Where `GET /users/password/reset/` sends the browser (OCL's SSO password reset):
+   * `OIDC_PASSWORD_RESET_URL`, else the authorization endpoint with Keycloak's required action
+   * (`kc_action=UPDATE_PASSWORD`, as OCL sends it); the person comes back signed in.
+   */
+  async passwordResetUrl(input: unknown): Promise<string> {
+    const settings = this.require();
+    const data = parseInput(loginSchema, input);
+    this.assertClient(settings, data.clientId);
+    const parameters = definedOnly({
+      response_type: 'code',
+      client_id: settings.clientId,
+      scope: 'openid',
+      redirect_uri: data.redirectUri,
+      state: data.state,
+    });
+    if (settings.passwordResetUrl) return withQuery(settings.passwordResetUrl, parameters);
+    return oidc.buildAuthorizationUrl(await this.configuration(), {
+      ...parameters,
+      kc_action: 'UPDATE_PASSWORD',
+    }).href;
+  }
+
+  /**
    * Trades the code the provider gave the client for the provider's tokens and signs the person
    * in (creating or linking their user), so the client's next call with the token is theirs.
    * The nonce is the client's to check against the ID token: it made it and kept it.
@@ -344,4 +391,11 @@ function outage(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const reason = error instanceof Error ? error.message : String(error);
   return new AppError('UNAVAILABLE', `The identity provider could not be reached (${reason}).`);
+}
+
+/** `base` with `parameters` added to its query (those it has already kept). */
+function withQuery(base: string, parameters: Record<string, string>): string {
+  const url = new URL(base);
+  for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
+  return url.href;
 }
