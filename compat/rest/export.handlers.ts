@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../src/errors';
 import { defaultListParams, type ExportSerializer, type Services } from '../../src/services';
-import { noContent, ok, param, type Reply } from '../http';
+import { flag, noContent, ok, param, type Reply } from '../http';
 import { repoOf } from './owners';
 import { writeRepoDocument } from './repo-document';
 import { handlers } from './table';
@@ -75,7 +75,10 @@ export function exportHandlers(services: Services) {
     },
     request: async (req, ctx): Promise<Reply> => {
       const asked = await exports.request(ctx, repoOf(req));
-      if (asked.outcome === 'exists') return ok({ detail: 'The export exists.' });
+      // OCL answers an existing file 303 (to GET it), or 204 with `noRedirect` (the web client
+      // asks so); spec operations §4.8 answers 200.
+      if (asked.outcome === 'exists')
+        return flag(req.query.noRedirect) ? noContent() : ok({ detail: 'The export exists.' });
       if (asked.outcome === 'processing') {
         throw new AppError('CONFLICT', 'The export is being written.');
       }

@@ -128,6 +128,16 @@ describe('a new version is exported by a background task', () => {
   it('answers POST with 200 when the file exists, and never writes it again', async () => {
     const res = await request(t.app).post(`${source.url}v1/export/`).set(as(source.owner));
     expect(res.status).toBe(200);
+    // The web client (VersionExportDialog) asks with noRedirect and reads 204 as "exists", as OCL.
+    const client = await request(t.app)
+      .post(`${source.url}v1/export/?noRedirect=true`)
+      .set(as(source.owner));
+    expect(client.status).toBe(204);
+    const [{ n }] = await t.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM tasks WHERE created_by = $1 AND state IN ('PENDING', 'STARTED')`,
+      [source.owner.username],
+    );
+    expect(n).toBe(0);
   });
 
   it('deletes the file for administrators only: 204, then 204 on GET and 404 on DELETE', async () => {
