@@ -150,30 +150,31 @@ export function repoDetail(view: RepoView, counts: RepoCounts): object {
 
 /**
  * An entry of a verbose versions list: the version's detail, named by its version id and URL at
- * HEAD too (oclweb3's history keeps HEAD apart by `id` `HEAD`).
+ * HEAD too (oclweb3's history keeps HEAD apart by `id` `HEAD`); `url` is the repository's, as in
+ * OCL's version lists (oclweb3's version comparison reads `url + id + '/summary/'`).
  */
 export function versionDetail(view: RepoView, counts: RepoCounts): object {
   const { repo, version, owner } = view;
   return {
     ...repoDetail(view, counts),
     id: version.mnemonic,
+    url: repoUrl(owner, repo.kind, repo.mnemonic),
     version_url: repoUrl(owner, repo.kind, repo.mnemonic, version.mnemonic),
   };
 }
 
-/** An entry of a versions list (`id` is the version id; OpenMRS skips the one named HEAD). */
+/**
+ * An entry of a versions list (`id` is the version id; OpenMRS skips the one named HEAD); `url` is
+ * the repository's and `version_url` the version's, as OCL lists them.
+ */
 export function versionSummary(view: RepoView): object {
   const { repo, version, owner } = view;
-  const at =
-    version.mnemonic === HEAD
-      ? repoUrl(owner, repo.kind, repo.mnemonic)
-      : repoUrl(owner, repo.kind, repo.mnemonic, version.mnemonic);
   return {
     type: typeName(view),
     id: version.mnemonic,
     short_code: repo.mnemonic,
     name: metadataOf(view).name,
-    url: at,
+    url: repoUrl(owner, repo.kind, repo.mnemonic),
     version_url: repoUrl(owner, repo.kind, repo.mnemonic, version.mnemonic),
     description: version.description,
     released: version.released,

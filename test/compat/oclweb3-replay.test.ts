@@ -1033,3 +1033,41 @@ describe('concept form (concepts/ConceptForm.jsx, concepts/utils.js)', () => {
     expect((await anonymous().get(`${w.other.source.url}versions/`)).body).toHaveLength(1);
   });
 });
+
+describe('compare versions (repos/CompareVersions.jsx, VersionResourcesComparison.jsx, SourceVersionsTab.jsx)', () => {
+  it('reads both versions from the verbose list, their summaries, and the changelog', async () => {
+    const src = await createRepo(t, `/orgs/${w.demo}`, w.owner, { id: uniqueId('CMP') });
+    await createConcept(t, src.url, w.owner, { id: 'K1' });
+    await createVersion(t, src.url, w.owner, 'r1', { released: true });
+    await createConcept(t, src.url, w.owner, { id: 'K2' });
+    await createVersion(t, src.url, w.owner, 'r2', { released: true });
+    const versions = await asJdoe().get(`${src.url}versions/?verbose=true&includeSummary=true`);
+    type Listed = { id: string; url: string; version_url: string };
+    const listed = versions.body as Listed[];
+    const [r1, r2] = ['r1', 'r2'].map((id) => listed.find((v) => v.id === id)!);
+    // fetchVerboseSummary: `version.url + version.id + '/summary/'`.
+    for (const v of [r1, r2]) {
+      const summary = await asJdoe().get(`${v.url}${v.id}/summary/?verbose=true`);
+      expect(summary.status).toBe(200);
+    }
+    // VersionResourcesComparison: POST /sources/$changelog/ with the two version URLs.
+    const log = await asJdoe().post('/sources/$changelog/', {
+      version1: r1.version_url,
+      version2: r2.version_url,
+      verbosity: 3,
+    });
+    expect(log.status).toBe(200);
+    expect(log.body.meta.diff.concepts).toMatchObject({ new: 1 });
+    expect(Object.keys(log.body.concepts.new)).toEqual(['K2']);
+    // The version's changelog dialog: verbosity 4, output=markdown.
+    const note = await asJdoe().post(
+      '/sources/$changelog/?inline=true&output=markdown&verbosity=4',
+      {
+        version1: r1.version_url,
+        version2: r2.version_url,
+        verbosity: 4,
+      },
+    );
+    expect(note.body.markdown).toContain('K2');
+  });
+});

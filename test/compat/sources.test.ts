@@ -695,9 +695,10 @@ describe('source versions (spec core §4.6, §9)', () => {
     expect(third.previous_version).toBe('v2');
     const list = await request(t.app).get(`${source.url}versions/`);
     expect(list.body.map((v: { id: string }) => v.id)).toEqual(['2024-01.a', 'v2', 'v1', 'HEAD']);
+    // As OCL lists versions: `url` is the source's, `version_url` the version's.
     expect(list.body[0]).toMatchObject({
       type: 'Source Version',
-      url: `${source.url}2024-01.a/`,
+      url: source.url,
       version_url: `${source.url}2024-01.a/`,
       previous_version: 'v2',
     });
