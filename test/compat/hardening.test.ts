@@ -221,7 +221,7 @@ describe('a known path with the wrong method is a 405 (spec core §7)', () => {
   it.each([
     ['delete', '/orgs/', 'GET, HEAD, POST'],
     ['put', '/users/login/', 'GET, HEAD, POST'],
-    ['get', '/users/signup/', 'POST'],
+    ['delete', '/users/signup/', 'GET, HEAD, POST'],
     ['patch', '/version/', 'GET, HEAD'],
     ['delete', '/users/someone/reactivate/', 'PUT'],
     ['delete', '/orgs/x/sources/y/versions/', 'GET, HEAD, POST'],

@@ -5,7 +5,12 @@ import type {
   MappingChange,
   VersionComparison,
 } from '../../services';
-import { ConceptDescriptionObject, ConceptNameObject } from './concept.type';
+import {
+  ConceptDescriptionObject,
+  ConceptNameObject,
+  descriptionObjectOf,
+  nameObjectOf,
+} from './concept.type';
 
 export enum ChangeKindEnum {
   new = 'new',
@@ -172,22 +177,8 @@ function stateOf(state: ConceptChange['before'] & object): ConceptStateObject {
     displayName: state.displayName,
     conceptClass: state.conceptClass,
     datatype: state.datatype,
-    names: state.names.map((n) => ({
-      uuid: n.uuid,
-      name: n.name,
-      locale: n.locale,
-      localePreferred: n.locale_preferred,
-      nameType: n.name_type,
-      externalId: n.external_id,
-    })),
-    descriptions: state.descriptions.map((d) => ({
-      uuid: d.uuid,
-      description: d.description,
-      locale: d.locale,
-      localePreferred: d.locale_preferred,
-      descriptionType: d.description_type,
-      externalId: d.external_id,
-    })),
+    names: state.names.map(nameObjectOf),
+    descriptions: state.descriptions.map(descriptionObjectOf),
   };
 }
 

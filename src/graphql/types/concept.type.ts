@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { ConceptDescription, ConceptName } from '../../db/entities';
 import { repoUrl, type ConceptDetail, type ConceptView } from '../../services';
 
 @ObjectType('ConceptName')
@@ -42,6 +43,30 @@ export class ConceptDescriptionObject {
 
   @Field(() => String, { nullable: true })
   externalId: string | null;
+}
+
+/** A stored name as GraphQL shows it. */
+export function nameObjectOf(n: ConceptName): ConceptNameObject {
+  return {
+    uuid: n.uuid,
+    name: n.name,
+    locale: n.locale,
+    localePreferred: n.locale_preferred,
+    nameType: n.name_type,
+    externalId: n.external_id,
+  };
+}
+
+/** A stored description as GraphQL shows it. */
+export function descriptionObjectOf(d: ConceptDescription): ConceptDescriptionObject {
+  return {
+    uuid: d.uuid,
+    description: d.description,
+    locale: d.locale,
+    localePreferred: d.locale_preferred,
+    descriptionType: d.description_type,
+    externalId: d.external_id,
+  };
 }
 
 @ObjectType('Checksums', {
@@ -148,22 +173,8 @@ export class ConceptObject {
       displayName: version.displayName,
       displayLocale: version.displayLocale,
       externalId: version.externalId,
-      names: version.names.map((n) => ({
-        uuid: n.uuid,
-        name: n.name,
-        locale: n.locale,
-        localePreferred: n.locale_preferred,
-        nameType: n.name_type,
-        externalId: n.external_id,
-      })),
-      descriptions: version.descriptions.map((d) => ({
-        uuid: d.uuid,
-        description: d.description,
-        locale: d.locale,
-        localePreferred: d.locale_preferred,
-        descriptionType: d.description_type,
-        externalId: d.external_id,
-      })),
+      names: version.names.map(nameObjectOf),
+      descriptions: version.descriptions.map(descriptionObjectOf),
       extras: version.extras ?? {},
       parentConceptUrls: (version.parentCodes ?? []).map(
         (code) =>

@@ -94,22 +94,8 @@ export class OidcService {
 
   /** Where `GET /users/login/` sends the browser: the provider's authorization endpoint. */
   async loginUrl(input: unknown): Promise<string> {
-    const settings = this.require();
-    const data = parseInput(loginSchema, input);
-    this.assertClient(settings, data.clientId);
-    const url = oidc.buildAuthorizationUrl(
-      await this.configuration(),
-      definedOnly({
-        response_type: 'code',
-        scope: settings.scopes,
-        redirect_uri: data.redirectUri,
-        state: data.state,
-        nonce: data.nonce,
-        code_challenge: data.codeChallenge,
-        code_challenge_method: data.codeChallengeMethod,
-      }),
-    );
-    return url.href;
+    const { parameters } = this.signInParameters(input);
+    return oidc.buildAuthorizationUrl(await this.configuration(), parameters).href;
   }
 
   /**
@@ -118,22 +104,12 @@ export class OidcService {
    * asking it to create an account (`prompt=create`, OpenID Connect Prompt Create).
    */
   async signupUrl(input: unknown): Promise<string> {
-    const settings = this.require();
-    const data = parseInput(loginSchema, input);
-    this.assertClient(settings, data.clientId);
-    const parameters = definedOnly({
-      response_type: 'code',
-      client_id: settings.clientId,
-      scope: settings.scopes,
-      redirect_uri: data.redirectUri,
-      state: data.state,
-      nonce: data.nonce,
-      code_challenge: data.codeChallenge,
-      code_challenge_method: data.codeChallengeMethod,
-    });
+    const { settings, parameters } = this.signInParameters(input);
     if (settings.registrationUrl) return withQuery(settings.registrationUrl, parameters);
-    return oidc.buildAuthorizationUrl(await this.configuration(), { ...parameters, prompt: 'create' })
-      .href;
+    return oidc.buildAuthorizationUrl(await this.configuration(), {
+      ...parameters,
+      prompt: 'create',
+    }).href;
   }
 
   /**
@@ -142,21 +118,36 @@ export class OidcService {
    * (`kc_action=UPDATE_PASSWORD`, as OCL sends it); the person comes back signed in.
    */
   async passwordResetUrl(input: unknown): Promise<string> {
+    const { settings, parameters } = this.signInParameters(input);
+    const reset = { ...parameters, scope: 'openid' };
+    if (settings.passwordResetUrl) return withQuery(settings.passwordResetUrl, reset);
+    return oidc.buildAuthorizationUrl(await this.configuration(), {
+      ...reset,
+      kc_action: 'UPDATE_PASSWORD',
+    }).href;
+  }
+
+  /** The parameters of a sign-in at the provider, from the client's query (checked). */
+  private signInParameters(input: unknown): {
+    settings: OidcSettings;
+    parameters: Record<string, string>;
+  } {
     const settings = this.require();
     const data = parseInput(loginSchema, input);
     this.assertClient(settings, data.clientId);
-    const parameters = definedOnly({
-      response_type: 'code',
-      client_id: settings.clientId,
-      scope: 'openid',
-      redirect_uri: data.redirectUri,
-      state: data.state,
-    });
-    if (settings.passwordResetUrl) return withQuery(settings.passwordResetUrl, parameters);
-    return oidc.buildAuthorizationUrl(await this.configuration(), {
-      ...parameters,
-      kc_action: 'UPDATE_PASSWORD',
-    }).href;
+    return {
+      settings,
+      parameters: definedOnly({
+        response_type: 'code',
+        client_id: settings.clientId,
+        scope: settings.scopes,
+        redirect_uri: data.redirectUri,
+        state: data.state,
+        nonce: data.nonce,
+        code_challenge: data.codeChallenge,
+        code_challenge_method: data.codeChallengeMethod,
+      }),
+    };
   }
 
   /**
