@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { preparedQuery } from './prepared';
+import { interval } from './versioned.repository';
 import {
   likeLiteral,
   searchWords,
@@ -752,15 +753,6 @@ export class CollectionRepository {
 
 export function referenceKey(expression: string, include: boolean): string {
   return `${include ? '+' : '-'}${expression}`;
-}
-
-/** Rows current at a change: `seq` null = HEAD. */
-function interval(seq: string | null, params: unknown[], alias?: string): string {
-  const p = alias ? `${alias}.` : '';
-  if (seq === null) return `${p}valid_to_seq IS NULL`;
-  params.push(seq);
-  const n = params.length;
-  return `${p}valid_from_seq <= $${n} AND (${p}valid_to_seq IS NULL OR ${p}valid_to_seq > $${n})`;
 }
 
 function versionAt(seq: string | null, params: unknown[], alias = 'v'): string {

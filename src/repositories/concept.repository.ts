@@ -22,7 +22,7 @@ import { hydrate, jsonColumns, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
 import { newestVersionHoldingSql } from './repo.repository';
-import { atChange, VersionedRepository } from './versioned.repository';
+import { atChange, interval, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
   searchWords,
@@ -398,16 +398,13 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     codes: readonly string[],
   ): Promise<Set<string>> {
     if (codes.length === 0) return new Set();
-    const at =
-      seq === null
-        ? 'cv.valid_to_seq IS NULL'
-        : 'cv.valid_from_seq <= $3 AND (cv.valid_to_seq IS NULL OR cv.valid_to_seq > $3)';
+    const params: unknown[] = [repositoryId, codes];
     const rows = await this.em.query<Array<{ code: string }>>(
       `SELECT DISTINCT pc AS code
        FROM concept_versions cv CROSS JOIN LATERAL unnest(cv.parent_codes) AS pc
        WHERE cv.repository_id = $1 AND cv.parent_codes && $2::text[] AND pc = ANY($2::text[])
-         AND NOT cv.retired AND ${at}`,
-      seq === null ? [repositoryId, codes] : [repositoryId, codes, seq],
+         AND NOT cv.retired AND ${interval(seq, params, 'cv')}`,
+      params,
     );
     return new Set(rows.map((r) => r.code));
   }

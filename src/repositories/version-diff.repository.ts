@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ConceptDescription, ConceptName } from '../db/entities';
+import { interval } from './versioned.repository';
 
 /** Concepts (`c`) or mappings (`m`). */
 export type DiffKind = 'c' | 'm';
@@ -85,20 +86,20 @@ export class VersionDiffRepository {
   /** Every object whose version differs between the two change numbers, by code. */
   async changed(kind: DiffKind, span: DiffSpan): Promise<DiffRow[]> {
     const { table, key } = TABLES[kind];
-    const to = span.to;
     const params: unknown[] = [span.repositoryId, span.from];
-    if (to !== null) params.push(to);
+    // Current at `to` (it begins after `from`); ended after `from` and by `to`.
+    const atTo = interval(span.to, params);
+    const endedBy = span.to === null ? '' : `AND valid_to_seq <= $${params.length}`;
     const rows = await this.em.query<RawDiff[]>(
       `WITH before AS (
          SELECT ${key} AS object_id, id, mnemonic, retired, checksum_smart, checksum_standard
          FROM ${table}
          WHERE repository_id = $1 AND valid_to_seq IS NOT NULL AND valid_to_seq > $2
-           ${to === null ? '' : 'AND valid_to_seq <= $3'} AND valid_from_seq <= $2
+           ${endedBy} AND valid_from_seq <= $2
        ), after AS (
          SELECT ${key} AS object_id, id, mnemonic, retired, checksum_smart, checksum_standard
          FROM ${table}
-         WHERE repository_id = $1 AND valid_from_seq > $2
-           ${to === null ? 'AND valid_to_seq IS NULL' : 'AND valid_from_seq <= $3 AND (valid_to_seq IS NULL OR valid_to_seq > $3)'}
+         WHERE repository_id = $1 AND valid_from_seq > $2 AND ${atTo}
        )
        SELECT coalesce(a.mnemonic, b.mnemonic) AS code,
          coalesce(a.object_id, b.object_id)::text AS "objectId",
@@ -127,9 +128,9 @@ export class VersionDiffRepository {
   async unchanged(kind: DiffKind, span: DiffSpan, codes: boolean): Promise<number | string[]> {
     const { table } = TABLES[kind];
     const params: unknown[] = [span.repositoryId, span.from];
-    if (span.to !== null) params.push(span.to);
+    // Current at `from` and still at `to`.
     const where = `repository_id = $1 AND valid_from_seq <= $2 AND NOT retired
-      AND ${span.to === null ? 'valid_to_seq IS NULL' : '(valid_to_seq IS NULL OR valid_to_seq > $3)'}`;
+      AND ${interval(span.to, params)}`;
     if (!codes) {
       const [row] = await this.em.query<Array<{ n: number }>>(
         `SELECT count(*)::int AS n FROM ${table} WHERE ${where}`,
@@ -177,13 +178,12 @@ export class VersionDiffRepository {
   ): Promise<Map<string, { code: string; displayName: string | null }>> {
     if (conceptIds.length === 0) return new Map();
     const params: unknown[] = [conceptIds];
-    if (seq !== null) params.push(seq);
+    const at = interval(seq, params);
     const rows = await this.em.query<
       Array<{ conceptId: string; code: string; displayName: string | null }>
     >(
       `SELECT concept_id::text AS "conceptId", mnemonic AS code, display_name AS "displayName"
-       FROM concept_versions WHERE concept_id = ANY($1::bigint[])
-         AND ${seq === null ? 'valid_to_seq IS NULL' : 'valid_from_seq <= $2 AND (valid_to_seq IS NULL OR valid_to_seq > $2)'}`,
+       FROM concept_versions WHERE concept_id = ANY($1::bigint[]) AND ${at}`,
       params,
     );
     return new Map(rows.map((r) => [r.conceptId, { code: r.code, displayName: r.displayName }]));

@@ -132,6 +132,18 @@ export abstract class VersionedRepository<TVersion extends VersionRow> {
 }
 
 /** Rows as of a change: current ones for HEAD, those whose interval holds `seq` otherwise. */
+/**
+ * `atChange` for raw SQL: rows current at a change (`seq` null = HEAD), its parameter pushed onto
+ * `params`.
+ */
+export function interval(seq: string | null, params: unknown[], alias?: string): string {
+  const p = alias ? `${alias}.` : '';
+  if (seq === null) return `${p}valid_to_seq IS NULL`;
+  params.push(seq);
+  const n = params.length;
+  return `${p}valid_from_seq <= $${n} AND (${p}valid_to_seq IS NULL OR ${p}valid_to_seq > $${n})`;
+}
+
 export function atChange<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   alias: string,

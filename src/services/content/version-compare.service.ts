@@ -4,6 +4,7 @@ import type {
   ConceptDiffDetail,
   DiffKind,
   DiffRow,
+  DiffSide,
   DiffSpan,
   MappingDiffDetail,
   Repositories,
@@ -120,46 +121,29 @@ export class VersionComparisonService {
     input: unknown,
     options: { sameCodes?: boolean } = {},
   ): Promise<VersionComparison> {
-    const { older, newer, span } = await this.versions(ctx, input);
-    const [concepts, mappings] = await Promise.all(
-      (['c', 'm'] as const).map((kind) => this.changesOf(kind, span, options.sameCodes === true)),
-    );
-    return {
-      older: { ...older, concepts: concepts.activeBefore, mappings: mappings.activeBefore },
-      newer: { ...newer, concepts: concepts.activeAfter, mappings: mappings.activeAfter },
-      concepts: concepts.changes,
-      mappings: mappings.changes,
-    };
+    return (await this.compared(ctx, input, options.sameCodes === true)).comparison;
   }
 
   /** The comparison with each changed concept and mapping described. */
   async changelog(ctx: ServiceContext, input: unknown): Promise<Changelog> {
-    const { older, newer, span } = await this.versions(ctx, input);
-    const [c, m] = await Promise.all(
-      (['c', 'm'] as const).map((kind) => this.changesOf(kind, span, false)),
-    );
-    const comparison: VersionComparison = {
-      older: { ...older, concepts: c.activeBefore, mappings: m.activeBefore },
-      newer: { ...newer, concepts: c.activeAfter, mappings: m.activeAfter },
-      concepts: c.changes,
-      mappings: m.changes,
-    };
+    const { comparison, span, c, m } = await this.compared(ctx, input, false);
+    const { newer } = comparison;
     const shown = (rows: Classified[]) =>
-      rows.flatMap(({ row, kind }) => {
-        const at = kind === 'removed' ? row.before! : row.after!;
-        return [at.versionId, ...(isChange(kind) && row.before ? [row.before.versionId] : [])];
-      });
+      rows.flatMap(({ row, kind }) => [
+        shownSide(row, kind).versionId,
+        ...(isChange(kind) && row.before ? [row.before.versionId] : []),
+      ]);
     const [conceptDetails, mappingDetails] = await Promise.all([
       this.repos.versionDiffs.conceptDetails(shown(c.classified)),
       this.repos.versionDiffs.mappingDetails(shown(m.classified)),
     ]);
     const mappingChanges = m.classified.map(({ row, kind }) => {
-      const detail = mappingDetails.get((kind === 'removed' ? row.before! : row.after!).versionId)!;
+      const detail = mappingDetails.get(shownSide(row, kind).versionId)!;
       const was = isChange(kind) && row.before ? mappingDetails.get(row.before.versionId) : null;
       return { fromConceptId: detail.fromConceptId, change: mappingChangeOf(kind, detail, was) };
     });
     const concepts: ConceptChange[] = c.classified.map(({ row, kind }) => {
-      const detail = conceptDetails.get((kind === 'removed' ? row.before! : row.after!).versionId)!;
+      const detail = conceptDetails.get(shownSide(row, kind).versionId)!;
       const was = isChange(kind) && row.before ? conceptDetails.get(row.before.versionId) : null;
       return {
         kind,
@@ -218,6 +202,21 @@ export class VersionComparisonService {
       concepts: [...concepts, ...[...mappingsOnly.values()].sort(byCode)],
       mappings: onTheirOwn,
     };
+  }
+
+  /** The two versions compared, with what changed of each kind, classified. */
+  private async compared(ctx: ServiceContext, input: unknown, sameCodes: boolean) {
+    const { older, newer, span } = await this.versions(ctx, input);
+    const [c, m] = await Promise.all(
+      (['c', 'm'] as const).map((kind) => this.changesOf(kind, span, sameCodes)),
+    );
+    const comparison: VersionComparison = {
+      older: { ...older, concepts: c.activeBefore, mappings: m.activeBefore },
+      newer: { ...newer, concepts: c.activeAfter, mappings: m.activeAfter },
+      concepts: c.changes,
+      mappings: m.changes,
+    };
+    return { comparison, span, c, m };
   }
 
   /** The two versions named, older first, as the caller may read them; one source only. */
@@ -322,6 +321,11 @@ function classify(row: DiffRow, wasActive: boolean, isActive: boolean): ChangeKi
   if (row.before!.smart !== row.after!.smart) return 'major';
   if (row.before!.standard !== row.after!.standard) return 'minor';
   return 'same';
+}
+
+/** The version a changelog describes: the older one of a removed object, else the newer. */
+function shownSide(row: DiffRow, kind: ChangeKind): DiffSide {
+  return kind === 'removed' ? row.before! : row.after!;
 }
 
 /** Changes with a version before and after, whose older state a changelog shows. */
