@@ -9,7 +9,13 @@ import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres';
 import { entities } from '../src/db/entities';
 import { createLogger } from '../src/logger';
-import { ANONYMOUS, createMailer, Services, type ServiceContext } from '../src/services';
+import {
+  ANONYMOUS,
+  createMailer,
+  Services,
+  type ServiceContext,
+  type ServiceOptions,
+} from '../src/services';
 import type { FloorRoute, FloorSetup } from './floor';
 
 /** Shared pieces of the benchmarks: a server to measure, two load runners, the printout. */
@@ -765,7 +771,10 @@ export interface InProcess {
   close(): Promise<void>;
 }
 
-export async function openInProcess(databaseUrl: string): Promise<InProcess> {
+export async function openInProcess(
+  databaseUrl: string,
+  options: ServiceOptions = {},
+): Promise<InProcess> {
   let captured: Statement[] = [];
   const ignore = (): void => undefined;
   const logger: TypeOrmLogger = {
@@ -789,7 +798,11 @@ export async function openInProcess(databaseUrl: string): Promise<InProcess> {
   });
   await dataSource.initialize();
   const log = createLogger('silent');
-  const services = new Services(dataSource, createMailer({ from: 'bench@localhost' }, log));
+  const services = new Services(
+    dataSource,
+    createMailer({ from: 'bench@localhost' }, log),
+    options,
+  );
   return {
     statementsOf: async (work, authorization) => {
       const actor = authorization ? await services.auth.authenticate(authorization) : ANONYMOUS;

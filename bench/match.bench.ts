@@ -25,12 +25,19 @@ import {
  * of the preferred name, missing accents, an abbreviation) plus rows with no true match, sent as
  * a client does (batches of 100, two at a time). Prints recall@1 and @5, how often a wrong top
  * result is graded very_high or high, rows/s, the latency per batch, the CPU each party spends,
- * and the raw database running the very statements the service sent.
+ * and the raw database running the very statements the service sent. Then the same rows through
+ * the bridge (`ocl-ciel-bridge`): matched against CIEL, answered with the ICD-10 concepts the
+ * matched CIEL concepts map to; a row is right when its top result is one of the ICD-10 concepts
+ * its own CIEL concept maps to.
  */
 export const title = '$match: a spreadsheet of typed terms matched to a CIEL-scale dictionary';
 
 const ORG = 'CIEL-BENCH';
 const SOURCE = 'CIEL';
+/** The bridge evaluation: CIEL as the bridging source, to ICD-10 (spec operations §4.5). */
+const BRIDGE_TARGET = 'ICD-10-WHO';
+const BRIDGE_FILTER = { target_repo: `/orgs/${ORG}/sources/${BRIDGE_TARGET}/HEAD/` };
+const BRIDGE_ENV = { MATCH_BRIDGE_SOURCE: `/orgs/${ORG}/sources/${SOURCE}/` };
 const BATCH = 100;
 const PARALLEL = 2;
 
@@ -46,13 +53,13 @@ interface EvalRow {
 
 interface Result {
   id: string;
-  search_meta: { match_type: string };
+  search_meta: { match_type: string; algorithm: string };
 }
 
 export async function run(): Promise<void> {
   const known = envInt('BENCH_MATCH_ROWS', 1_000, 6);
   const unknown = envInt('BENCH_MATCH_NO_MATCH_ROWS', 200, 0);
-  const server = await startBenchServer();
+  const server = await startBenchServer(BRIDGE_ENV);
   try {
     print(`database:   ${server.database} (PostgreSQL ${server.postgresVersion})`);
     const concepts = await dictionary(server);
@@ -69,7 +76,19 @@ export async function run(): Promise<void> {
     printQuality(rows, one.results, five.results);
     print('');
     const raw = await rawDatabase(server, rows);
-    printSpeed(rows.length, one, raw);
+    printSpeed('$match over HTTP', rows.length, one, raw);
+    print('');
+    print(
+      `bridge:     the same rows matched against ${SOURCE} with filter.target_repo ` +
+        `${BRIDGE_FILTER.target_repo} (ocl-ciel-bridge)`,
+    );
+    const reachable = await bridgeTargets(server, rows);
+    const bridgeOne = await send(server, token, rows, 1, BRIDGE_FILTER);
+    const bridgeFive = await send(server, token, rows, 5, BRIDGE_FILTER);
+    printBridgeQuality(rows, reachable, bridgeOne.results, bridgeFive.results);
+    print('');
+    const bridgeRaw = await rawDatabase(server, rows, BRIDGE_FILTER);
+    printSpeed('bridge $match over HTTP', rows.length, bridgeOne, bridgeRaw);
   } finally {
     await server.stop();
   }
@@ -246,6 +265,7 @@ async function send(
   token: string,
   rows: EvalRow[],
   limit: number,
+  filter?: Record<string, string>,
 ): Promise<Sent> {
   const results: Result[][] = new Array<Result[]>(rows.length);
   const batchMs: number[] = [];
@@ -262,6 +282,7 @@ async function send(
         body: JSON.stringify({
           target_repo_url: `/orgs/${ORG}/sources/${SOURCE}/HEAD/`,
           rows: batch.map((r) => ({ name: r.name })),
+          filter,
         }),
       });
       if (res.status !== 200) throw new Error(`$match answered ${res.status}: ${await res.text()}`);
@@ -281,8 +302,11 @@ async function send(
 async function rawDatabase(
   server: BenchServer,
   rows: EvalRow[],
+  filter?: Record<string, string>,
 ): Promise<{ seconds: number; batchMs: number[]; cpu: CpuUse }> {
-  const inProcess = await openInProcess(server.databaseUrl);
+  const inProcess = await openInProcess(server.databaseUrl, {
+    matchBridgeSource: BRIDGE_ENV.MATCH_BRIDGE_SOURCE,
+  });
   const statements: Statement[][] = [];
   try {
     for (let at = 0; at < rows.length; at += BATCH) {
@@ -299,6 +323,7 @@ async function rawDatabase(
           {
             target_repo_url: `/orgs/${ORG}/sources/${SOURCE}/HEAD/`,
             rows: rows.slice(at, at + BATCH).map((r) => ({ name: r.name })),
+            filter,
           },
         );
       });
@@ -327,6 +352,39 @@ async function rawDatabase(
     return { seconds, batchMs, cpu: await meter() };
   } finally {
     await pool.end();
+  }
+}
+
+/**
+ * For each row's own CIEL concept, the ICD-10 concepts its current mappings reach (current, not
+ * retired, at HEAD): what a right bridge answer is one of. Rows whose concept reaches none have
+ * no true bridge answer.
+ */
+async function bridgeTargets(
+  server: BenchServer,
+  rows: EvalRow[],
+): Promise<Map<string, Set<string>>> {
+  const client = new Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    const { rows: found } = await client.query<{ id: string; codes: string[] }>(
+      `SELECT c.mnemonic AS id, array_agg(DISTINCT tc.mnemonic) AS codes
+       FROM organizations o
+       JOIN repositories b ON b.owner_org_id = o.id AND b.mnemonic = $2
+       JOIN repositories t ON t.owner_org_id = o.id AND t.mnemonic = $3
+       JOIN concepts c ON c.repository_id = b.id AND c.mnemonic = ANY($4::text[])
+       JOIN mapping_versions mv ON mv.from_concept_id = c.id AND mv.repository_id = b.id
+         AND mv.valid_to_seq IS NULL AND NOT mv.retired
+         AND (mv.to_repository_id = t.id OR mv.to_source_url = '/orgs/' || o.mnemonic || '/sources/' || t.mnemonic || '/')
+       JOIN concepts tc ON tc.repository_id = t.id AND tc.mnemonic = mv.to_concept_code
+       JOIN concept_versions tv ON tv.concept_id = tc.id AND tv.valid_to_seq IS NULL AND NOT tv.retired
+       WHERE o.mnemonic = $1
+       GROUP BY c.mnemonic`,
+      [ORG, SOURCE, BRIDGE_TARGET, rows.flatMap((r) => (r.expected ? [r.expected] : []))],
+    );
+    return new Map(found.map((f) => [f.id, new Set(f.codes)]));
+  } finally {
+    await client.end();
   }
 }
 
@@ -367,7 +425,42 @@ function printQuality(rows: EvalRow[], one: Result[][], five: Result[][]): void 
   );
 }
 
+function printBridgeQuality(
+  rows: EvalRow[],
+  reachable: Map<string, Set<string>>,
+  one: Result[][],
+  five: Result[][],
+): void {
+  const rights = (r: EvalRow): Set<string> | undefined =>
+    r.expected ? reachable.get(r.expected) : undefined;
+  const withTarget = rows.map((r, i) => ({ r, i })).filter(({ r }) => rights(r) !== undefined);
+  const at1 = ({ r, i }: { r: EvalRow; i: number }): boolean =>
+    one[i][0] !== undefined && rights(r)!.has(one[i][0].id);
+  const at5 = ({ r, i }: { r: EvalRow; i: number }): boolean =>
+    five[i].some((x) => rights(r)!.has(x.id));
+  const share = (n: number, of: number): string => (of === 0 ? '–' : (n / of).toFixed(3));
+  const table = [...KINDS, 'all' as const].map((kind) => {
+    const of = withTarget.filter(({ r }) => kind === 'all' || r.kind === kind);
+    return [
+      kind,
+      String(of.length),
+      share(of.filter(at1).length, of.length),
+      share(of.filter(at5).length, of.length),
+    ];
+  });
+  printColumns(['kind (rows reaching ICD-10)', 'rows', 'recall@1', 'recall@5'], table);
+  const without = rows.filter((r) => rights(r) === undefined);
+  const answered = rows.filter((r, i) => rights(r) === undefined && one[i].length > 0).length;
+  const algorithms = new Set(one.flat().map((x) => x.search_meta.algorithm));
+  print('');
+  print(
+    `rows whose concept reaches no ICD-10 concept (or with no true match): ${without.length}, ` +
+      `answered with a result: ${answered}; algorithm named: ${[...algorithms].join(', ')}`,
+  );
+}
+
 function printSpeed(
+  label: string,
   rowCount: number,
   http: { seconds: number; batchMs: number[]; cpu: CpuUse },
   raw: { seconds: number; batchMs: number[]; cpu: CpuUse },
@@ -391,7 +484,7 @@ function printSpeed(
       'server CPU ms/row',
       'postgres CPU ms/row',
     ],
-    [line('$match over HTTP', http), line('raw database, same statements', raw)],
+    [line(label, http), line('raw database, same statements', raw)],
   );
   print(
     `ratio: the service does ${(rowCount / http.seconds / (rowCount / raw.seconds)).toFixed(2)}× ` +

@@ -34,6 +34,13 @@ const envSchema = z.object({
   EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
   MATCH_REQUIRES_APPROVAL: z.enum(['true', 'false']).default('true'),
+  MATCH_BRIDGE_SOURCE: z
+    .string()
+    .regex(
+      /^$|^\/(orgs|users)\/[^/]+\/sources\/[^/]+\/?$/,
+      'Use a source URL such as /orgs/CIEL/sources/CIEL/, or nothing for no bridge.',
+    )
+    .default('/orgs/CIEL/sources/CIEL/'),
   IMPORT_MAX_SIZE: z
     .string()
     .regex(/^\d+(kb|mb|gb)?$/i, "Use a size such as '512mb'.")
@@ -147,6 +154,8 @@ export interface Config {
     fhirCacheConcepts: number;
     /** `$match` only for users an administrator approved (spec operations §5.1). */
     matchRequiresApproval: boolean;
+    /** `$match`'s bridging reference source (`MATCH_BRIDGE_SOURCE`); null: no bridge. */
+    matchBridgeSource: string | null;
     /** The largest bulk import file, in bytes (`IMPORT_MAX_SIZE`). */
     importMaxBytes: number;
     /** Hosts a bulk import's `file_url` may name (`IMPORT_FILE_URL_HOSTS`); none: refused. */
@@ -246,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,
       matchRequiresApproval: e.MATCH_REQUIRES_APPROVAL === 'true',
+      matchBridgeSource: e.MATCH_BRIDGE_SOURCE || null,
       importMaxBytes: bytesOf(e.IMPORT_MAX_SIZE),
       importFileUrlHosts: e.IMPORT_FILE_URL_HOSTS.split(',')
         .map((host) => host.trim().toLowerCase())

@@ -32,6 +32,17 @@ export interface MatchTarget {
   bestMatch: boolean;
   limit: number;
   offset: number;
+  /**
+   * `filter.target_repo` and `target_repo_map_type`: only concepts with a current mapping to this
+   * source (by its id when it resolves here, else by its URL; any source when null), of these map
+   * types (upper case; any when null).
+   */
+  mappedTo: { repositoryId: string | null; url: string | null; mapTypes: string[] | null } | null;
+  /**
+   * The bridge (`ocl-ciel-bridge`): the target is the bridging source, and each row is answered
+   * with the concepts of this source version its matches map to (`mappedTo` names the source).
+   */
+  bridgeTo: { repositoryId: string; seq: string | null } | null;
 }
 
 /** One scored concept of a row. */
@@ -47,6 +58,8 @@ export interface MatchHit {
   highlight: Record<string, string[]>;
   /** Hits of the row before paging. */
   total: number;
+  /** With a bridge: the bridging concept matched, and the map type that reached `version`. */
+  bridge: { version: ConceptVersionEntity; mapType: string | null } | null;
 }
 
 /** How far a text must be from a name (0–1 blend of trigram similarities) to highlight it. */
@@ -89,16 +102,67 @@ export class MatchRepository {
       target.offset,
       target.bestMatch,
       [...STOP_WORDS],
+      target.mappedTo?.repositoryId ?? null,
+      target.mappedTo?.url ?? null,
+      target.mappedTo?.mapTypes ?? null,
     ];
-    const scope = (alias: string): string =>
-      `${alias}.repository_id = $2::bigint
-       AND ($3::bigint IS NULL AND ${alias}.valid_to_seq IS NULL
-         OR $3::bigint IS NOT NULL AND ${alias}.valid_from_seq <= $3::bigint
-           AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > $3::bigint))`;
+    // Rows of a repository ($repo) at a change ($seq, null: HEAD), one statement shape for both.
+    const at = (alias: string, repo: string, seq: string): string =>
+      `${alias}.repository_id = ${repo}::bigint
+       AND (${seq}::bigint IS NULL AND ${alias}.valid_to_seq IS NULL
+         OR ${seq}::bigint IS NOT NULL AND ${alias}.valid_from_seq <= ${seq}::bigint
+           AND (${alias}.valid_to_seq IS NULL OR ${alias}.valid_to_seq > ${seq}::bigint))`;
+    const scope = (alias: string): string => at(alias, '$2', '$3');
+    // The current mappings of a target concept to the source `filter.target_repo` names.
+    const mappedTo = (mv: string): string =>
+      `${scope(mv)} AND NOT ${mv}.retired
+       AND ($10::text IS NULL OR ${mv}.to_repository_id = $9::bigint
+         OR ${mv}.to_source_url = $10::text)
+       AND ($11::text[] IS NULL OR upper(${mv}.map_type) = ANY($11::text[]))`;
+    const mapped = (cv: string): string =>
+      `($10::text IS NULL AND $11::text[] IS NULL OR EXISTS (SELECT 1 FROM mapping_versions mt
+         WHERE mt.from_concept_id = ${cv}.concept_id AND ${mappedTo('mt')}))`;
     // `+ 0`: a word search reads the word index alone; AND-ed with the head index it would read
     // every current concept's entry of the target too.
     const wordScope = scope('cv').replace('cv.repository_id =', 'cv.repository_id + 0 =');
     const needed = target.limit + target.offset;
+    const matched = `
+       SELECT k.i, k.score, k.tier, k.total, k.name_score, k.name_text, k.syn_score, k.syn_text,
+         k.desc_score, k.desc_text, k.id_hit, k.map_hit, k.exact, k.text, to_json(cv) AS version
+       FROM kept k JOIN concept_versions cv ON cv.id = k.id
+       WHERE k.rank > $6 AND ($5 = 0 OR k.rank <= $6 + $5)
+       ORDER BY k.i, k.rank`;
+    // The bridge: each matched concept's mappings to the other source, followed to that source's
+    // concepts at its version; a concept reached twice keeps its best match (then SAME-AS).
+    // Ranked and paged as the concepts reached, by the rank of the match that reached them.
+    const bridged = (): string => {
+      params.push(target.bridgeTo!.repositoryId, target.bridgeTo!.seq);
+      return `, reached AS (
+         SELECT k.*, mv.map_type, tv.id AS target_id, tc.mnemonic AS target_code,
+           row_number() OVER (PARTITION BY k.i, tv.id
+             ORDER BY k.rank, upper(mv.map_type) = 'SAME-AS' DESC, mv.id) AS nth
+         FROM kept k
+         JOIN concept_versions bv ON bv.id = k.id
+         JOIN mapping_versions mv ON mv.from_concept_id = bv.concept_id AND ${mappedTo('mv')}
+         JOIN concepts tc ON tc.repository_id = $12::bigint AND tc.mnemonic = mv.to_concept_code
+         JOIN concept_versions tv ON tv.concept_id = tc.id AND ${at('tv', '$12', '$13')}
+           AND ($4 OR NOT tv.retired)
+       ), ranked AS (
+         SELECT r.*, count(*) OVER (PARTITION BY r.i)::int AS reached,
+           row_number() OVER (PARTITION BY r.i
+             ORDER BY r.rank, upper(r.map_type) = 'SAME-AS' DESC, r.target_code) AS target_rank
+         FROM reached r WHERE r.nth = 1
+       )
+       SELECT r.i, r.score, r.tier, r.reached AS total, r.name_score, r.name_text, r.syn_score,
+         r.syn_text, r.desc_score, r.desc_text, r.id_hit, r.map_hit, r.exact, r.text, r.map_type,
+         to_json(tv) AS version, to_json(bv) AS bridge
+       FROM ranked r
+       JOIN concept_versions tv ON tv.id = r.target_id
+       JOIN concept_versions bv ON bv.id = r.id
+       WHERE r.target_rank > $6 AND ($5 = 0 OR r.target_rank <= $6 + $5)
+       ORDER BY r.i, r.target_rank`;
+    };
+    const answer = target.bridgeTo ? bridged() : matched;
     const rows = await this.em.query<Array<MatchRaw>>(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, text text, name text,
@@ -156,6 +220,7 @@ export class MatchRepository {
               WITH strict AS (
                 SELECT cv.id, cv.names FROM concept_versions cv
                 WHERE to_tsvector('simple', cv.search_text) @@ q.strict AND ${wordScope}
+                  AND ${mapped('cv')}
                 LIMIT ${CANDIDATES_PER_ROW})
               SELECT x.id FROM (
                 SELECT id, names, 0 AS pass FROM strict
@@ -163,6 +228,7 @@ export class MatchRepository {
                 (SELECT cv.id, cv.names, 1 FROM concept_versions cv
                  WHERE q.relaxed IS NOT NULL AND (SELECT count(*) FROM strict) < ${needed}
                    AND to_tsvector('simple', cv.search_text) @@ q.relaxed AND ${wordScope}
+                   AND ${mapped('cv')}
                  LIMIT ${CANDIDATES_PER_ROW})
               ) x
               -- Every word's matches first, then those nearest the text in length: what the
@@ -229,7 +295,7 @@ export class MatchRepository {
              LIMIT 1
            ) k ON true
          ) s
-         WHERE ($4 OR NOT cv.retired)
+         WHERE ($4 OR NOT cv.retired) AND ${mapped('cv')}
            AND (r.concept_class IS NULL OR lower(cv.concept_class) = lower(r.concept_class))
            AND (r.datatype IS NULL OR lower(cv.datatype) = lower(r.datatype))
            AND (r.properties IS NULL OR NOT EXISTS (
@@ -251,11 +317,7 @@ export class MatchRepository {
          FROM tiered t
          WHERE NOT $7 OR t.tier <> 'low'
        )
-       SELECT k.i, k.score, k.tier, k.total, k.name_score, k.name_text, k.syn_score, k.syn_text,
-         k.desc_score, k.desc_text, k.id_hit, k.map_hit, k.exact, k.text, to_json(cv) AS version
-       FROM kept k JOIN concept_versions cv ON cv.id = k.id
-       WHERE k.rank > $6 AND ($5 = 0 OR k.rank <= $6 + $5)
-       ORDER BY k.i, k.rank`,
+       ${answer}`,
       params,
     );
     return rows.map((raw) => hitOf(this.em, raw));
@@ -278,6 +340,8 @@ interface MatchRaw {
   exact: boolean | null;
   text: number;
   version: Raw;
+  map_type?: string | null;
+  bridge?: Raw;
 }
 
 function hitOf(em: EntityManager, raw: MatchRaw): MatchHit {
@@ -297,6 +361,9 @@ function hitOf(em: EntityManager, raw: MatchRaw): MatchHit {
     tier: raw.tier,
     highlight,
     total: raw.total,
+    bridge: raw.bridge
+      ? { version: hydrate(em, ConceptVersionEntity, raw.bridge)!, mapType: raw.map_type ?? null }
+      : null,
   };
 }
 

@@ -131,7 +131,6 @@ export abstract class VersionedRepository<TVersion extends VersionRow> {
   }
 }
 
-/** Rows as of a change: current ones for HEAD, those whose interval holds `seq` otherwise. */
 /**
  * `atChange` for raw SQL: rows current at a change (`seq` null = HEAD), its parameter pushed onto
  * `params`.
@@ -144,6 +143,7 @@ export function interval(seq: string | null, params: unknown[], alias?: string):
   return `${p}valid_from_seq <= $${n} AND (${p}valid_to_seq IS NULL OR ${p}valid_to_seq > $${n})`;
 }
 
+/** Rows as of a change: current ones for HEAD, those whose interval holds `seq` otherwise. */
 export function atChange<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>,
   alias: string,

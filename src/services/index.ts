@@ -169,6 +169,8 @@ export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
 export const DEFAULT_FHIR_CACHE_CONCEPTS = 200_000;
 /** The default most codes of one expansion that is not paged (`EXPANSION_MAX_UNPAGED_CODES`). */
 export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
+/** `$match`'s default bridging reference source (`MATCH_BRIDGE_SOURCE`), as OCL's. */
+export const DEFAULT_MATCH_BRIDGE_SOURCE = '/orgs/CIEL/sources/CIEL/';
 export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
@@ -199,6 +201,11 @@ export interface ServiceOptions {
   expansionMaxUnpagedCodes?: number;
   /** `$match` only for users an administrator approved (spec operations §5.1); true by default. */
   matchRequiresApproval?: boolean;
+  /**
+   * The bridging reference source of `$match` (`ocl-ciel-bridge`, spec operations §4.5), a source
+   * URL; default `/orgs/CIEL/sources/CIEL/`; null: no bridge.
+   */
+  matchBridgeSource?: string | null;
   /** The largest bulk import file, in bytes. */
   importMaxBytes?: number;
   /** Hosts a bulk import's `file_url` may name; none: `file_url` is refused. */
@@ -357,6 +364,9 @@ export class Services {
       this.repos,
       this.repositories,
       options.matchRequiresApproval ?? true,
+      options.matchBridgeSource === undefined
+        ? DEFAULT_MATCH_BRIDGE_SOURCE
+        : options.matchBridgeSource,
     );
     this.bulkImports = new BulkImportService(
       this.repos,

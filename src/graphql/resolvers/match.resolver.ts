@@ -23,7 +23,11 @@ class MatchArgs {
   })
   rows: Array<Record<string, unknown>>;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description:
+      '`conceptClass`, `datatype`, `locale`, `target_repo` (a source URL: concepts mapped to it; on the bridging source, the bridge: its concepts reached through the mappings) and `target_repo_map_type`.',
+  })
   filter?: Record<string, unknown> | null;
 
   @Field(() => [GraphQLJSONObject], { nullable: true, description: '`map_config` entries.' })
@@ -91,7 +95,8 @@ const some = <T>(value: T | null | undefined): T | undefined => value ?? undefin
 @Resolver()
 export class MatchResolver {
   @Query(() => [MatchRowType], {
-    description: 'Matches rows of local terms to the concepts of a source (lexical, `ocl-search`).',
+    description:
+      'Matches rows of local terms to the concepts of a source (lexical, `ocl-search`), or through the bridging source to the concepts of `filter.target_repo` (`ocl-ciel-bridge`).',
   })
   async matchConcepts(
     @Args() args: MatchArgs,

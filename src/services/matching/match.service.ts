@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MappingVersionEntity } from '../../db/entities';
 import { AppError } from '../../errors';
-import type { MatchHit, MatchQuery, Repositories } from '../../repositories';
+import type { MatchHit, MatchQuery, MatchTarget, Repositories } from '../../repositories';
 import { foldedWords } from '../../repositories/list';
 import { isSuperuser, requireUser } from '../shared/access';
 import type { ServiceContext } from '../shared/context';
@@ -92,23 +92,43 @@ export const matchInput = { match: bodySchema };
 /** The row fields the lexical match reads; others are echoed only. */
 const ROW_TEXT = ['id', 'name', 'description', 'concept_class', 'datatype', 'mapping_code'];
 const ROW_CODES = ['mapping_code', 'same_as_map_codes', 'other_map_codes', 'mapping_list'];
-/** The facet filters a target answers (`filter`), besides `locale`. */
+/** The facet filters a target answers (`filter`), besides `locale` and the mapping filters. */
 const FILTERS: Record<string, 'conceptClass' | 'datatype'> = {
   concept_class: 'conceptClass',
   conceptClass: 'conceptClass',
   datatype: 'datatype',
 };
+const MAPPING_FILTERS = ['target_repo', 'target_repo_map_type'];
+
+/** The algorithms a result's `search_meta.algorithm` names (spec operations §4.5). */
+const LEXICAL = 'ocl-search';
+const BRIDGE = 'ocl-ciel-bridge';
+
+/** `filter` as the service applies it. */
+interface Filters {
+  facets: { conceptClass?: string; datatype?: string };
+  /** `target_repo`: a source URL (its version, if any, names the version bridged to). */
+  targetRepo: RepoRef | null;
+  /** `target_repo_map_type`: map types, upper case. */
+  mapTypes: string[] | null;
+}
 
 /**
  * `$match` (spec operations §4.5): rows of a spreadsheet matched to the concepts of a target
  * source version, lexically (`ocl-search`), a batch of rows per statement.
  */
 export class MatchService {
+  /** The bridging reference source's URL (no version), lower case; null: no bridge. */
+  private readonly bridgeUrl: string | null;
+
   constructor(
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
     private readonly requiresApproval: boolean,
-  ) {}
+    bridgeSource: string | null,
+  ) {
+    this.bridgeUrl = bridgeSource ? unversioned(parseRepoUrl(bridgeSource, 'source')) : null;
+  }
 
   async match(
     ctx: ServiceContext,
@@ -119,12 +139,13 @@ export class MatchService {
     const window = windowOf(options);
     assertSemanticRanges(options);
     const body = parseInput(bodySchema, input);
-    const target = await this.target(ctx, body);
-    assertLexical(options, target);
     const filter = body.filter ?? {};
-    const facets = facetsOf(filter);
+    const filters = filtersOf(filter);
+    const target = await this.resolve(ctx, targetRefOf(body), 'target_repo_url');
+    assertLexical(options, target);
+    const { mappedTo, reached } = await this.mappingFilter(ctx, target, filters);
     const mapConfig = body.map_config ?? [];
-    const queries = body.rows.map((row, index) => queryOf(row, index, mapConfig, facets));
+    const queries = body.rows.map((row, index) => queryOf(row, index, mapConfig, filters.facets));
     const hits: MatchHit[] = [];
     for (let at = 0; at < queries.length; at += MATCH_BATCH_ROWS) {
       hits.push(
@@ -136,22 +157,71 @@ export class MatchService {
             bestMatch: options.bestMatch ?? false,
             limit: window.limit,
             offset: window.offset,
+            mappedTo,
+            bridgeTo: reached ? { repositoryId: reached.repo.id, seq: reached.version.seq } : null,
           },
           queries.slice(at, at + MATCH_BATCH_ROWS),
         )),
       );
     }
-    const mappings = options.verbose ? await this.mappingsOf(target, hits) : undefined;
+    // What the results are concepts of: the target, or the source reached through the bridge.
+    const answered = reached ?? target;
+    const mappings = options.verbose ? await this.mappingsOf(answered, hits) : undefined;
     const byRow = new Map<number, MatchHit[]>();
     for (const hit of hits) byRow.set(hit.index, [...(byRow.get(hit.index) ?? []), hit]);
     return body.rows.map((row, index) => ({
       row: { ...row, __index: index },
       results: (byRow.get(index) ?? []).map((hit) =>
-        resultOf(target, hit, window.limit, options, mappings),
+        resultOf(answered, target, hit, window.limit, options, mappings),
       ),
       map_config: mapConfig,
       filter,
     }));
+  }
+
+  /**
+   * `filter.target_repo` (and `target_repo_map_type`): on the bridging source, naming another
+   * source, the bridge (spec operations §4.5: rows matched against the bridge, answered with the
+   * other source's concepts its mappings reach); elsewhere a facet: concepts mapped to it.
+   */
+  private async mappingFilter(
+    ctx: ServiceContext,
+    target: RepoView,
+    filters: Filters,
+  ): Promise<{ mappedTo: MatchTarget['mappedTo']; reached: RepoView | null }> {
+    const { targetRepo, mapTypes } = filters;
+    if (!targetRepo)
+      return {
+        mappedTo: mapTypes ? { repositoryId: null, url: null, mapTypes } : null,
+        reached: null,
+      };
+    const url = repoUrlOf({ ...targetRepo, version: undefined });
+    const targetUrl = repoUrl(target.owner, 'source', target.repo.mnemonic);
+    const bridging =
+      this.bridgeUrl !== null &&
+      targetUrl.toLowerCase() === this.bridgeUrl &&
+      url.toLowerCase() !== this.bridgeUrl;
+    if (bridging) {
+      const reached = await this.resolve(ctx, targetRepo, 'filter.target_repo');
+      const canonical = repoUrl(reached.owner, 'source', reached.repo.mnemonic);
+      return { mappedTo: { repositoryId: reached.repo.id, url: canonical, mapTypes }, reached };
+    }
+    // A facet: the mappings name the source by URL; by id too when the caller may see it here.
+    const found = await this.repositories
+      .get(ctx, { ...targetRepo, version: undefined })
+      .catch((error: unknown) => {
+        if (error instanceof AppError && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND'))
+          return null;
+        throw error;
+      });
+    return {
+      mappedTo: {
+        repositoryId: found?.repo.id ?? null,
+        url: found ? repoUrl(found.owner, 'source', found.repo.mnemonic) : url,
+        mapTypes,
+      },
+      reached: null,
+    };
   }
 
   /** spec operations §5.1: signed in (401), and approved when the instance requires it (403). */
@@ -168,31 +238,11 @@ export class MatchService {
   }
 
   /**
-   * The target: a source URL or `{owner, source, source_version}`, resolved to the version named,
-   * else to the latest released one, else HEAD. Nothing is said of a source the caller may not
-   * see: it is not found, as a missing one.
+   * A source named by a `$match` body (the target, or the source a bridge reaches), resolved to
+   * the version named, else to the latest released one, else HEAD. Nothing is said of a source
+   * the caller may not see: it is not found, as a missing one.
    */
-  private async target(ctx: ServiceContext, body: z.infer<typeof bodySchema>): Promise<RepoView> {
-    let ref: RepoRef;
-    if (body.target_repo_url !== undefined) {
-      try {
-        ref = parseRepoUrl(body.target_repo_url, 'source');
-      } catch {
-        throw AppError.field(
-          'target_repo_url',
-          `'${body.target_repo_url}' is not a source URL like /orgs/:org/sources/:source/[:version/].`,
-        );
-      }
-    } else {
-      const t = body.target_repo!;
-      const user = t.owner_type === 'User' || t.owner_type === 'user';
-      ref = {
-        owner: user ? { type: 'user', username: t.owner } : { type: 'org', id: t.owner },
-        kind: 'source',
-        id: t.source,
-        version: t.source_version,
-      };
-    }
+  private async resolve(ctx: ServiceContext, ref: RepoRef, field: string): Promise<RepoView> {
     try {
       if (ref.version === undefined) {
         const released = await this.repositories.latestReleased(ctx, { ...ref, version: 'latest' });
@@ -201,7 +251,9 @@ export class MatchService {
       return await this.repositories.get(ctx, ref);
     } catch (error) {
       if (error instanceof AppError && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND'))
-        throw AppError.notFound(`Target repository '${repoUrlOf(ref)}'`);
+        throw AppError.notFound(
+          `${field === 'target_repo_url' ? 'Target repository' : 'Repository'} '${repoUrlOf(ref)}'`,
+        );
       throw error;
     }
   }
@@ -236,6 +288,36 @@ function repoUrlOf(ref: RepoRef): string {
     ref.id,
     ref.version,
   );
+}
+
+/** The target a body names: `target_repo_url`, or `{owner, source, source_version}`. */
+function targetRefOf(body: z.infer<typeof bodySchema>): RepoRef {
+  if (body.target_repo_url !== undefined)
+    return sourceRefOf(body.target_repo_url, 'target_repo_url');
+  const t = body.target_repo!;
+  const user = t.owner_type === 'User' || t.owner_type === 'user';
+  return {
+    owner: user ? { type: 'user', username: t.owner } : { type: 'org', id: t.owner },
+    kind: 'source',
+    id: t.source,
+    version: t.source_version,
+  };
+}
+
+function sourceRefOf(url: string, field: string): RepoRef {
+  try {
+    return parseRepoUrl(url, 'source');
+  } catch {
+    throw AppError.field(
+      field,
+      `'${url}' is not a source URL like /orgs/:org/sources/:source/[:version/].`,
+    );
+  }
+}
+
+/** A source URL without its version, lower case: how the bridge is recognised. */
+function unversioned(ref: RepoRef): string {
+  return repoUrlOf({ ...ref, version: undefined }).toLowerCase();
 }
 
 /** `limit` (default 1), and `offset` or `page` (paging applies to each row). */
@@ -280,25 +362,33 @@ function assertLexical(options: MatchOptions, target: RepoView): void {
   }
 }
 
-function facetsOf(filter: Record<string, unknown>): { conceptClass?: string; datatype?: string } {
-  const facets: { conceptClass?: string; datatype?: string } = {};
+function filtersOf(filter: Record<string, unknown>): Filters {
+  const facets: Filters['facets'] = {};
+  let targetRepo: RepoRef | null = null;
+  let mapTypes: string[] | null = null;
   for (const [key, value] of Object.entries(filter)) {
     if (key === 'locale') {
       if (typeof value !== 'string') throw AppError.field('filter.locale', 'Must be a string.');
       continue;
     }
     const facet = FILTERS[key];
-    if (!facet) {
+    if (!facet && !MAPPING_FILTERS.includes(key)) {
       throw AppError.field(
         `filter.${key}`,
-        `Unknown filter '${key}'; a target filters by ${Object.keys(FILTERS).join(', ')} and locale.`,
+        `Unknown filter '${key}'; a target filters by ${[...Object.keys(FILTERS), ...MAPPING_FILTERS].join(', ')} and locale.`,
       );
     }
     if (typeof value !== 'string' || value.trim() === '')
       throw AppError.field(`filter.${key}`, 'Must be a non-empty string.');
-    facets[facet] = value.trim();
+    if (key === 'target_repo') targetRepo = sourceRefOf(value.trim(), 'filter.target_repo');
+    else if (key === 'target_repo_map_type')
+      mapTypes = value
+        .split(',')
+        .map((t) => t.trim().toUpperCase())
+        .filter(Boolean);
+    else facets[facet] = value.trim();
   }
-  return facets;
+  return { facets, targetRepo, mapTypes: mapTypes?.length ? mapTypes : null };
 }
 
 /** A row as the repository matches it: folded texts, codes, filters; bad values are 400s. */
@@ -403,20 +493,32 @@ function codesOf(
 /** One result as spec operations §4.5 lists its fields; `brief` the least, `verbose` the most. */
 function resultOf(
   target: RepoView,
+  matched: RepoView,
   hit: MatchHit,
   limit: number,
   options: MatchOptions,
   mappings: Map<string, MappingVersionEntity[]> | undefined,
 ): Record<string, unknown> {
   const v = hit.version;
-  const url = `${repoUrl(target.owner, 'source', target.repo.mnemonic)}concepts/${encodeURIComponent(v.mnemonic)}/`;
+  const url = conceptUrlOf(target, v.mnemonic);
   const searchMeta = {
     search_score: hit.score,
     search_normalized_score: hit.normalized,
     match_type: limit === 1 ? 'very_high' : hit.tier,
-    algorithm: 'ocl-search',
+    algorithm: hit.bridge ? BRIDGE : LEXICAL,
     search_highlight: hit.highlight,
     search_confidence: null,
+    // The bridging concept the row matched (what `search_highlight` speaks of), and how it maps.
+    ...(hit.bridge
+      ? {
+          bridge: {
+            url: conceptUrlOf(matched, hit.bridge.version.mnemonic),
+            id: hit.bridge.version.mnemonic,
+            display_name: hit.bridge.version.displayName,
+            map_type: hit.bridge.mapType,
+          },
+        }
+      : {}),
   };
   if (options.brief) {
     return { id: v.mnemonic, url, display_name: v.displayName, search_meta: searchMeta };
@@ -452,6 +554,10 @@ function resultOf(
         }
       : {}),
   };
+}
+
+function conceptUrlOf(source: RepoView, id: string): string {
+  return `${repoUrl(source.owner, 'source', source.repo.mnemonic)}concepts/${encodeURIComponent(id)}/`;
 }
 
 /** Scalar custom attributes as FHIR-style properties (`code` and one typed value). */
