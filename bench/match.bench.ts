@@ -392,22 +392,7 @@ async function bridgeTargets(
 // Printing
 
 function printQuality(rows: EvalRow[], one: Result[][], five: Result[][]): void {
-  const known = rows.map((r, i) => ({ ...r, i })).filter((r) => r.expected !== null);
-  const at1 = (r: { i: number; expected: string | null }): boolean =>
-    one[r.i][0]?.id === r.expected;
-  const at5 = (r: { i: number; expected: string | null }): boolean =>
-    five[r.i].some((x) => x.id === r.expected);
-  const share = (n: number, of: number): string => (of === 0 ? '–' : (n / of).toFixed(3));
-  const table = [...KINDS, 'all' as const].map((kind) => {
-    const of = known.filter((r) => kind === 'all' || r.kind === kind);
-    return [
-      kind,
-      String(of.length),
-      share(of.filter(at1).length, of.length),
-      share(of.filter(at5).length, of.length),
-    ];
-  });
-  printColumns(['kind', 'rows', 'recall@1', 'recall@5'], table);
+  printRecall('kind', rows, one, five, (r) => (r.expected ? new Set([r.expected]) : undefined));
   // Graded with limit=5 (with limit=1 every result is very_high by the spec's rule).
   const wrongTop = rows
     .map((r, i) => ({ r, top: five[i][0] }))
@@ -425,6 +410,33 @@ function printQuality(rows: EvalRow[], one: Result[][], five: Result[][]): void 
   );
 }
 
+const share = (n: number, of: number): string => (of === 0 ? '–' : (n / of).toFixed(3));
+
+/** Recall@1 and @5 per kind of row, over the rows that have right answers (`rights`). */
+function printRecall(
+  heading: string,
+  rows: EvalRow[],
+  one: Result[][],
+  five: Result[][],
+  rights: (row: EvalRow) => Set<string> | undefined,
+): void {
+  const scored = rows.map((r, i) => ({ r, i })).filter(({ r }) => rights(r) !== undefined);
+  const at1 = ({ r, i }: { r: EvalRow; i: number }): boolean =>
+    one[i][0] !== undefined && rights(r)!.has(one[i][0].id);
+  const at5 = ({ r, i }: { r: EvalRow; i: number }): boolean =>
+    five[i].some((x) => rights(r)!.has(x.id));
+  const table = [...KINDS, 'all' as const].map((kind) => {
+    const of = scored.filter(({ r }) => kind === 'all' || r.kind === kind);
+    return [
+      kind,
+      String(of.length),
+      share(of.filter(at1).length, of.length),
+      share(of.filter(at5).length, of.length),
+    ];
+  });
+  printColumns([heading, 'rows', 'recall@1', 'recall@5'], table);
+}
+
 function printBridgeQuality(
   rows: EvalRow[],
   reachable: Map<string, Set<string>>,
@@ -433,22 +445,7 @@ function printBridgeQuality(
 ): void {
   const rights = (r: EvalRow): Set<string> | undefined =>
     r.expected ? reachable.get(r.expected) : undefined;
-  const withTarget = rows.map((r, i) => ({ r, i })).filter(({ r }) => rights(r) !== undefined);
-  const at1 = ({ r, i }: { r: EvalRow; i: number }): boolean =>
-    one[i][0] !== undefined && rights(r)!.has(one[i][0].id);
-  const at5 = ({ r, i }: { r: EvalRow; i: number }): boolean =>
-    five[i].some((x) => rights(r)!.has(x.id));
-  const share = (n: number, of: number): string => (of === 0 ? '–' : (n / of).toFixed(3));
-  const table = [...KINDS, 'all' as const].map((kind) => {
-    const of = withTarget.filter(({ r }) => kind === 'all' || r.kind === kind);
-    return [
-      kind,
-      String(of.length),
-      share(of.filter(at1).length, of.length),
-      share(of.filter(at5).length, of.length),
-    ];
-  });
-  printColumns(['kind (rows reaching ICD-10)', 'rows', 'recall@1', 'recall@5'], table);
+  printRecall('kind (rows reaching ICD-10)', rows, one, five, rights);
   const without = rows.filter((r) => rights(r) === undefined);
   const answered = rows.filter((r, i) => rights(r) === undefined && one[i].length > 0).length;
   const algorithms = new Set(one.flat().map((x) => x.search_meta.algorithm));

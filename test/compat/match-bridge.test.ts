@@ -1,5 +1,12 @@
 import request from 'supertest';
-import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
+import {
+  approveForMatching,
+  createTestApp,
+  createUser,
+  uniqueId,
+  type TestApp,
+  type TestUser,
+} from '../factories';
 import {
   createConcept,
   createMapping,
@@ -112,13 +119,7 @@ beforeAll(async () => {
   await map(bridge, 'B3', 'SAME-AS', sct.url, '104142005');
   await map(local, 'L1', 'SAME-AS', icd.url, 'B54');
   matcher = await createUser(t);
-  for (const user of [matcher, hidden.owner]) {
-    const res = await request(t.app)
-      .put(`/users/${user.username}/`)
-      .set('Authorization', t.admin)
-      .send({ match_approved: true });
-    expect(res.status).toBe(200);
-  }
+  for (const user of [matcher, hidden.owner]) await approveForMatching(t, user);
 }, 120_000);
 afterAll(async () => t.close());
 

@@ -1,5 +1,12 @@
 import request from 'supertest';
-import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  approveForMatching,
+  createOrg,
+  createTestApp,
+  createUser,
+  type TestApp,
+  type TestUser,
+} from '../factories';
 import {
   createConcept,
   createMapping,
@@ -49,14 +56,6 @@ const CONCEPTS: Array<[string, string, string, string[]]> = [
   ['1007', 'Glucose plasma level', 'Test', []],
 ];
 
-async function approve(user: TestUser): Promise<void> {
-  const res = await request(t.app)
-    .put(`/users/${user.username}/`)
-    .set('Authorization', t.admin)
-    .send({ match_approved: true });
-  expect(res.status).toBe(200);
-}
-
 beforeAll(async () => {
   t = await createTestApp();
   source = await createSource(t, { id: 'CIEL' });
@@ -80,7 +79,7 @@ beforeAll(async () => {
     to_concept_code: 'B54',
   });
   matcher = await createUser(t);
-  await approve(matcher);
+  await approveForMatching(t, matcher);
 }, 60_000);
 afterAll(async () => t.close());
 
@@ -310,7 +309,7 @@ describe('$match access', () => {
       .set('Authorization', waiting.auth)
       .send({ match_approved: true });
     expect(self.status).toBe(403);
-    await approve(waiting);
+    await approveForMatching(t, waiting);
     const [row] = await match({ ...target(), rows: [{ name: 'Malaria' }] }, {}, waiting.auth);
     expect(row.results[0].id).toBe('1006');
     // The flag is shown to the user and to administrators only.
@@ -356,7 +355,7 @@ describe('$match access', () => {
       .send({ target_repo_url: hidden.url, rows: [{ name: 'Secret disease' }] });
     expect(res.status).toBe(404);
     expect(JSON.stringify(res.body)).not.toContain('S1');
-    await approve(owner);
+    await approveForMatching(t, owner);
     const [row] = await match(
       { target_repo_url: hidden.url, rows: [{ name: 'Secret disease' }] },
       {},

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import {
+  approveForMatching,
   createOrg,
   createTestApp,
   createUser,
@@ -331,11 +332,7 @@ describe('decided readings (docs/design-choices.md)', () => {
       concept_class: 'Diagnosis',
       datatype: 'N/A',
     });
-    await request(t.app)
-      .put(`/users/${source.owner.username}/`)
-      .set('Authorization', t.admin)
-      .send({ match_approved: true })
-      .expect(200);
+    await approveForMatching(t, source.owner);
     const res = await request(t.app)
       .post('/concepts/$match/')
       .set(as(source.owner))

@@ -149,6 +149,16 @@ export async function createUser(
 }
 
 /** A fresh org created by `owner` (who becomes its administrator). */
+/** Approves `user` for `$match` (spec operations §5.1), as the bootstrap superuser. */
+export async function approveForMatching(t: TestApp, user: TestUser): Promise<void> {
+  const res = await request(t.app)
+    .put(`/users/${user.username}/`)
+    .set('Authorization', t.admin)
+    .send({ match_approved: true });
+  if (res.status !== 200)
+    throw new Error(`match approval failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
 export async function createOrg(
   t: TestApp,
   owner: TestUser,

@@ -1,5 +1,11 @@
 import request from 'supertest';
-import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  approveForMatching,
+  createTestApp,
+  createUser,
+  type TestApp,
+  type TestUser,
+} from '../factories';
 import { createConcept, createSource, type TestSource } from '../factories/content';
 import { errorCode, gql } from './gql';
 
@@ -30,11 +36,7 @@ beforeAll(async () => {
     });
   }
   approved = await createUser(t);
-  const res = await request(t.app)
-    .put(`/users/${approved.username}/`)
-    .set('Authorization', t.admin)
-    .send({ match_approved: true });
-  expect(res.status).toBe(200);
+  await approveForMatching(t, approved);
 }, 60_000);
 afterAll(async () => t.close());
 
