@@ -25,6 +25,7 @@ import { newestVersionHoldingSql } from './repo.repository';
 import { atChange, interval, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
+  orderedIdsOf,
   searchWords,
   sliceOf,
   whereAnyOf,
@@ -368,6 +369,40 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   }
 
   /**
+   * Pages of several sources' plain concept lists (`isPlainSearch`: no `q`, no filter, retired
+   * left out) in one statement, each in its list's order: what sibling sources of one GraphQL
+   * query read together. Totals are the versions' active counts (the caller's).
+   */
+  async plainPages(
+    pages: ReadonlyArray<{
+      where: { repositoryId: string; seq: string | null };
+      sort: SortSpec<ConceptSortKey>;
+      window: Window;
+    }>,
+  ): Promise<ConceptVersionEntity[][]> {
+    if (pages.length === 0) return [];
+    const { sql, params } = orderedIdsOf(
+      pages.map((page) => {
+        const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('cv.id', 'key');
+        orderBy(qb, page.sort, ORDER);
+        if (page.window.limit > 0) qb.limit(page.window.limit);
+        if (page.window.offset > 0) qb.offset(page.window.offset);
+        return qb.getQueryAndParameters();
+      }),
+    );
+    const rows = await this.em.query<Array<{ part: number; version: Raw }>>(
+      `SELECT p.part, to_json(cv) AS version
+       FROM (${sql}) p JOIN concept_versions cv ON cv.id = p.id
+       ORDER BY p.part, p.ord`,
+      params,
+    );
+    const found: ConceptVersionEntity[][] = pages.map(() => []);
+    for (const row of rows)
+      found[row.part].push(hydrate(this.em, ConceptVersionEntity, row.version)!);
+    return found;
+  }
+
+  /**
    * The statement of `search` without a window or `q`, each row as JSON (`rowOf` reads it back):
    * what a cursor walks to list every match in the same order as the pages (exports, sync).
    */
@@ -644,6 +679,11 @@ export type ConceptScope =
     };
 
 /** No condition but the scope's (and `q`, checked apart): current, not retired, all of them. */
+/** A search with neither words nor filters, retired concepts left out: a source's plain list. */
+export function isPlainSearch(filter: ConceptSearch): boolean {
+  return !filter.q && unfiltered(filter);
+}
+
 function unfiltered(filter: ConceptSearch): boolean {
   return (
     !filter.includeRetired &&

@@ -59,6 +59,7 @@ export type {
   Selection,
 } from './collection.repository';
 export { FILTER_PROPERTIES, referenceKey } from './collection.repository';
+export { isPlainSearch } from './concept.repository';
 export type {
   ConceptRead,
   ConceptReadKey,

@@ -9,6 +9,7 @@ import {
   likeLiteral,
   named,
   orderBy,
+  orderedIdsOf,
   searchWords,
   sliceOf,
   visibleRepository,
@@ -185,6 +186,44 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     conceptIds: readonly string[],
     inverse: boolean,
   ): Promise<MappingVersionEntity[]> {
+    return this.ofConceptsQuery({ repositoryId, seq, conceptIds, inverse }).getMany();
+  }
+
+  /**
+   * `ofConcepts` of several sources (or changes, or directions) in one statement: each group's
+   * mappings in its order.
+   */
+  async ofConceptGroups(
+    groups: ReadonlyArray<{
+      repositoryId: string;
+      seq: string | null;
+      conceptIds: readonly string[];
+      inverse: boolean;
+    }>,
+  ): Promise<MappingVersionEntity[][]> {
+    if (groups.length === 0) return [];
+    const { sql, params } = orderedIdsOf(
+      groups.map((g) => this.ofConceptsQuery(g).select('mv.id', 'key').getQueryAndParameters()),
+    );
+    const rows = await this.em.query<Array<{ part: number; version: Raw }>>(
+      `SELECT p.part, to_json(mv) AS version
+       FROM (${sql}) p JOIN mapping_versions mv ON mv.id = p.id
+       ORDER BY p.part, p.ord`,
+      params,
+    );
+    const found: MappingVersionEntity[][] = groups.map(() => []);
+    for (const row of rows)
+      found[row.part].push(hydrate(this.em, MappingVersionEntity, row.version)!);
+    return found;
+  }
+
+  private ofConceptsQuery(g: {
+    repositoryId: string;
+    seq: string | null;
+    conceptIds: readonly string[];
+    inverse: boolean;
+  }): SelectQueryBuilder<MappingVersionEntity> {
+    const { repositoryId, seq, conceptIds, inverse } = g;
     const qb = this.versions
       .createQueryBuilder('mv')
       .where(
@@ -199,7 +238,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       .addOrderBy('mv.sort_weight', 'ASC')
       .addOrderBy('mv.id', 'ASC');
     atChange(qb, 'mv', seq);
-    return qb.getMany();
+    return qb;
   }
 
   /**

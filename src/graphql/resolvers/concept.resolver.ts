@@ -291,7 +291,8 @@ export class SourceConceptsResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
     return pageOf(
-      await ctx.services.concepts.list(ctx, viewRef(source.view), conceptListParamsOf(args), {
+      // The source as this request resolved it (its access decided): not looked up again.
+      await ctx.services.concepts.list(ctx, source.view, conceptListParamsOf(args), {
         onlyHierarchyRoot,
       }),
     );

@@ -9,6 +9,7 @@ import {
 } from '../../db/entities';
 import { AppError } from '../../errors';
 import {
+  isPlainSearch,
   isUniqueViolation,
   type ConceptRead,
   type ConceptScope,
@@ -35,7 +36,7 @@ import {
   type ListParams,
   type Page,
 } from '../shared/list';
-import { hierarchyKey, holdingKey } from '../shared/loaders';
+import { hierarchyKey, holdingKey, plainPageKey } from '../shared/loaders';
 import { endsOf, type EndSource, type MappingItem } from './mapping-views';
 import { hierarchyRootOf, type RepositoryService } from './repository.service';
 import { VersionedContent } from './versioned-content';
@@ -66,6 +67,8 @@ export interface ConceptListOptions {
 interface PageShape {
   narrow?: Pick<ConceptSearch, 'ids' | 'childOf'>;
   hierarchy?: boolean;
+  /** A source version's list: a plain page is read with its siblings' (`plainConceptPage`). */
+  sourceVersionId?: string;
 }
 
 /** What a read brings along for the detail view (spec core §4.3). */
@@ -756,7 +759,10 @@ export class ConceptService {
     };
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
     const sources = async () => new Map([[source.repo.id, source]]);
-    return this.page(ctx, scope, params, sort, sources, shape);
+    return this.page(ctx, scope, params, sort, sources, {
+      ...shape,
+      sourceVersionId: source.version.id,
+    });
   }
 
   /**
@@ -893,7 +899,18 @@ export class ConceptService {
     // Search by substring first (the trigram index answers it quickly); only when nothing
     // matches, with swapped letters undone (a few more lookups), and only then by similarity,
     // which finds any typo but scans far more.
-    let slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
+    let slice =
+      scope.scope === 'source' && shape.sourceVersionId && isPlainSearch(filter)
+        ? await ctx.loaders.plainConceptPage.load(
+            plainPageKey({
+              repositoryId: scope.repositoryId,
+              versionId: shape.sourceVersionId,
+              seq: scope.seq,
+              sort,
+              window: windowOf(params),
+            }),
+          )
+        : await this.repos.concepts.search(scope, filter, sort, windowOf(params));
     for (const tolerance of ['swaps', 'similar'] as const) {
       if (!filter.q || slice.total > 0) break;
       filter.tolerance = tolerance;
@@ -902,11 +919,16 @@ export class ConceptService {
     const facets = params.includeFacets
       ? await this.repos.concepts.facets(scope, filter)
       : undefined;
+    // Through the request's loader: sibling pages of one GraphQL query find theirs together.
     const [concepts, sources] = await Promise.all([
-      this.repos.concepts.findConceptsByIds([...new Set(slice.rows.map((v) => v.conceptId))]),
+      ctx.loaders.conceptById.loadMany([...new Set(slice.rows.map((v) => v.conceptId))]),
       sourcesOf([...new Set(slice.rows.map((v) => v.repositoryId))]),
     ]);
-    const byId = new Map(concepts.map((c) => [c.id, c]));
+    const byId = new Map<string, ConceptEntity>();
+    for (const concept of concepts) {
+      if (concept instanceof Error) throw concept;
+      if (concept) byId.set(concept.id, concept);
+    }
     const counts = params.verbose
       ? await Promise.all(
           slice.rows.map((version) => ctx.loaders.conceptVersionCounts.load(version.conceptId)),

@@ -11,7 +11,11 @@ import type {
   UserEntity,
 } from '../../db/entities';
 import type {
+  ConceptSortKey,
   ContentCounts,
+  Slice,
+  SortSpec,
+  Window,
   HolderRow,
   OrgCounts,
   Repositories,
@@ -33,6 +37,11 @@ export interface Loaders {
   versionCounts: DataLoader<string, number>;
   /** Active concepts and mappings as a repository version sees them, by version row id. */
   contentCounts: DataLoader<string, ContentCounts>;
+  /**
+   * A page of a source version's plain concept list (no `q`, no filter), by `plainPageKey`: the
+   * pages sibling sources ask for in one tick are read in one statement.
+   */
+  plainConceptPage: DataLoader<string, Slice<ConceptVersionEntity>>;
   /** Versions of a concept, by concept (versioned object) id. */
   conceptVersionCounts: DataLoader<string, number>;
   /** Versions of a mapping, by mapping (versioned object) id. */
@@ -157,10 +166,10 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     }),
     mappingById: byIds((ids) => repos.mappings.findMappingsByIds(ids)),
     conceptMappings: new DataLoader(async (keys) => {
-      // One query per (source, change, direction); usually one per request.
+      // One statement for every (source, change, direction) asked in this tick.
       const groups = new Map<
         string,
-        { repositoryId: string; seq: string | null; inverse: boolean; ids: string[] }
+        { repositoryId: string; seq: string | null; inverse: boolean; conceptIds: string[] }
       >();
       for (const key of keys) {
         const [repositoryId, seq, conceptId, side] = key.split('|');
@@ -169,20 +178,21 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
           repositoryId,
           seq: seq || null,
           inverse: side === 'to',
-          ids: [],
+          conceptIds: [],
         };
-        entry.ids.push(conceptId);
+        entry.conceptIds.push(conceptId);
         groups.set(group, entry);
       }
+      const asked = [...groups.values()];
+      const rowsOf = await repos.mappings.ofConceptGroups(asked);
       const found = new Map<string, MappingVersionEntity[]>();
-      for (const g of groups.values()) {
-        const rows = await repos.mappings.ofConcepts(g.repositoryId, g.seq, g.ids, g.inverse);
-        for (const row of rows) {
+      asked.forEach((g, i) => {
+        for (const row of rowsOf[i]) {
           const conceptId = (g.inverse ? row.toConceptId : row.fromConceptId) as string;
           const key = conceptMappingsKey(g.repositoryId, g.seq, conceptId, g.inverse);
           found.set(key, [...(found.get(key) ?? []), row]);
         }
-      }
+      });
       return keys.map((key) => found.get(key) ?? []);
     }),
     latestSourceVersion: new DataLoader(async (keys) => {
@@ -211,6 +221,24 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
           found.add(hierarchyKey(repositoryId, seq, code));
       }
       return keys.map((key) => found.has(key));
+    }),
+    plainConceptPage: new DataLoader(async (keys) => {
+      const pages = keys.map((key) => JSON.parse(key) as PlainPageKey);
+      const [rows, counts] = await Promise.all([
+        repos.concepts.plainPages(
+          pages.map((p) => ({
+            where: { repositoryId: p.repositoryId, seq: p.seq },
+            sort: p.sort,
+            window: p.window,
+          })),
+        ),
+        loaders.contentCounts.loadMany(pages.map((p) => p.versionId)),
+      ]);
+      return pages.map((_, i) => {
+        const count = counts[i];
+        if (count instanceof Error) return count;
+        return { rows: rows[i], total: count.activeConcepts };
+      });
     }),
     conceptVersionCounts: new DataLoader(async (ids) => {
       const counts = await repos.concepts.countVersions(ids);
@@ -246,6 +274,20 @@ export function holdingKey(version: {
   validToSeq: string | null;
 }): string {
   return `${version.repositoryId}:${version.validFromSeq}:${version.validToSeq ?? ''}`;
+}
+
+interface PlainPageKey {
+  repositoryId: string;
+  /** The source version row whose active count is the total. */
+  versionId: string;
+  seq: string | null;
+  sort: SortSpec<ConceptSortKey>;
+  window: Window;
+}
+
+/** The key of `Loaders.plainConceptPage`. */
+export function plainPageKey(key: PlainPageKey): string {
+  return JSON.stringify(key);
 }
 
 interface HierarchyKey {
