@@ -18,14 +18,13 @@ import {
 } from '../db/entities';
 import { insertRows } from './bulk';
 import { activeMembersSql, memberVersionsSql } from './collection.repository';
-import { hydrate, jsonColumns, type Raw } from './hydrate';
+import { hydrate, jsonColumns, rowsOfParts, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
 import { newestVersionHoldingSql } from './repo.repository';
 import { atChange, interval, VersionedRepository } from './versioned.repository';
 import {
   orderBy,
-  orderedIdsOf,
   searchWords,
   sliceOf,
   whereAnyOf,
@@ -373,15 +372,16 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * left out) in one statement, each in its list's order: what sibling sources of one GraphQL
    * query read together. Totals are the versions' active counts (the caller's).
    */
-  async plainPages(
+  plainPages(
     pages: ReadonlyArray<{
       where: { repositoryId: string; seq: string | null };
       sort: SortSpec<ConceptSortKey>;
       window: Window;
     }>,
   ): Promise<ConceptVersionEntity[][]> {
-    if (pages.length === 0) return [];
-    const { sql, params } = orderedIdsOf(
+    return rowsOfParts(
+      this.em,
+      ConceptVersionEntity,
       pages.map((page) => {
         const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('cv.id', 'key');
         orderBy(qb, page.sort, ORDER);
@@ -390,16 +390,6 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         return qb.getQueryAndParameters();
       }),
     );
-    const rows = await this.em.query<Array<{ part: number; version: Raw }>>(
-      `SELECT p.part, to_json(cv) AS version
-       FROM (${sql}) p JOIN concept_versions cv ON cv.id = p.id
-       ORDER BY p.part, p.ord`,
-      params,
-    );
-    const found: ConceptVersionEntity[][] = pages.map(() => []);
-    for (const row of rows)
-      found[row.part].push(hydrate(this.em, ConceptVersionEntity, row.version)!);
-    return found;
   }
 
   /**

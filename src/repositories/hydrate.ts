@@ -96,3 +96,35 @@ export function jsonColumns<T>(
   }
   return sql;
 }
+
+/**
+ * The rows of several id-selecting statements (each `[sql, parameters]` selecting one id column of
+ * `target`'s table, in its own order) read in one statement: per statement, its rows in its order.
+ * Their parameters are renumbered into one list. What lets the sibling lists of one GraphQL query
+ * be read together.
+ */
+export async function rowsOfParts<T>(
+  em: EntityManager,
+  target: EntityTarget<T>,
+  parts: ReadonlyArray<[string, unknown[]]>,
+): Promise<T[][]> {
+  if (parts.length === 0) return [];
+  const params: unknown[] = [];
+  const selects = parts.map(([sql, values], n) => {
+    const shift = params.length;
+    params.push(...values);
+    const numbered = sql.replace(/\$(\d+)/g, (_, i: string) => `$${Number(i) + shift}`);
+    // ARRAY(…) keeps the statement's order; WITH ORDINALITY numbers it.
+    return `SELECT ${n} AS part, u.ord, u.id FROM unnest(ARRAY(${numbered})) WITH ORDINALITY AS u(id, ord)`;
+  });
+  const table = em.dataSource.getMetadata(target).tableName;
+  const rows = await em.query<Array<{ part: number; row: Raw }>>(
+    `SELECT p.part, to_json(t) AS row
+     FROM (${selects.join('\n UNION ALL ')}) p JOIN ${table} t ON t.id = p.id
+     ORDER BY p.part, p.ord`,
+    params,
+  );
+  const found: T[][] = parts.map(() => []);
+  for (const row of rows) found[row.part].push(hydrate(em, target, row.row)!);
+  return found;
+}

@@ -254,24 +254,3 @@ export interface Listing {
   sql: string;
   params: unknown[];
 }
-
-/**
- * Several id-selecting statements (each `[sql, parameters]`, selecting one id column in its own
- * order) as one: rows `(part, ord, id)`, `part` the statement's index and `ord` the id's place in
- * its order. Their parameters are renumbered into one list. What lets sibling lists of one
- * GraphQL query be read in one statement.
- */
-export function orderedIdsOf(parts: ReadonlyArray<[string, unknown[]]>): {
-  sql: string;
-  params: unknown[];
-} {
-  const params: unknown[] = [];
-  const selects = parts.map(([sql, values], n) => {
-    const shift = params.length;
-    params.push(...values);
-    const numbered = sql.replace(/\$(\d+)/g, (_, i: string) => `$${Number(i) + shift}`);
-    // ARRAY(…) keeps the statement's order; WITH ORDINALITY numbers it.
-    return `SELECT ${n} AS part, u.ord, u.id FROM unnest(ARRAY(${numbered})) WITH ORDINALITY AS u(id, ord)`;
-  });
-  return { sql: selects.join('\n UNION ALL '), params };
-}

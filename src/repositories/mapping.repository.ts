@@ -2,14 +2,13 @@ import { In, type EntityManager, type Repository, type SelectQueryBuilder } from
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
 import { memberVersionsSql } from './collection.repository';
-import { hydrate, jsonColumns, type Raw } from './hydrate';
+import { hydrate, jsonColumns, rowsOfParts, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   facetsOf,
   likeLiteral,
   named,
   orderBy,
-  orderedIdsOf,
   searchWords,
   sliceOf,
   visibleRepository,
@@ -193,7 +192,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
    * `ofConcepts` of several sources (or changes, or directions) in one statement: each group's
    * mappings in its order.
    */
-  async ofConceptGroups(
+  ofConceptGroups(
     groups: ReadonlyArray<{
       repositoryId: string;
       seq: string | null;
@@ -201,20 +200,11 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       inverse: boolean;
     }>,
   ): Promise<MappingVersionEntity[][]> {
-    if (groups.length === 0) return [];
-    const { sql, params } = orderedIdsOf(
+    return rowsOfParts(
+      this.em,
+      MappingVersionEntity,
       groups.map((g) => this.ofConceptsQuery(g).select('mv.id', 'key').getQueryAndParameters()),
     );
-    const rows = await this.em.query<Array<{ part: number; version: Raw }>>(
-      `SELECT p.part, to_json(mv) AS version
-       FROM (${sql}) p JOIN mapping_versions mv ON mv.id = p.id
-       ORDER BY p.part, p.ord`,
-      params,
-    );
-    const found: MappingVersionEntity[][] = groups.map(() => []);
-    for (const row of rows)
-      found[row.part].push(hydrate(this.em, MappingVersionEntity, row.version)!);
-    return found;
   }
 
   private ofConceptsQuery(g: {
