@@ -119,8 +119,11 @@ export async function rowsOfParts<T>(
   });
   const table = em.dataSource.getMetadata(target).tableName;
   const rows = await em.query<Array<{ part: number; row: Raw }>>(
-    `SELECT p.part, to_json(t) AS row
-     FROM (${selects.join('\n UNION ALL ')}) p JOIN ${table} t ON t.id = p.id
+    // A lateral lookup per id (its LIMIT keeps it a nested loop over the primary key): joined,
+    // the planner, which cannot know how few ids there are, may hash the whole table.
+    `SELECT p.part, l.row
+     FROM (${selects.join('\n UNION ALL ')}) p
+     CROSS JOIN LATERAL (SELECT to_json(t) AS row FROM ${table} t WHERE t.id = p.id LIMIT 1) l
      ORDER BY p.part, p.ord`,
     params,
   );

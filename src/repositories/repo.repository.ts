@@ -454,6 +454,23 @@ export class RepoRepository {
   }
 
   /**
+   * Active (not retired) concepts of source versions, by version row id: HEAD's kept on the
+   * repository row, a frozen version's copied when it was made. A statement planned once: what a
+   * source's plain concept list totals with (`contentCounts` also answers collections).
+   */
+  async sourceActiveConcepts(versionIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await preparedQuery<{ id: string; n: number }>(
+      this.em,
+      `SELECT v.id::text AS id,
+         CASE WHEN v.seq IS NULL THEN r.active_concepts ELSE coalesce(v.active_concepts, 0) END AS n
+       FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
+       WHERE v.id = ANY($1::bigint[])`,
+      [versionIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.n]));
+  }
+
+  /**
    * Active (not retired) concepts and mappings as each version sees them: HEAD's are kept on the
    * repository row by triggers, a frozen version's were copied when it was made. O(1) each.
    */

@@ -39,7 +39,7 @@ export interface Loaders {
   contentCounts: DataLoader<string, ContentCounts>;
   /**
    * A page of a source version's plain concept list (no `q`, no filter), by `plainPageKey`: the
-   * pages sibling sources ask for in one tick are read in one statement.
+   * pages sibling sources ask for in one tick are read in one statement (and their totals in one).
    */
   plainConceptPage: DataLoader<string, Slice<ConceptVersionEntity>>;
   /** Versions of a concept, by concept (versioned object) id. */
@@ -224,7 +224,7 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     }),
     plainConceptPage: new DataLoader(async (keys) => {
       const pages = keys.map((key) => JSON.parse(key) as PlainPageKey);
-      const [rows, counts] = await Promise.all([
+      const [rows, totals] = await Promise.all([
         repos.concepts.plainPages(
           pages.map((p) => ({
             where: { repositoryId: p.repositoryId, seq: p.seq },
@@ -232,13 +232,9 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
             window: p.window,
           })),
         ),
-        loaders.contentCounts.loadMany(pages.map((p) => p.versionId)),
+        repos.repos.sourceActiveConcepts([...new Set(pages.map((p) => p.versionId))]),
       ]);
-      return pages.map((_, i) => {
-        const count = counts[i];
-        if (count instanceof Error) return count;
-        return { rows: rows[i], total: count.activeConcepts };
-      });
+      return pages.map((p, i) => ({ rows: rows[i], total: totals.get(p.versionId) ?? 0 }));
     }),
     conceptVersionCounts: new DataLoader(async (ids) => {
       const counts = await repos.concepts.countVersions(ids);
