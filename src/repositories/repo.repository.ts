@@ -454,23 +454,6 @@ export class RepoRepository {
   }
 
   /**
-   * Active (not retired) concepts of source versions, by version row id: HEAD's kept on the
-   * repository row, a frozen version's copied when it was made. A statement planned once: what a
-   * source's plain concept list totals with (`contentCounts` also answers collections).
-   */
-  async sourceActiveConcepts(versionIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await preparedQuery<{ id: string; n: number }>(
-      this.em,
-      `SELECT v.id::text AS id,
-         CASE WHEN v.seq IS NULL THEN r.active_concepts ELSE coalesce(v.active_concepts, 0) END AS n
-       FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
-       WHERE v.id = ANY($1::bigint[])`,
-      [versionIds],
-    );
-    return new Map(rows.map((r) => [r.id, r.n]));
-  }
-
-  /**
    * Active (not retired) concepts and mappings as each version sees them: HEAD's are kept on the
    * repository row by triggers, a frozen version's were copied when it was made. O(1) each.
    */
@@ -478,26 +461,45 @@ export class RepoRepository {
     versionIds: readonly string[],
     viewer: Viewer,
   ): Promise<Map<string, ContentCounts>> {
-    const params: unknown[] = [versionIds];
+    // Sources (and what collections there are) first, by a statement planned once; only
+    // collection versions need the statement counting members, whose plan costs milliseconds.
+    const kept = await preparedQuery<{
+      id: string;
+      collection: boolean;
+      concepts: number;
+      mappings: number;
+    }>(
+      this.em,
+      `SELECT v.id::text AS id, r.kind = 'collection' AS collection,
+         CASE WHEN v.seq IS NULL THEN r.active_concepts ELSE coalesce(v.active_concepts, 0) END AS concepts,
+         CASE WHEN v.seq IS NULL THEN r.active_mappings ELSE coalesce(v.active_mappings, 0) END AS mappings
+       FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
+       WHERE v.id = ANY($1::bigint[])`,
+      [versionIds],
+    );
+    const counts = new Map(
+      kept
+        .filter((r) => !r.collection)
+        .map((r) => [r.id, { activeConcepts: r.concepts, activeMappings: r.mappings }]),
+    );
+    const collections = kept.filter((r) => r.collection).map((r) => r.id);
+    if (collections.length === 0) return counts;
+    const params: unknown[] = [collections];
     const visible = (alias: string): string => visibleRepository(alias, viewer, params);
     const rows = await this.em.query<Array<{ id: string; concepts: number; mappings: number }>>(
       // A collection version holds what its expansion holds (dynamic members read at HEAD).
       `SELECT v.id::text AS id,
-         CASE WHEN r.kind = 'collection' THEN
-           CASE WHEN v.expansion_id IS NULL THEN 0
-             ELSE ${activeMembersSql('c', 'v.expansion_id', visible)} END
-         WHEN v.seq IS NULL THEN r.active_concepts ELSE coalesce(v.active_concepts, 0) END AS concepts,
-         CASE WHEN r.kind = 'collection' THEN
-           CASE WHEN v.expansion_id IS NULL THEN 0
-             ELSE ${activeMembersSql('m', 'v.expansion_id', visible)} END
-         WHEN v.seq IS NULL THEN r.active_mappings ELSE coalesce(v.active_mappings, 0) END AS mappings
-       FROM repository_versions v JOIN repositories r ON r.id = v.repository_id
+         CASE WHEN v.expansion_id IS NULL THEN 0
+           ELSE ${activeMembersSql('c', 'v.expansion_id', visible)} END AS concepts,
+         CASE WHEN v.expansion_id IS NULL THEN 0
+           ELSE ${activeMembersSql('m', 'v.expansion_id', visible)} END AS mappings
+       FROM repository_versions v
        WHERE v.id = ANY($1::bigint[])`,
       params,
     );
-    return new Map(
-      rows.map((r) => [r.id, { activeConcepts: r.concepts, activeMappings: r.mappings }]),
-    );
+    for (const r of rows)
+      counts.set(r.id, { activeConcepts: r.concepts, activeMappings: r.mappings });
+    return counts;
   }
 }
 

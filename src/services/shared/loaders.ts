@@ -39,7 +39,8 @@ export interface Loaders {
   contentCounts: DataLoader<string, ContentCounts>;
   /**
    * A page of a source version's plain concept list (no `q`, no filter), by `plainPageKey`: the
-   * pages sibling sources ask for in one tick are read in one statement (and their totals in one).
+   * pages sibling sources ask for in one tick are read in one statement, their totals with the
+   * other counts asked (`contentCounts`).
    */
   plainConceptPage: DataLoader<string, Slice<ConceptVersionEntity>>;
   /** Versions of a concept, by concept (versioned object) id. */
@@ -232,9 +233,12 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
             window: p.window,
           })),
         ),
-        repos.repos.sourceActiveConcepts([...new Set(pages.map((p) => p.versionId))]),
+        loaders.contentCounts.loadMany(pages.map((p) => p.versionId)),
       ]);
-      return pages.map((p, i) => ({ rows: rows[i], total: totals.get(p.versionId) ?? 0 }));
+      return pages.map((_, i) => {
+        const total = totals[i];
+        return total instanceof Error ? total : { rows: rows[i], total: total.activeConcepts };
+      });
     }),
     conceptVersionCounts: new DataLoader(async (ids) => {
       const counts = await repos.concepts.countVersions(ids);
