@@ -161,13 +161,13 @@ describe('org(id)', () => {
     const res = await gql(t, undefined, ORG, { id: privateId });
     expect(res.status).toBe(200);
     expect(errorCode(res)).toBe('UNAUTHENTICATED');
-    expect(res.data).toBeNull();
+    expect(res.data).toEqual({ org: null });
   });
 
   test('a private org is refused to a signed-in non-member with FORBIDDEN', async () => {
     const res = await gql(t, stranger.auth, ORG, { id: privateId });
     expect(errorCode(res)).toBe('FORBIDDEN');
-    expect(res.data).toBeNull();
+    expect(res.data).toEqual({ org: null });
   });
 
   test('a private org is readable by a member and by the superuser', async () => {

@@ -513,7 +513,7 @@ describe('source(url)', () => {
       for (const version of [undefined, 'v1', 'latest']) {
         const res = await gql(t, undefined, SOURCE, { url: sourceUrl(org, id, version) });
         expect(errorCode(res)).toBe('UNAUTHENTICATED');
-        expect(res.data).toBeNull();
+        expect(res.data).toEqual({ source: null });
       }
     });
 

@@ -116,7 +116,7 @@ describe('user(username)', () => {
     const res = await gql(t, t.admin, USER, { u: uniqueId('nobody') });
     expect(res.status).toBe(200);
     expect(errorCode(res)).toBe('NOT_FOUND');
-    expect(res.data).toBeNull();
+    expect(res.data).toEqual({ user: null });
   });
 
   test('a deactivated user is NOT_FOUND to ordinary users and anonymous, visible to the superuser', async () => {

@@ -57,7 +57,10 @@ export class BulkImportResolver {
     return TaskType.from(await ctx.services.bulkImports.cancel(ctx, taskId));
   }
 
-  @Query(() => BulkImportType, { description: 'An import of the caller (or any, for superusers).' })
+  @Query(() => BulkImportType, {
+    nullable: true,
+    description: 'An import of the caller (or any, for superusers).',
+  })
   async bulkImport(
     @Arg('taskId', () => ID) taskId: string,
     @Ctx() ctx: GraphQLContext,

@@ -165,7 +165,10 @@ export class CollectionContentResolver {
 /** References and expansions: the reads and writes of spec operations §1.1, §4.1. */
 @Resolver(() => ExpansionObject)
 export class CollectionResolver {
-  @Query(() => ReferenceObject, { description: 'One reference of a collection version.' })
+  @Query(() => ReferenceObject, {
+    nullable: true,
+    description: 'One reference of a collection version.',
+  })
   async collectionReference(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
     @Arg('id', () => ID) id: string,
@@ -176,7 +179,10 @@ export class CollectionResolver {
     );
   }
 
-  @Query(() => ExpansionObject, { description: 'An expansion of a collection version.' })
+  @Query(() => ExpansionObject, {
+    nullable: true,
+    description: 'An expansion of a collection version.',
+  })
   async expansion(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
     @Arg('mnemonic') mnemonic: string,

@@ -11,6 +11,7 @@ import {
 @Resolver(() => VersionComparisonObject)
 export class CompareResolver {
   @Query(() => VersionComparisonObject, {
+    nullable: true,
     description:
       'Two versions of one source (their URLs, in either order; a source URL is HEAD) compared: REST `$compare`. Signed-in readers of the source.',
   })

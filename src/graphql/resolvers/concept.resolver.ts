@@ -71,6 +71,7 @@ function pageOf(page: Page<ConceptView>): ConceptPage {
 @Resolver(() => ConceptObject)
 export class ConceptResolver {
   @Query(() => ConceptObject, {
+    nullable: true,
     description:
       'A concept by its REST URL: at HEAD, as of a source version (`…/v1/concepts/C/`), or a concept version (`…/concepts/C/123/`).',
   })
@@ -91,6 +92,7 @@ export class ConceptResolver {
   }
 
   @Query(() => ConceptPage, {
+    nullable: true,
     description: 'The concepts of a source (its URL; a version URL lists that version).',
   })
   async concepts(

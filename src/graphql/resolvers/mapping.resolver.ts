@@ -27,6 +27,7 @@ function pageOf(page: Page<MappingItem>): MappingPage {
 @Resolver(() => MappingObject)
 export class MappingResolver {
   @Query(() => MappingObject, {
+    nullable: true,
     description:
       'A mapping by its REST URL (`…/mappings/M/`, `…/v1/mappings/M/`, `…/mappings/M/123/`).',
   })
@@ -38,6 +39,7 @@ export class MappingResolver {
   }
 
   @Query(() => MappingPage, {
+    nullable: true,
     description: 'The mappings of a source (its URL; a version URL lists that version).',
   })
   async mappings(

@@ -95,6 +95,7 @@ const some = <T>(value: T | null | undefined): T | undefined => value ?? undefin
 @Resolver()
 export class MatchResolver {
   @Query(() => [MatchRowType], {
+    nullable: true,
     description:
       'Matches rows of local terms to the concepts of a source (lexical, `ocl-search`), or through the bridging source to the concepts of `filter.target_repo` (`ocl-ciel-bridge`).',
   })

@@ -9,6 +9,7 @@ const optional = { nullable: true } as const;
 @Resolver()
 export class OidcResolver {
   @Query(() => String, {
+    nullable: true,
     description: "Where to send the browser to sign in: the identity provider's login page.",
   })
   async oidcLoginUrl(
@@ -29,6 +30,7 @@ export class OidcResolver {
   }
 
   @Query(() => String, {
+    nullable: true,
     description: "Where to send the browser to sign out: the identity provider's logout page.",
   })
   async oidcLogoutUrl(

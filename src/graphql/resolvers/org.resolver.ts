@@ -12,12 +12,12 @@ import { UserPage, UserType } from '../types/user.type';
 
 @Resolver(() => OrganizationType)
 export class OrgResolver {
-  @Query(() => OrganizationType)
+  @Query(() => OrganizationType, { nullable: true })
   async org(@Arg('id') id: string, @Ctx() ctx: GraphQLContext): Promise<OrganizationType> {
     return OrganizationType.of(await ctx.services.orgs.detail(ctx, id));
   }
 
-  @Query(() => OrganizationPage, { description: 'Orgs the caller may see.' })
+  @Query(() => OrganizationPage, { nullable: true, description: 'Orgs the caller may see.' })
   async orgs(@Args() args: OrgListArgs, @Ctx() ctx: GraphQLContext): Promise<OrganizationPage> {
     const page = await ctx.services.orgs.list(
       ctx,

@@ -88,6 +88,7 @@ export class RepositoryFieldsResolver {
 @Resolver()
 export class RepositoryResolver {
   @Query(() => SourceObject, {
+    nullable: true,
     description: 'A source by its REST URL, e.g. `/orgs/CIEL/sources/CIEL/` or `…/v1/`.',
   })
   async source(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<RepositoryObject> {
@@ -95,6 +96,7 @@ export class RepositoryResolver {
   }
 
   @Query(() => CollectionObject, {
+    nullable: true,
     description: 'A collection by its REST URL (version URLs included).',
   })
   async collection(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<RepositoryObject> {
@@ -104,6 +106,7 @@ export class RepositoryResolver {
   }
 
   @Query(() => RepositoryPage, {
+    nullable: true,
     description: "An owner's sources, or with no owner the public ones.",
   })
   async sources(
@@ -115,6 +118,7 @@ export class RepositoryResolver {
   }
 
   @Query(() => RepositoryPage, {
+    nullable: true,
     description: "An owner's collections, or with no owner the public ones.",
   })
   async collections(
@@ -126,6 +130,7 @@ export class RepositoryResolver {
   }
 
   @Query(() => RepositoryPage, {
+    nullable: true,
     description: 'Sources and collections together that the caller may see.',
   })
   async repos(

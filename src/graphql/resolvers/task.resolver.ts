@@ -6,13 +6,17 @@ import { TaskPage, TaskType } from '../types/task.type';
 @Resolver(() => TaskType)
 export class TaskResolver {
   @Query(() => TaskType, {
+    nullable: true,
     description: 'One background task; only its creator (or a superuser) may read it.',
   })
   async task(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TaskType> {
     return TaskType.from(await ctx.services.tasks.get(ctx, id));
   }
 
-  @Query(() => TaskPage, { description: "The caller's background tasks, newest first." })
+  @Query(() => TaskPage, {
+    nullable: true,
+    description: "The caller's background tasks, newest first.",
+  })
   async tasks(
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: '0 returns everything.' })
     limit: number,

@@ -13,7 +13,10 @@ import {
 /** The FHIR terminology operations over the same services as the FHIR edge. */
 @Resolver()
 export class TerminologyResolver {
-  @Query(() => LookupResult, { description: 'CodeSystem/$lookup: a code of a code system.' })
+  @Query(() => LookupResult, {
+    nullable: true,
+    description: 'CodeSystem/$lookup: a code of a code system.',
+  })
   async lookup(
     @Arg('coding', () => CodingInput) coding: CodingInput,
     @Arg('properties', () => [String], { nullable: true }) properties: string[] | null,
@@ -34,6 +37,7 @@ export class TerminologyResolver {
   }
 
   @Query(() => ValidateCodeResult, {
+    nullable: true,
     description:
       '$validate-code: a coding against a value set (`url`), or against its code system when no value set is given.',
   })
@@ -60,6 +64,7 @@ export class TerminologyResolver {
   }
 
   @Query(() => ValueSetExpansion, {
+    nullable: true,
     description: 'ValueSet/$expand: a page of the value set expansion.',
   })
   async expandValueSet(
@@ -90,7 +95,10 @@ export class TerminologyResolver {
     return ValueSetExpansion.from(page);
   }
 
-  @Query(() => TranslateResult, { description: 'ConceptMap/$translate: a code through a map.' })
+  @Query(() => TranslateResult, {
+    nullable: true,
+    description: 'ConceptMap/$translate: a code through a map.',
+  })
   async translate(
     @Arg('coding', () => CodingInput) coding: CodingInput,
     @Arg('url', () => String, { nullable: true, description: 'The concept map canonical URL.' })
@@ -113,6 +121,7 @@ export class TerminologyResolver {
   }
 
   @Query(() => String, {
+    nullable: true,
     description:
       'CodeSystem/$subsumes: equivalent, subsumes, subsumed-by or not-subsumed (A relative to B).',
   })

@@ -19,6 +19,7 @@ const OWNER_DESCRIPTION =
 @Resolver()
 export class UrlRegistryResolver {
   @Query(() => UrlRegistryPage, {
+    nullable: true,
     description: 'Entries of a registry; `q` searches url, name, namespace and extras.',
   })
   async urlRegistry(
@@ -35,7 +36,7 @@ export class UrlRegistryResolver {
     return { totalCount: page.total, items: page.items.map((v) => UrlRegistryEntryType.from(v)) };
   }
 
-  @Query(() => UrlRegistryEntryType)
+  @Query(() => UrlRegistryEntryType, { nullable: true })
   async urlRegistryEntry(
     @Arg('id', () => ID) id: string,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
@@ -63,6 +64,7 @@ export class UrlRegistryResolver {
   }
 
   @Query(() => [ReferenceResolutionType], {
+    nullable: true,
     description:
       'Resolves references (URL strings or `{url, version, namespace}` objects) as `$resolveReference` does; `namespace` defaults to global.',
   })

@@ -22,12 +22,12 @@ export class UserResolver {
     return UserType.from(await ctx.services.users.me(ctx));
   }
 
-  @Query(() => UserType)
+  @Query(() => UserType, { nullable: true })
   async user(@Arg('username') username: string, @Ctx() ctx: GraphQLContext): Promise<UserType> {
     return UserType.from(await ctx.services.users.get(ctx, username));
   }
 
-  @Query(() => UserPage)
+  @Query(() => UserPage, { nullable: true })
   async users(@Args() args: UserListArgs, @Ctx() ctx: GraphQLContext): Promise<UserPage> {
     const page = await ctx.services.users.list(
       ctx,

@@ -32,6 +32,7 @@ const userRef = (username: string | null | undefined): OwnerRef =>
 @Resolver()
 export class WebClientResolver {
   @Query(() => EventPage, {
+    nullable: true,
     description:
       "Events, newest first. Without `username`: public creations and releases (the guest dashboard). With it: that user's, by `scopes` (`self` (default), `orgs`, `following`, `all`).",
   })
@@ -55,6 +56,7 @@ export class WebClientResolver {
   }
 
   @Query(() => [PinObject], {
+    nullable: true,
     description: 'Pins of an owner (`/orgs/X/`, `/users/x/`), in order.',
   })
   async pins(@Arg('owner') owner: string, @Ctx() ctx: GraphQLContext): Promise<PinObject[]> {
@@ -62,6 +64,7 @@ export class WebClientResolver {
   }
 
   @Query(() => [FollowObject], {
+    nullable: true,
     description: 'What a user follows; without `username`, the caller.',
   })
   async following(
@@ -74,6 +77,7 @@ export class WebClientResolver {
   }
 
   @Query(() => [LocaleObject], {
+    nullable: true,
     description: 'Locales with a two-letter code (REST `/locales/`).',
   })
   async locales(@Ctx() ctx: GraphQLContext): Promise<LocaleObject[]> {
@@ -81,6 +85,7 @@ export class WebClientResolver {
   }
 
   @Query(() => RepositorySummaryObject, {
+    nullable: true,
     description: 'The summary of a repository at HEAD or a version (its REST URL).',
   })
   async repositorySummary(
