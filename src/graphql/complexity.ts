@@ -2,6 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, getVariableValues } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { graphqlRefusals } from '../metrics/registry';
+import { REFUSAL_CODES } from './refusals';
 
 /** What `limit: 0` (everything) is assumed to fetch when costing a query. */
 const UNBOUNDED_LIST = 1000;
@@ -88,7 +89,7 @@ export function costLimit<T extends { chargeRequests?: ChargeRequests }>(
               ? `found ${cost}`
               : 'the operation is too large to cost';
             throw new GraphQLError(`Query cost limit of ${maxCost} exceeded, ${found}.`, {
-              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+              extensions: { code: REFUSAL_CODES.cost, http: { status: 400 } },
             });
           }
           // The rate limiter counted the request itself already.

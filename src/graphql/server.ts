@@ -16,6 +16,7 @@ import { fromDatabaseError, isAppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Services } from '../services';
 import { graphqlRefusals, type GraphqlRefusal } from '../metrics/registry';
+import { REFUSAL_CODES } from './refusals';
 import { capEchoes } from '../text';
 import type { GraphQLContext } from './context';
 import { withPermissions } from './permissions';
@@ -48,7 +49,8 @@ export async function createGraphqlEdge(
     // No automatic persisted queries: a per-process cache any caller could fill, which no
     // client of ours uses; a request that asks for one is told so (PERSISTED_QUERY_NOT_SUPPORTED).
     persistedQueries: false,
-    // Reported as a validation error (HTTP 400, GRAPHQL_VALIDATION_FAILED), not thrown as a crash.
+    // Reported as a validation error (HTTP 400, each reason its own code: `refusals.ts`), not
+    // thrown as a crash.
     validationRules: [
       maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportAs('depth') }),
       // Each alias of a field runs it again, whatever the cost estimate says (issue 23).
@@ -137,7 +139,14 @@ function reportAs(reason: GraphqlRefusal) {
         const reasons = counted.get(ctx) ?? new Set<GraphqlRefusal>();
         if (!reasons.has(reason)) graphqlRefusals.inc({ reason });
         counted.set(ctx, reasons.add(reason));
-        ctx.reportError(error);
+        // Apollo names every validation error GRAPHQL_VALIDATION_FAILED; `formatError` gives
+        // this one its own code by the reason it carries.
+        ctx.reportError(
+          new GraphQLError(error.message, {
+            nodes: error.nodes,
+            extensions: { ...error.extensions, refusal: reason },
+          }),
+        );
       },
     ],
   };
@@ -149,6 +158,12 @@ function formatError(
   error: unknown,
   log: Logger,
 ): GraphQLFormattedError {
+  const refusal = formatted.extensions?.refusal as GraphqlRefusal | undefined;
+  if (refusal !== undefined && refusal in REFUSAL_CODES) {
+    const extensions: Record<string, unknown> = { ...formatted.extensions };
+    delete extensions.refusal;
+    return { ...formatted, extensions: { ...extensions, code: REFUSAL_CODES[refusal] } };
+  }
   const original = unwrapResolverError(error);
   const typed = isAppError(original) ? original : fromDatabaseError(original);
   if (typed) {

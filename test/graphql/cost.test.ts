@@ -34,7 +34,7 @@ describe('aliases and searches', () => {
       .send({ query: aliasedSearches(sourceUrl, 1000) });
     expect(t.queries.count).toBe(0);
     expect(res.status).toBe(400);
-    expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(res.body.errors[0].extensions.code).toBe('TOO_MANY_ALIASES');
     expect(res.body.errors[0].message).toMatch(/Aliases limit of 100 exceeded, found 1000/);
   });
 

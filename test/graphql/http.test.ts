@@ -59,7 +59,7 @@ describe('depth limit', () => {
     expect(t.queries.count).toBe(0);
     expect(res.status).toBe(400);
     expect(res.body.data).toBeUndefined();
-    expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
     expect(res.body.errors[0].message).toMatch(/depth limit of 12 exceeded/);
   });
 
@@ -88,7 +88,7 @@ describe('depth limit', () => {
       .send({ query: `{ ${wide.join(' ')} }` });
     expect(t.queries.count).toBe(0);
     expect(res.status).toBe(400);
-    expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(res.body.errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
     expect(res.body.errors[0].message).toMatch(/cost limit/i);
   });
 
