@@ -11,7 +11,7 @@ import {
 /**
  * The text rule of every edge (src/text.ts) on GraphQL's own input, before anything runs: the
  * variables, the operation name, and every string literal of the document (a `"\u0007"` escape
- * in a literal is a control character once parsed). Refused with BAD_USER_INPUT (HTTP 400)
+ * in a literal is a control character once parsed). Refused as INVALID (HTTP 400)
  * naming the variable (`$input.names[0].name`) or the argument (`input.names[0].name`).
  */
 export function inputGuard<T extends object>(): ApolloServerPlugin<T> {
@@ -99,7 +99,7 @@ function refusal(problem: InputProblem): GraphQLError {
   const message = inputProblemMessage(problem);
   return new GraphQLError(message, {
     extensions: {
-      code: 'BAD_USER_INPUT',
+      code: 'INVALID',
       fieldErrors: { [problem.field]: [message] },
       http: { status: 400 },
     },

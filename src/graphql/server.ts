@@ -164,6 +164,8 @@ function formatError(
     delete extensions.refusal;
     return { ...formatted, extensions: { ...extensions, code: REFUSAL_CODES[refusal] } };
   }
+  const invalid = invalidVariable(formatted);
+  if (invalid) return invalid;
   const original = unwrapResolverError(error);
   const typed = isAppError(original) ? original : fromDatabaseError(original);
   if (typed) {
@@ -188,6 +190,31 @@ function formatError(
     message: 'Internal server error.',
     path: formatted.path,
     extensions: { code: 'INTERNAL_SERVER_ERROR' },
+  };
+}
+
+/**
+ * A variable graphql-js could not coerce (Apollo's BAD_USER_INPUT) in the one shape of invalid
+ * input: `INVALID` with `fieldErrors` keyed by the path within the variable (`names.0.name`, as
+ * the services key theirs), or by the variable's name when the variable itself is wrong.
+ */
+function invalidVariable(formatted: GraphQLFormattedError): GraphQLFormattedError | null {
+  if (formatted.extensions?.code !== 'BAD_USER_INPUT') return null;
+  const match = /^Variable "\$([^"]+)" (?:got invalid value .*? at "([^"]+)"; )?(.*)$/s.exec(
+    formatted.message,
+  );
+  if (!match) return null;
+  const [, variable, at, reason] = match;
+  const field = at
+    ? at
+        .replace(/^[^.[]+\.?/, '')
+        .replace(/\[(\d+)\]/g, '.$1')
+        .replace(/^\./, '') || variable
+    : variable;
+  return {
+    message: formatted.message,
+    locations: formatted.locations,
+    extensions: { code: 'INVALID', fieldErrors: { [field]: [reason] } },
   };
 }
 

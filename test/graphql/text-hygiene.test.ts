@@ -20,7 +20,7 @@ const concept = (fields: Record<string, unknown>) => ({
   ...fields,
 });
 
-/** BAD_USER_INPUT, HTTP 400, the field named in the message and in `fieldErrors`. */
+/** INVALID, HTTP 400, the field named in the message and in `fieldErrors`. */
 function expectRefused(res: GqlResponse, field: string, codePoint: string): void {
   expect(res.status).toBe(400);
   expect(res.data).toBeUndefined();
@@ -28,7 +28,7 @@ function expectRefused(res: GqlResponse, field: string, codePoint: string): void
   expect(res.errors).toEqual([
     {
       message,
-      extensions: { code: 'BAD_USER_INPUT', fieldErrors: { [field]: [message] } },
+      extensions: { code: 'INVALID', fieldErrors: { [field]: [message] } },
     },
   ]);
 }
@@ -191,7 +191,13 @@ describe('GraphQL errors', () => {
     expect(res.errors![0].message).toBe(
       'Variable "$l" got invalid value "ten"; Int cannot represent non-integer value: "ten"',
     );
-    expect(res.errors![0].extensions?.code).toBe('BAD_USER_INPUT');
+    // In the one shape of invalid input: INVALID, keyed by the variable.
+    expect(res.errors![0].extensions).toEqual({
+      code: 'INVALID',
+      fieldErrors: {
+        l: ['got invalid value "ten"; Int cannot represent non-integer value: "ten"'],
+      },
+    });
   });
 
   it('an unknown operation name is named as such, not costed', async () => {
