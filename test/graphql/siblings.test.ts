@@ -73,6 +73,27 @@ describe('nested GraphQL across sibling sources', () => {
     expect(counts).toEqual([counts[0], counts[0], counts[0]]);
   });
 
+  it('source lists are typed as sources: concepts need no fragment, collections theirs', async () => {
+    const org = await orgWithSources(2);
+    const res = await gql(
+      t,
+      owner.auth,
+      `query($org: String!, $owner: String!) {
+        org(id: $org) { sources { items { id concepts(limit: 1) { totalCount } } }
+          collections { totalCount items { id references { totalCount } } } }
+        sources(owner: $owner) { items { id sourceType } } }`,
+      { org, owner: `/orgs/${org}/` },
+    );
+    expect(res.errors).toBeUndefined();
+    const data = dataOf(res);
+    expect(data.org.sources.items).toEqual([
+      { id: 'S0', concepts: { totalCount: 3 } },
+      { id: 'S1', concepts: { totalCount: 3 } },
+    ]);
+    expect(data.org.collections).toEqual({ totalCount: 0, items: [] });
+    expect(data.sources.items.map((s: { id: string }) => s.id)).toEqual(['S0', 'S1']);
+  });
+
   it('pages each sibling on its own, and a filtered list still answers per source', async () => {
     const org = await orgWithSources(3);
     const paged = dataOf(

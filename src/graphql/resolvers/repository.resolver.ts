@@ -15,11 +15,13 @@ import { OrganizationType } from '../types/org.type';
 import {
   CollectionInput,
   CollectionObject,
+  CollectionPage,
   RepositoryObject,
   repositoryObject,
   RepositoryPage,
   SourceInput,
   SourceObject,
+  SourcePage,
   VersionInput,
   VersionUpdateInput,
 } from '../types/repository.type';
@@ -105,7 +107,7 @@ export class RepositoryResolver {
     );
   }
 
-  @Query(() => RepositoryPage, {
+  @Query(() => SourcePage, {
     nullable: true,
     description: "An owner's sources, or with no owner the public ones.",
   })
@@ -117,7 +119,7 @@ export class RepositoryResolver {
     return this.list(ctx, args, owner, 'source');
   }
 
-  @Query(() => RepositoryPage, {
+  @Query(() => CollectionPage, {
     nullable: true,
     description: "An owner's collections, or with no owner the public ones.",
   })
@@ -295,7 +297,9 @@ export class RepositoryResolver {
 /** An org's and a user's repositories, as nested fields. */
 @Resolver(() => OrganizationType)
 export class OrgRepositoriesResolver {
-  @FieldResolver(() => RepositoryPage)
+  @FieldResolver(() => SourcePage, {
+    description: 'Sources this owner holds that the caller may see.',
+  })
   async sources(
     @Root() org: OrganizationType,
     @Args() args: RepoListArgs,
@@ -304,7 +308,9 @@ export class OrgRepositoriesResolver {
     return ownerList(ctx, args, { kind: 'source', owner: { type: 'org', id: org.id } });
   }
 
-  @FieldResolver(() => RepositoryPage)
+  @FieldResolver(() => CollectionPage, {
+    description: 'Collections this owner holds that the caller may see.',
+  })
   async collections(
     @Root() org: OrganizationType,
     @Args() args: RepoListArgs,
@@ -316,7 +322,9 @@ export class OrgRepositoriesResolver {
 
 @Resolver(() => UserType)
 export class UserRepositoriesResolver {
-  @FieldResolver(() => RepositoryPage)
+  @FieldResolver(() => SourcePage, {
+    description: 'Sources this owner holds that the caller may see.',
+  })
   async sources(
     @Root() user: UserType,
     @Args() args: RepoListArgs,
@@ -328,7 +336,9 @@ export class UserRepositoriesResolver {
     });
   }
 
-  @FieldResolver(() => RepositoryPage)
+  @FieldResolver(() => CollectionPage, {
+    description: 'Collections this owner holds that the caller may see.',
+  })
   async collections(
     @Root() user: UserType,
     @Args() args: RepoListArgs,

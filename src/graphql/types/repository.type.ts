@@ -220,12 +220,35 @@ export function repositoryObject(view: RepoView): SourceObject | CollectionObjec
   });
 }
 
-@ObjectType('RepositoryPage')
+@ObjectType('RepositoryPage', { description: 'A page of sources and collections together.' })
 export class RepositoryPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Every match, not only this page.' })
   totalCount: number;
 
   @Field(() => [RepositoryObject])
+  items: RepositoryObject[];
+}
+
+@ObjectType('SourcePage', {
+  description: 'A page of sources: each item is a `Source`, with its concepts and mappings.',
+})
+export class SourcePage {
+  @Field(() => Int, { description: 'Every match, not only this page.' })
+  totalCount: number;
+
+  @Field(() => [SourceObject])
+  items: RepositoryObject[];
+}
+
+@ObjectType('CollectionPage', {
+  description:
+    'A page of collections: each item is a `Collection`, with its references and expansions.',
+})
+export class CollectionPage {
+  @Field(() => Int, { description: 'Every match, not only this page.' })
+  totalCount: number;
+
+  @Field(() => [CollectionObject])
   items: RepositoryObject[];
 }
 
