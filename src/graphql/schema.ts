@@ -36,7 +36,7 @@ import {
 
 /** The schema as declared by the resolvers, before the permission layer. */
 export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: [
       UserResolver,
       CompareResolver,
@@ -71,6 +71,21 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
     // Input is validated once, in the services, for every edge.
     validate: false,
   });
+  // type-graphql makes the root types itself, without a way to describe them.
+  const query = schema.getQueryType();
+  if (query) {
+    query.description =
+      'Reads: orgs, users, sources, collections, concepts and mappings, searches, the FHIR ' +
+      'terminology operations and `$match`. Every field is nullable: a missing or refused object ' +
+      'is null with its error, and the other fields still answer.';
+  }
+  const mutation = schema.getMutationType();
+  if (mutation) {
+    mutation.description =
+      'Writes, each one service call with the same rules as its REST twin: a refused change ' +
+      'is an error and changes nothing.';
+  }
+  return schema;
 }
 
 /** The SDL committed as `schema/schema.graphql`. */

@@ -6,7 +6,7 @@ import { TaskType } from '../types/task.type';
 
 @ObjectType('BulkImport', { description: 'A bulk import: its task and its report so far.' })
 export class BulkImportType {
-  @Field(() => TaskType)
+  @Field(() => TaskType, { description: 'The task running the import.' })
   task: TaskType;
 
   @Field(() => GraphQLJSONObject, {
@@ -25,14 +25,24 @@ export class BulkImportResolver {
       'Queues an import of `content` (OCL JSON lines, or CSV of concepts and mappings with `attr:<name>:<type>` columns) as the caller; read it with `bulkImport` or `task`.',
   })
   async startBulkImport(
-    @Arg('content', () => String) content: string,
+    @Arg('content', () => String, { description: 'The file to import, as text.' })
+    content: string,
     @Arg('format', () => String, {
       nullable: true,
       description: '`json` (JSON lines) or `csv`; by content when absent.',
     })
     format: string | null | undefined,
-    @Arg('updateIfExists', () => Boolean, { defaultValue: true }) updateIfExists: boolean,
-    @Arg('queue', () => String, { nullable: true }) queue: string | null | undefined,
+    @Arg('updateIfExists', () => Boolean, {
+      defaultValue: true,
+      description: 'Update records that exist already; false: leave them, counted as `exists`.',
+    })
+    updateIfExists: boolean,
+    @Arg('queue', () => String, {
+      nullable: true,
+      description:
+        'A named queue (letters, digits, `_ . -`) refuses a second active import of the same user; none: `default`, which refuses none.',
+    })
+    queue: string | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TaskType> {
     if (format != null && !['json', 'jsonl', 'csv'].includes(format)) {
@@ -51,7 +61,7 @@ export class BulkImportResolver {
     description: 'Cancels an import: it stops after the batch it is writing (FAILURE).',
   })
   async cancelBulkImport(
-    @Arg('taskId', () => ID) taskId: string,
+    @Arg('taskId', () => ID, { description: 'The id of the import task.' }) taskId: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TaskType> {
     return TaskType.from(await ctx.services.bulkImports.cancel(ctx, taskId));
@@ -62,7 +72,7 @@ export class BulkImportResolver {
     description: 'An import of the caller (or any, for superusers).',
   })
   async bulkImport(
-    @Arg('taskId', () => ID) taskId: string,
+    @Arg('taskId', () => ID, { description: 'The id of the import task.' }) taskId: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<BulkImportType> {
     const { task, report } = await ctx.services.bulkImports.status(ctx, taskId);

@@ -50,6 +50,8 @@ import { CollectionObject } from '../types/repository.type';
 const COLLECTION_URL =
   'The collection URL (`/orgs/:org/collections/:collection/`); a version URL names that version.';
 
+const MNEMONIC = 'The mnemonic that identifies the expansion in its URL.';
+
 /** The collection at a version, by default the one it was read at. */
 function versionRefOf(view: RepoView, version: string = view.version.mnemonic): RepoRef {
   return { ...refOf(view), version };
@@ -171,7 +173,7 @@ export class CollectionResolver {
   })
   async collectionReference(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
-    @Arg('id', () => ID) id: string,
+    @Arg('id', () => ID, { description: 'The reference id.' }) id: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ReferenceObject> {
     return ReferenceObject.from(
@@ -185,7 +187,7 @@ export class CollectionResolver {
   })
   async expansion(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
-    @Arg('mnemonic') mnemonic: string,
+    @Arg('mnemonic', { description: MNEMONIC }) mnemonic: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ExpansionObject> {
     return ExpansionObject.from(
@@ -223,7 +225,7 @@ export class CollectionResolver {
     );
   }
 
-  @FieldResolver(() => ConceptPage)
+  @FieldResolver(() => ConceptPage, { description: 'The concepts this expansion holds.' })
   async concepts(
     @Root() expansion: ExpansionObject,
     @Args() args: ConceptListArgs,
@@ -240,7 +242,7 @@ export class CollectionResolver {
     );
   }
 
-  @FieldResolver(() => MappingPage)
+  @FieldResolver(() => MappingPage, { description: 'The mappings this expansion holds.' })
   async mappings(
     @Root() expansion: ExpansionObject,
     @Args() args: MappingListArgs,
@@ -263,7 +265,10 @@ export class CollectionResolver {
   })
   async addReferences(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
-    @Arg('references', () => GraphQLJSON) references: unknown,
+    @Arg('references', () => GraphQLJSON, {
+      description: 'The references, in any form the REST `data` accepts.',
+    })
+    references: unknown,
     @Arg('cascade', () => String, {
       nullable: true,
       description: '`sourcemappings` or `sourcetoconcepts`, for the concept references.',
@@ -292,9 +297,17 @@ export class CollectionResolver {
   })
   async removeReferences(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
-    @Arg('expressions', () => [String], { nullable: true }) expressions: string[] | null,
-    @Arg('ids', () => [ID], { nullable: true }) ids: string[] | null,
-    @Arg('all', { defaultValue: false }) all: boolean,
+    @Arg('expressions', () => [String], {
+      nullable: true,
+      description: 'Remove the references with these expressions.',
+    })
+    expressions: string[] | null,
+    @Arg('ids', () => [ID], {
+      nullable: true,
+      description: 'Remove the references with these ids.',
+    })
+    ids: string[] | null,
+    @Arg('all', { defaultValue: false, description: 'Remove every reference.' }) all: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<number> {
     if ([expressions != null, ids != null, all].filter(Boolean).length > 1) {
@@ -313,12 +326,16 @@ export class CollectionResolver {
   })
   async createExpansion(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
-    @Arg('mnemonic') mnemonic: string,
+    @Arg('mnemonic', { description: MNEMONIC }) mnemonic: string,
     @Arg('parameters', () => GraphQLJSONObject, {
       description: 'The expansion parameters (spec operations §2.2); `{}` for the defaults.',
     })
     parameters: Record<string, unknown>,
-    @Arg('canonicalUrl', () => String, { nullable: true }) canonicalUrl: string | null,
+    @Arg('canonicalUrl', () => String, {
+      nullable: true,
+      description: "The expansion's canonical URL; none: the collection's.",
+    })
+    canonicalUrl: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ExpansionObject> {
     return ExpansionObject.from(
@@ -336,7 +353,7 @@ export class CollectionResolver {
   })
   async reevaluateExpansion(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
-    @Arg('mnemonic') mnemonic: string,
+    @Arg('mnemonic', { description: MNEMONIC }) mnemonic: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ExpansionObject> {
     return ExpansionObject.from(
@@ -353,7 +370,7 @@ export class CollectionResolver {
   })
   async deleteExpansion(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
-    @Arg('mnemonic') mnemonic: string,
+    @Arg('mnemonic', { description: MNEMONIC }) mnemonic: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.expansions.deleteExpansion(

@@ -16,8 +16,8 @@ export class CompareResolver {
       'Two versions of one source (their URLs, in either order; a source URL is HEAD) compared: REST `$compare`. Signed-in readers of the source.',
   })
   async compareSourceVersions(
-    @Arg('version1') version1: string,
-    @Arg('version2') version2: string,
+    @Arg('version1', { description: 'The URL of one source version.' }) version1: string,
+    @Arg('version2', { description: 'The URL of the other source version.' }) version2: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<VersionComparisonObject> {
     const input = { version1, version2 };

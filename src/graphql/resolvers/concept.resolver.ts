@@ -52,6 +52,8 @@ function repositoryArg(url: string): RepoRef {
   }
 }
 
+const CONCEPT_URL = 'The REST URL of the concept (`/orgs/O/sources/S/concepts/C/`).';
+
 const ONLY_HIERARCHY_ROOT =
   "true: only the source's hierarchy root (`hierarchyRootUrl`), none without one.";
 
@@ -76,7 +78,7 @@ export class ConceptResolver {
       'A concept by its REST URL: at HEAD, as of a source version (`…/v1/concepts/C/`), or a concept version (`…/concepts/C/123/`).',
   })
   async concept(
-    @Arg('url') url: string,
+    @Arg('url', { description: CONCEPT_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ConceptObject> {
@@ -96,7 +98,8 @@ export class ConceptResolver {
     description: 'The concepts of a source (its URL; a version URL lists that version).',
   })
   async concepts(
-    @Arg('source') source: string,
+    @Arg('source', { description: 'The REST URL of the source, or of one of its versions.' })
+    source: string,
     @Args() args: ConceptListArgs,
     @Arg('onlyHierarchyRoot', { defaultValue: false, description: ONLY_HIERARCHY_ROOT })
     onlyHierarchyRoot: boolean,
@@ -198,8 +201,12 @@ export class ConceptResolver {
       'Copies concepts (each expression and what the cascade reaches from it) into a source (its URL), as REST `$clone` (spec operations §4.3).',
   })
   async cloneConcepts(
-    @Arg('destination') destination: string,
-    @Arg('expressions', () => [String]) expressions: string[],
+    @Arg('destination', { description: 'The REST URL of the source to copy into (at HEAD).' })
+    destination: string,
+    @Arg('expressions', () => [String], {
+      description: 'The concepts to copy, as references (concept URLs); at least one.',
+    })
+    expressions: string[],
     @Arg('parameters', () => GraphQLJSONObject, {
       nullable: true,
       description: 'Cascade parameters, as `$cascade` names them.',
@@ -226,8 +233,8 @@ export class ConceptResolver {
     description: 'Creates a concept in a source (its URL) at HEAD.',
   })
   async createConcept(
-    @Arg('source') source: string,
-    @Arg('input') input: ConceptInput,
+    @Arg('source', { description: 'The REST URL of the source.' }) source: string,
+    @Arg('input', { description: 'The new concept.' }) input: ConceptInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptObject> {
     return ConceptObject.of(
@@ -240,9 +247,13 @@ export class ConceptResolver {
       'A new version of the concept; an identical edit is refused with UNCHANGED. `replace` requires the names, as REST PUT does.',
   })
   async updateConcept(
-    @Arg('url') url: string,
-    @Arg('input') input: ConceptInput,
-    @Arg('replace', { defaultValue: false }) replace: boolean,
+    @Arg('url', { description: CONCEPT_URL }) url: string,
+    @Arg('input', { description: 'The fields to change.' }) input: ConceptInput,
+    @Arg('replace', {
+      defaultValue: false,
+      description: 'Replace the whole concept, as REST PUT does; false: change what is sent.',
+    })
+    replace: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptObject> {
     const ref = parseConceptUrl(url);
@@ -259,8 +270,12 @@ export class ConceptResolver {
 
   @Mutation(() => ConceptObject, { description: 'Retires the concept: a new, retired version.' })
   async retireConcept(
-    @Arg('url') url: string,
-    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Arg('url', { description: CONCEPT_URL }) url: string,
+    @Arg('comment', () => String, {
+      nullable: true,
+      description: 'The comment the new version records.',
+    })
+    comment: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptObject> {
     const ref = parseConceptUrl(url);
@@ -273,7 +288,7 @@ export class ConceptResolver {
     description: 'Reactivates a retired concept: a new, active version.',
   })
   async reactivateConcept(
-    @Arg('url') url: string,
+    @Arg('url', { description: CONCEPT_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptObject> {
     const ref = parseConceptUrl(url);
@@ -284,7 +299,9 @@ export class ConceptResolver {
 /** `Source.concepts`: the concepts as the source at this version sees them. */
 @Resolver(() => SourceObject)
 export class SourceConceptsResolver {
-  @FieldResolver(() => ConceptPage)
+  @FieldResolver(() => ConceptPage, {
+    description: 'Its concepts, as the source at this version holds them.',
+  })
   async concepts(
     @Root() source: SourceObject,
     @Args() args: ConceptListArgs,

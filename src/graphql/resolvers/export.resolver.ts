@@ -47,7 +47,7 @@ export class ExportResolver {
     description: 'Asks for the export of a version (its URL); REST `POST …/:version/export/`.',
   })
   async requestExport(
-    @Arg('url') url: string,
+    @Arg('url', { description: 'The REST URL of the version.' }) url: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ExportRequestType> {
     const asked = await ctx.services.exports.request(ctx, parseRepoUrl(url));
@@ -62,7 +62,10 @@ export class ExportResolver {
   @Mutation(() => Boolean, {
     description: "Deletes a version's export file (administrators of the repository).",
   })
-  async deleteExport(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+  async deleteExport(
+    @Arg('url', { description: 'The REST URL of the version.' }) url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
     await ctx.services.exports.remove(ctx, parseRepoUrl(url));
     return true;
   }

@@ -18,7 +18,14 @@ export enum FhirType {
 registerEnumType(FhirType, {
   name: 'FhirResourceType',
   description: 'A FHIR R4 terminology resource: a source (CodeSystem, ConceptMap) or a collection.',
+  valuesConfig: {
+    CodeSystem: { description: 'A source version, with its concepts.' },
+    ValueSet: { description: 'A collection version, with its members.' },
+    ConceptMap: { description: "A source version's mappings." },
+  },
 });
+
+const PAGE_DESCRIPTION = 'The page of its content, 100 entries a page, from 1 (default 1).';
 
 const OWNER_DESCRIPTION =
   'The owner URL (/orgs/:org/, /users/:user/); none: the server-wide namespace of /fhir/ (the owner and id from the accession identifier, or the server-wide id).';
@@ -36,9 +43,13 @@ export class FhirResourceResolver {
       'A source version as a FHIR R4 CodeSystem, by canonical URL; without version, the latest released one. `page`: its concepts 100 at a time.',
   })
   codeSystem(
-    @Arg('url', () => String) url: string,
-    @Arg('version', () => String, { nullable: true }) version: string | null,
-    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('url', () => String, { description: 'The canonical URL.' }) url: string,
+    @Arg('version', () => String, {
+      nullable: true,
+      description: 'The version; none: the latest released one.',
+    })
+    version: string | null,
+    @Arg('page', () => Int, { nullable: true, description: PAGE_DESCRIPTION }) page: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
     return readByUrl(ctx, 'CodeSystem', url, version, page);
@@ -50,9 +61,13 @@ export class FhirResourceResolver {
       'A collection version as a FHIR R4 ValueSet, by canonical URL; without version, the latest released one. `page`: its members 100 at a time.',
   })
   valueSet(
-    @Arg('url', () => String) url: string,
-    @Arg('version', () => String, { nullable: true }) version: string | null,
-    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('url', () => String, { description: 'The canonical URL.' }) url: string,
+    @Arg('version', () => String, {
+      nullable: true,
+      description: 'The version; none: the latest released one.',
+    })
+    version: string | null,
+    @Arg('page', () => Int, { nullable: true, description: PAGE_DESCRIPTION }) page: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
     return readByUrl(ctx, 'ValueSet', url, version, page);
@@ -64,9 +79,13 @@ export class FhirResourceResolver {
       "A source version's mappings as a FHIR R4 ConceptMap, by canonical URL; without version, the latest released one. `page`: its mappings 100 at a time.",
   })
   conceptMap(
-    @Arg('url', () => String) url: string,
-    @Arg('version', () => String, { nullable: true }) version: string | null,
-    @Arg('page', () => Int, { nullable: true }) page: number | null,
+    @Arg('url', () => String, { description: 'The canonical URL.' }) url: string,
+    @Arg('version', () => String, {
+      nullable: true,
+      description: 'The version; none: the latest released one.',
+    })
+    version: string | null,
+    @Arg('page', () => Int, { nullable: true, description: PAGE_DESCRIPTION }) page: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
     return readByUrl(ctx, 'ConceptMap', url, version, page);
@@ -77,8 +96,9 @@ export class FhirResourceResolver {
       'POST {ns}/X/: the resource made (a source, a collection, or a source of mappings) and its version, in one transaction. Content of more than 1,000 concepts, mappings or references is written by a background task: the answer is then `{task: {id, state}}` (read it with `task(id)`).',
   })
   async createFhirResource(
-    @Arg('type', () => FhirType) type: FhirType,
-    @Arg('resource', () => GraphQLJSONObject) resource: Record<string, unknown>,
+    @Arg('type', () => FhirType, { description: 'The kind of resource.' }) type: FhirType,
+    @Arg('resource', () => GraphQLJSONObject, { description: 'The resource, as FHIR R4 JSON.' })
+    resource: Record<string, unknown>,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
@@ -94,9 +114,10 @@ export class FhirResourceResolver {
       'PUT {ns}/X/:id: the repository made to match the resource, in one transaction; the resource as stored (or `{task: {id, state}}`, as `createFhirResource`).',
   })
   async updateFhirResource(
-    @Arg('type', () => FhirType) type: FhirType,
-    @Arg('id', () => String) id: string,
-    @Arg('resource', () => GraphQLJSONObject) resource: Record<string, unknown>,
+    @Arg('type', () => FhirType, { description: 'The kind of resource.' }) type: FhirType,
+    @Arg('id', () => String, { description: 'The resource id in its namespace.' }) id: string,
+    @Arg('resource', () => GraphQLJSONObject, { description: 'The resource, as FHIR R4 JSON.' })
+    resource: Record<string, unknown>,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
@@ -109,8 +130,8 @@ export class FhirResourceResolver {
     description: 'DELETE {ns}/X/:id: the repository removed as its REST delete removes it.',
   })
   async deleteFhirResource(
-    @Arg('type', () => FhirType) type: FhirType,
-    @Arg('id', () => String) id: string,
+    @Arg('type', () => FhirType, { description: 'The kind of resource.' }) type: FhirType,
+    @Arg('id', () => String, { description: 'The resource id in its namespace.' }) id: string,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,

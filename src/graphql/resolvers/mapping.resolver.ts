@@ -20,6 +20,8 @@ async function endsOf(ctx: GraphQLContext, mapping: MappingObject): Promise<Ends
   return ends.get(mapping.view.version.id)!;
 }
 
+const MAPPING_URL = 'The REST URL of the mapping (`/orgs/O/sources/S/mappings/M/`).';
+
 function pageOf(page: Page<MappingItem>): MappingPage {
   return { totalCount: page.total, items: page.items.map((item) => MappingObject.of(item)) };
 }
@@ -31,7 +33,10 @@ export class MappingResolver {
     description:
       'A mapping by its REST URL (`…/mappings/M/`, `…/v1/mappings/M/`, `…/mappings/M/123/`).',
   })
-  async mapping(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<MappingObject> {
+  async mapping(
+    @Arg('url', { description: 'The REST URL of the mapping.' }) url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingObject> {
     const ref = parseMappingUrl(url);
     return MappingObject.from(
       await ctx.services.mappings.get(ctx, ref.source, ref.id, ref.mappingVersion),
@@ -43,7 +48,8 @@ export class MappingResolver {
     description: 'The mappings of a source (its URL; a version URL lists that version).',
   })
   async mappings(
-    @Arg('source') source: string,
+    @Arg('source', { description: 'The REST URL of the source, or of one of its versions.' })
+    source: string,
     @Args() args: MappingListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingPage> {
@@ -56,7 +62,7 @@ export class MappingResolver {
     );
   }
 
-  @FieldResolver(() => MappingEndObject)
+  @FieldResolver(() => MappingEndObject, { description: 'Its from end.' })
   async from(
     @Root() mapping: MappingObject,
     @Ctx() ctx: GraphQLContext,
@@ -64,7 +70,7 @@ export class MappingResolver {
     return MappingEndObject.from(mapping.view, 'from', (await endsOf(ctx, mapping)).from);
   }
 
-  @FieldResolver(() => MappingEndObject)
+  @FieldResolver(() => MappingEndObject, { description: 'Its to end.' })
   async to(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<MappingEndObject> {
     return MappingEndObject.from(mapping.view, 'to', (await endsOf(ctx, mapping)).to);
   }
@@ -93,7 +99,7 @@ export class MappingResolver {
     return view ? ConceptObject.from(view) : null;
   }
 
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'Versions of this mapping.' })
   async versionsCount(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<number> {
     return mapping.versionCount ?? ctx.services.mappings.versionCount(ctx, mapping.view);
   }
@@ -118,8 +124,8 @@ export class MappingResolver {
     description: 'Creates a mapping in a source (its URL) at HEAD.',
   })
   async createMapping(
-    @Arg('source') source: string,
-    @Arg('input') input: MappingInput,
+    @Arg('source', { description: 'The REST URL of the source.' }) source: string,
+    @Arg('input', { description: 'The new mapping.' }) input: MappingInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject> {
     return MappingObject.of(
@@ -131,8 +137,8 @@ export class MappingResolver {
     description: 'A new version of the mapping; an identical edit is refused with UNCHANGED.',
   })
   async updateMapping(
-    @Arg('url') url: string,
-    @Arg('input') input: MappingInput,
+    @Arg('url', { description: MAPPING_URL }) url: string,
+    @Arg('input', { description: 'The fields to change.' }) input: MappingInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject> {
     const ref = parseMappingUrl(url);
@@ -141,10 +147,14 @@ export class MappingResolver {
     );
   }
 
-  @Mutation(() => MappingObject)
+  @Mutation(() => MappingObject, { description: 'Retires the mapping: a new, retired version.' })
   async retireMapping(
-    @Arg('url') url: string,
-    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Arg('url', { description: MAPPING_URL }) url: string,
+    @Arg('comment', () => String, {
+      nullable: true,
+      description: 'The comment the new version records.',
+    })
+    comment: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject> {
     const ref = parseMappingUrl(url);
@@ -153,9 +163,11 @@ export class MappingResolver {
     );
   }
 
-  @Mutation(() => MappingObject)
+  @Mutation(() => MappingObject, {
+    description: 'Reactivates a retired mapping: a new, active version.',
+  })
   async reactivateMapping(
-    @Arg('url') url: string,
+    @Arg('url', { description: MAPPING_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingObject> {
     const ref = parseMappingUrl(url);
@@ -197,7 +209,9 @@ export class ConceptMappingsResolver {
 /** `Source.mappings`: as the source at this version sees them. */
 @Resolver(() => SourceObject)
 export class SourceMappingsResolver {
-  @FieldResolver(() => MappingPage)
+  @FieldResolver(() => MappingPage, {
+    description: 'Its mappings, as the source at this version holds them.',
+  })
   async mappings(
     @Root() source: SourceObject,
     @Args() args: MappingListArgs,

@@ -36,37 +36,55 @@ class MatchArgs {
   @Field(() => Int, { nullable: true, description: 'Results per row (default 1).' })
   limit?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Results of each row to skip (0 to 10000); by default from `page`.',
+  })
   offset?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The page of results of each row, from 1 (default 1).',
+  })
   page?: number | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Full concept details, mappings and names included (default false).',
+  })
   verbose?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'Minimal fields (default false).' })
   brief?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { nullable: true, description: 'Retired concepts too (default false).' })
   includeRetired?: boolean | null;
 
   @Field(() => Boolean, { nullable: true, description: 'Drop `low` matches.' })
   bestMatch?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Semantic matching; refused, as only lexical matching is available.',
+  })
   semantic?: boolean | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'With semantic only: 1 to 3000.' })
   numCandidates?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: 'With semantic only: 1 to 100.' })
   kNearest?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'A custom encoder model; refused, as only lexical matching is available.',
+  })
   encoderModel?: string | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Cross-encoder reranking; with semantic only.',
+  })
   reranker?: boolean | null;
 }
 
@@ -74,7 +92,9 @@ class MatchArgs {
   description: 'One row of a `$match`: the input with `__index`, and its ranked results.',
 })
 class MatchRowType {
-  @Field(() => GraphQLJSONObject)
+  @Field(() => GraphQLJSONObject, {
+    description: 'The input row, with its zero-based `__index` added.',
+  })
   row: Record<string, unknown>;
 
   @Field(() => [GraphQLJSONObject], {
@@ -82,10 +102,10 @@ class MatchRowType {
   })
   results: Array<Record<string, unknown>>;
 
-  @Field(() => [GraphQLJSON])
+  @Field(() => [GraphQLJSON], { description: 'The `map_config` given, echoed.' })
   mapConfig: unknown[];
 
-  @Field(() => GraphQLJSONObject)
+  @Field(() => GraphQLJSONObject, { description: 'The `filter` given, echoed.' })
   filter: Record<string, unknown>;
 }
 

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../context';
 import { OidcSignIn } from '../types/oidc.type';
 import { UserType } from '../types/user.type';
 
-const optional = { nullable: true } as const;
+const STATE = 'An opaque value the provider sends back with the redirect.';
 
 /** Single sign-on (OCL's `/users/login/`, `/users/oidc/code-exchange/`, `/users/logout/`). */
 @Resolver()
@@ -13,11 +13,21 @@ export class OidcResolver {
     description: "Where to send the browser to sign in: the identity provider's login page.",
   })
   async oidcLoginUrl(
-    @Arg('redirectUri') redirectUri: string,
-    @Arg('state', () => String, optional) state: string | null,
-    @Arg('nonce', () => String, optional) nonce: string | null,
-    @Arg('codeChallenge', () => String, optional) codeChallenge: string | null,
-    @Arg('codeChallengeMethod', () => String, optional) codeChallengeMethod: string | null,
+    @Arg('redirectUri', { description: 'Where the provider sends the browser back with a code.' })
+    redirectUri: string,
+    @Arg('state', () => String, { nullable: true, description: STATE }) state: string | null,
+    @Arg('nonce', () => String, {
+      nullable: true,
+      description: 'A value the ID token must carry; the client checks it.',
+    })
+    nonce: string | null,
+    @Arg('codeChallenge', () => String, { nullable: true, description: 'The PKCE code challenge.' })
+    codeChallenge: string | null,
+    @Arg('codeChallengeMethod', () => String, {
+      nullable: true,
+      description: 'The PKCE code challenge method, e.g. `S256`.',
+    })
+    codeChallengeMethod: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<string> {
     return ctx.services.oidc.loginUrl({
@@ -34,9 +44,17 @@ export class OidcResolver {
     description: "Where to send the browser to sign out: the identity provider's logout page.",
   })
   async oidcLogoutUrl(
-    @Arg('idTokenHint', () => String, optional) idTokenHint: string | null,
-    @Arg('postLogoutRedirectUri', () => String, optional) postLogoutRedirectUri: string | null,
-    @Arg('state', () => String, optional) state: string | null,
+    @Arg('idTokenHint', () => String, {
+      nullable: true,
+      description: 'The ID token the sign-in gave (`OidcSignIn.idToken`).',
+    })
+    idTokenHint: string | null,
+    @Arg('postLogoutRedirectUri', () => String, {
+      nullable: true,
+      description: 'Where the browser goes after signing out.',
+    })
+    postLogoutRedirectUri: string | null,
+    @Arg('state', () => String, { nullable: true, description: STATE }) state: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<string> {
     return ctx.services.oidc.logoutUrl({
@@ -51,9 +69,15 @@ export class OidcResolver {
       "Trades the identity provider's authorization code for its tokens; the user is created or linked on first sign-in.",
   })
   async exchangeOidcCode(
-    @Arg('code') code: string,
-    @Arg('redirectUri') redirectUri: string,
-    @Arg('codeVerifier', () => String, optional) codeVerifier: string | null,
+    @Arg('code', { description: 'The authorization code the provider redirected with.' })
+    code: string,
+    @Arg('redirectUri', { description: 'The `redirectUri` the sign-in was started with.' })
+    redirectUri: string,
+    @Arg('codeVerifier', () => String, {
+      nullable: true,
+      description: 'The PKCE code verifier, when the sign-in sent a code challenge.',
+    })
+    codeVerifier: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OidcSignIn> {
     const { tokens, user } = await ctx.services.oidc.exchangeCode(ctx, {

@@ -10,10 +10,15 @@ import {
 } from '../types/org.type';
 import { UserPage, UserType } from '../types/user.type';
 
+const ORG_ID = 'The org id (as in `/orgs/:org/`).';
+
 @Resolver(() => OrganizationType)
 export class OrgResolver {
-  @Query(() => OrganizationType, { nullable: true })
-  async org(@Arg('id') id: string, @Ctx() ctx: GraphQLContext): Promise<OrganizationType> {
+  @Query(() => OrganizationType, { nullable: true, description: 'An org by its id.' })
+  async org(
+    @Arg('id', { description: ORG_ID }) id: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<OrganizationType> {
     return OrganizationType.of(await ctx.services.orgs.detail(ctx, id));
   }
 
@@ -26,7 +31,9 @@ export class OrgResolver {
     return { totalCount: page.total, items: page.items.map((o) => OrganizationType.from(o)) };
   }
 
-  @FieldResolver(() => UserPage)
+  @FieldResolver(() => UserPage, {
+    description: "The org's members; readers of the org may list them.",
+  })
   async members(
     @Root() org: OrganizationType,
     @Args() args: ListArgs,
@@ -41,7 +48,7 @@ export class OrgResolver {
   })
   async hasMember(
     @Root() org: OrganizationType,
-    @Arg('username') username: string,
+    @Arg('username', { description: 'The username.' }) username: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     return ctx.services.orgs.isMember(ctx, org.entity, username);
@@ -58,17 +65,21 @@ export class OrgResolver {
     return (await ctx.services.orgs.roleOf(ctx, org.entity)) as MemberRole | null;
   }
 
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, { description: 'Its members whose accounts are active.' })
   async membersCount(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
     return (org.counts ?? (await ctx.services.orgs.counts(ctx, org.entity))).members;
   }
 
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, {
+    description: 'Active sources it owns whose public access is not `None`.',
+  })
   async publicSources(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<number> {
     return (org.counts ?? (await ctx.services.orgs.counts(ctx, org.entity))).publicSources;
   }
 
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, {
+    description: 'Active collections it owns whose public access is not `None`.',
+  })
   async publicCollections(
     @Root() org: OrganizationType,
     @Ctx() ctx: GraphQLContext,
@@ -80,7 +91,7 @@ export class OrgResolver {
     description: 'Creates an org; the caller becomes its administrator.',
   })
   async createOrg(
-    @Arg('input') input: CreateOrganizationInput,
+    @Arg('input', { description: 'The new org.' }) input: CreateOrganizationInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationType> {
     return OrganizationType.of(await ctx.services.orgs.create(ctx, { ...input }));
@@ -88,15 +99,18 @@ export class OrgResolver {
 
   @Mutation(() => OrganizationType, { description: 'Updates an org; members may.' })
   async updateOrg(
-    @Arg('id') id: string,
-    @Arg('input') input: UpdateOrganizationInput,
+    @Arg('id', { description: ORG_ID }) id: string,
+    @Arg('input', { description: 'The fields to change.' }) input: UpdateOrganizationInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationType> {
     return OrganizationType.of(await ctx.services.orgs.update(ctx, id, { ...input }));
   }
 
   @Mutation(() => Boolean, { description: 'Deletes an org (superusers only).' })
-  async deleteOrg(@Arg('id') id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+  async deleteOrg(
+    @Arg('id', { description: ORG_ID }) id: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
     await ctx.services.orgs.delete(ctx, id);
     return true;
   }
@@ -105,9 +119,13 @@ export class OrgResolver {
     description: "Adds a member or changes a member's role; org administrators only.",
   })
   async addMember(
-    @Arg('org') org: string,
-    @Arg('username') username: string,
-    @Arg('role', () => MemberRole, { defaultValue: MemberRole.member }) role: MemberRole,
+    @Arg('org', { description: ORG_ID }) org: string,
+    @Arg('username', { description: 'The username of the member.' }) username: string,
+    @Arg('role', () => MemberRole, {
+      defaultValue: MemberRole.member,
+      description: 'The role to give.',
+    })
+    role: MemberRole,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.orgs.addMember(ctx, org, username, { role });
@@ -116,8 +134,8 @@ export class OrgResolver {
 
   @Mutation(() => Boolean, { description: 'Removes a membership; org administrators only.' })
   async removeMember(
-    @Arg('org') org: string,
-    @Arg('username') username: string,
+    @Arg('org', { description: ORG_ID }) org: string,
+    @Arg('username', { description: 'The username of the member.' }) username: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.orgs.removeMember(ctx, org, username);

@@ -87,13 +87,24 @@ export class RepositoryFieldsResolver {
   }
 }
 
+const SOURCE_URL = 'The REST URL of the source, e.g. `/orgs/CIEL/sources/CIEL/`.';
+const COLLECTION_URL = 'The REST URL of the collection, e.g. `/orgs/O/collections/C/`.';
+const VERSION_URL = 'The REST URL of the version, e.g. `…/v1/`.';
+const OWNER = 'The owner URL: `/orgs/:org/`, `/users/:user/` or `/user/` (the caller).';
+const LIST_OWNER = 'An owner URL (`/orgs/:org/`, `/users/:user/`, `/user/`) to list only its own.';
+const DELETE_VERSION =
+  'Deletes a version (not HEAD, nor one another version is based on); repository owners only.';
+
 @Resolver()
 export class RepositoryResolver {
   @Query(() => SourceObject, {
     nullable: true,
     description: 'A source by its REST URL, e.g. `/orgs/CIEL/sources/CIEL/` or `…/v1/`.',
   })
-  async source(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<RepositoryObject> {
+  async source(
+    @Arg('url', { description: SOURCE_URL }) url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
     return repositoryObject(await ctx.services.repositories.get(ctx, parseRepoUrl(url, 'source')));
   }
 
@@ -101,7 +112,10 @@ export class RepositoryResolver {
     nullable: true,
     description: 'A collection by its REST URL (version URLs included).',
   })
-  async collection(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<RepositoryObject> {
+  async collection(
+    @Arg('url', { description: COLLECTION_URL }) url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryObject> {
     return repositoryObject(
       await ctx.services.repositories.get(ctx, parseRepoUrl(url, 'collection')),
     );
@@ -113,7 +127,7 @@ export class RepositoryResolver {
   })
   async sources(
     @Args() args: RepoListArgs,
-    @Arg('owner', () => String, { nullable: true }) owner: string | null,
+    @Arg('owner', () => String, { nullable: true, description: LIST_OWNER }) owner: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
     return this.list(ctx, args, owner, 'source');
@@ -125,7 +139,7 @@ export class RepositoryResolver {
   })
   async collections(
     @Args() args: RepoListArgs,
-    @Arg('owner', () => String, { nullable: true }) owner: string | null,
+    @Arg('owner', () => String, { nullable: true, description: LIST_OWNER }) owner: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
     return this.list(ctx, args, owner, 'collection');
@@ -137,7 +151,7 @@ export class RepositoryResolver {
   })
   async repos(
     @Args() args: RepoListArgs,
-    @Arg('owner', () => String, { nullable: true }) owner: string | null,
+    @Arg('owner', () => String, { nullable: true, description: LIST_OWNER }) owner: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
     return this.list(ctx, args, owner, undefined);
@@ -147,8 +161,8 @@ export class RepositoryResolver {
     description: 'Creates a source for an owner URL (`/orgs/:org/`, `/users/:user/`, `/user/`).',
   })
   async createSource(
-    @Arg('owner') owner: string,
-    @Arg('input') input: SourceInput,
+    @Arg('owner', { description: OWNER }) owner: string,
+    @Arg('input', { description: 'The fields of the source.' }) input: SourceInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return detailObject(
@@ -156,10 +170,12 @@ export class RepositoryResolver {
     );
   }
 
-  @Mutation(() => SourceObject)
+  @Mutation(() => SourceObject, {
+    description: 'Edits a source (its HEAD); only what is sent changes.',
+  })
   async updateSource(
-    @Arg('url') url: string,
-    @Arg('input') input: SourceInput,
+    @Arg('url', { description: SOURCE_URL }) url: string,
+    @Arg('input', { description: 'The fields of the source.' }) input: SourceInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return detailObject(
@@ -168,15 +184,21 @@ export class RepositoryResolver {
   }
 
   @Mutation(() => Boolean, { description: 'Deletes a source and everything in it.' })
-  async deleteSource(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+  async deleteSource(
+    @Arg('url', { description: SOURCE_URL }) url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
     await ctx.services.repositories.delete(ctx, parseRepoUrl(url, 'source'));
     return true;
   }
 
-  @Mutation(() => CollectionObject)
+  @Mutation(() => CollectionObject, {
+    description:
+      'Creates a collection for an owner URL (`/orgs/:org/`, `/users/:user/`, `/user/`).',
+  })
   async createCollection(
-    @Arg('owner') owner: string,
-    @Arg('input') input: CollectionInput,
+    @Arg('owner', { description: OWNER }) owner: string,
+    @Arg('input', { description: 'The fields of the collection.' }) input: CollectionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return detailObject(
@@ -186,10 +208,12 @@ export class RepositoryResolver {
     );
   }
 
-  @Mutation(() => CollectionObject)
+  @Mutation(() => CollectionObject, {
+    description: 'Edits a collection (its HEAD); only what is sent changes.',
+  })
   async updateCollection(
-    @Arg('url') url: string,
-    @Arg('input') input: CollectionInput,
+    @Arg('url', { description: COLLECTION_URL }) url: string,
+    @Arg('input', { description: 'The fields of the collection.' }) input: CollectionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return detailObject(
@@ -200,7 +224,10 @@ export class RepositoryResolver {
   @Mutation(() => Boolean, {
     description: 'Deactivates a collection: hidden with its data, not deleted.',
   })
-  async deleteCollection(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+  async deleteCollection(
+    @Arg('url', { description: COLLECTION_URL }) url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
     await ctx.services.repositories.delete(ctx, parseRepoUrl(url, 'collection'));
     return true;
   }
@@ -209,8 +236,8 @@ export class RepositoryResolver {
     description: 'Freezes the source as it is now under a new version id.',
   })
   async createSourceVersion(
-    @Arg('url') url: string,
-    @Arg('input') input: VersionInput,
+    @Arg('url', { description: SOURCE_URL }) url: string,
+    @Arg('input', { description: 'The new version.' }) input: VersionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return this.createVersion(ctx, url, 'source', input);
@@ -220,8 +247,8 @@ export class RepositoryResolver {
     description: 'Edits a version by its URL (`…/sources/:source/:version/`).',
   })
   async updateSourceVersion(
-    @Arg('url') url: string,
-    @Arg('input') input: VersionUpdateInput,
+    @Arg('url', { description: VERSION_URL }) url: string,
+    @Arg('input', { description: 'The fields to change.' }) input: VersionUpdateInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return detailObject(
@@ -231,8 +258,11 @@ export class RepositoryResolver {
     );
   }
 
-  @Mutation(() => Boolean)
-  async deleteSourceVersion(@Arg('url') url: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+  @Mutation(() => Boolean, { description: DELETE_VERSION })
+  async deleteSourceVersion(
+    @Arg('url', { description: VERSION_URL }) url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
     await ctx.services.repositories.deleteVersion(ctx, parseRepoUrl(url, 'source'));
     return true;
   }
@@ -241,17 +271,19 @@ export class RepositoryResolver {
     description: 'Freezes the collection as it is now under a new version id.',
   })
   async createCollectionVersion(
-    @Arg('url') url: string,
-    @Arg('input') input: VersionInput,
+    @Arg('url', { description: COLLECTION_URL }) url: string,
+    @Arg('input', { description: 'The new version.' }) input: VersionInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return this.createVersion(ctx, url, 'collection', input);
   }
 
-  @Mutation(() => CollectionObject)
+  @Mutation(() => CollectionObject, {
+    description: 'Edits a version by its URL (`…/collections/:collection/:version/`).',
+  })
   async updateCollectionVersion(
-    @Arg('url') url: string,
-    @Arg('input') input: VersionUpdateInput,
+    @Arg('url', { description: VERSION_URL }) url: string,
+    @Arg('input', { description: 'The fields to change.' }) input: VersionUpdateInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryObject> {
     return detailObject(
@@ -261,9 +293,9 @@ export class RepositoryResolver {
     );
   }
 
-  @Mutation(() => Boolean)
+  @Mutation(() => Boolean, { description: DELETE_VERSION })
   async deleteCollectionVersion(
-    @Arg('url') url: string,
+    @Arg('url', { description: VERSION_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.repositories.deleteVersion(ctx, parseRepoUrl(url, 'collection'));

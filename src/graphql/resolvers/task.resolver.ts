@@ -1,6 +1,7 @@
 import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
 import { DEFAULT_LIMIT, defaultListParams } from '../../services';
 import type { GraphQLContext } from '../context';
+import { OFFSET } from '../types/descriptions';
 import { TaskPage, TaskType } from '../types/task.type';
 
 @Resolver(() => TaskType)
@@ -9,7 +10,10 @@ export class TaskResolver {
     nullable: true,
     description: 'One background task; only its creator (or a superuser) may read it.',
   })
-  async task(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<TaskType> {
+  async task(
+    @Arg('id', () => ID, { description: 'The task id.' }) id: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TaskType> {
     return TaskType.from(await ctx.services.tasks.get(ctx, id));
   }
 
@@ -20,7 +24,7 @@ export class TaskResolver {
   async tasks(
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: '0 returns everything.' })
     limit: number,
-    @Arg('offset', () => Int, { defaultValue: 0 }) offset: number,
+    @Arg('offset', () => Int, { defaultValue: 0, description: OFFSET }) offset: number,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TaskPage> {
     const page = await ctx.services.tasks.list(ctx, defaultListParams({ limit, offset }));

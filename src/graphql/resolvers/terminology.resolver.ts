@@ -10,6 +10,10 @@ import {
   ValueSetExpansion,
 } from '../types/terminology.type';
 
+const DISPLAY_LANGUAGE =
+  'The languages displays are wanted in, as an HTTP `Accept-Language` value (e.g. `en,fr;q=0.8`).';
+const VALUE_SET_VERSION = 'The value set version to use.';
+
 /** The FHIR terminology operations over the same services as the FHIR edge. */
 @Resolver()
 export class TerminologyResolver {
@@ -18,9 +22,14 @@ export class TerminologyResolver {
     description: 'CodeSystem/$lookup: a code of a code system.',
   })
   async lookup(
-    @Arg('coding', () => CodingInput) coding: CodingInput,
-    @Arg('properties', () => [String], { nullable: true }) properties: string[] | null,
-    @Arg('displayLanguage', () => String, { nullable: true }) displayLanguage: string | null,
+    @Arg('coding', () => CodingInput, { description: 'The code to look up.' }) coding: CodingInput,
+    @Arg('properties', () => [String], {
+      nullable: true,
+      description: 'The properties to return (`*`: all); none: all.',
+    })
+    properties: string[] | null,
+    @Arg('displayLanguage', () => String, { nullable: true, description: DISPLAY_LANGUAGE })
+    displayLanguage: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<LookupResult> {
     const result = await ctx.services.terminology.lookup(
@@ -42,11 +51,14 @@ export class TerminologyResolver {
       '$validate-code: a coding against a value set (`url`), or against its code system when no value set is given.',
   })
   async validateCode(
-    @Arg('coding', () => CodingInput) coding: CodingInput,
+    @Arg('coding', () => CodingInput, { description: 'The code to validate.' })
+    coding: CodingInput,
     @Arg('url', () => String, { nullable: true, description: 'The value set canonical URL.' })
     url: string | null,
-    @Arg('valueSetVersion', () => String, { nullable: true }) valueSetVersion: string | null,
-    @Arg('displayLanguage', () => String, { nullable: true }) displayLanguage: string | null,
+    @Arg('valueSetVersion', () => String, { nullable: true, description: VALUE_SET_VERSION })
+    valueSetVersion: string | null,
+    @Arg('displayLanguage', () => String, { nullable: true, description: DISPLAY_LANGUAGE })
+    displayLanguage: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ValidateCodeResult> {
     const input: CodeInput = { kind: 'coding', coding };
@@ -68,13 +80,28 @@ export class TerminologyResolver {
     description: 'ValueSet/$expand: a page of the value set expansion.',
   })
   async expandValueSet(
-    @Arg('url', () => String) url: string,
-    @Arg('valueSetVersion', () => String, { nullable: true }) valueSetVersion: string | null,
-    @Arg('filter', () => String, { nullable: true }) filter: string | null,
-    @Arg('count', () => Int, { nullable: true }) count: number | null,
-    @Arg('offset', () => Int, { nullable: true }) offset: number | null,
-    @Arg('activeOnly', () => Boolean, { nullable: true }) activeOnly: boolean | null,
-    @Arg('displayLanguage', () => String, { nullable: true }) displayLanguage: string | null,
+    @Arg('url', () => String, { description: 'The value set canonical URL.' }) url: string,
+    @Arg('valueSetVersion', () => String, { nullable: true, description: VALUE_SET_VERSION })
+    valueSetVersion: string | null,
+    @Arg('filter', () => String, {
+      nullable: true,
+      description: 'Text that restricts the codes returned.',
+    })
+    filter: string | null,
+    @Arg('count', () => Int, {
+      nullable: true,
+      description: 'Page size (0 or more); none: every code, within the unpaged limit.',
+    })
+    count: number | null,
+    @Arg('offset', () => Int, {
+      nullable: true,
+      description: 'Codes to skip before the page starts (0 or more).',
+    })
+    offset: number | null,
+    @Arg('activeOnly', () => Boolean, { nullable: true, description: 'Leave inactive codes out.' })
+    activeOnly: boolean | null,
+    @Arg('displayLanguage', () => String, { nullable: true, description: DISPLAY_LANGUAGE })
+    displayLanguage: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ValueSetExpansion> {
     if ((count ?? 0) < 0 || (offset ?? 0) < 0) {
@@ -100,11 +127,20 @@ export class TerminologyResolver {
     description: 'ConceptMap/$translate: a code through a map.',
   })
   async translate(
-    @Arg('coding', () => CodingInput) coding: CodingInput,
+    @Arg('coding', () => CodingInput, { description: 'The code to translate.' })
+    coding: CodingInput,
     @Arg('url', () => String, { nullable: true, description: 'The concept map canonical URL.' })
     url: string | null,
-    @Arg('targetSystem', () => String, { nullable: true }) targetSystem: string | null,
-    @Arg('reverse', () => Boolean, { nullable: true }) reverse: boolean | null,
+    @Arg('targetSystem', () => String, {
+      nullable: true,
+      description: 'Only targets in this code system (canonical URL).',
+    })
+    targetSystem: string | null,
+    @Arg('reverse', () => Boolean, {
+      nullable: true,
+      description: 'Translate from targets back to sources (default false).',
+    })
+    reverse: boolean | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TranslateResult> {
     const result = await ctx.services.terminology.translate(
@@ -126,8 +162,8 @@ export class TerminologyResolver {
       'CodeSystem/$subsumes: equivalent, subsumes, subsumed-by or not-subsumed (A relative to B).',
   })
   async subsumes(
-    @Arg('codingA', () => CodingInput) codingA: CodingInput,
-    @Arg('codingB', () => CodingInput) codingB: CodingInput,
+    @Arg('codingA', () => CodingInput, { description: 'The first code.' }) codingA: CodingInput,
+    @Arg('codingB', () => CodingInput, { description: 'The second code.' }) codingB: CodingInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<string> {
     return (await ctx.services.terminology.subsumes(ctx, codingA, codingB, [])).outcome;

@@ -36,9 +36,9 @@ export class UrlRegistryResolver {
     return { totalCount: page.total, items: page.items.map((v) => UrlRegistryEntryType.from(v)) };
   }
 
-  @Query(() => UrlRegistryEntryType, { nullable: true })
+  @Query(() => UrlRegistryEntryType, { nullable: true, description: 'One entry of a registry.' })
   async urlRegistryEntry(
-    @Arg('id', () => ID) id: string,
+    @Arg('id', () => ID, { description: 'The entry id.' }) id: string,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
@@ -54,7 +54,7 @@ export class UrlRegistryResolver {
       'The repository (at HEAD) a canonical URL is registered to in this registry (an owner registry falls back on the global one); null when none.',
   })
   async lookupUrl(
-    @Arg('url') url: string,
+    @Arg('url', { description: 'The canonical URL.' }) url: string,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
@@ -69,8 +69,15 @@ export class UrlRegistryResolver {
       'Resolves references (URL strings or `{url, version, namespace}` objects) as `$resolveReference` does; `namespace` defaults to global.',
   })
   async resolveReference(
-    @Arg('references', () => [GraphQLJSON]) references: unknown[],
-    @Arg('namespace', () => String, { nullable: true }) namespace: string | null,
+    @Arg('references', () => [GraphQLJSON], {
+      description: 'URL strings or `{url, version, namespace}` objects.',
+    })
+    references: unknown[],
+    @Arg('namespace', () => String, {
+      nullable: true,
+      description: 'The owner URL whose registry resolves them (`/orgs/:org/`); none: global.',
+    })
+    namespace: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ReferenceResolutionType[]> {
     const { results } = await ctx.services.resolver.resolveRequest(ctx, references, namespace);
@@ -83,7 +90,7 @@ export class UrlRegistryResolver {
       'Global registry: superusers; an org registry: its members; a user registry: that user.',
   })
   async createUrlRegistryEntry(
-    @Arg('input') input: UrlRegistryEntryInput,
+    @Arg('input', { description: 'The new entry.' }) input: UrlRegistryEntryInput,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
@@ -93,10 +100,12 @@ export class UrlRegistryResolver {
     );
   }
 
-  @Mutation(() => UrlRegistryEntryType)
+  @Mutation(() => UrlRegistryEntryType, {
+    description: 'Changes an entry; who may is as for creating one.',
+  })
   async updateUrlRegistryEntry(
-    @Arg('id', () => ID) id: string,
-    @Arg('input') input: UrlRegistryEntryInput,
+    @Arg('id', () => ID, { description: 'The entry id.' }) id: string,
+    @Arg('input', { description: 'The fields to change.' }) input: UrlRegistryEntryInput,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
@@ -108,7 +117,7 @@ export class UrlRegistryResolver {
 
   @Mutation(() => Boolean, { description: 'Deactivates the entry; its URL is free again.' })
   async deleteUrlRegistryEntry(
-    @Arg('id', () => ID) id: string,
+    @Arg('id', () => ID, { description: 'The entry id.' }) id: string,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,

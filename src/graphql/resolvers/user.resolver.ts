@@ -11,6 +11,8 @@ import {
   UserType,
 } from '../types/user.type';
 
+const USERNAME = 'The username.';
+
 @Resolver(() => UserType)
 export class UserResolver {
   @Query(() => UserType, {
@@ -22,12 +24,15 @@ export class UserResolver {
     return UserType.from(await ctx.services.users.me(ctx));
   }
 
-  @Query(() => UserType, { nullable: true })
-  async user(@Arg('username') username: string, @Ctx() ctx: GraphQLContext): Promise<UserType> {
+  @Query(() => UserType, { nullable: true, description: 'A user by username.' })
+  async user(
+    @Arg('username', { description: USERNAME }) username: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UserType> {
     return UserType.from(await ctx.services.users.get(ctx, username));
   }
 
-  @Query(() => UserPage, { nullable: true })
+  @Query(() => UserPage, { nullable: true, description: 'Users; `q` searches them.' })
   async users(@Args() args: UserListArgs, @Ctx() ctx: GraphQLContext): Promise<UserPage> {
     const page = await ctx.services.users.list(
       ctx,
@@ -41,12 +46,16 @@ export class UserResolver {
     return (user.counts ?? (await ctx.services.users.counts(ctx, user.entity))).orgs;
   }
 
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, {
+    description: 'Active sources this user owns whose public access is not `None`.',
+  })
   async publicSources(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
     return (user.counts ?? (await ctx.services.users.counts(ctx, user.entity))).publicSources;
   }
 
-  @FieldResolver(() => Int)
+  @FieldResolver(() => Int, {
+    description: 'Active collections this user owns whose public access is not `None`.',
+  })
   async publicCollections(@Root() user: UserType, @Ctx() ctx: GraphQLContext): Promise<number> {
     return (user.counts ?? (await ctx.services.users.counts(ctx, user.entity))).publicCollections;
   }
@@ -94,8 +103,8 @@ export class UserResolver {
     description: 'Exchanges a username and password for a new API token.',
   })
   async login(
-    @Arg('username') username: string,
-    @Arg('password') password: string,
+    @Arg('username', { description: USERNAME }) username: string,
+    @Arg('password', { description: 'The password.' }) password: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<LoginResult> {
     const { token, user } = await ctx.services.auth.login(ctx, { username, password });
@@ -106,7 +115,7 @@ export class UserResolver {
     description: 'Creates a user (administrators only); it can log in at once.',
   })
   async createUser(
-    @Arg('input') input: CreateUserInput,
+    @Arg('input', { description: 'The new user.' }) input: CreateUserInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserType> {
     return UserType.of(await ctx.services.users.create(ctx, { ...input }));
@@ -115,14 +124,21 @@ export class UserResolver {
   @Mutation(() => UserType, {
     description: 'Open signup; login is refused until the emailed link is followed.',
   })
-  async signup(@Arg('input') input: SignupInput, @Ctx() ctx: GraphQLContext): Promise<UserType> {
+  async signup(
+    @Arg('input', { description: 'The new account.' }) input: SignupInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UserType> {
     return UserType.of(await ctx.services.users.signup(ctx, { ...input }));
   }
 
   @Mutation(() => UserType, { description: 'Updates a user; without `username`, the caller.' })
   async updateUser(
-    @Arg('input') input: UpdateUserInput,
-    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Arg('input', { description: 'The fields to change.' }) input: UpdateUserInput,
+    @Arg('username', () => String, {
+      nullable: true,
+      description: 'The user to update; none: the caller.',
+    })
+    username: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserType> {
     return UserType.of(await ctx.services.users.update(ctx, username ?? undefined, { ...input }));
@@ -130,7 +146,7 @@ export class UserResolver {
 
   @Mutation(() => Boolean, { description: 'Deactivates a user (administrators only).' })
   async deactivateUser(
-    @Arg('username') username: string,
+    @Arg('username', { description: USERNAME }) username: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.users.deactivate(ctx, username);
@@ -139,7 +155,7 @@ export class UserResolver {
 
   @Mutation(() => Boolean, { description: 'Reactivates a user (administrators only).' })
   async reactivateUser(
-    @Arg('username') username: string,
+    @Arg('username', { description: USERNAME }) username: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.users.reactivate(ctx, username);

@@ -9,6 +9,7 @@ import {
 import { ReferenceObject } from '../types/collection.type';
 import type { GraphQLContext } from '../context';
 import { ConceptObject } from '../types/concept.type';
+import { OFFSET } from '../types/descriptions';
 import { MappingObject } from '../types/mapping.type';
 import { OrganizationType } from '../types/org.type';
 import { CollectionObject, RepositoryObject } from '../types/repository.type';
@@ -25,6 +26,12 @@ import {
 } from '../types/web-client.type';
 
 /** Whose: the caller when no username is given. */
+const PIN_OWNER = 'The owner URL: `/orgs/:org/` or `/users/:user/`.';
+const FOLLOWER = 'The username of the follower; none: the caller.';
+const VERBOSE = 'Add the content distributions (`content`).';
+const MEMBER_ID = 'The id within its source.';
+const EXPANSION = 'The mnemonic of the expansion to read; none: the default one.';
+
 const userRef = (username: string | null | undefined): OwnerRef =>
   username ? { type: 'user', username } : { type: 'self' };
 
@@ -37,10 +44,18 @@ export class WebClientResolver {
       "Events, newest first. Without `username`: public creations and releases (the guest dashboard). With it: that user's, by `scopes` (`self` (default), `orgs`, `following`, `all`).",
   })
   async events(
-    @Arg('username', () => String, { nullable: true }) username: string | null,
-    @Arg('scopes', () => [String], { defaultValue: [] }) scopes: string[],
-    @Arg('limit', () => Int, { defaultValue: 10 }) limit: number,
-    @Arg('offset', () => Int, { defaultValue: 0 }) offset: number,
+    @Arg('username', () => String, {
+      nullable: true,
+      description: 'The user whose events to read; none: the public highlights.',
+    })
+    username: string | null,
+    @Arg('scopes', () => [String], {
+      defaultValue: [],
+      description: 'With `username`: `self`, `orgs`, `following` or `all`; none: `self`.',
+    })
+    scopes: string[],
+    @Arg('limit', () => Int, { defaultValue: 10, description: 'Page size.' }) limit: number,
+    @Arg('offset', () => Int, { defaultValue: 0, description: OFFSET }) offset: number,
     @Ctx() ctx: GraphQLContext,
   ): Promise<EventPage> {
     const params = defaultListParams({ limit, offset });
@@ -59,7 +74,10 @@ export class WebClientResolver {
     nullable: true,
     description: 'Pins of an owner (`/orgs/X/`, `/users/x/`), in order.',
   })
-  async pins(@Arg('owner') owner: string, @Ctx() ctx: GraphQLContext): Promise<PinObject[]> {
+  async pins(
+    @Arg('owner', { description: PIN_OWNER }) owner: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<PinObject[]> {
     return (await ctx.services.pins.list(ctx, parseOwnerUrl(owner))).map((p) => PinObject.from(p));
   }
 
@@ -68,7 +86,8 @@ export class WebClientResolver {
     description: 'What a user follows; without `username`, the caller.',
   })
   async following(
-    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Arg('username', () => String, { nullable: true, description: FOLLOWER })
+    username: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<FollowObject[]> {
     return (await ctx.services.follows.following(ctx, userRef(username))).map((f) =>
@@ -89,8 +108,9 @@ export class WebClientResolver {
     description: 'The summary of a repository at HEAD or a version (its REST URL).',
   })
   async repositorySummary(
-    @Arg('url') url: string,
-    @Arg('verbose', { defaultValue: false }) verbose: boolean,
+    @Arg('url', { description: 'The REST URL of the source or collection, or of a version.' })
+    url: string,
+    @Arg('verbose', { defaultValue: false, description: VERBOSE }) verbose: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositorySummaryObject> {
     return RepositorySummaryObject.from(
@@ -103,9 +123,10 @@ export class WebClientResolver {
       'Pins a source, collection or org (`resourceType`, its `uuid`) for an owner (`/orgs/X/`, `/users/x/`); at most 4.',
   })
   async pin(
-    @Arg('owner') owner: string,
-    @Arg('resourceType') resourceType: string,
-    @Arg('resourceId', () => ID) resourceId: string,
+    @Arg('owner', { description: PIN_OWNER }) owner: string,
+    @Arg('resourceType', { description: '`Source`, `Collection` or `Organization`.' })
+    resourceType: string,
+    @Arg('resourceId', () => ID, { description: 'The `uuid` of what to pin.' }) resourceId: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<PinObject> {
     return PinObject.from(
@@ -115,18 +136,18 @@ export class WebClientResolver {
 
   @Mutation(() => PinObject, { description: 'Moves a pin to `order` (from 0).' })
   async movePin(
-    @Arg('owner') owner: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('order', () => Int) order: number,
+    @Arg('owner', { description: PIN_OWNER }) owner: string,
+    @Arg('id', () => ID, { description: 'The pin id.' }) id: string,
+    @Arg('order', () => Int, { description: 'Its new place, from 0.' }) order: number,
     @Ctx() ctx: GraphQLContext,
   ): Promise<PinObject> {
     return PinObject.from(await ctx.services.pins.move(ctx, parseOwnerUrl(owner), id, { order }));
   }
 
-  @Mutation(() => Boolean)
+  @Mutation(() => Boolean, { description: 'Removes a pin; the pins after it move up.' })
   async unpin(
-    @Arg('owner') owner: string,
-    @Arg('id', () => ID) id: string,
+    @Arg('owner', { description: PIN_OWNER }) owner: string,
+    @Arg('id', () => ID, { description: 'The pin id.' }) id: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.pins.remove(ctx, parseOwnerUrl(owner), id);
@@ -138,8 +159,10 @@ export class WebClientResolver {
       'Follows a user, org, source or collection (its URL); without `username`, as the caller.',
   })
   async follow(
-    @Arg('url') url: string,
-    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Arg('url', { description: 'The REST URL of the user, org, source or collection.' })
+    url: string,
+    @Arg('username', () => String, { nullable: true, description: FOLLOWER })
+    username: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<FollowObject> {
     return FollowObject.from(
@@ -147,10 +170,11 @@ export class WebClientResolver {
     );
   }
 
-  @Mutation(() => Boolean)
+  @Mutation(() => Boolean, { description: 'Stops following; without `username`, as the caller.' })
   async unfollow(
-    @Arg('id', () => ID) id: string,
-    @Arg('username', () => String, { nullable: true }) username: string | null,
+    @Arg('id', () => ID, { description: 'The follow id.' }) id: string,
+    @Arg('username', () => String, { nullable: true, description: FOLLOWER })
+    username: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.follows.unfollow(ctx, userRef(username), id);
@@ -188,7 +212,7 @@ export class UserWebClientResolver {
 /** An org's pins. */
 @Resolver(() => OrganizationType)
 export class OrgWebClientResolver {
-  @FieldResolver(() => [PinObject])
+  @FieldResolver(() => [PinObject], { description: 'Its pins the caller may see, in order.' })
   async pins(@Root() org: OrganizationType, @Ctx() ctx: GraphQLContext): Promise<PinObject[]> {
     return (await ctx.services.pins.list(ctx, { type: 'org', id: org.entity.mnemonic })).map((p) =>
       PinObject.from(p),
@@ -205,7 +229,7 @@ export class RepositorySummaryResolver {
   })
   async summary(
     @Root() r: RepositoryObject,
-    @Arg('verbose', { defaultValue: false }) verbose: boolean,
+    @Arg('verbose', { defaultValue: false, description: VERBOSE }) verbose: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositorySummaryObject> {
     return RepositorySummaryObject.from(
@@ -235,8 +259,9 @@ export class CollectionWebClientResolver {
   })
   async memberConcept(
     @Root() c: CollectionObject,
-    @Arg('id') id: string,
-    @Arg('expansion', () => String, { nullable: true }) expansion: string | null,
+    @Arg('id', { description: MEMBER_ID }) id: string,
+    @Arg('expansion', () => String, { nullable: true, description: EXPANSION })
+    expansion: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CollectionConceptObject> {
     const found = await ctx.services.collections.memberConcept(
@@ -257,8 +282,9 @@ export class CollectionWebClientResolver {
   })
   async memberMapping(
     @Root() c: CollectionObject,
-    @Arg('id') id: string,
-    @Arg('expansion', () => String, { nullable: true }) expansion: string | null,
+    @Arg('id', { description: MEMBER_ID }) id: string,
+    @Arg('expansion', () => String, { nullable: true, description: EXPANSION })
+    expansion: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CollectionMappingObject> {
     const found = await ctx.services.collections.memberMapping(

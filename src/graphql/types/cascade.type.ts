@@ -109,7 +109,10 @@ export function cascadeInputOf(args: CascadeArgs): CascadeInput {
   description: 'What cascading a concept found: a mapping listed, a concept reached, or both.',
 })
 export class CascadeStepObject {
-  @Field(() => MappingObject, { nullable: true })
+  @Field(() => MappingObject, {
+    nullable: true,
+    description: 'The mapping listed; null when the concept was reached through the hierarchy.',
+  })
   mapping!: MappingObject | null;
 
   @Field(() => CascadeNodeObject, {
@@ -121,7 +124,7 @@ export class CascadeStepObject {
 
 @ObjectType('CascadeNode', { description: 'A concept a cascade reached (spec operations §2.6).' })
 export class CascadeNodeObject {
-  @Field(() => ConceptObject)
+  @Field(() => ConceptObject, { description: 'The concept.' })
   concept!: ConceptObject;
 
   @Field(() => Boolean, {
@@ -201,7 +204,7 @@ export class CascadeResultObject {
   description: 'What `cloneConcepts` did for one expression (spec operations §4.3).',
 })
 export class CloneOutcomeObject {
-  @Field()
+  @Field({ description: 'The expression, as given.' })
   expression!: string;
 
   @Field(() => String, {
@@ -210,7 +213,10 @@ export class CloneOutcomeObject {
   })
   code!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The error message when nothing was written, or null.',
+  })
   message!: string | null;
 
   @Field(() => [ConceptObject], {
@@ -218,7 +224,9 @@ export class CloneOutcomeObject {
   })
   concepts!: ConceptObject[];
 
-  @Field(() => [MappingObject])
+  @Field(() => [MappingObject], {
+    description: 'The mappings created: from each clone to its original, and the copied ones.',
+  })
   mappings!: MappingObject[];
 
   @Field({ description: 'The walk stopped at the limit: what lies beyond was not cloned.' })

@@ -10,6 +10,7 @@ import {
   type ReferenceView,
   type RepoView,
 } from '../../services';
+import { CREATED_BY, CREATED_ON, OFFSET, TOTAL_COUNT, UPDATED_ON } from './descriptions';
 import { ListArgs } from './list.args';
 import { TaskType } from './task.type';
 
@@ -26,10 +27,10 @@ function collectionUrlAt(collection: RepoView, version: string): string {
 export class ReferenceObject {
   view: ReferenceView;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The reference id.' })
   id: string;
 
-  @Field()
+  @Field({ description: 'The reference expression, as given.' })
   expression: string;
 
   @Field({ description: 'False for an exclusion.' })
@@ -56,13 +57,23 @@ export class ReferenceObject {
   @Field(() => GraphQLJSON, { nullable: true, description: '`[{property, op, value}]`.' })
   filter: unknown;
 
-  @Field(() => GraphQLJSON, { nullable: true })
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description:
+      'Its cascade: `sourcemappings`, `sourcetoconcepts` or an object of cascade parameters; null for none.',
+  })
   cascade: unknown;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The namespace it is forced to resolve in (an owner URL); null for none.',
+  })
   namespace: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "A display name overriding the concept's in expansions; null for none.",
+  })
   display: string | null;
 
   @Field({ description: 'Always the same content: a repository or resource version is named.' })
@@ -71,10 +82,10 @@ export class ReferenceObject {
   @Field({ description: 'The REST URL of this reference, at the collection version read.' })
   url: string;
 
-  @Field()
+  @Field({ description: 'When it was added.' })
   createdOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who added it (a username).' })
   createdBy: string | null;
 
   @Field(() => Date, {
@@ -116,12 +127,12 @@ export class ReferenceObject {
   }
 }
 
-@ObjectType('ReferencePage')
+@ObjectType('ReferencePage', { description: 'A page of collection references.' })
 export class ReferencePage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [ReferenceObject])
+  @Field(() => [ReferenceObject], { description: 'The references of this page.' })
   items: ReferenceObject[];
 }
 
@@ -136,13 +147,13 @@ export class ReferenceListArgs extends ListArgs {
 
 @ObjectType('AddedReference', { description: 'The answer for one reference of an add.' })
 export class AddedReferenceObject {
-  @Field()
+  @Field({ description: 'Whether it was added.' })
   added: boolean;
 
-  @Field()
+  @Field({ description: 'The reference expression, as given.' })
   expression: string;
 
-  @Field()
+  @Field({ description: 'What happened to it, in words (why not, when refused).' })
   message: string;
 
   @Field(() => ReferenceObject, { nullable: true, description: 'The stored reference, if added.' })
@@ -185,12 +196,12 @@ export class ReferencesAddedObject {
   }
 }
 
-@ObjectType('ExpansionSummary')
+@ObjectType('ExpansionSummary', { description: 'The counts of an expansion.' })
 export class ExpansionSummaryObject {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Active concepts it holds.' })
   activeConcepts: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Active mappings it holds.' })
   activeMappings: number;
 }
 
@@ -198,16 +209,16 @@ export class ExpansionSummaryObject {
   description: 'A repository version an expansion evaluated references against.',
 })
 export class ExpansionSystemObject {
-  @Field()
+  @Field({ description: 'The repository URL, relative or canonical, as references named it.' })
   system: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The version named, if one was.' })
   version: string | null;
 
   @Field(() => String, { nullable: true, description: 'The repository version URL, if resolved.' })
   url: string | null;
 
-  @Field()
+  @Field({ description: 'Whether it resolved to a repository version in the service.' })
   resolved: boolean;
 }
 
@@ -229,28 +240,33 @@ export class ExpansionRepoUpdateObject {
 export class ExpansionObject {
   view: ExpansionView;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Its internal id.' })
   id: string;
 
-  @Field()
+  @Field({ description: 'Identifies the expansion in its URL.' })
   mnemonic: string;
 
-  @Field(() => GraphQLJSONObject)
+  @Field(() => GraphQLJSONObject, {
+    description: 'The evaluation parameters (spec operations §2.2).',
+  })
   parameters: Record<string, unknown>;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Its canonical URL (by default the collection's).",
+  })
   canonicalUrl: string | null;
 
-  @Field()
+  @Field({ description: 'The REST URL of this expansion.' })
   url: string;
 
   @Field({ description: '`HEAD` or the version id.' })
   collectionVersion: string;
 
-  @Field()
+  @Field({ description: 'The REST URL of the collection version it belongs to.' })
   collectionVersionUrl: string;
 
-  @Field()
+  @Field({ description: 'True while it is being evaluated.' })
   isProcessing: boolean;
 
   @Field(() => [ExpansionSystemObject], {
@@ -258,13 +274,13 @@ export class ExpansionObject {
   })
   resolvedRepoVersions: ExpansionSystemObject[];
 
-  @Field()
+  @Field({ description: CREATED_ON })
   createdOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: CREATED_BY })
   createdBy: string | null;
 
-  @Field()
+  @Field({ description: UPDATED_ON })
   updatedOn: Date;
 
   static from(view: ExpansionView): ExpansionObject {
@@ -288,12 +304,12 @@ export class ExpansionObject {
   }
 }
 
-@ObjectType('ExpansionPage')
+@ObjectType('ExpansionPage', { description: 'A page of expansions.' })
 export class ExpansionPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [ExpansionObject])
+  @Field(() => [ExpansionObject], { description: 'The expansions of this page.' })
   items: ExpansionObject[];
 }
 
@@ -305,7 +321,7 @@ export class ExpansionListArgs {
   })
   limit: number;
 
-  @Field(() => Int, { defaultValue: 0 })
+  @Field(() => Int, { defaultValue: 0, description: OFFSET })
   offset: number;
 
   @Field({

@@ -11,6 +11,7 @@ import {
   descriptionObjectOf,
   nameObjectOf,
 } from './concept.type';
+import { EXTERNAL_ID } from './descriptions';
 
 export enum ChangeKindEnum {
   new = 'new',
@@ -23,9 +24,16 @@ registerEnumType(ChangeKindEnum, {
   name: 'ChangeKind',
   description:
     'How a concept or mapping changed between two versions: new (active only in the newer), removed (active in the older, absent from the newer), retired (retired in the newer), major (another smart checksum: a change of meaning), minor (the same smart checksum, another standard one).',
+  valuesConfig: {
+    new: { description: 'Active only in the newer version.' },
+    removed: { description: 'Active in the older version, absent from the newer.' },
+    retired: { description: 'Retired in the newer version.' },
+    major: { description: 'Another smart checksum: a change of meaning.' },
+    minor: { description: 'The same smart checksum, another standard one.' },
+  },
 });
 
-@ObjectType('ComparedVersion')
+@ObjectType('ComparedVersion', { description: 'One side of a comparison.' })
 export class ComparedVersionObject {
   @Field({ description: 'The version URL (the source URL for HEAD).' })
   url: string;
@@ -42,19 +50,23 @@ export class ComparedVersionObject {
 
 @ObjectType('ContentChanges', { description: 'Codes that changed, by kind, in code order.' })
 export class ContentChangesObject {
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Codes active only in the newer version.' })
   new: string[];
 
-  @Field(() => [String])
+  @Field(() => [String], {
+    description: 'Codes active in the older version, absent from the newer.',
+  })
   removed: string[];
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Codes retired in the newer version.' })
   retired: string[];
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Codes whose smart checksum changed.' })
   major: string[];
 
-  @Field(() => [String])
+  @Field(() => [String], {
+    description: 'Codes whose standard checksum changed but not their smart one.',
+  })
   minor: string[];
 
   @Field(() => Int, { description: 'Active in both with the same checksums.' })
@@ -73,42 +85,46 @@ export class ContentChangesObject {
   }
 }
 
-@ObjectType('MappingChangeBefore')
+@ObjectType('MappingChangeBefore', {
+  description: 'A changed mapping as the older version held it.',
+})
 export class MappingChangeBeforeObject {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its map type then.' })
   mapType: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code of its to concept then.' })
   toConcept: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The source URL of its to end then.' })
   toSource: string | null;
 }
 
-@ObjectType('MappingChange')
+@ObjectType('MappingChange', {
+  description: 'A mapping that changed, as the newer version holds it (the older, when removed).',
+})
 export class MappingChangeObject {
-  @Field(() => ChangeKindEnum)
+  @Field(() => ChangeKindEnum, { description: 'How it changed.' })
   kind: ChangeKindEnum;
 
-  @Field()
+  @Field({ description: 'The mapping id.' })
   code: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its map type.' })
   mapType: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code of its from concept.' })
   fromConcept: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The source URL of its from end.' })
   fromSource: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code of its to concept.' })
   toConcept: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The source URL of its to end.' })
   toSource: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId: string | null;
 
   @Field(() => MappingChangeBeforeObject, {
@@ -124,25 +140,28 @@ export class MappingChangeObject {
   }
 }
 
-@ObjectType('ConceptState')
+@ObjectType('ConceptState', { description: 'What a concept held at one of the versions compared.' })
 export class ConceptStateObject {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its display name.' })
   displayName: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its concept class.' })
   conceptClass: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its datatype.' })
   datatype: string | null;
 
-  @Field(() => [ConceptNameObject])
+  @Field(() => [ConceptNameObject], { description: 'Its names.' })
   names: ConceptNameObject[];
 
-  @Field(() => [ConceptDescriptionObject])
+  @Field(() => [ConceptDescriptionObject], { description: 'Its descriptions.' })
   descriptions: ConceptDescriptionObject[];
 }
 
-@ObjectType('ConceptChange')
+@ObjectType('ConceptChange', {
+  description:
+    'A concept that changed (or whose mappings did), as the newer version holds it (the older, when removed).',
+})
 export class ConceptChangeObject extends ConceptStateObject {
   @Field(() => ChangeKindEnum, {
     nullable: true,
@@ -150,7 +169,7 @@ export class ConceptChangeObject extends ConceptStateObject {
   })
   kind: ChangeKindEnum | null;
 
-  @Field()
+  @Field({ description: 'The concept id.' })
   code: string;
 
   @Field(() => ConceptStateObject, {
@@ -182,7 +201,9 @@ function stateOf(state: ConceptChange['before'] & object): ConceptStateObject {
   };
 }
 
-@ObjectType('SourceChangelog')
+@ObjectType('SourceChangelog', {
+  description: 'What changed between the two versions compared, concept by concept.',
+})
 export class ChangelogObject {
   @Field(() => [ConceptChangeObject], {
     description:
@@ -201,16 +222,16 @@ export class VersionComparisonObject {
   /** What the comparison was asked with (the changelog reads it again). */
   input: { version1: string; version2: string };
 
-  @Field(() => ComparedVersionObject)
+  @Field(() => ComparedVersionObject, { description: 'The older version.' })
   older: ComparedVersionObject;
 
-  @Field(() => ComparedVersionObject)
+  @Field(() => ComparedVersionObject, { description: 'The newer version.' })
   newer: ComparedVersionObject;
 
-  @Field(() => ContentChangesObject)
+  @Field(() => ContentChangesObject, { description: 'Concept ids that changed.' })
   concepts: ContentChangesObject;
 
-  @Field(() => ContentChangesObject)
+  @Field(() => ContentChangesObject, { description: 'Mapping ids that changed.' })
   mappings: ContentChangesObject;
 
   static from(

@@ -2,46 +2,53 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { ConceptDescription, ConceptName } from '../../db/entities';
 import { repoUrl, type ConceptDetail, type ConceptView } from '../../services';
+import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 
-@ObjectType('ConceptName')
+@ObjectType('ConceptName', { description: 'A name of a concept (spec core §2.6).' })
 export class ConceptNameObject {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Addresses the name within its concept.' })
   uuid: string;
 
-  @Field()
+  @Field({ description: 'The name text.' })
   name: string;
 
-  @Field()
+  @Field({ description: 'Its locale code, e.g. `en`.' })
   locale: string;
 
-  @Field()
+  @Field({ description: 'Whether it is the preferred name in its locale.' })
   localePreferred: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Its name type (e.g. `FULLY_SPECIFIED`); null when unset.',
+  })
   nameType: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId: string | null;
 }
 
-@ObjectType('ConceptDescription')
+@ObjectType('ConceptDescription', { description: 'A description of a concept (spec core §2.6).' })
 export class ConceptDescriptionObject {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Addresses the description within its concept.' })
   uuid: string;
 
-  @Field()
+  @Field({ description: 'The description text.' })
   description: string;
 
-  @Field()
+  @Field({ description: 'Its locale code, e.g. `en`.' })
   locale: string;
 
-  @Field()
+  @Field({ description: 'Whether it is the preferred description in its locale.' })
   localePreferred: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Its description type; null when unset.',
+  })
   descriptionType: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId: string | null;
 }
 
@@ -73,10 +80,16 @@ export function descriptionObjectOf(d: ConceptDescription): ConceptDescriptionOb
   description: 'spec core §9.4: `standard` decides 208; `smart` ignores minor edits.',
 })
 export class ChecksumsObject {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Checksum of all the content; null when none was stored.',
+  })
   standard: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Checksum of the content that carries meaning only; null when none was stored.',
+  })
   smart: string | null;
 }
 
@@ -98,58 +111,65 @@ export class ConceptObject {
   @Field({ description: 'The version-less REST URL.' })
   url: string;
 
-  @Field()
+  @Field({ description: 'The REST URL of this version.' })
   versionUrl: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its concept class, e.g. `Diagnosis`.' })
   conceptClass: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its datatype, e.g. `Numeric` or `N/A`.' })
   datatype: string | null;
 
-  @Field()
+  @Field({ description: 'Whether this version is retired.' })
   retired: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The preferred name in the source's default locale, else any preferred name, else the first.",
+  })
   displayName: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The locale of `displayName`.' })
   displayLocale: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId: string | null;
 
-  @Field(() => [ConceptNameObject])
+  @Field(() => [ConceptNameObject], { description: 'Its names (at least one).' })
   names: ConceptNameObject[];
 
-  @Field(() => [ConceptDescriptionObject])
+  @Field(() => [ConceptDescriptionObject], { description: 'Its descriptions.' })
   descriptions: ConceptDescriptionObject[];
 
-  @Field(() => GraphQLJSONObject)
+  @Field(() => GraphQLJSONObject, { description: 'Custom attributes; empty when none.' })
   extras: Record<string, unknown>;
 
   @Field(() => [String], { description: 'Its parents in the source (the hierarchy).' })
   parentConceptUrls: string[];
 
-  @Field(() => ChecksumsObject)
+  @Field(() => ChecksumsObject, { description: 'The checksums of this version.' })
   checksums: ChecksumsObject;
 
   @Field({ description: 'Whether this is the current version in HEAD.' })
   isLatestVersion: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The comment of the edit that made this version.',
+  })
   updateComment: string | null;
 
-  @Field()
+  @Field({ description: 'When the concept was created.' })
   createdOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who created the concept (a username).' })
   createdBy: string | null;
 
   @Field({ description: 'When this version was made.' })
   updatedOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who made this version (a username).' })
   updatedBy: string | null;
 
   /** A concept with what its detail read brought along. */
@@ -191,54 +211,60 @@ export class ConceptObject {
   }
 }
 
-@ObjectType('ConceptPage')
+@ObjectType('ConceptPage', { description: 'A page of concepts.' })
 export class ConceptPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [ConceptObject])
+  @Field(() => [ConceptObject], { description: 'The concepts of this page.' })
   items: ConceptObject[];
 }
 
-@InputType('ConceptNameInput')
+@InputType('ConceptNameInput', { description: 'A name of a concept, as sent.' })
 export class ConceptNameInput {
   @Field({ nullable: true, description: 'Keeps the identity of an existing name.' })
   uuid?: string;
 
-  @Field()
+  @Field({ description: 'The name text.' })
   name: string;
 
-  @Field()
+  @Field({ description: 'Its locale code, e.g. `en`.' })
   locale: string;
 
-  @Field({ nullable: true })
+  @Field({
+    nullable: true,
+    description: 'Whether it is the preferred name in its locale (default false).',
+  })
   localePreferred?: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its name type, e.g. `FULLY_SPECIFIED`.' })
   nameType?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId?: string | null;
 }
 
-@InputType('ConceptDescriptionInput')
+@InputType('ConceptDescriptionInput', { description: 'A description of a concept, as sent.' })
 export class ConceptDescriptionInput {
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Keeps the identity of an existing description.' })
   uuid?: string;
 
-  @Field()
+  @Field({ description: 'The description text.' })
   description: string;
 
-  @Field()
+  @Field({ description: 'Its locale code, e.g. `en`.' })
   locale: string;
 
-  @Field({ nullable: true })
+  @Field({
+    nullable: true,
+    description: 'Whether it is the preferred description in its locale (default false).',
+  })
   localePreferred?: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its description type.' })
   descriptionType?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId?: string | null;
 }
 
@@ -250,25 +276,28 @@ export class ConceptInput {
   @Field({ nullable: true, description: 'The concept id (create only).' })
   id?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its concept class (required on create).' })
   conceptClass?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its datatype.' })
   datatype?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId?: string | null;
 
-  @Field(() => [ConceptNameInput], { nullable: true })
+  @Field(() => [ConceptNameInput], {
+    nullable: true,
+    description: 'Its names (at least one; required on create).',
+  })
   names?: ConceptNameInput[];
 
-  @Field(() => [ConceptDescriptionInput], { nullable: true })
+  @Field(() => [ConceptDescriptionInput], { nullable: true, description: 'Its descriptions.' })
   descriptions?: ConceptDescriptionInput[];
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Custom attributes.' })
   extras?: Record<string, unknown> | null;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Whether it is retired.' })
   retired?: boolean;
 
   @Field(() => [String], {
@@ -277,6 +306,9 @@ export class ConceptInput {
   })
   parentConceptUrls?: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The comment the new version records.',
+  })
   updateComment?: string | null;
 }

@@ -8,11 +8,16 @@ export enum ExportState {
 registerEnumType(ExportState, {
   name: 'ExportState',
   description: 'Whether a version has an export file (spec operations §3, §4.8).',
+  valuesConfig: {
+    ABSENT: { description: 'No export file, and none being written.' },
+    PROCESSING: { description: 'The export file is being written.' },
+    READY: { description: 'The export file can be downloaded.' },
+  },
 });
 
 @ObjectType('Export', { description: "A repository version's export (REST `…/:version/export/`)." })
 export class ExportType {
-  @Field(() => ExportState)
+  @Field(() => ExportState, { description: 'Whether the export file exists yet.' })
   state: ExportState;
 
   @Field(() => String, {
@@ -46,11 +51,16 @@ registerEnumType(ExportOutcome, {
   name: 'ExportOutcome',
   description:
     'What asking for an export did: queued it (REST 202), or it exists (200) or is being written (409).',
+  valuesConfig: {
+    QUEUED: { description: 'A task to write it was queued (REST 202).' },
+    EXISTS: { description: 'The export file exists already (REST 200).' },
+    PROCESSING: { description: 'It is being written already (REST 409).' },
+  },
 });
 
-@ObjectType('ExportRequest')
+@ObjectType('ExportRequest', { description: 'The answer to asking for an export.' })
 export class ExportRequestType {
-  @Field(() => ExportOutcome)
+  @Field(() => ExportOutcome, { description: 'What the request did.' })
   outcome: ExportOutcome;
 
   @Field(() => String, { nullable: true, description: 'The task writing it, when queued.' })

@@ -1,6 +1,9 @@
 import { ArgsType, Field, Int } from 'type-graphql';
 import { DEFAULT_LIMIT, type ListParams } from '../../services';
+import { OFFSET } from './descriptions';
 import { ExtrasFilterInput } from './repository.type';
+
+const EXTRAS_DESCRIPTION = 'Conditions on `extras` attributes, all of which must hold.';
 
 /** The list arguments every GraphQL list takes; they mean what the REST list parameters mean. */
 @ArgsType()
@@ -14,7 +17,10 @@ export class ListArgs {
   })
   limit: number;
 
-  @Field(() => Int, { defaultValue: 0 })
+  @Field(() => Int, {
+    defaultValue: 0,
+    description: OFFSET,
+  })
   offset: number;
 
   @Field({
@@ -56,19 +62,25 @@ export function listParamsOf(args: ListArgs, filters: ListParams['filters'] = {}
 
 @ArgsType()
 export class RepoListArgs extends ListArgs {
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Sources of any of these source types.' })
   sourceType?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Collections of any of these collection types.',
+  })
   collectionType?: string[];
 
   @Field(() => [String], { nullable: true, description: 'Any of these supported locales.' })
   locale?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Any of these custom validation schemas.',
+  })
   customValidationSchema?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Any of these canonical URLs.' })
   canonicalUrl?: string[];
 
   @Field(() => [String], {
@@ -86,7 +98,7 @@ export class RepoListArgs extends ListArgs {
   @Field({ defaultValue: false, description: 'Every version, not only HEAD.' })
   allVersions: boolean;
 
-  @Field(() => [ExtrasFilterInput], { nullable: true })
+  @Field(() => [ExtrasFilterInput], { nullable: true, description: EXTRAS_DESCRIPTION })
   extras?: ExtrasFilterInput[];
 
   @Field(() => [String], { nullable: true, description: 'Attributes that must be present.' })
@@ -113,10 +125,10 @@ export function repoListParamsOf(args: RepoListArgs): ListParams {
 
 @ArgsType()
 export class ConceptListArgs extends ListArgs {
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Any of these concept classes.' })
   conceptClass?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Any of these datatypes.' })
   datatype?: string[];
 
   @Field(() => [String], {
@@ -125,13 +137,13 @@ export class ConceptListArgs extends ListArgs {
   })
   locale?: string[];
 
-  @Field({ defaultValue: false })
+  @Field({ defaultValue: false, description: 'Retired concepts too.' })
   includeRetired: boolean;
 
-  @Field(() => [ExtrasFilterInput], { nullable: true })
+  @Field(() => [ExtrasFilterInput], { nullable: true, description: EXTRAS_DESCRIPTION })
   extras?: ExtrasFilterInput[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Attributes that must be present.' })
   extrasExists?: string[];
 }
 
@@ -160,28 +172,28 @@ function extrasFilterOf(
 
 @ArgsType()
 export class MappingListArgs extends ListArgs {
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Any of these map types.' })
   mapType?: string[];
 
-  @Field({ defaultValue: false })
+  @Field({ defaultValue: false, description: 'Retired mappings too.' })
   includeRetired: boolean;
 
   @Field(() => [String], { nullable: true, description: 'Codes of either end.' })
   concept?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Codes of the from end.' })
   fromConcept?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Codes of the to end.' })
   toConcept?: string[];
 
   @Field(() => [String], { nullable: true, description: 'Source ids of either end.' })
   conceptSource?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Source ids of the from end.' })
   fromConceptSource?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'Source ids of the to end.' })
   toConceptSource?: string[];
 
   @Field(() => [String], {

@@ -9,6 +9,7 @@ import {
   type ResolvedEnd,
 } from '../../services';
 import { ChecksumsObject } from './concept.type';
+import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 
 @ObjectType('MappingEnd', {
   description: 'One end of a mapping: as given, and what it resolved to (spec core §2.7).',
@@ -17,10 +18,10 @@ export class MappingEndObject {
   @Field(() => String, { nullable: true, description: 'As given: relative or canonical.' })
   sourceUrl: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The source version given; null for none.' })
   sourceVersion: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The concept code.' })
   conceptCode: string | null;
 
   @Field(() => String, { nullable: true, description: 'As given.' })
@@ -38,13 +39,23 @@ export class MappingEndObject {
   })
   conceptNameResolved: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The id of the resolved source's owner (org id or username); null when unresolved.",
+  })
   sourceOwner: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: '`Organization` or `User`: the kind of that owner; null when unresolved.',
+  })
   sourceOwnerType: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The id of the resolved source; null when unresolved.',
+  })
   sourceName: string | null;
 
   static from(view: MappingView, side: 'from' | 'to', end: ResolvedEnd): MappingEndObject {
@@ -63,52 +74,58 @@ export class MappingObject {
   @Field(() => ID, { description: 'The id of this mapping version.' })
   uuid: string;
 
-  @Field()
+  @Field({ description: 'The mapping id within its source.' })
   id: string;
 
-  @Field()
+  @Field({ description: 'The id of this version.' })
   version: string;
 
-  @Field()
+  @Field({ description: 'The version-less REST URL.' })
   url: string;
 
-  @Field()
+  @Field({ description: 'The REST URL of this version.' })
   versionUrl: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The relationship, e.g. `SAME-AS`.' })
   mapType: string | null;
 
-  @Field()
+  @Field({ description: 'Whether this version is retired.' })
   retired: boolean;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Orders mapped concepts within a map type; null when unset.',
+  })
   sortWeight: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId: string | null;
 
-  @Field(() => GraphQLJSONObject)
+  @Field(() => GraphQLJSONObject, { description: 'Custom attributes; empty when none.' })
   extras: Record<string, unknown>;
 
-  @Field(() => ChecksumsObject)
+  @Field(() => ChecksumsObject, { description: 'The checksums of this version.' })
   checksums: ChecksumsObject;
 
-  @Field()
+  @Field({ description: 'Whether this is the current version in HEAD.' })
   isLatestVersion: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The comment of the edit that made this version.',
+  })
   updateComment: string | null;
 
-  @Field()
+  @Field({ description: 'When the mapping was created.' })
   createdOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who created the mapping (a username).' })
   createdBy: string | null;
 
-  @Field()
+  @Field({ description: 'When this version was made.' })
   updatedOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Who made this version (a username).' })
   updatedBy: string | null;
 
   /** A mapping with its ends already resolved. */
@@ -143,12 +160,12 @@ export class MappingObject {
   }
 }
 
-@ObjectType('MappingPage')
+@ObjectType('MappingPage', { description: 'A page of mappings.' })
 export class MappingPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [MappingObject])
+  @Field(() => [MappingObject], { description: 'The mappings of this page.' })
   items: MappingObject[];
 }
 
@@ -160,51 +177,63 @@ export class MappingInput {
   @Field({ nullable: true, description: 'The mapping id (create only; assigned when absent).' })
   id?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'The relationship, e.g. `SAME-AS` (required on create).' })
   mapType?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The from concept, as a relative URL.' })
   fromConceptUrl?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The from source, as a relative or canonical URL.',
+  })
   fromSourceUrl?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The version of the from source.' })
   fromSourceVersion?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code of the from concept.' })
   fromConceptCode?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'A name for the from concept.' })
   fromConceptName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The to concept, as a relative URL.' })
   toConceptUrl?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The to source, as a relative or canonical URL.',
+  })
   toSourceUrl?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The version of the to source.' })
   toSourceVersion?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code of the to concept.' })
   toConceptCode?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'A name for the to concept.' })
   toConceptName?: string | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Orders mapped concepts within a map type.',
+  })
   sortWeight?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Custom attributes.' })
   extras?: Record<string, unknown> | null;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Whether it is retired.' })
   retired?: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The comment the new version records.',
+  })
   updateComment?: string | null;
 }

@@ -8,7 +8,7 @@ export class OidcSignIn {
   @Field({ description: 'Send it as `Authorization: Bearer <token>` on every edge.' })
   accessToken: string;
 
-  @Field()
+  @Field({ description: "The provider's token type, e.g. `Bearer`." })
   tokenType: string;
 
   @Field(() => Int, { nullable: true, description: 'Seconds the access token stays valid.' })
@@ -17,10 +17,16 @@ export class OidcSignIn {
   @Field(() => String, { nullable: true, description: 'For the logout redirect (`idTokenHint`).' })
   idToken: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "The provider's refresh token, when it gave one.",
+  })
   refreshToken: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The scopes granted, space-separated, when the provider said.',
+  })
   scope: string | null;
 
   @Field(() => UserType, { description: 'The user signed in, created or linked on first sign-in.' })

@@ -2,7 +2,16 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { OrganizationEntity } from '../../db/entities';
 import type { OrgCounts, OrgDetail } from '../../services';
+import {
+  CREATED_BY,
+  CREATED_ON,
+  EXTRAS,
+  TOTAL_COUNT,
+  UPDATED_BY,
+  UPDATED_ON,
+} from './descriptions';
 
+/** The three levels of public access (spec core §2.3). */
 export enum PublicAccess {
   View = 'View',
   Edit = 'Edit',
@@ -12,13 +21,28 @@ registerEnumType(PublicAccess, {
   name: 'PublicAccess',
   description:
     'View (default): anyone reads; Edit: any signed-in user edits content; None: private.',
+  valuesConfig: {
+    View: { description: 'Anyone may read it.' },
+    Edit: { description: 'Anyone may read it and any signed-in user may edit its content.' },
+    None: { description: "Private: seen by its owning user or the owning org's members only." },
+  },
 });
 
 export enum MemberRole {
   admin = 'admin',
   member = 'member',
 }
-registerEnumType(MemberRole, { name: 'MemberRole' });
+registerEnumType(MemberRole, {
+  name: 'MemberRole',
+  description: "A member's role in an organization.",
+  valuesConfig: {
+    admin: {
+      description:
+        "A member who also manages members and creates, edits and deletes the org's repositories.",
+    },
+    member: { description: "Sees the org's private repositories and edits the org's profile." },
+  },
+});
 
 @ObjectType('Organization', { description: 'An organization (spec core §2.3).' })
 export class OrganizationType {
@@ -26,43 +50,43 @@ export class OrganizationType {
   /** Its counts, when the read that found it counted them. */
   counts?: OrgCounts;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Its internal id.' })
   uuid: string;
 
   @Field({ description: 'The org identifier used in URLs; never changes.' })
   id: string;
 
-  @Field()
+  @Field({ description: 'Its name.' })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its company.' })
   company: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its website URL.' })
   website: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its location.' })
   location: string | null;
 
-  @Field(() => PublicAccess)
+  @Field(() => PublicAccess, { description: 'What the public may do with it.' })
   publicAccess: PublicAccess;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras: Record<string, unknown> | null;
 
   @Field({ description: 'The REST URL of this org.' })
   url: string;
 
-  @Field()
+  @Field({ description: CREATED_ON })
   createdOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: CREATED_BY })
   createdBy: string | null;
 
-  @Field()
+  @Field({ description: UPDATED_ON })
   updatedOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: UPDATED_BY })
   updatedBy: string | null;
 
   /** An org with the counts its detail read brought along. */
@@ -90,56 +114,56 @@ export class OrganizationType {
   }
 }
 
-@ObjectType('OrganizationPage')
+@ObjectType('OrganizationPage', { description: 'A page of organizations.' })
 export class OrganizationPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [OrganizationType])
+  @Field(() => [OrganizationType], { description: 'The organizations of this page.' })
   items: OrganizationType[];
 }
 
-@InputType('CreateOrganizationInput')
+@InputType('CreateOrganizationInput', { description: 'A new organization.' })
 export class CreateOrganizationInput {
-  @Field()
+  @Field({ description: 'The org identifier used in URLs; never changes.' })
   id: string;
 
-  @Field()
+  @Field({ description: 'Its name.' })
   name: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its company.' })
   company?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its website URL.' })
   website?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its location.' })
   location?: string;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown>;
 
-  @Field(() => PublicAccess, { nullable: true })
+  @Field(() => PublicAccess, { nullable: true, description: 'Defaults to `View`.' })
   publicAccess?: PublicAccess;
 }
 
 @InputType('UpdateOrganizationInput', { description: 'Only the fields sent change.' })
 export class UpdateOrganizationInput {
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its name.' })
   name?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its company.' })
   company?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its website URL.' })
   website?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its location.' })
   location?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown> | null;
 
-  @Field(() => PublicAccess, { nullable: true })
+  @Field(() => PublicAccess, { nullable: true, description: 'What the public may do with it.' })
   publicAccess?: PublicAccess;
 }

@@ -2,7 +2,31 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, InterfaceType, ObjectType } from 'type-graphql';
 import { HEAD } from '../../db/entities';
 import { hierarchyRootUrl, repoUrl, ownerUrl, type RepoView } from '../../services';
+import { EXTERNAL_ID, EXTRAS } from './descriptions';
 import { PublicAccess } from './org.type';
+
+const COLLECTION_TYPE = 'A free descriptor of its kind, e.g. a subset or a value set.';
+const PREFERRED_SOURCE = 'Its preferred source, stored as given.';
+
+/** The auto-id settings (spec core §4.6): how ids missing on create are assigned. */
+const AUTOID = {
+  conceptMnemonic:
+    'How ids of concepts created without one are assigned: `sequential`, `uuid` or null.',
+  conceptExternalId:
+    'How external ids of concepts created without one are assigned: `sequential`, `uuid` or null.',
+  mappingMnemonic:
+    'How ids of mappings created without one are assigned: `sequential`, `uuid` or null.',
+  mappingExternalId:
+    'How external ids of mappings created without one are assigned: `sequential`, `uuid` or null.',
+  conceptMnemonicStartFrom: 'The lowest sequential concept id tried.',
+  conceptExternalIdStartFrom: 'The lowest sequential concept external id tried.',
+  mappingMnemonicStartFrom: 'The lowest sequential mapping id tried.',
+  mappingExternalIdStartFrom: 'The lowest sequential mapping external id tried.',
+  conceptNameExternalId:
+    'How external ids of new concept names are assigned: `uuid` or null (none).',
+  conceptDescriptionExternalId:
+    'How external ids of new concept descriptions are assigned: `uuid` or null (none).',
+};
 
 @InterfaceType('Repository', {
   description: 'A source or a collection at one of its versions (HEAD included).',
@@ -12,7 +36,7 @@ import { PublicAccess } from './org.type';
 export abstract class RepositoryObject {
   view: RepoView;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The id of the repository for HEAD, else of this version.' })
   uuid: string;
 
   @Field({ description: 'The short code used in URLs; never changes.' })
@@ -24,10 +48,13 @@ export abstract class RepositoryObject {
   @Field({ description: 'The REST URL of this repository at this version.' })
   url: string;
 
-  @Field()
+  @Field({ description: 'Its name.' })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Its full name (`name` when none was given).',
+  })
   fullName: string | null;
 
   @Field(() => String, {
@@ -36,28 +63,33 @@ export abstract class RepositoryObject {
   })
   description: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its website URL.' })
   website: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId: string | null;
 
-  @Field(() => PublicAccess)
+  @Field(() => PublicAccess, {
+    description: 'What the public may do with it; the same for every version as for HEAD.',
+  })
   publicAccess: PublicAccess;
 
-  @Field()
+  @Field({ description: 'Its default locale code, e.g. `en`.' })
   defaultLocale: string;
 
-  @Field(() => [String])
+  @Field(() => [String], { description: 'Its supported locale codes, the default one included.' })
   supportedLocales: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The name of its custom validation schema.',
+  })
   customValidationSchema: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its canonical URL.' })
   canonicalUrl: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras: Record<string, unknown> | null;
 
   @Field(() => GraphQLJSONObject, {
@@ -73,7 +105,7 @@ export abstract class RepositoryObject {
   @Field({ description: 'The org id or username of the owner.' })
   owner: string;
 
-  @Field()
+  @Field({ description: 'The REST URL of the owner.' })
   ownerUrl: string;
 
   @Field({ description: 'False once a collection is deactivated (seen only by superusers).' })
@@ -82,31 +114,43 @@ export abstract class RepositoryObject {
   @Field({ description: 'Versions only: marked released (the newest released one is `latest`).' })
   released: boolean;
 
-  @Field()
+  @Field({ description: 'Versions only: marked retired.' })
   retired: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Versions only: the id of the version made before it; null for none.',
+  })
   previousVersion: string | null;
 
   @Field({ description: 'Versions only: true while the version is still being prepared.' })
   processing: boolean;
 
-  @Field()
+  @Field({ description: 'When the repository (for HEAD) or this version was created.' })
   createdOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Who created the repository (for HEAD) or this version.',
+  })
   createdBy: string | null;
 
-  @Field()
+  @Field({ description: 'When the repository (for HEAD) or this version was last updated.' })
   updatedOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Who last updated the repository (for HEAD) or this version.',
+  })
   updatedBy: string | null;
 }
 
 @ObjectType('Source', { implements: RepositoryObject, description: 'A source (spec core §2.4).' })
 export class SourceObject extends RepositoryObject {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Its source type, e.g. `dictionary`, `reference` or `externalDictionary`.',
+  })
   sourceType: string | null;
 
   @Field(() => String, {
@@ -116,34 +160,34 @@ export class SourceObject extends RepositoryObject {
   })
   hierarchyRootUrl: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.conceptMnemonic })
   autoidConceptMnemonic: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.conceptExternalId })
   autoidConceptExternalId: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.mappingMnemonic })
   autoidMappingMnemonic: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.mappingExternalId })
   autoidMappingExternalId: string | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.conceptMnemonicStartFrom })
   autoidConceptMnemonicStartFrom: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.conceptExternalIdStartFrom })
   autoidConceptExternalIdStartFrom: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.mappingMnemonicStartFrom })
   autoidMappingMnemonicStartFrom: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.mappingExternalIdStartFrom })
   autoidMappingExternalIdStartFrom: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.conceptNameExternalId })
   autoidConceptNameExternalId: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.conceptDescriptionExternalId })
   autoidConceptDescriptionExternalId: string | null;
 }
 
@@ -152,10 +196,10 @@ export class SourceObject extends RepositoryObject {
   description: 'A collection (spec core §2.5).',
 })
 export class CollectionObject extends RepositoryObject {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: COLLECTION_TYPE })
   collectionType: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: PREFERRED_SOURCE })
   preferredSource: string | null;
 }
 
@@ -225,7 +269,7 @@ export class RepositoryPage {
   @Field(() => Int, { description: 'Every match, not only this page.' })
   totalCount: number;
 
-  @Field(() => [RepositoryObject])
+  @Field(() => [RepositoryObject], { description: 'The sources and collections of this page.' })
   items: RepositoryObject[];
 }
 
@@ -236,7 +280,7 @@ export class SourcePage {
   @Field(() => Int, { description: 'Every match, not only this page.' })
   totalCount: number;
 
-  @Field(() => [SourceObject])
+  @Field(() => [SourceObject], { description: 'The sources of this page.' })
   items: RepositoryObject[];
 }
 
@@ -248,7 +292,7 @@ export class CollectionPage {
   @Field(() => Int, { description: 'Every match, not only this page.' })
   totalCount: number;
 
-  @Field(() => [CollectionObject])
+  @Field(() => [CollectionObject], { description: 'The collections of this page.' })
   items: RepositoryObject[];
 }
 
@@ -272,46 +316,55 @@ export class RepositoryInput {
   @Field({ nullable: true, description: 'The short code (create only).' })
   id?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its name (required on create).' })
   name?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its full name; defaults to `name`.' })
   fullName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What it holds, in prose.' })
   description?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its website URL.' })
   website?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId?: string | null;
 
-  @Field(() => PublicAccess, { nullable: true })
+  @Field(() => PublicAccess, { nullable: true, description: 'Defaults to `View` on create.' })
   publicAccess?: PublicAccess;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Its default locale code; defaults to `en` on create.' })
   defaultLocale?: string;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Its supported locale codes; the default locale is added when missing.',
+  })
   supportedLocales?: string[];
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The name of its custom validation schema.',
+  })
   customValidationSchema?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its canonical URL.' })
   canonicalUrl?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown> | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: "OCL's `meta` (display)." })
   meta?: Record<string, unknown> | null;
 }
 
-@InputType('SourceInput')
+@InputType('SourceInput', { description: 'A source; only the fields sent change on update.' })
 export class SourceInput extends RepositoryInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'E.g. `dictionary` (the default on create), `reference` or `externalDictionary`.',
+  })
   sourceType?: string | null;
 
   @Field(() => String, {
@@ -324,82 +377,84 @@ export class SourceInput extends RepositoryInput {
   @Field(() => String, { nullable: true, description: '`sequential`, `uuid` or null.' })
   autoidConceptMnemonic?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.conceptExternalId })
   autoidConceptExternalId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.mappingMnemonic })
   autoidMappingMnemonic?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.mappingExternalId })
   autoidMappingExternalId?: string | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.conceptMnemonicStartFrom })
   autoidConceptMnemonicStartFrom?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.conceptExternalIdStartFrom })
   autoidConceptExternalIdStartFrom?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.mappingMnemonicStartFrom })
   autoidMappingMnemonicStartFrom?: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: AUTOID.mappingExternalIdStartFrom })
   autoidMappingExternalIdStartFrom?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.conceptNameExternalId })
   autoidConceptNameExternalId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AUTOID.conceptDescriptionExternalId })
   autoidConceptDescriptionExternalId?: string | null;
 }
 
-@InputType('CollectionInput')
+@InputType('CollectionInput', {
+  description: 'A collection; only the fields sent change on update.',
+})
 export class CollectionInput extends RepositoryInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: COLLECTION_TYPE })
   collectionType?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: PREFERRED_SOURCE })
   preferredSource?: string | null;
 }
 
 @InputType('VersionInput', { description: 'A new version freezes HEAD as it is now.' })
 export class VersionInput {
-  @Field()
+  @Field({ description: 'The version id; not `HEAD`, `latest` or another reserved word.' })
   id: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What the version holds, in prose.' })
   description?: string | null;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Mark it released (default false).' })
   released?: boolean;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Mark it retired (default false).' })
   retired?: boolean;
 
   @Field(() => String, { nullable: true, description: 'Defaults to the newest version.' })
   previousVersion?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown> | null;
 }
 
 @InputType('VersionUpdateInput', { description: 'Only the fields sent change.' })
 export class VersionUpdateInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'What the version holds, in prose.' })
   description?: string | null;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Mark it released, or not.' })
   released?: boolean;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Mark it retired, or not.' })
   retired?: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: EXTERNAL_ID })
   externalId?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown> | null;
 
   @Field(() => GraphQLJSONObject, {

@@ -1,6 +1,7 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { TaskView } from '../../services';
+import { TOTAL_COUNT } from './descriptions';
 
 export enum TaskState {
   PENDING = 'PENDING',
@@ -11,17 +12,28 @@ export enum TaskState {
 registerEnumType(TaskState, {
   name: 'TaskState',
   description: "A background task's state (OCL's task states).",
+  valuesConfig: {
+    PENDING: { description: 'Queued, not started yet.' },
+    STARTED: { description: 'Running.' },
+    SUCCESS: { description: 'Finished; `result` holds the outcome.' },
+    FAILURE: { description: 'Failed; `error` says why.' },
+  },
 });
 
-@ObjectType('TaskProgress')
+@ObjectType('TaskProgress', {
+  description: 'How far a task has got, as its handler last reported.',
+})
 export class TaskProgressType {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Units of work done so far.' })
   done: number;
 
   @Field(() => Int, { nullable: true, description: 'Null while the amount of work is unknown.' })
   total: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'What it is doing now, in words; null when not reported.',
+  })
   message: string | null;
 }
 
@@ -36,13 +48,17 @@ export class TaskType {
   @Field({ description: 'What kind of work it is (REST `task`/`name`).' })
   kind: string;
 
-  @Field(() => TaskState)
+  @Field(() => TaskState, { description: 'Where it stands.' })
   state: TaskState;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'What it does, in words (e.g. `Add 3 references to C1`); null when none was given.',
+  })
   summary: string | null;
 
-  @Field(() => TaskProgressType)
+  @Field(() => TaskProgressType, { description: 'How far it has got.' })
   progress: TaskProgressType;
 
   @Field(() => GraphQLJSON, { nullable: true, description: 'The outcome, once SUCCESS.' })
@@ -54,13 +70,13 @@ export class TaskType {
   @Field({ description: 'Username of its creator.' })
   createdBy: string;
 
-  @Field()
+  @Field({ description: 'When it was queued.' })
   createdAt: Date;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it started; null while PENDING.' })
   startedAt: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it finished; null until then.' })
   finishedAt: Date | null;
 
   @Field({ description: 'The REST URL of this task.' })
@@ -84,11 +100,11 @@ export class TaskType {
   }
 }
 
-@ObjectType('TaskPage')
+@ObjectType('TaskPage', { description: 'A page of tasks.' })
 export class TaskPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [TaskType])
+  @Field(() => [TaskType], { description: 'The tasks of this page.' })
   items: TaskType[];
 }

@@ -15,28 +15,28 @@ export class CodingInput implements Coding {
   @Field(() => String, { nullable: true, description: 'The code system canonical URL.' })
   system?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code system version.' })
   version?: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The code.' })
   code!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'A display for the code.' })
   display?: string;
 }
 
 @ObjectType({ description: 'A code as the terminology operations answer it.' })
 export class CodingObject {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code system canonical URL.' })
   system?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code system version.' })
   version?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code.' })
   code?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The display of the code.' })
   display?: string;
 }
 
@@ -71,25 +71,25 @@ function issueObject(spec: IssueSpec): Record<string, unknown> {
 
 @ObjectType({ description: 'The answer of $validate-code.' })
 export class ValidateCodeResult {
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether the code is valid.' })
   result!: boolean;
 
   @Field(() => String, { nullable: true, description: 'The issues, joined.' })
   message?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code validated.' })
   code?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its code system canonical URL.' })
   system?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code system version used.' })
   version?: string;
 
   @Field(() => String, { nullable: true, description: 'The display the code system gives.' })
   display?: string;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether the code is inactive.' })
   inactive!: boolean;
 
   @Field(() => [GraphQLJSONObject], {
@@ -118,19 +118,19 @@ export class ValidateCodeResult {
 
 @ObjectType({ description: 'A designation of a concept: a name in a language, of a use.' })
 export class DesignationObject {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its language code.' })
   language?: string;
 
-  @Field(() => CodingObject, { nullable: true })
+  @Field(() => CodingObject, { nullable: true, description: 'Its use (e.g. a synonym).' })
   use?: CodingObject;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The name text.' })
   value!: string;
 }
 
 @ObjectType({ description: 'A property of a concept ($lookup): its code and value.' })
 export class LookupProperty {
-  @Field(() => String)
+  @Field(() => String, { description: 'The property code, e.g. `inactive`.' })
   code!: string;
 
   @Field(() => String, { nullable: true, description: 'The value, as text.' })
@@ -145,22 +145,22 @@ export class LookupResult {
   @Field(() => String, { description: 'The code system name.' })
   name!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The code system version.' })
   version?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The display of the concept.' })
   display?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its definition, when it has one.' })
   definition?: string;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether the concept is abstract (not for use).' })
   abstract!: boolean;
 
-  @Field(() => [DesignationObject])
+  @Field(() => [DesignationObject], { description: 'Its designations.' })
   designations!: DesignationObject[];
 
-  @Field(() => [LookupProperty])
+  @Field(() => [LookupProperty], { description: 'Its properties.' })
   properties!: LookupProperty[];
 
   static from(result: CoreLookupResult): LookupResult {
@@ -200,7 +200,7 @@ export class TranslationMatch {
   @Field(() => String, { description: 'R4 equivalence (equivalent, wider, narrower, …).' })
   equivalence!: string;
 
-  @Field(() => CodingObject)
+  @Field(() => CodingObject, { description: 'The target code.' })
   concept!: CodingObject;
 
   @Field(() => String, { nullable: true, description: 'The concept map (url|version).' })
@@ -209,13 +209,16 @@ export class TranslationMatch {
 
 @ObjectType({ description: 'The answer of $translate.' })
 export class TranslateResult {
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether any translation was found.' })
   result!: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'What was found, in words; null when a search without a map `url` found some.',
+  })
   message?: string;
 
-  @Field(() => [TranslationMatch])
+  @Field(() => [TranslationMatch], { description: 'The translations found.' })
   matches!: TranslationMatch[];
 
   static from(result: TranslationResult): TranslateResult {
@@ -233,7 +236,7 @@ export class TranslateResult {
 
 @ObjectType({ description: 'A property value of an expanded code.' })
 export class ExpandedPropertyObject {
-  @Field(() => String)
+  @Field(() => String, { description: 'The property code.' })
   code!: string;
 
   @Field(() => String, { nullable: true, description: 'The value, as text.' })
@@ -242,7 +245,7 @@ export class ExpandedPropertyObject {
 
 @ObjectType({ description: 'A parameter an expansion was made with (or a note it makes).' })
 export class ExpansionParameterObject {
-  @Field(() => String)
+  @Field(() => String, { description: 'The parameter name.' })
   name!: string;
 
   @Field(() => String, { nullable: true, description: 'The value, as text.' })
@@ -251,7 +254,7 @@ export class ExpansionParameterObject {
 
 @ObjectType({ description: 'A code of a value set expansion.' })
 export class ExpandedCodeObject {
-  @Field(() => String)
+  @Field(() => String, { description: 'Its code system canonical URL.' })
   system!: string;
 
   @Field(() => String, {
@@ -260,22 +263,22 @@ export class ExpandedCodeObject {
   })
   version?: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The code.' })
   code!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Its display.' })
   display?: string;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether it is abstract (not selectable).' })
   abstract!: boolean;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether it is inactive.' })
   inactive!: boolean;
 
   @Field(() => [DesignationObject], { description: 'Only when designations were asked for.' })
   designations!: DesignationObject[];
 
-  @Field(() => [ExpandedPropertyObject])
+  @Field(() => [ExpandedPropertyObject], { description: 'Its properties.' })
   properties!: ExpandedPropertyObject[];
 
   @Field(() => [ExpandedCodeObject], { description: 'The codes under it (a hierarchy).' })
@@ -305,13 +308,13 @@ export class ValueSetExpansion {
   @Field(() => String, { nullable: true, description: 'The value set canonical URL.' })
   url?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The value set version.' })
   version?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The value set name.' })
   name?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'The value set title.' })
   title?: string;
 
   @Field(() => String, { description: 'A URN naming this expansion.' })

@@ -6,6 +6,14 @@ import {
   type Resolution,
   type UrlRegistryEntryView,
 } from '../../services';
+import {
+  CREATED_BY,
+  CREATED_ON,
+  EXTRAS,
+  TOTAL_COUNT,
+  UPDATED_BY,
+  UPDATED_ON,
+} from './descriptions';
 import { ListArgs } from './list.args';
 import { RepositoryObject, repositoryObject } from './repository.type';
 
@@ -13,7 +21,7 @@ import { RepositoryObject, repositoryObject } from './repository.type';
   description: 'An entry of a canonical URL registry (spec operations §2.3).',
 })
 export class UrlRegistryEntryType {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The entry id.' })
   id: string;
 
   @Field({ description: 'The canonical URL.' })
@@ -26,13 +34,13 @@ export class UrlRegistryEntryType {
   })
   namespace: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'A name for the entry.' })
   name: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras: Record<string, unknown> | null;
 
-  @Field()
+  @Field({ description: 'False once the entry is deleted (deactivated).' })
   isActive: boolean;
 
   @Field(() => String, { nullable: true, description: 'Org id or username; null: global.' })
@@ -47,16 +55,16 @@ export class UrlRegistryEntryType {
   @Field({ description: 'The REST URL of this entry.' })
   entryUrl: string;
 
-  @Field()
+  @Field({ description: CREATED_ON })
   createdAt: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: CREATED_BY })
   createdBy: string | null;
 
-  @Field()
+  @Field({ description: UPDATED_ON })
   updatedAt: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: UPDATED_BY })
   updatedBy: string | null;
 
   static from(view: UrlRegistryEntryView): UrlRegistryEntryType {
@@ -80,12 +88,12 @@ export class UrlRegistryEntryType {
   }
 }
 
-@ObjectType('UrlRegistryPage')
+@ObjectType('UrlRegistryPage', { description: 'A page of URL registry entries.' })
 export class UrlRegistryPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [UrlRegistryEntryType])
+  @Field(() => [UrlRegistryEntryType], { description: 'The entries of this page.' })
   items: UrlRegistryEntryType[];
 }
 
@@ -94,13 +102,17 @@ export class UrlRegistryEntryInput {
   @Field({ nullable: true, description: 'The canonical URL (required on create).' })
   url?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Where the repository registered under the URL lives: `/orgs/:org/` or `/users/:user/`.',
+  })
   namespace?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'A name for the entry.' })
   name?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown> | null;
 }
 
@@ -120,10 +132,10 @@ export class ReferenceResolutionType {
   @Field({ description: '`relative` or `canonical`.' })
   referenceType: string;
 
-  @Field()
+  @Field({ description: 'When it was resolved.' })
   timestamp: Date;
 
-  @Field()
+  @Field({ description: 'Whether it resolved to a repository.' })
   resolved: boolean;
 
   @Field(() => GraphQLJSON, { description: 'The reference as given.' })

@@ -2,6 +2,9 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { UserEntity } from '../../db/entities';
 import type { UserCounts, UserDetail } from '../../services';
+import { CREATED_ON, EXTRAS, TOTAL_COUNT, UPDATED_BY, UPDATED_ON } from './descriptions';
+
+const PREFERRED_LOCALE = 'Ordered comma-separated locales, e.g. `en,es`; defaults to `en`.';
 
 @ObjectType('User', { description: 'A user account (spec core §2.2); profiles are public.' })
 export class UserType {
@@ -10,46 +13,46 @@ export class UserType {
   /** Its counts, when the read that found it counted them. */
   counts?: UserCounts;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'Its internal id.' })
   uuid: string;
 
-  @Field()
+  @Field({ description: 'The unique username used in URLs.' })
   username: string;
 
-  @Field()
+  @Field({ description: 'The public name.' })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'First name.' })
   firstName: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Last name.' })
   lastName: string | null;
 
-  @Field()
+  @Field({ description: 'The email address.' })
   email: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Company.' })
   company: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Location.' })
   location: string | null;
 
   @Field({ description: 'Ordered comma-separated locales, e.g. `en,es`.' })
   preferredLocale: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Website URL.' })
   website: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras: Record<string, unknown> | null;
 
-  @Field()
+  @Field({ description: 'Whether the user is a superuser (may do anything).' })
   isSuperuser: boolean;
 
   @Field({ description: "OCL's staff flag: superusers are this service's staff." })
   isStaff: boolean;
 
-  @Field()
+  @Field({ description: 'False once the account is deactivated.' })
   isActive: boolean;
 
   @Field({ description: 'False after signup until the emailed link is followed.' })
@@ -58,16 +61,19 @@ export class UserType {
   @Field({ description: 'The REST URL of this user.' })
   url: string;
 
-  @Field()
+  @Field({ description: CREATED_ON })
   createdOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Who created the account (a username); null when made by the system.',
+  })
   createdBy: string | null;
 
-  @Field()
+  @Field({ description: UPDATED_ON })
   updatedOn: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: UPDATED_BY })
   updatedBy: string | null;
 
   /** A user with the counts its detail read brought along. */
@@ -102,95 +108,102 @@ export class UserType {
   }
 }
 
-@ObjectType('UserPage')
+@ObjectType('UserPage', { description: 'A page of users.' })
 export class UserPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [UserType])
+  @Field(() => [UserType], { description: 'The users of this page.' })
   items: UserType[];
 }
 
-@ObjectType('LoginResult')
+@ObjectType('LoginResult', { description: 'What a successful login returns.' })
 export class LoginResult {
   @Field({
     description: 'A new API token; send it as `Authorization: Token <token>`. Shown only once.',
   })
   token: string;
 
-  @Field(() => UserType)
+  @Field(() => UserType, { description: 'The user logged in.' })
   user: UserType;
 }
 
-@InputType('CreateUserInput')
+@InputType('CreateUserInput', {
+  description: 'A new account made by a superuser; it is verified at once.',
+})
 export class CreateUserInput {
-  @Field()
+  @Field({ description: 'The unique username used in URLs.' })
   username: string;
 
-  @Field()
+  @Field({ description: 'The public name.' })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'First name.' })
   firstName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Last name.' })
   lastName?: string | null;
 
-  @Field()
+  @Field({ description: 'The email address.' })
   email: string;
 
-  @Field({ nullable: true })
+  @Field({
+    nullable: true,
+    description: 'The password; without one the account cannot log in with a password.',
+  })
   password?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Company.' })
   company?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Location.' })
   location?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: PREFERRED_LOCALE })
   preferredLocale?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Website URL.' })
   website?: string;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown>;
 }
 
-@InputType('SignupInput')
+@InputType('SignupInput', {
+  description: 'A self-made account; it logs in once the emailed link is followed.',
+})
 export class SignupInput {
-  @Field()
+  @Field({ description: 'The unique username used in URLs.' })
   username: string;
 
-  @Field()
+  @Field({ description: 'The public name.' })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'First name.' })
   firstName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Last name.' })
   lastName?: string | null;
 
-  @Field()
+  @Field({ description: 'The email address the confirmation link is sent to.' })
   email: string;
 
-  @Field()
+  @Field({ description: 'The password.' })
   password: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Company.' })
   company?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Location.' })
   location?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: PREFERRED_LOCALE })
   preferredLocale?: string;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Website URL.' })
   website?: string;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown>;
 
   @Field({
@@ -208,34 +221,34 @@ export class SignupInput {
 
 @InputType('UpdateUserInput', { description: 'Only the fields sent change.' })
 export class UpdateUserInput {
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'The public name.' })
   name?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'First name.' })
   firstName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Last name.' })
   lastName?: string | null;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'The email address.' })
   email?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Company.' })
   company?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Location.' })
   location?: string | null;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'Ordered comma-separated locales, e.g. `en,es`.' })
   preferredLocale?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'Website URL.' })
   website?: string | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: EXTRAS })
   extras?: Record<string, unknown> | null;
 
-  @Field({ nullable: true })
+  @Field({ nullable: true, description: 'A new password.' })
   password?: string;
 
   @Field(() => Int, {

@@ -9,6 +9,7 @@ import type {
   RepoSummary,
 } from '../../services';
 import { ReferenceObject } from './collection.type';
+import { TOTAL_COUNT } from './descriptions';
 import { ConceptObject } from './concept.type';
 import { MappingObject } from './mapping.type';
 import { OrganizationType } from './org.type';
@@ -16,7 +17,7 @@ import { RepositoryObject, repositoryObject } from './repository.type';
 
 @ObjectType('Pin', { description: 'A repository or org an org or a user shows first.' })
 export class PinObject {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The pin id.' })
   id: string;
 
   @Field(() => Int, { description: 'Its place among the owner’s pins, from 0.' })
@@ -37,10 +38,10 @@ export class PinObject {
   @Field({ description: 'The REST URL of the pin.' })
   url: string;
 
-  @Field()
+  @Field({ description: 'When it was pinned.' })
   createdOn: Date;
 
-  @Field()
+  @Field({ description: 'Who pinned it (a username).' })
   createdBy: string;
 
   static from({ row, ownerUrl, resource }: PinView): PinObject {
@@ -59,7 +60,7 @@ export class PinObject {
 
 @ObjectType('Follow', { description: 'Something a user follows.' })
 export class FollowObject {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The follow id.' })
   id: string;
 
   @Field({ description: '`User`, `Organization`, `Source` or `Collection`.' })
@@ -68,7 +69,7 @@ export class FollowObject {
   @Field(() => GraphQLJSONObject, { description: 'The brief of what is followed (OCL `object`).' })
   object: Record<string, unknown>;
 
-  @Field()
+  @Field({ description: 'When the user started following it.' })
   followedOn: Date;
 
   static from({ row, object }: FollowView): FollowObject {
@@ -83,7 +84,7 @@ export class FollowObject {
 
 @ObjectType('Event', { description: 'Something that happened to an org or a repository.' })
 export class EventObject {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The event id.' })
   id: string;
 
   @Field({ description: '`Created`, `Released`, `Deleted`, `Joined`, `Followed`, `Unfollowed`.' })
@@ -104,7 +105,7 @@ export class EventObject {
   @Field({ description: 'False when it is about private content.' })
   public: boolean;
 
-  @Field()
+  @Field({ description: 'When it happened.' })
   createdAt: Date;
 
   static from(row: EventRow): EventObject {
@@ -120,12 +121,12 @@ export class EventObject {
   }
 }
 
-@ObjectType('EventPage')
+@ObjectType('EventPage', { description: 'A page of events.' })
 export class EventPage {
-  @Field(() => Int)
+  @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
-  @Field(() => [EventObject])
+  @Field(() => [EventObject], { description: 'The events of this page.' })
   items: EventObject[];
 }
 
@@ -137,7 +138,10 @@ export class LocaleObject {
   @Field({ description: 'The two-letter code names and descriptions take.' })
   locale: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "The locale's name: the display name of its concept.",
+  })
   displayName: string | null;
 
   static from({ concept, locale }: LocaleView): LocaleObject {
@@ -149,12 +153,12 @@ export class LocaleObject {
   }
 }
 
-@ObjectType('VersionTotals')
+@ObjectType('VersionTotals', { description: 'How many versions a repository has.' })
 export class VersionTotalsObject {
   @Field(() => Int, { description: 'Versions, HEAD not counted.' })
   total: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Released versions.' })
   released: number;
 }
 
@@ -162,13 +166,13 @@ export class VersionTotalsObject {
   description: 'What a repository version holds (OCL `summary/`).',
 })
 export class RepositorySummaryObject {
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Active concepts this version holds.' })
   activeConcepts: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Active mappings this version holds.' })
   activeMappings: number;
 
-  @Field(() => VersionTotalsObject)
+  @Field(() => VersionTotalsObject, { description: "The repository's versions." })
   versions: VersionTotalsObject;
 
   @Field(() => GraphQLJSONObject, {

@@ -1,0 +1,10 @@
+/** Descriptions that several GraphQL fields and arguments share. */
+
+export const TOTAL_COUNT = 'Records found in all, across every page.';
+export const EXTERNAL_ID = 'An id in an external system, for import and export matching.';
+export const CREATED_ON = 'When it was created.';
+export const CREATED_BY = 'Who created it (a username).';
+export const UPDATED_ON = 'When it was last updated.';
+export const UPDATED_BY = 'Who last updated it (a username).';
+export const EXTRAS = 'Custom attributes.';
+export const OFFSET = 'Records to skip before the page starts (zero-based).';
