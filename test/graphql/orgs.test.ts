@@ -394,6 +394,18 @@ describe('addMember and removeMember', () => {
     expect(await membersOf(id)).toContain(newcomer.username);
   });
 
+  test('adding an existing member without a role keeps their role', async () => {
+    dataOf(await gql(t, admin.auth, ADD_MEMBER, { org: id, u: plain.username, role: 'admin' }));
+    const again = `mutation($org: String!, $u: String!) { addMember(org: $org, username: $u) }`;
+    expect(dataOf(await gql(t, admin.auth, again, { org: id, u: plain.username }))).toEqual({
+      addMember: true,
+    });
+    expect(await roleIn(plain.auth, id)).toBe('admin');
+    const newcomer = await createUser(t);
+    dataOf(await gql(t, admin.auth, again, { org: id, u: newcomer.username }));
+    expect(await roleIn(newcomer.auth, id)).toBe('member');
+  });
+
   test('the superuser manages the members of any org', async () => {
     const newcomer = await createUser(t);
     dataOf(await gql(t, t.admin, ADD_MEMBER, { org: id, u: newcomer.username }));

@@ -122,13 +122,14 @@ export class OrgResolver {
     @Arg('org', { description: ORG_ID }) org: string,
     @Arg('username', { description: 'The username of the member.' }) username: string,
     @Arg('role', () => MemberRole, {
-      defaultValue: MemberRole.member,
-      description: 'The role to give.',
+      nullable: true,
+      description:
+        'The role to give; absent: a new member is a `member`, an existing one keeps their role (as REST).',
     })
-    role: MemberRole,
+    role: MemberRole | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
-    await ctx.services.orgs.addMember(ctx, org, username, { role });
+    await ctx.services.orgs.addMember(ctx, org, username, role === null ? {} : { role });
     return true;
   }
 
