@@ -1,5 +1,16 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Ctx, Int, Mutation, Query, Resolver, registerEnumType } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  registerEnumType,
+} from 'type-graphql';
 import { AppError } from '../../errors';
 import { parseOwnerUrl } from '../../services';
 import type {
@@ -25,7 +36,24 @@ registerEnumType(FhirType, {
   },
 });
 
-const PAGE_DESCRIPTION = 'The page of its content, 100 entries a page, from 1 (default 1).';
+/** A stored resource named by its canonical URL: `GET /fhir/X/?url=…&version=…`. */
+@ArgsType()
+class CanonicalReadArgs {
+  @Field(() => String, { description: 'The canonical URL.' })
+  url: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The version; none: the latest released one.',
+  })
+  version?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The page of its content, 100 entries a page, from 1 (default 1).',
+  })
+  page?: number | null;
+}
 
 const OWNER_DESCRIPTION =
   'The owner URL (/orgs/:org/, /users/:user/); none: the server-wide namespace of /fhir/ (the owner and id from the accession identifier, or the server-wide id).';
@@ -43,16 +71,10 @@ export class FhirResourceResolver {
       'A source version as a FHIR R4 CodeSystem, by canonical URL; without version, the latest released one. `page`: its concepts 100 at a time.',
   })
   codeSystem(
-    @Arg('url', () => String, { description: 'The canonical URL.' }) url: string,
-    @Arg('version', () => String, {
-      nullable: true,
-      description: 'The version; none: the latest released one.',
-    })
-    version: string | null,
-    @Arg('page', () => Int, { nullable: true, description: PAGE_DESCRIPTION }) page: number | null,
+    @Args() args: CanonicalReadArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
-    return readByUrl(ctx, 'CodeSystem', url, version, page);
+    return readByUrl(ctx, 'CodeSystem', args);
   }
 
   @Query(() => GraphQLJSONObject, {
@@ -61,16 +83,10 @@ export class FhirResourceResolver {
       'A collection version as a FHIR R4 ValueSet, by canonical URL; without version, the latest released one. `page`: its members 100 at a time.',
   })
   valueSet(
-    @Arg('url', () => String, { description: 'The canonical URL.' }) url: string,
-    @Arg('version', () => String, {
-      nullable: true,
-      description: 'The version; none: the latest released one.',
-    })
-    version: string | null,
-    @Arg('page', () => Int, { nullable: true, description: PAGE_DESCRIPTION }) page: number | null,
+    @Args() args: CanonicalReadArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
-    return readByUrl(ctx, 'ValueSet', url, version, page);
+    return readByUrl(ctx, 'ValueSet', args);
   }
 
   @Query(() => GraphQLJSONObject, {
@@ -79,16 +95,10 @@ export class FhirResourceResolver {
       "A source version's mappings as a FHIR R4 ConceptMap, by canonical URL; without version, the latest released one. `page`: its mappings 100 at a time.",
   })
   conceptMap(
-    @Arg('url', () => String, { description: 'The canonical URL.' }) url: string,
-    @Arg('version', () => String, {
-      nullable: true,
-      description: 'The version; none: the latest released one.',
-    })
-    version: string | null,
-    @Arg('page', () => Int, { nullable: true, description: PAGE_DESCRIPTION }) page: number | null,
+    @Args() args: CanonicalReadArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
-    return readByUrl(ctx, 'ConceptMap', url, version, page);
+    return readByUrl(ctx, 'ConceptMap', args);
   }
 
   @Mutation(() => GraphQLJSONObject, {
@@ -157,9 +167,7 @@ function resourceOrTask(
 async function readByUrl(
   ctx: GraphQLContext,
   type: FhirResourceType,
-  url: string,
-  version: string | null,
-  page: number | null,
+  { url, version, page }: CanonicalReadArgs,
 ): Promise<StoredResource | null> {
   // One resource: every released version is a list, which the FHIR search answers.
   if (version === '*') throw AppError.field('version', 'Name one version, or none for the latest.');
