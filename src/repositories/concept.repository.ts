@@ -360,8 +360,6 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       : undefined;
     orderBy(qb, sort, ORDER, rank);
     const plain = words.length === 0 && unfiltered({ ...filter, includeRetired: false });
-    if (where.scope === 'source' && where.seq === null && plain && !filter.includeRetired)
-      return this.activeSlice(qb, where.repositoryId, window);
     if (where.scope === 'expansion' && plain && (sort.key === 'id' || sort.key === 'bestMatch'))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
     return sliceOf(qb, window);
@@ -514,27 +512,6 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     );
   }
 
-  /**
-   * A page of the active concepts at HEAD, counted by the triggers that keep
-   * `repositories.active_concepts` (current and not retired: the condition of this page), not by
-   * a count over the source's rows.
-   */
-  private async activeSlice(
-    qb: SelectQueryBuilder<ConceptVersionEntity>,
-    repositoryId: string,
-    window: Window,
-  ): Promise<Slice<ConceptVersionEntity>> {
-    const counted = await this.em.query<Array<{ n: number }>>(
-      `SELECT active_concepts AS n FROM repositories WHERE id = $1`,
-      [repositoryId],
-    );
-    const total = counted[0]?.n ?? 0;
-    if (window.limit > 0) qb.limit(window.limit);
-    if (window.offset > 0) qb.offset(window.offset);
-    const rows = total === 0 || window.offset >= total ? [] : await qb.getMany();
-    return { rows, total };
-  }
-
   /** `[value, count]` per facet over the same filtered concepts (spec core §2.1). */
   async facets(where: ConceptScope, filter: ConceptSearch): Promise<FacetCounts> {
     const facets: FacetCounts = {};
@@ -668,12 +645,12 @@ export type ConceptScope =
       mapsTo?: Array<{ sourceUrls: string[]; code: string }>;
     };
 
-/** No condition but the scope's (and `q`, checked apart): current, not retired, all of them. */
 /** A search with neither words nor filters, retired concepts left out: a source's plain list. */
 export function isPlainSearch(filter: ConceptSearch): boolean {
   return !filter.q && unfiltered(filter);
 }
 
+/** No condition but the scope's (and `q`, checked apart): current, not retired, all of them. */
 function unfiltered(filter: ConceptSearch): boolean {
   return (
     !filter.includeRetired &&

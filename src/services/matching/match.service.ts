@@ -210,8 +210,7 @@ export class MatchService {
     const found = await this.repositories
       .get(ctx, { ...targetRepo, version: undefined })
       .catch((error: unknown) => {
-        if (error instanceof AppError && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND'))
-          return null;
+        if (unseen(error)) return null;
         throw error;
       });
     return {
@@ -250,7 +249,7 @@ export class MatchService {
       }
       return await this.repositories.get(ctx, ref);
     } catch (error) {
-      if (error instanceof AppError && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND'))
+      if (unseen(error))
         throw AppError.notFound(
           `${field === 'target_repo_url' ? 'Target repository' : 'Repository'} '${repoUrlOf(ref)}'`,
         );
@@ -288,6 +287,11 @@ function repoUrlOf(ref: RepoRef): string {
     ref.id,
     ref.version,
   );
+}
+
+/** A source the caller may not see, or that does not exist: the two are answered alike. */
+function unseen(error: unknown): boolean {
+  return error instanceof AppError && (error.code === 'FORBIDDEN' || error.code === 'NOT_FOUND');
 }
 
 /** The target a body names: `target_repo_url`, or `{owner, source, source_version}`. */
