@@ -23,6 +23,7 @@ import {
   forkFloor,
   login,
   measureHttpVaried,
+  printStackFloors,
   measureLoop,
   openInProcess,
   percentile,
@@ -236,6 +237,8 @@ async function floorOfDetail(
   dict: GeneratedDictionary,
   params: ReturnType<typeof benchParams>,
   inProcess: InProcess,
+  /** The registry's own figure on these paths, printed against the stack's floors. */
+  registry: LoadResult,
 ): Promise<LoadResult> {
   const step = Math.max(1, Math.floor(dict.concepts.length / FLOOR_SAMPLE));
   const ids = dict.concepts
@@ -258,18 +261,16 @@ async function floorOfDetail(
   );
   try {
     const draw = new Random(ids.length);
-    return await measureHttpVaried(
-      floor,
-      {
-        label: 'floor',
-        next: () => ({
-          path: pathOf(ids[Math.floor(draw.next() * ids.length)]),
-          check: (status) => (status === 200 ? null : `HTTP ${status}`),
-        }),
-      },
-      params,
-      [floor.pid],
-    );
+    const target = {
+      label: 'floor',
+      next: () => ({
+        path: pathOf(ids[Math.floor(draw.next() * ids.length)]),
+        check: (status: number) => (status === 200 ? null : `HTTP ${status}`),
+      }),
+    };
+    const result = await measureHttpVaried(floor, target, params, [floor.pid]);
+    await printStackFloors(floor, target, params, [{ label: 'REST detail', result: registry }]);
+    return result;
   } finally {
     await floor.stop();
   }
@@ -433,7 +434,7 @@ async function readBenchmark(
     const rate = (r: typeof http): number => r.completed / r.seconds;
     const serverMs = (r: typeof http): number | null =>
       r.cpu?.server == null ? null : (1000 * r.cpu.server) / r.completed;
-    const floor = await floorOfDetail(server, dict, params, inProcess);
+    const floor = await floorOfDetail(server, dict, params, inProcess, http);
     const floorCpu = serverMs(floor);
     print(
       `the floor (node:http + pg.Pool sending the route's statements and writing its bytes, ` +

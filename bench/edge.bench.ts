@@ -8,6 +8,7 @@ import {
   print,
   printColumns,
   printSetup,
+  printStackFloors,
   request,
   settleTasks,
   startBenchServer,
@@ -60,39 +61,49 @@ export async function run(): Promise<void> {
     );
     const rows: string[][] = [];
     const failures: string[] = [];
+    const target = (name: string, label: string, path: string) => ({
+      label: `${name}: ${label}`,
+      headers,
+      next: () => ({
+        path,
+        check: (status: number) => (status === 200 ? null : `HTTP ${status}`),
+      }),
+    });
+    const measured = new Map<string, LoadResult>();
     try {
       for (const [label, path] of targets) {
-        const target = (name: string) => ({
-          label: `${name}: ${label}`,
-          headers,
-          next: () => ({
-            path,
-            check: (status: number) => (status === 200 ? null : `HTTP ${status}`),
-          }),
-        });
-        const registry = await measureHttpVaried(server, target('registry'), params);
-        const bare = await measureHttpVaried(floor, target('floor'), params, [floor.pid]);
+        const registry = await measureHttpVaried(server, target('registry', label, path), params);
+        const bare = await measureHttpVaried(floor, target('floor', label, path), params, [
+          floor.pid,
+        ]);
+        measured.set(path, registry);
         rows.push(row(label, registry, bare));
         for (const r of [registry, bare]) {
           for (const failure of r.failures) failures.push(`  ! ${r.label}: ${failure}`);
         }
       }
+      printColumns(
+        [
+          '',
+          'req/s',
+          'server CPU ms/req',
+          'Postgres',
+          'floor req/s',
+          'floor CPU',
+          'registry / floor',
+        ],
+        rows,
+      );
+      for (const failure of failures) print(failure);
+      // The stack's floors on the concept detail's path (the $lookup's answer is of a like size).
+      const [detailLabel, detailPath] = targets[3];
+      await printStackFloors(floor, target('floor', detailLabel, detailPath), params, [
+        { label: 'concept detail', result: measured.get(detailPath)! },
+        { label: '$lookup', result: measured.get(targets[4][1])! },
+      ]);
     } finally {
       await floor.stop();
     }
-    printColumns(
-      [
-        '',
-        'req/s',
-        'server CPU ms/req',
-        'Postgres',
-        'floor req/s',
-        'floor CPU',
-        'registry / floor',
-      ],
-      rows,
-    );
-    for (const failure of failures) print(failure);
     print('');
   } finally {
     await server.stop();

@@ -16,7 +16,13 @@ import {
   type ServiceContext,
   type ServiceOptions,
 } from '../src/services';
-import type { FloorRoute, FloorSetup } from './floor';
+import {
+  STACK_FLOORS,
+  type FloorPorts,
+  type FloorRoute,
+  type FloorSetup,
+  type StackFloor,
+} from './floor';
 
 /** Shared pieces of the benchmarks: a server to measure, two load runners, the printout. */
 
@@ -231,7 +237,7 @@ export async function forkFloor(
   statementsOf: (path: string) => Promise<Statement[]>,
   /** How each path is asked of the registry (the floor answers by path alone); GET by default. */
   init: (path: string) => RequestInit = () => ({}),
-): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+): Promise<Floor> {
   const routes: Record<string, FloorRoute> = {};
   for (const path of paths) {
     const asked = init(path);
@@ -255,8 +261,73 @@ export async function forkFloor(
   });
   const setup: FloorSetup = { databaseUrl: server.databaseUrl, poolSize: APP_POOL_SIZE, routes };
   child.send(setup);
-  const port = await portOf(child, 'The floor');
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopChild(child) };
+  const ports = await messageOf<FloorPorts>(child, 'The floor');
+  const url = (port: number): string => `http://127.0.0.1:${port}`;
+  return {
+    url: url(ports.port),
+    stack: Object.fromEntries(STACK_FLOORS.map((f) => [f, url(ports.stack[f])])) as Floor['stack'],
+    pid: child.pid!,
+    stop: () => stopChild(child),
+  };
+}
+
+/** A running floor (`forkFloor`): the registry's statements and bytes, and the stack floors. */
+export interface Floor {
+  /** `node:http` + `pg.Pool` sending the registry's statements for each path, then its bytes. */
+  url: string;
+  /** The stack's own floors (`STACK_FLOORS` in `floor.ts`), each serving every recorded path. */
+  stack: Record<StackFloor, string>;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** What each stack floor is, as the tables print it. */
+const STACK_FLOOR_LABELS: Record<StackFloor, string> = {
+  'http-memory': 'node:http, bytes from memory',
+  'http-text': 'node:http + one prepared query returning the answer as text',
+  'express-memory': 'Express, bytes from memory',
+  'express-query': 'Express + one prepared query, its JSON parsed and re-serialised',
+};
+
+/**
+ * Measures the stack's floors on `target` (its paths must be among those the floor recorded) in
+ * the same minutes as the registry's own figures, and prints them with the registry's server CPU
+ * per request as a ratio to each (issue 27: every figure reads against the stack's own floor).
+ */
+export async function printStackFloors(
+  floor: Floor,
+  target: VariedHttpTarget,
+  params: BenchParams,
+  registry: Array<{ label: string; result: LoadResult }>,
+): Promise<void> {
+  const cpuOf = (r: LoadResult): number | null =>
+    r.cpu?.server == null || r.completed === 0 ? null : (r.cpu.server * 1000) / r.completed;
+  const floors: Array<{ label: string; cpu: number | null; rate: number }> = [];
+  for (const name of STACK_FLOORS) {
+    const label = `floor: ${STACK_FLOOR_LABELS[name]}`;
+    const result = await measureHttpVaried(
+      { url: floor.stack[name] },
+      { ...target, label },
+      params,
+      [floor.pid],
+    );
+    floors.push({ label, cpu: cpuOf(result), rate: result.completed / result.seconds });
+  }
+  const fixed = (value: number | null): string => (value === null ? '–' : value.toFixed(3));
+  print('');
+  print(`the stack's floors on the same paths, same minutes (server CPU ms per request):`);
+  printColumns(
+    ['', 'req/s', 'server CPU', ...registry.map((r) => `${r.label} / floor`)],
+    floors.map((f) => [
+      f.label,
+      f.rate.toFixed(0),
+      fixed(f.cpu),
+      ...registry.map((r) => {
+        const own = cpuOf(r.result);
+        return own === null || f.cpu === null || f.cpu === 0 ? '–' : `${(own / f.cpu).toFixed(2)}×`;
+      }),
+    ]),
+  );
 }
 
 /** Headers Node writes itself (or that describe the connection), not copied into the floor. */
@@ -269,14 +340,19 @@ const FLOOR_DROPPED_HEADERS = new Set([
 ]);
 
 /** The port a forked child sends (`{ port }`) once listening; rejects if it exits first. */
-function portOf(child: ChildProcess, name: string): Promise<number> {
+async function portOf(child: ChildProcess, name: string): Promise<number> {
+  return (await messageOf<{ port: number }>(child, name)).port;
+}
+
+/** The first message a forked child sends (once listening); rejects if it exits first. */
+function messageOf<T>(child: ChildProcess, name: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const failed = (code: number | null): void =>
       reject(new Error(`${name} exited during start-up (code ${code}).`));
     child.once('exit', failed);
     child.once('message', (message) => {
       child.off('exit', failed);
-      resolve((message as { port: number }).port);
+      resolve(message as T);
     });
   });
 }

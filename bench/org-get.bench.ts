@@ -6,11 +6,13 @@ import {
   ADMIN_USERNAME,
   APP_POOL_SIZE,
   benchParams,
+  forkFloor,
   login,
   measureHttp,
   measureLoop,
   print,
   printSetup,
+  printStackFloors,
   printTable,
   request,
   startBenchServer,
@@ -127,9 +129,28 @@ export async function run(): Promise<void> {
     }
     print('REST and GraphQL go through HTTP, Express and the services; the raw row is one SQL');
     print('statement on a pg.Pool. "vs raw DB" is req/s divided by the raw-database queries/s.');
+    // The stack's floors writing the anonymous answer, in the same minutes.
+    const floor = await forkFloor(server, [restPath], {}, () => Promise.resolve([]));
+    try {
+      await printStackFloors(
+        floor,
+        { label: 'floor', next: () => ({ path: restPath, check: okStatus }) },
+        params,
+        [
+          { label: 'anonymous', result: results[0] },
+          { label: 'with a token', result: results[1] },
+        ],
+      );
+    } finally {
+      await floor.stop();
+    }
   } finally {
     await server.stop();
   }
+}
+
+function okStatus(status: number): string | null {
+  return status === 200 ? null : `HTTP ${status}`;
 }
 
 /** A public org with members, created through the API, and a few repositories to count. */

@@ -13,6 +13,7 @@ import {
   forkFloor,
   login,
   measureHttpVaried,
+  printStackFloors,
   measureLoop,
   openInProcess,
   print,
@@ -199,6 +200,7 @@ async function steadyState(
   let floorResult: LoadResult;
   try {
     floorResult = await measureHttpVaried(floor, target('floor'), params, [floor.pid]);
+    await printStackFloors(floor, target('floor'), params, [{ label: '$lookup', result }]);
   } finally {
     await floor.stop();
   }
