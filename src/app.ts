@@ -208,6 +208,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(fhirErrorHandler);
   app.use(errorHandler);
 
+  await services.notifications.start(log);
   // Last, so that nothing above can fail with workers already running.
   await services.jobs.start({
     workers: config.jobsWorkers,
@@ -254,6 +255,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
         await graphql.stop();
       } finally {
         await services.jobs.stop();
+        await services.notifications.stop();
       }
     },
   };

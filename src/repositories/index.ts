@@ -9,6 +9,7 @@ import { OrgRepository } from './org.repository';
 import { RepoRepository } from './repo.repository';
 import { TaskRepository } from './task.repository';
 import { TokenRepository } from './token.repository';
+export type { TokenHolder } from './token.repository';
 import { IdentityRepository } from './identity.repository';
 import { UserRepository } from './user.repository';
 import { UrlRegistryRepository } from './url-registry.repository';

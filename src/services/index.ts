@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../logger';
+import { Notifications } from '../db/notifications';
 import { Repositories } from '../repositories';
 import { AuthService } from './accounts/auth.service';
 import type { OidcSettings } from '../config';
@@ -223,6 +224,8 @@ export class Services {
   private readonly repos: Repositories;
   /** Background work: register handlers here; `createApp` starts and stops it. */
   readonly jobs: JobQueue;
+  /** This process's `LISTEN` connection: what other processes changed; `createApp` starts it. */
+  readonly notifications: Notifications;
   readonly tasks: TaskService;
   readonly users: UserService;
   readonly orgs: OrgService;
@@ -265,12 +268,19 @@ export class Services {
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
     this.jobs = new JobQueue(dataSource, this.repos);
+    this.notifications = new Notifications((dataSource.options as { url?: string }).url);
     this.tasks = new TaskService(this.jobs);
-    this.users = new UserService(this.repos, mailer);
+    this.users = new UserService(this.repos, mailer, this.notifications);
     this.orgs = new OrgService(this.repos, this.users);
     this.rateLimits = new RateLimitService(this.repos);
     this.oidc = new OidcService(this.repos, options.oidc);
-    this.auth = new AuthService(this.repos, this.users, this.rateLimits, this.oidc);
+    this.auth = new AuthService(
+      this.repos,
+      this.users,
+      this.rateLimits,
+      this.oidc,
+      this.notifications,
+    );
     // Named listeners of the versions the repository service makes; the services they call are
     // made below and are only called at run time.
     const versionEvents: VersionEvents = {

@@ -25,6 +25,7 @@ import { MappingEndNames1765000000000 } from './1765000000000-mapping-end-names'
 import { HierarchyRoot1765100000000 } from './1765100000000-hierarchy-root';
 import { RepositoryMeta1765200000000 } from './1765200000000-repository-meta';
 import { VersionDiffs1765300000000 } from './1765300000000-version-diffs';
+import { AccountNotifications1765400000000 } from './1765400000000-account-notifications';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   HierarchyRoot1765100000000,
   RepositoryMeta1765200000000,
   VersionDiffs1765300000000,
+  AccountNotifications1765400000000,
 ];

@@ -2,7 +2,8 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { UserEntity } from '../../db/entities';
 import { AppError } from '../../errors';
-import type { Repositories } from '../../repositories';
+import type { Notifications } from '../../db/notifications';
+import type { Repositories, TokenHolder } from '../../repositories';
 import { ANONYMOUS, type Actor, type ServiceContext } from '../shared/context';
 import { dummyHash, hashSecret, newSecret, verifyPassword } from './credentials';
 import type { OidcService } from './oidc.service';
@@ -23,18 +24,35 @@ export type LoginInput = z.input<typeof loginSchema>;
 /** The schemas the service validates its input with, for the API reference. */
 export const authInput = { login: loginSchema };
 
+/**
+ * Where the database announces a change to a user or their API tokens, with the user's id
+ * (triggers of migration `AccountNotifications1765400000000`).
+ */
+export const ACCOUNTS_CHANNEL = 'registry_accounts';
+
 export class AuthService {
   /** Successful Basic logins, remembered briefly so a client sending Basic on every call stays fast. */
   private readonly basicCache = new LRUCache<string, string>({ max: 1000, ttl: 60_000 });
+  /**
+   * The holders of API tokens checked here, by token hash, so that a signed-in request costs no
+   * statement. Kept only while `notifications` is live; a user's are dropped when the database
+   * announces a change to that user or their tokens (`ACCOUNTS_CHANNEL`), all at every gap.
+   */
+  private readonly holders = new LRUCache<string, Readonly<TokenHolder>>({ max: 10_000 });
+  /** Moves on at every drop: a holder read before it is not kept (it may be the dropped one). */
+  private generation = 0;
 
   constructor(
     private readonly repos: Repositories,
     private readonly users: UserService,
     private readonly rateLimits: RateLimitService,
     private readonly oidc: OidcService,
+    private readonly notifications: Notifications,
   ) {
     // Made now, so that the first login of an unknown user takes no longer than any other.
     dummyHash().catch(() => undefined);
+    notifications.on(ACCOUNTS_CHANNEL, (userId) => this.forget(userId));
+    notifications.onGap(() => this.forget());
   }
 
   /**
@@ -49,7 +67,7 @@ export class AuthService {
     switch (scheme.toLowerCase()) {
       case 'token':
       case 'bearer': {
-        const holder = value ? await this.repos.tokens.findActiveHolder(hashSecret(value)) : null;
+        const holder = value ? await this.tokenHolder(hashSecret(value)) : null;
         if (holder) return { kind: 'user', ...holder };
         const signedOn = value ? await this.oidc.actorFor(value) : null;
         if (!signedOn) throw new AppError('UNAUTHENTICATED', 'Invalid token.');
@@ -66,6 +84,35 @@ export class AuthService {
           `Unsupported authorization scheme '${scheme}'; use Token or Basic.`,
         );
     }
+  }
+
+  /** The active user holding the token with this hash: kept, or read and kept. */
+  private async tokenHolder(hash: string): Promise<Readonly<TokenHolder> | null> {
+    const live = this.notifications.live;
+    const kept = live ? this.holders.get(hash) : undefined;
+    if (kept) return kept;
+    const generation = this.generation;
+    const holder = await this.repos.tokens.findActiveHolder(hash);
+    if (holder && live && this.notifications.live && generation === this.generation) {
+      this.holders.set(
+        hash,
+        Object.freeze({ ...holder, rateLimits: Object.freeze(holder.rateLimits) }),
+      );
+    }
+    return holder;
+  }
+
+  /** Drops the kept holders of one user, or of all. */
+  private forget(userId?: string): void {
+    this.generation += 1;
+    if (userId === undefined) {
+      this.holders.clear();
+      return;
+    }
+    const dropped: string[] = [];
+    for (const [hash, holder] of this.holders.entries())
+      if (holder.id === userId) dropped.push(hash);
+    for (const hash of dropped) this.holders.delete(hash);
   }
 
   /** `POST /users/login/`: a new API token for valid credentials of an active, verified user. */
