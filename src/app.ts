@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import crypto from 'node:crypto';
 import {
+  AnswerCache,
   errorBody,
   errorHandler,
   guardInput,
@@ -189,6 +190,9 @@ export async function createApp(services: Services, config: Config, log: Logger)
       else limited(req, res, next);
     });
   }
+
+  // After the caller is known and counted: what this caller was answered before, if unchanged.
+  app.use(new AnswerCache(services.notifications, config.answerCacheBytes).middleware);
 
   const graphql = await createGraphqlEdge(services, config, log, rateLimits.charge);
   app.use(graphql.router);

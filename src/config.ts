@@ -33,6 +33,7 @@ const envSchema = z.object({
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
+  ANSWER_CACHE_MB: z.coerce.number().int().min(0).max(100_000).default(64),
   MATCH_REQUIRES_APPROVAL: z.enum(['true', 'false']).default('true'),
   MATCH_BRIDGE_SOURCE: z
     .string()
@@ -142,6 +143,8 @@ export interface Config {
    * and not on the main listener; absent: on the main listener (a worker has none).
    */
   metricsPort?: number;
+  /** Bytes of GET answers each process keeps (`ANSWER_CACHE_MB`, compat/http/answer-cache.ts); 0: none. */
+  answerCacheBytes: number;
   /** Settings the services read (limits of the operations, the FHIR content cache). */
   services: {
     /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
@@ -249,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lookupSources: e.LOOKUP_SOURCES === 'on',
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
+    answerCacheBytes: e.ANSWER_CACHE_MB * 1024 * 1024,
     services: {
       cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
       expansionMaxCodes: e.EXPANSION_MAX_CODES,

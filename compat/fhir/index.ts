@@ -8,6 +8,7 @@ import { conceptMapTranslate } from './concept-map-translate';
 import { operation, sendOutcome, sendResource, type Operation } from './http';
 import { capabilityStatement, terminologyCapabilities, versions } from './metadata';
 import { fhirResourceRouter } from './resources';
+import { cacheable } from '../http';
 import { valueSetExpand } from './value-set-expand';
 import { valueSetValidateCode } from './value-set-validate-code';
 
@@ -27,6 +28,13 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
   },
   ConceptMap: { translate: conceptMapTranslate },
 };
+
+/**
+ * The operations whose GET answers each process may keep until content changes (`AnswerCache`):
+ * reads of stored content by their parameters alone. Not `$expand`, whose answer carries the time
+ * it was made.
+ */
+const KEPT_OPERATIONS = new Set(['lookup', 'validate-code', 'subsumes', 'translate']);
 
 /** The prefixes the operations answer under (spec ops §4.7). */
 const PREFIXES = ['/fhir', '/orgs/:org', '/users/:user'];
@@ -50,7 +58,7 @@ export function fhirRouter(services: Services): Router {
       for (const [name, handler] of Object.entries(operations)) {
         const handle = operation(services, handler);
         for (const path of [`${prefix}/${type}/\\$${name}`, `${prefix}/${type}/:id/\\$${name}`]) {
-          router.get(path, handle);
+          router.get(path, ...(KEPT_OPERATIONS.has(name) ? [cacheable] : []), handle);
           router.post(path, handle);
         }
       }

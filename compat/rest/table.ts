@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { z } from 'zod';
-import { onlyMethods, route, type Handler } from '../http';
+import { cacheable, onlyMethods, route, type Handler } from '../http';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -18,6 +18,11 @@ export interface RouteRow {
   /** Express path syntax, written out literally (no prefixes built in loops). */
   path: string;
   handler: Handler;
+  /**
+   * A read of stored content whose answer each process may keep for the caller until content
+   * changes (`AnswerCache`, compat/http/answer-cache.ts).
+   */
+  cached?: true;
   access: Access;
   /** One line for the API reference. */
   summary: string;
@@ -123,7 +128,7 @@ export function mountTable(rows: readonly RouteRow[]): TableHandler {
     const at = router.route(path);
     for (const row of methods) {
       const handle = route(row.handler);
-      const chain = row.body ? [row.body, handle] : [handle];
+      const chain = [...(row.body ? [row.body] : []), ...(row.cached ? [cacheable] : []), handle];
       switch (row.method) {
         case 'GET':
           at.get(chain);

@@ -12,6 +12,7 @@ import type { Logger } from '../logger';
 import { registry } from './registry';
 
 export {
+  answerCacheLookups,
   fhirCacheLookups,
   fhirCacheSize,
   graphqlRefusals,
@@ -20,8 +21,13 @@ export {
   taskDuration,
 } from './registry';
 
-/** The route template a request matched (never its raw path); `unmatched` when none did. */
-function routeOf(req: Parameters<RequestHandler>[0]): string {
+/**
+ * The route template a request matched (never its raw path); `unmatched` when none did. An
+ * answer served from the kept answers names the route that wrote it.
+ */
+export function routeOf(req: Parameters<RequestHandler>[0]): string {
+  const cached = (req.res?.locals as { cachedRoute?: unknown } | undefined)?.cachedRoute;
+  if (typeof cached === 'string') return cached;
   const template = templateOf((req as { route?: { path?: unknown } }).route?.path);
   return template === undefined ? 'unmatched' : `${req.baseUrl}${template}` || '/';
 }

@@ -45,6 +45,13 @@ export const graphqlRefusals = new Counter({
 });
 
 /** Look-ups of the FHIR rendered-resource cache that found a rendering, and those that did not. */
+export const answerCacheLookups = new Counter({
+  name: 'registry_answer_cache_lookups_total',
+  help: 'Look-ups of the kept GET answers (ANSWER_CACHE_MB), by result (hit or miss).',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
 export const fhirCacheLookups = new Counter({
   name: 'registry_fhir_render_cache_lookups_total',
   help: 'Look-ups of the FHIR rendered-resource cache, by result (hit or miss).',

@@ -55,7 +55,15 @@ export async function createTestApp(
   if (!url) throw new Error('TEST_DATABASE_URL is not set; the global setup did not run');
   // Limits off unless a test turns them on: the suite makes thousands of requests from one
   // address as a few users (test/compat/rate-limits.test.ts tests them).
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: url, RATE_LIMITS: 'off', ...env });
+  // Kept answers off too unless a test turns them on: tests write in SQL and through the services
+  // and read over HTTP at once (test/compat/answer-cache.test.ts tests them).
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: url,
+    RATE_LIMITS: 'off',
+    ANSWER_CACHE_MB: '0',
+    ...env,
+  });
   const log = options.log ?? createLogger(config.logLevel);
   const queries: TestApp['queries'] = { count: 0 };
   // A small pool unless a test sizes it: fewer connections make a connection-holding bug show.

@@ -26,6 +26,7 @@ import { HierarchyRoot1765100000000 } from './1765100000000-hierarchy-root';
 import { RepositoryMeta1765200000000 } from './1765200000000-repository-meta';
 import { VersionDiffs1765300000000 } from './1765300000000-version-diffs';
 import { AccountNotifications1765400000000 } from './1765400000000-account-notifications';
+import { ContentNotifications1765500000000 } from './1765500000000-content-notifications';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   RepositoryMeta1765200000000,
   VersionDiffs1765300000000,
   AccountNotifications1765400000000,
+  ContentNotifications1765500000000,
 ];

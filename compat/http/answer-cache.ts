@@ -1,0 +1,182 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
+import onHeaders from 'on-headers';
+import { peekContext } from '../../src/context';
+import type { Notifications } from '../../src/db/notifications';
+import { answerCacheLookups, routeOf } from '../../src/metrics';
+
+/**
+ * Where the database announces that content changed (statement triggers of migration
+ * `ContentNotifications1765500000000` on every table an answer may be read from).
+ */
+export const CONTENT_CHANNEL = 'registry_content';
+
+/** A GET answer as its route wrote it, and the content generation it was read in. */
+interface Answer {
+  generation: number;
+  status: number;
+  /** The headers the route set (not those the middleware before it set for this request). */
+  headers: Array<[string, string | number | readonly string[]]>;
+  body: Buffer;
+  /** The route template, for the metrics. */
+  route: string;
+}
+
+/** Headers that belong to one answer's connection, never kept. */
+const NOT_KEPT = new Set([
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
+
+/**
+ * Answers of GET routes that read stored content (those that `cacheable` marks), kept as the bytes
+ * the route wrote, so that asking again costs no statement and no rendering, and an
+ * `If-None-Match` of the answer's `ETag` is a 304 at once. An answer is kept per caller (the
+ * actor), base URL, `Accept`, `Accept-Language`, `compress` and URL, so it is only ever served to
+ * the caller it was rendered for, and only while no content has changed since it was read:
+ * - a change committed by any process (or tool) is announced on `CONTENT_CHANNEL` at commit, and
+ *   moves the generation on, so that every answer read before is not served again;
+ * - this process's own writes move it on before their answer is sent (read your writes);
+ * - while the listening connection is down nothing is served from here, and everything is dropped
+ *   when it is back.
+ * A change by another process is seen here as PostgreSQL delivers its notification
+ * (milliseconds). `Cache-Control: no-cache` on a request asks the route again.
+ */
+export class AnswerCache {
+  private readonly answers: LRUCache<string, Answer> | null;
+  private generation = 0;
+
+  constructor(
+    private readonly notifications: Notifications,
+    maxBytes: number,
+  ) {
+    this.answers =
+      maxBytes > 0
+        ? new LRUCache({
+            maxSize: maxBytes,
+            sizeCalculation: (answer, key) => answer.body.length + key.length + 200,
+          })
+        : null;
+    notifications.on(CONTENT_CHANNEL, () => this.changed());
+    notifications.onGap(() => {
+      this.changed();
+      this.answers?.clear();
+    });
+  }
+
+  /** Mount after the request's context (the caller) is attached, before the routes. */
+  readonly middleware: RequestHandler = (req, res, next) => {
+    if (!this.answers) return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (mayWrite(req)) onHeaders(res, () => this.changed());
+      return next();
+    }
+    const key = keyOf(req, res);
+    if (key === undefined) return next();
+    const kept = this.notifications.live ? this.answers.get(key) : undefined;
+    if (kept && kept.generation === this.generation && !noCache(req)) {
+      answerCacheLookups.inc({ result: 'hit' });
+      serve(req, res, kept);
+      return;
+    }
+    if (kept) this.answers.delete(key);
+    answerCacheLookups.inc({ result: 'miss' });
+    this.keep(key, res);
+    next();
+  };
+
+  /** Content changed: nothing read before is served again. */
+  private changed(): void {
+    this.generation += 1;
+  }
+
+  /** Keeps the answer `res` is about to end with, when its route marked it and it is whole. */
+  private keep(key: string, res: Response): void {
+    const generation = this.generation;
+    const before = new Map(Object.entries(res.getHeaders()));
+    let written = false;
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    res.write = ((...args: unknown[]) => {
+      written = true; // streamed: not kept
+      return write(...args);
+    }) as Response['write'];
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    const keep = (chunk: unknown): void => {
+      if (written || !isCacheable(res) || res.statusCode !== 200 || !this.notifications.live)
+        return;
+      if (generation !== this.generation || res.getHeader('set-cookie') !== undefined) return;
+      const body = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (!Buffer.isBuffer(body)) return;
+      const headers: Answer['headers'] = [];
+      for (const [name, value] of Object.entries(res.getHeaders())) {
+        if (value === undefined || NOT_KEPT.has(name) || before.get(name) === value) continue;
+        headers.push([name, value]);
+      }
+      this.answers?.set(key, { generation, status: 200, headers, body, route: routeOf(res.req) });
+    };
+    res.end = ((...args: unknown[]) => {
+      keep(args[0]);
+      return end(...args);
+    }) as Response['end'];
+  }
+}
+
+/** Marks the answer a route is writing as one the cache may keep (a read of stored content). */
+export const cacheable: RequestHandler = (_req, res, next) => {
+  res.locals.cacheable = true;
+  next();
+};
+
+function isCacheable(res: Response): boolean {
+  return res.locals.cacheable === true;
+}
+
+/** Who asks, from where, in which formats and languages, for what. */
+function keyOf(req: Request, res: Response): string | undefined {
+  const ctx = peekContext(res);
+  if (!ctx) return undefined;
+  const actor = ctx.actor.kind === 'user' ? `user:${ctx.actor.id}` : ctx.actor.kind;
+  // HEAD is answered from a GET's answer, without its body.
+  return [
+    actor,
+    ctx.baseUrl,
+    req.get('accept') ?? '',
+    req.get('accept-language') ?? '',
+    req.get('compress') ?? '',
+    req.originalUrl,
+  ].join('\n');
+}
+
+function noCache(req: Request): boolean {
+  return /\bno-cache\b/i.test(req.get('cache-control') ?? '') || req.get('pragma') === 'no-cache';
+}
+
+/**
+ * Whether a request other than GET may change content: every one but the FHIR operations asked
+ * by POST and GraphQL documents without a mutation, which only read.
+ */
+function mayWrite(req: Request): boolean {
+  if (req.method === 'OPTIONS') return false;
+  if (req.path === '/graphql') {
+    const query = (req.body as { query?: unknown } | undefined)?.query;
+    return typeof query !== 'string' || /\bmutation\b/.test(query);
+  }
+  return !/\/(CodeSystem|ValueSet|ConceptMap)(\/[^/]+)?\/\$[a-z-]+$/.test(req.path);
+}
+
+function serve(req: Request, res: Response, answer: Answer): void {
+  res.locals.cachedRoute = answer.route;
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  if (req.fresh) {
+    res.removeHeader('content-type');
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  res.statusCode = answer.status;
+  res.setHeader('content-length', answer.body.length);
+  res.end(req.method === 'HEAD' ? undefined : answer.body);
+}
