@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import fresh from 'fresh';
 import { LRUCache } from 'lru-cache';
 import onHeaders from 'on-headers';
 import { peekContext } from '../../src/context';
@@ -84,7 +85,7 @@ export class AnswerCache {
     }
     if (kept) this.answers.delete(key);
     answerCacheLookups.inc({ result: 'miss' });
-    this.keep(key, res);
+    this.keep(key, req, res);
     next();
   };
 
@@ -93,9 +94,14 @@ export class AnswerCache {
     this.generation += 1;
   }
 
-  /** Keeps the answer `res` is about to end with, when its route marked it and it is whole. */
-  private keep(key: string, res: Response): void {
+  /**
+   * Keeps the answer `res` is about to end with, when its route marked it and it is whole. A
+   * conditional GET is rendered whole (so that there is something to keep) and answered 304 here
+   * when its validators still hold, as Express would have.
+   */
+  private keep(key: string, req: Request, res: Response): void {
     const generation = this.generation;
+    const conditions = takeConditions(req);
     const before = new Map(Object.entries(res.getHeaders()));
     let written = false;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
@@ -119,6 +125,10 @@ export class AnswerCache {
     };
     res.end = ((...args: unknown[]) => {
       keep(args[0]);
+      if (conditions && !written && res.statusCode === 200 && fresh(conditions, validators(res))) {
+        notModified(res);
+        return end();
+      }
       return end(...args);
     }) as Response['end'];
   }
@@ -154,9 +164,13 @@ function noCache(req: Request): boolean {
   return /\bno-cache\b/i.test(req.get('cache-control') ?? '') || req.get('pragma') === 'no-cache';
 }
 
+/** Requests by POST that only read, or write nothing an answer shows (a sign-in's token). */
+const READS_BY_POST =
+  /^\/users\/login\/?$|\/\$match\/?$|\/(CodeSystem|ValueSet|ConceptMap)(\/[^/]+)?\/\$[a-z-]+$/;
+
 /**
- * Whether a request other than GET may change content: every one but the FHIR operations asked
- * by POST and GraphQL documents without a mutation, which only read.
+ * Whether a request other than GET may change content: every one but those that only read (the
+ * FHIR operations and `$match` asked by POST, a sign-in, GraphQL documents without a mutation).
  */
 function mayWrite(req: Request): boolean {
   if (req.method === 'OPTIONS') return false;
@@ -164,15 +178,42 @@ function mayWrite(req: Request): boolean {
     const query = (req.body as { query?: unknown } | undefined)?.query;
     return typeof query !== 'string' || /\bmutation\b/.test(query);
   }
-  return !/\/(CodeSystem|ValueSet|ConceptMap)(\/[^/]+)?\/\$[a-z-]+$/.test(req.path);
+  return !(req.method === 'POST' && READS_BY_POST.test(req.path));
+}
+
+/** A GET's validators (`If-None-Match`, `If-Modified-Since`), taken off the request; none: undefined. */
+function takeConditions(req: Request): Record<string, string> | undefined {
+  if (req.method !== 'GET') return undefined;
+  const conditions: Record<string, string> = {};
+  for (const name of ['if-none-match', 'if-modified-since']) {
+    const value = req.headers[name];
+    if (typeof value !== 'string') continue;
+    conditions[name] = value;
+    delete req.headers[name];
+  }
+  return Object.keys(conditions).length > 0 ? conditions : undefined;
+}
+
+function validators(res: Response): Record<string, string | undefined> {
+  const header = (name: string): string | undefined => {
+    const value = res.getHeader(name);
+    return value === undefined ? undefined : String(value);
+  };
+  return { etag: header('etag'), 'last-modified': header('last-modified') };
+}
+
+/** Turns the answer being written into a 304: its validators stay, its content goes. */
+function notModified(res: Response): void {
+  for (const name of ['content-type', 'content-length', 'transfer-encoding'])
+    res.removeHeader(name);
+  res.statusCode = 304;
 }
 
 function serve(req: Request, res: Response, answer: Answer): void {
   res.locals.cachedRoute = answer.route;
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   if (req.fresh) {
-    res.removeHeader('content-type');
-    res.statusCode = 304;
+    notModified(res);
     res.end();
     return;
   }

@@ -152,6 +152,27 @@ describe('kept answers', () => {
     expect(changed.etag).not.toBe(etag);
   });
 
+  it('a conditional GET that misses is rendered, kept and answered 304; a sign-in keeps what was kept', async () => {
+    const url = await concept();
+    const { etag } = await get(a, url, { 'Cache-Control': 'no-cache' });
+    // Nothing kept for it yet (asked with no-cache): the first conditional GET renders...
+    const first = await get(a, `${url}?kept=1`, { 'If-None-Match': '"other"' });
+    expect(first.status).toBe(200);
+    const conditional = await get(a, `${url}?kept=2`, { 'If-None-Match': etag! });
+    expect(conditional.status).toBe(304);
+    expect(conditional.statements).toBeGreaterThan(0);
+    expect(conditional.text).toBe('');
+    // ...and what it rendered was kept: the next one is answered from it.
+    await request(a.app)
+      .post('/users/login/')
+      .send({ username: owner.username, password: owner.password })
+      .expect(200);
+    const again = await get(a, `${url}?kept=2`, { 'If-None-Match': etag! });
+    expect(again.status).toBe(304);
+    expect(again.statements).toBe(0);
+    expect(again.etag).toBe(etag);
+  });
+
   it('a write through this process is read back at once (read your writes)', async () => {
     const url = await concept();
     const list = `${source}concepts/?limit=100`;
