@@ -487,10 +487,17 @@ describe('stable under inserts', () => {
       walk(newest, 3),
       inserting.then(() => []),
     ]);
-    onceEach(walks[0], before);
-    onceEach(walks[1], before);
-    expect(walks[2]).toEqual(newestBefore);
-    expect(walks[3]).toEqual(newestBefore);
+    // A walk's first page may already hold some of the new ones; the rest come in their places.
+    const originals = (walk: string[], list: string[]) => walk.filter((k) => list.includes(k));
+    for (const [walked, list] of [
+      [walks[0], before],
+      [walks[1], before],
+      [walks[2], newestBefore],
+      [walks[3], newestBefore],
+    ]) {
+      onceEach(walked, list);
+      expect(originals(walked, list)).toEqual(list);
+    }
   });
 });
 
