@@ -25,14 +25,19 @@ export interface CostRules {
 export type ChargeRequests = (units: number) => Promise<number | undefined>;
 
 /**
- * A list field costs its items times the cost of one item: `limit` items (or `UNBOUNDED_LIST`
- * for `limit: 0`), so nesting lists multiplies as their database work does; searching it costs
- * `searchCost` more.
+ * A list field costs its items times the cost of one item: `first` items on a cursor page, else
+ * `limit` (or `UNBOUNDED_LIST` for `limit: 0`), so nesting lists multiplies as their database
+ * work does; searching it costs `searchCost` more.
  */
 function listEstimator(searchCost: number): ComplexityEstimator {
   return ({ args, childComplexity }) => {
     if (typeof args.limit !== 'number') return undefined;
-    const items = args.limit === 0 ? UNBOUNDED_LIST : Math.max(args.limit, 1);
+    const items =
+      typeof args.first === 'number'
+        ? Math.max(args.first, 1)
+        : args.limit === 0
+          ? UNBOUNDED_LIST
+          : Math.max(args.limit, 1);
     const search = typeof args.q === 'string' && args.q.trim() !== '' ? searchCost : 0;
     return 1 + search + items * Math.max(childComplexity, 1);
   };

@@ -2,9 +2,14 @@ import type { EntityManager } from 'typeorm';
 import { preparedQuery } from './prepared';
 import { interval } from './versioned.repository';
 import {
+  afterSql,
+  keysJsonSql,
+  keyValuesOf,
   likeLiteral,
   searchWords,
   visibleRepository,
+  type KeyColumn,
+  type KeyType,
   type Slice,
   type Viewer,
   type Window,
@@ -113,6 +118,18 @@ const REFERENCE_COLUMNS = `
   resource_type AS "resourceType", system, version, code, resource_version AS "resourceVersion",
   filter, cascade, namespace, display, valid_from_seq::text AS "validFromSeq",
   valid_to_seq::text AS "validToSeq", created_at AS "createdAt", created_by AS "createdBy"`;
+
+/** What a reference list narrows to: `q` over the expressions, inclusions or exclusions, a kind. */
+export interface ReferenceFilter {
+  q?: string;
+  include?: boolean;
+  resourceType?: ResourceType;
+}
+
+/** The order of `listReferences` (the id), as keyset paging compares it. */
+const REFERENCE_KEYS: KeyColumn[] = [
+  { sql: 'collection_references.id', type: 'id', desc: false, nullable: false },
+];
 
 const EXPANSION_COLUMNS = `
   e.id::text AS "id", e.collection_id::text AS "collectionId", e.version_id::text AS "versionId",
@@ -257,7 +274,7 @@ export class CollectionRepository {
   async listReferences(
     collectionId: string,
     seq: string | null,
-    filter: { q?: string; include?: boolean; resourceType?: ResourceType },
+    filter: ReferenceFilter,
     window: Window,
   ): Promise<Slice<ReferenceRow>> {
     const params: unknown[] = [collectionId];
@@ -278,12 +295,24 @@ export class CollectionRepository {
       `SELECT count(*)::int AS n FROM collection_references WHERE ${where}`,
       params,
     );
-    const rows = await this.em.query<ReferenceRow[]>(
-      `SELECT ${REFERENCE_COLUMNS} FROM collection_references WHERE ${where} ORDER BY collection_references.id
+    const keys = REFERENCE_KEYS;
+    if (window.after) where += ` AND ${afterSql(keys, window.after, (v) => `$${params.push(v)}`)}`;
+    const rows = await this.em.query<Array<ReferenceRow & { cursorKeys?: unknown }>>(
+      `SELECT ${REFERENCE_COLUMNS}, ${keysJsonSql(keys)} AS "cursorKeys"
+       FROM collection_references WHERE ${where} ORDER BY collection_references.id
        ${window.limit > 0 ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}`,
       params,
     );
-    return { rows, total: count[0].n };
+    return {
+      rows: rows.map(({ cursorKeys: _, ...row }) => row),
+      total: count[0].n,
+      keys: rows.map((row) => keyValuesOf(keys, row.cursorKeys)),
+    };
+  }
+
+  /** The types of the sort keys of `listReferences` (its rows' `keys`, `window.after`). */
+  referenceKeyTypes(): KeyType[] {
+    return REFERENCE_KEYS.map((key) => key.type);
   }
 
   /** Ends references at change `seq` (earlier versions keep them); answers those ended. */

@@ -18,12 +18,17 @@ import {
 } from '../db/entities';
 import { insertRows } from './bulk';
 import { activeMembersSql, memberVersionsSql } from './collection.repository';
-import { hydrate, jsonColumns, rowsOfParts, type Raw } from './hydrate';
+import { hydrate, jsonColumns, keyedRowsOfParts, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
 import { newestVersionHoldingSql } from './repo.repository';
 import { atChange, interval, VersionedRepository } from './versioned.repository';
 import {
+  afterSql,
+  keyColumns,
+  keysJsonSql,
+  keyValuesOf,
+  named,
   orderBy,
   searchWords,
   sliceOf,
@@ -32,6 +37,10 @@ import {
   whereWordsMatch,
   type ExtrasFilter,
   type FacetCounts,
+  type KeyColumn,
+  type KeyType,
+  type KeyTypes,
+  type KeyValues,
   type Listing,
   type Slice,
   type SortSpec,
@@ -125,9 +134,38 @@ const ORDER: Record<ConceptSortKey, string[]> = {
   lastUpdate: ['cv.created_at', 'cv.id'],
   name: ['cv.display_name', 'cv.id'],
   id: ['cv.mnemonic', 'cv.id'],
-  datatype: ['cv.datatype', 'cv.mnemonic'],
-  conceptClass: ['cv.concept_class', 'cv.mnemonic'],
+  // The id last: concepts of several sources (a collection's, `/concepts/`) may share both.
+  datatype: ['cv.datatype', 'cv.mnemonic', 'cv.id'],
+  conceptClass: ['cv.concept_class', 'cv.mnemonic', 'cv.id'],
 };
+
+/** The columns of `ORDER` as keyset paging compares them. */
+const KEY_TYPES: KeyTypes = {
+  'cv.mnemonic': { type: 'text' },
+  'cv.id': { type: 'id' },
+  'cv.created_at': { type: 'time' },
+  'cv.display_name': { type: 'text', nullable: true },
+  'cv.datatype': { type: 'text', nullable: true },
+  'cv.concept_class': { type: 'text', nullable: true },
+};
+
+/** The rank of a concept for `q` (best match first): its words as `searchWords` folds them. */
+function rankOf(words: string[]): { expression: string; parameters: Record<string, unknown> } {
+  return {
+    // An exact id first, then an exact name, then name prefixes, then similarity.
+    expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
+       + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) = :q THEN 50 ELSE 0 END)
+       + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) LIKE :qPrefix THEN 20 ELSE 0 END)
+       + 10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`,
+    parameters: { q: words.join(' '), qPrefix: `${words.join(' ')}%` },
+  };
+}
+
+/** An expansion's plain pages in id order (`memberSlice`): its members' mnemonic and concept id. */
+const MEMBER_KEYS = (desc: boolean): KeyColumn[] => [
+  { sql: 'x.mnemonic', type: 'text', desc, nullable: false },
+  { sql: 'x.concept_id', type: 'id', desc, nullable: false },
+];
 
 /** Concepts (the versioned objects) and their versions, as of HEAD or a frozen change number. */
 /** A member concept of an expansion as a value set shows it (`memberCodes`). */
@@ -348,21 +386,35 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   ): Promise<Slice<ConceptVersionEntity>> {
     const qb = this.filtered(where, filter);
     const words = filter.q ? searchWords(filter.q) : [];
-    const rank = words.length
-      ? {
-          // An exact id first, then an exact name, then name prefixes, then similarity.
-          expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
-             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) = :q THEN 50 ELSE 0 END)
-             + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) LIKE :qPrefix THEN 20 ELSE 0 END)
-             + 10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`,
-          parameters: { q: words.join(' '), qPrefix: `${words.join(' ')}%` },
-        }
-      : undefined;
+    const rank = words.length ? rankOf(words) : undefined;
     orderBy(qb, sort, ORDER, rank);
-    const plain = words.length === 0 && unfiltered({ ...filter, includeRetired: false });
-    if (where.scope === 'expansion' && plain && (sort.key === 'id' || sort.key === 'bestMatch'))
+    if (this.byMembers(where, filter, sort))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
-    return sliceOf(qb, window);
+    return sliceOf(qb, window, keyColumns(sort, ORDER, KEY_TYPES, rank));
+  }
+
+  /**
+   * The types of the sort keys of a `search` (what its rows' `keys` hold and `window.after`
+   * takes): the rank first when best match orders a search with words.
+   */
+  keyTypes(where: ConceptScope, filter: ConceptSearch, sort: SortSpec<ConceptSortKey>): KeyType[] {
+    if (this.byMembers(where, filter, sort)) return MEMBER_KEYS(sort.desc).map((k) => k.type);
+    const words = filter.q ? searchWords(filter.q) : [];
+    return keyColumns(sort, ORDER, KEY_TYPES, words.length ? rankOf(words) : undefined).map(
+      (k) => k.type,
+    );
+  }
+
+  /** Whether `search` reads an expansion's page in its members' id order (`memberSlice`). */
+  private byMembers(
+    where: ConceptScope,
+    filter: ConceptSearch,
+    sort: SortSpec<ConceptSortKey>,
+  ): where is Extract<ConceptScope, { scope: 'expansion' }> {
+    const plain =
+      (filter.q ? searchWords(filter.q) : []).length === 0 &&
+      unfiltered({ ...filter, includeRetired: false });
+    return where.scope === 'expansion' && plain && (sort.key === 'id' || sort.key === 'bestMatch');
   }
 
   /**
@@ -370,24 +422,39 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * left out) in one statement, each in its list's order: what sibling sources of one GraphQL
    * query read together. Totals are the versions' active counts (the caller's).
    */
-  plainPages(
+  async plainPages(
     pages: ReadonlyArray<{
       where: { repositoryId: string; seq: string | null };
       sort: SortSpec<ConceptSortKey>;
       window: Window;
     }>,
-  ): Promise<ConceptVersionEntity[][]> {
-    return rowsOfParts(
+  ): Promise<Array<{ rows: ConceptVersionEntity[]; keys: KeyValues[] }>> {
+    const keys = pages.map((page) => keyColumns(page.sort, ORDER, KEY_TYPES));
+    const found = await keyedRowsOfParts(
       this.em,
       ConceptVersionEntity,
-      pages.map((page) => {
-        const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('cv.id', 'key');
+      pages.map((page, i) => {
+        const qb = this.filtered({ scope: 'source', ...page.where }, {}).select(
+          `json_build_array(cv.id, ${keysJsonSql(keys[i])})`,
+          'key',
+        );
         orderBy(qb, page.sort, ORDER);
+        if (page.window.after) {
+          const parameters: Record<string, unknown> = {};
+          qb.andWhere(
+            afterSql(keys[i], page.window.after, named('keyset', parameters)),
+            parameters,
+          );
+        }
         if (page.window.limit > 0) qb.limit(page.window.limit);
         if (page.window.offset > 0) qb.offset(page.window.offset);
         return qb.getQueryAndParameters();
       }),
     );
+    return found.map((part, i) => ({
+      rows: part.rows,
+      keys: part.keys.map((raw) => keyValuesOf(keys[i], raw)),
+    }));
   }
 
   /**
@@ -456,11 +523,24 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       ? `(SELECT count(*)::int FROM expansion_concepts x
           WHERE x.expansion_id = $1 AND x.repository_id = ANY($2::bigint[]))`
       : activeMembersSql('c', '$1', visible);
-    const rows = await preparedQuery<{ total: number; rows: Raw[] | null }>(
+    const params: unknown[] = [
+      where.expansionId,
+      where.repositoryIds.length ? where.repositoryIds : ['0'],
+    ];
+    const keys = MEMBER_KEYS(desc);
+    const after = window.after
+      ? `AND ${afterSql(keys, window.after, (value) => `$${params.push(value)}`)}`
+      : '';
+    const rows = await preparedQuery<{
+      total: number;
+      rows: Array<{ row: Raw; keys: unknown }> | null;
+    }>(
       this.em,
       `SELECT ${total} AS total, (
-         SELECT json_agg(p.row ORDER BY p.key ${direction}, p.id ${direction}) FROM (
-           SELECT x.mnemonic AS key, x.concept_id AS id, to_json(cv) AS row
+         SELECT json_agg(json_build_object('row', p.row, 'keys', p.keys)
+           ORDER BY p.key ${direction}, p.id ${direction}) FROM (
+           SELECT x.mnemonic AS key, x.concept_id AS id, to_json(cv) AS row,
+             ${keysJsonSql(keys)} AS keys
            FROM expansion_concepts x
            CROSS JOIN LATERAL (
              SELECT * FROM concept_versions h WHERE h.id = x.concept_version_id
@@ -468,16 +548,17 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
              SELECT * FROM concept_versions h WHERE x.concept_version_id IS NULL
                AND h.concept_id = x.concept_id AND h.valid_to_seq IS NULL) cv
            WHERE x.expansion_id = $1 AND x.repository_id = ANY($2::bigint[])
-             ${includeRetired ? '' : 'AND NOT cv.retired'}
+             ${includeRetired ? '' : 'AND NOT cv.retired'} ${after}
            ORDER BY x.mnemonic ${direction}, x.concept_id ${direction}
            ${window.limit > 0 ? `LIMIT ${window.limit}` : ''} OFFSET ${window.offset}) p
        ) AS rows`,
-      [where.expansionId, where.repositoryIds.length ? where.repositoryIds : ['0']],
+      params,
     );
     const { total: count, rows: page } = rows[0];
     return {
       total: count,
-      rows: (page ?? []).map((raw) => hydrate(this.em, ConceptVersionEntity, raw)!),
+      rows: (page ?? []).map((p) => hydrate(this.em, ConceptVersionEntity, p.row)!),
+      keys: (page ?? []).map((p) => keyValuesOf(keys, p.keys)),
     };
   }
 

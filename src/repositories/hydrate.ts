@@ -108,6 +108,27 @@ export async function rowsOfParts<T>(
   target: EntityTarget<T>,
   parts: ReadonlyArray<[string, unknown[]]>,
 ): Promise<T[][]> {
+  return (await partsOf(em, target, parts, false)).map((part) => part.rows);
+}
+
+/**
+ * `rowsOfParts` for statements that select, instead of an id, `json_build_array(id, keys)`: each
+ * row with its sort keys (a JSON array, as `keysJsonSql` builds it), for the lists cursors page.
+ */
+export function keyedRowsOfParts<T>(
+  em: EntityManager,
+  target: EntityTarget<T>,
+  parts: ReadonlyArray<[string, unknown[]]>,
+): Promise<Array<{ rows: T[]; keys: unknown[] }>> {
+  return partsOf(em, target, parts, true);
+}
+
+async function partsOf<T>(
+  em: EntityManager,
+  target: EntityTarget<T>,
+  parts: ReadonlyArray<[string, unknown[]]>,
+  keyed: boolean,
+): Promise<Array<{ rows: T[]; keys: unknown[] }>> {
   if (parts.length === 0) return [];
   const params: unknown[] = [];
   const selects = parts.map(([sql, values], n) => {
@@ -115,19 +136,26 @@ export async function rowsOfParts<T>(
     params.push(...values);
     const numbered = sql.replace(/\$(\d+)/g, (_, i: string) => `$${Number(i) + shift}`);
     // ARRAY(…) keeps the statement's order; WITH ORDINALITY numbers it.
-    return `SELECT ${n} AS part, u.ord, u.id FROM unnest(ARRAY(${numbered})) WITH ORDINALITY AS u(id, ord)`;
+    return keyed
+      ? `SELECT ${n} AS part, u.ord, (u.k->>0)::bigint AS id, u.k->1 AS keys
+         FROM unnest(ARRAY(${numbered})) WITH ORDINALITY AS u(k, ord)`
+      : `SELECT ${n} AS part, u.ord, u.id, NULL::json AS keys
+         FROM unnest(ARRAY(${numbered})) WITH ORDINALITY AS u(id, ord)`;
   });
   const table = em.dataSource.getMetadata(target).tableName;
-  const rows = await em.query<Array<{ part: number; row: Raw }>>(
+  const rows = await em.query<Array<{ part: number; row: Raw; keys: unknown }>>(
     // A lateral lookup per id (its LIMIT keeps it a nested loop over the primary key): joined,
     // the planner, which cannot know how few ids there are, may hash the whole table.
-    `SELECT p.part, l.row
+    `SELECT p.part, l.row, p.keys
      FROM (${selects.join('\n UNION ALL ')}) p
      CROSS JOIN LATERAL (SELECT to_json(t) AS row FROM ${table} t WHERE t.id = p.id LIMIT 1) l
      ORDER BY p.part, p.ord`,
     params,
   );
-  const found: T[][] = parts.map(() => []);
-  for (const row of rows) found[row.part].push(hydrate(em, target, row.row)!);
+  const found = parts.map(() => ({ rows: [] as T[], keys: [] as unknown[] }));
+  for (const row of rows) {
+    found[row.part].rows.push(hydrate(em, target, row.row)!);
+    found[row.part].keys.push(row.keys);
+  }
   return found;
 }

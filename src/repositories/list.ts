@@ -51,11 +51,130 @@ export interface SortSpec<K extends string> {
 export interface Window {
   limit: number;
   offset: number;
+  /**
+   * Keyset paging (cursor lists): only the rows after the row with these sort keys, in the
+   * list's order (`offset` is then 0). What a row inserted before that row cannot shift.
+   */
+  after?: KeyValues;
 }
 
 export interface Slice<T> {
   rows: T[];
   total: number;
+  /** Each row's sort keys (`KeyValues`), in the order of `rows`: on the lists cursors page. */
+  keys?: KeyValues[];
+}
+
+/**
+ * How a sort key is compared and carried in a cursor: text as it is; ids as their digits; times
+ * as microseconds since 1970 (digits: what a JavaScript date, to the millisecond, would lose);
+ * numbers as float8 (a JSON number, or `NaN`/`Infinity`/`-Infinity` as text).
+ */
+export type KeyType = 'text' | 'id' | 'time' | 'number';
+
+/** The sort keys of one row, in the order of its list's `KeyColumn`s; null for SQL NULL. */
+export type KeyValues = Array<string | number | null>;
+
+/** One column (or expression) of a list's order, as keyset paging compares it. */
+export interface KeyColumn {
+  sql: string;
+  type: KeyType;
+  desc: boolean;
+  nullable: boolean;
+}
+
+/** Per column of a list's `ORDER` table: its key type, and whether it may be NULL. */
+export type KeyTypes = Record<string, { type: KeyType; nullable?: boolean }>;
+
+/**
+ * The key columns of the order `orderBy` gives (the same columns, directions and rank), for
+ * keyset paging: every column a cursor must carry so that its position survives inserts.
+ */
+export function keyColumns<K extends string>(
+  sort: SortSpec<K | 'bestMatch'>,
+  columns: Record<K | 'bestMatch', string[]>,
+  types: KeyTypes,
+  rank?: { expression: string },
+): KeyColumn[] {
+  const keys: KeyColumn[] = [];
+  if (sort.key === 'bestMatch' && rank) {
+    keys.push({ sql: `(${rank.expression})`, type: 'number', desc: true, nullable: false });
+  }
+  const desc = sort.key !== 'bestMatch' && sort.desc;
+  for (const column of columns[sort.key]) {
+    const type = types[column];
+    if (!type) throw new Error(`No key type for ${column}`);
+    keys.push({ sql: column, type: type.type, desc, nullable: type.nullable ?? false });
+  }
+  return keys;
+}
+
+/** SQL of a JSON array of a row's key values as `KeyValues` carries them (numbers as text). */
+export function keysJsonSql(keys: readonly KeyColumn[]): string {
+  const value = (key: KeyColumn): string => {
+    switch (key.type) {
+      case 'text':
+        return key.sql;
+      case 'id':
+        return `(${key.sql})::text`;
+      case 'time':
+        // Exact: extract answers numeric (PostgreSQL 14 and later).
+        return `(extract(epoch from ${key.sql}) * 1000000)::bigint::text`;
+      case 'number':
+        return `(${key.sql})::float8::text`;
+    }
+  };
+  return `json_build_array(${keys.map(value).join(', ')})`;
+}
+
+/** Key values as `keysJsonSql` gives them, numbers made numbers (as a cursor carries them). */
+export function keyValuesOf(keys: readonly KeyColumn[], raw: unknown): KeyValues {
+  const values = raw as Array<string | null>;
+  return keys.map((key, i) => {
+    const value = values[i];
+    if (value === null || key.type !== 'number') return value;
+    return /^-?Infinity$|^NaN$/.test(value) ? value : Number(value);
+  });
+}
+
+/**
+ * SQL that holds for the rows after the row whose keys are `values`, in the order of `keys`
+ * (PostgreSQL's: NULLs last ascending, first descending); its parameters bound with `bind`. The
+ * values must be valid for their types (the services check a cursor before it comes here).
+ */
+export function afterSql(keys: readonly KeyColumn[], values: KeyValues, bind: Bind): string {
+  const params = values.map((value, i) => {
+    if (value === null) return null;
+    const p = bind(String(value));
+    switch (keys[i].type) {
+      case 'text':
+        return `${p}::text`;
+      case 'id':
+        return `${p}::bigint`;
+      case 'time':
+        return `('epoch'::timestamptz + ${p}::bigint * interval '1 microsecond')`;
+      case 'number':
+        return `${p}::float8`;
+    }
+  });
+  const desc = keys[0].desc;
+  if (keys.every((key, i) => key.desc === desc && !key.nullable && params[i] !== null)) {
+    // One row comparison: what a btree index on the columns answers.
+    return `(${keys.map((k) => k.sql).join(', ')}) ${desc ? '<' : '>'} (${params.join(', ')})`;
+  }
+  const equal = (key: KeyColumn, p: string | null): string =>
+    p === null ? `${key.sql} IS NULL` : `${key.sql} = ${p}`;
+  const later = (key: KeyColumn, p: string | null): string | null => {
+    if (key.desc) return p === null ? `${key.sql} IS NOT NULL` : `${key.sql} < ${p}`;
+    if (p === null) return null;
+    return key.nullable ? `(${key.sql} > ${p} OR ${key.sql} IS NULL)` : `${key.sql} > ${p}`;
+  };
+  const alternatives = keys.flatMap((key, i) => {
+    const after = later(key, params[i]);
+    if (after === null) return [];
+    return [[...keys.slice(0, i).map((k, j) => equal(k, params[j])), after].join(' AND ')];
+  });
+  return alternatives.length ? `(${alternatives.map((a) => `(${a})`).join(' OR ')})` : 'false';
 }
 
 export type FacetCounts = Record<string, Array<[string, number]>>;
@@ -153,15 +272,39 @@ export function orderBy<T extends object, K extends string>(
   for (const column of columns[sort.key]) qb.addOrderBy(column, dir);
 }
 
+/**
+ * A window of a query's rows and the count of them all; with `keys` (the query's order as
+ * `keyColumns` gives it), each row's sort keys too, and `window.after` read as a keyset (the
+ * rows after that position; the count still of them all).
+ */
 export async function sliceOf<T extends object>(
   qb: SelectQueryBuilder<T>,
   window: Window,
+  keys?: readonly KeyColumn[],
 ): Promise<Slice<T>> {
   const total = await qb.clone().orderBy().getCount();
   if (window.limit > 0) qb.limit(window.limit);
   if (window.offset > 0) qb.offset(window.offset);
-  const rows = total === 0 || window.offset >= total ? [] : await qb.getMany();
-  return { rows, total };
+  if (!keys) {
+    const rows = total === 0 || window.offset >= total ? [] : await qb.getMany();
+    return { rows, total };
+  }
+  if (total === 0 || window.offset >= total) return { rows: [], total, keys: [] };
+  if (window.after) {
+    const parameters: Record<string, unknown> = {};
+    qb.andWhere(afterSql(keys, window.after, named('keyset', parameters)), parameters);
+  }
+  qb.addSelect(keysJsonSql(keys), 'cursor_keys');
+  const { raw, entities } = await qb.getRawAndEntities<{ cursor_keys: unknown }>();
+  const id = `${qb.alias}_id`;
+  const byId = new Map(raw.map((row) => [String((row as Record<string, unknown>)[id]), row]));
+  return {
+    rows: entities,
+    total,
+    keys: entities.map((entity) =>
+      keyValuesOf(keys, byId.get(String((entity as { id?: unknown }).id))!.cursor_keys),
+    ),
+  };
 }
 
 /** `[value, count]` pairs of each facet column over the filtered set, most frequent first. */

@@ -6,6 +6,7 @@ import { hydrate, jsonColumns, rowsOfParts, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   facetsOf,
+  keyColumns,
   likeLiteral,
   named,
   orderBy,
@@ -16,6 +17,9 @@ import {
   whereExtras,
   type ExtrasFilter,
   type FacetCounts,
+  type KeyColumn,
+  type KeyType,
+  type KeyTypes,
   type Listing,
   type Slice,
   type SortSpec,
@@ -87,6 +91,30 @@ const ORDER: Record<MappingSortKey, string[]> = {
   mapType: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
   sortWeight: ['mv.sort_weight', 'mv.id'],
 };
+
+/** The columns of `ORDER` as keyset paging compares them. */
+const KEY_TYPES: KeyTypes = {
+  'mv.map_type': { type: 'text', nullable: true },
+  'mv.sort_weight': { type: 'number', nullable: true },
+  'mv.id': { type: 'id' },
+  'mv.created_at': { type: 'time' },
+  'mv.mnemonic': { type: 'text' },
+};
+
+/** The rank of a mapping for `q` (best match first): its words as `searchWords` folds them. */
+function rankOf(words: string[]): { expression: string; parameters: Record<string, unknown> } {
+  return {
+    expression: `(CASE WHEN lower(mv.mnemonic) = :q OR lower(mv.from_concept_code) = :q OR lower(mv.to_concept_code) = :q
+         THEN 100 ELSE 0 END) + 10 * word_similarity(:q, mv.search_text)`,
+    parameters: { q: words.join(' ') },
+  };
+}
+
+/** The sort keys of a search's order: the rank first when best match orders a search with words. */
+function keysOf(filter: MappingSearch, sort: SortSpec<MappingSortKey>): KeyColumn[] {
+  const words = filter.q ? searchWords(filter.q.text) : [];
+  return keyColumns(sort, ORDER, KEY_TYPES, words.length ? rankOf(words) : undefined);
+}
 
 /** Mappings (the versioned objects) and their versions, as of HEAD or a frozen change. */
 export class MappingRepository extends VersionedRepository<MappingVersionEntity> {
@@ -295,7 +323,12 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     sort: SortSpec<MappingSortKey>,
     window: Window,
   ): Promise<Slice<MappingVersionEntity>> {
-    return sliceOf(this.ordered(where, filter, sort), window);
+    return sliceOf(this.ordered(where, filter, sort), window, keysOf(filter, sort));
+  }
+
+  /** The types of the sort keys of a `search` (what its rows' `keys` hold, `window.after` takes). */
+  keyTypes(filter: MappingSearch, sort: SortSpec<MappingSortKey>): KeyType[] {
+    return keysOf(filter, sort).map((key) => key.type);
   }
 
   /**
@@ -476,14 +509,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     if (filter.updatedSince && where.scope !== 'expansion')
       qb.andWhere('mv.created_at >= :updatedSince', { updatedSince: filter.updatedSince });
     whereExtras(qb, 'mv.extras', filter.extras);
-    const rank = words.length
-      ? {
-          expression: `(CASE WHEN lower(mv.mnemonic) = :q OR lower(mv.from_concept_code) = :q OR lower(mv.to_concept_code) = :q
-               THEN 100 ELSE 0 END) + 10 * word_similarity(:q, mv.search_text)`,
-          parameters: { q: words.join(' ') },
-        }
-      : undefined;
-    orderBy(qb, sort, ORDER, rank);
+    orderBy(qb, sort, ORDER, words.length ? rankOf(words) : undefined);
     return qb;
   }
 }

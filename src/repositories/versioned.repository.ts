@@ -111,7 +111,10 @@ export abstract class VersionedRepository<TVersion extends VersionRow> {
 
   /** Every version of one object, newest first. */
   listVersions(objectId: string, window: Window): Promise<Slice<TVersion>> {
-    return sliceOf(this.ofObject(objectId).orderBy(`${this.t.alias}.id`, 'DESC'), window);
+    const id = `${this.t.alias}.id`;
+    return sliceOf(this.ofObject(objectId).orderBy(id, 'DESC'), window, [
+      { sql: id, type: 'id', desc: true, nullable: false },
+    ]);
   }
 
   /** How many versions each object has. */

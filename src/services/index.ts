@@ -91,6 +91,7 @@ export { createMailer } from './accounts/mailer';
 export { extraOf, withExtra, withoutExtra } from './shared/extras';
 export type { Mail, Mailer } from './accounts/mailer';
 export { DEFAULT_LIMIT, defaultListParams } from './shared/list';
+export { MAX_FIRST } from './shared/cursor';
 export type { ListParams, Page } from './shared/list';
 export type { ExtrasCondition, ExtrasFilter, OrgCounts, UserCounts } from '../repositories';
 export type {

@@ -16,11 +16,8 @@ import { AppError } from '../../errors';
 import {
   parseRepoUrl,
   refOf,
-  type ConceptView,
   type ExpansionCounts,
   type ExpansionView,
-  type MappingItem,
-  type Page,
   type RepoRef,
   type RepoView,
 } from '../../services';
@@ -36,7 +33,7 @@ import {
   ReferencePage,
   ReferencesAddedObject,
 } from '../types/collection.type';
-import { ConceptObject, ConceptPage } from '../types/concept.type';
+import { ConceptPage } from '../types/concept.type';
 import {
   ConceptListArgs,
   conceptListParamsOf,
@@ -44,7 +41,7 @@ import {
   MappingListArgs,
   mappingListParamsOf,
 } from '../types/list.args';
-import { MappingObject, MappingPage } from '../types/mapping.type';
+import { MappingPage } from '../types/mapping.type';
 import { CollectionObject } from '../types/repository.type';
 
 const COLLECTION_URL =
@@ -55,14 +52,6 @@ const MNEMONIC = 'The mnemonic that identifies the expansion in its URL.';
 /** The collection at a version, by default the one it was read at. */
 function versionRefOf(view: RepoView, version: string = view.version.mnemonic): RepoRef {
   return { ...refOf(view), version };
-}
-
-function conceptPageOf(page: Page<ConceptView>): ConceptPage {
-  return { totalCount: page.total, items: page.items.map((view) => ConceptObject.from(view)) };
-}
-
-function mappingPageOf(page: Page<MappingItem>): MappingPage {
-  return { totalCount: page.total, items: page.items.map((item) => MappingObject.of(item)) };
 }
 
 /** Per request (keyed by its loaders): every `Expansion.summary` asked is one service call. */
@@ -105,7 +94,7 @@ export class CollectionContentResolver {
       versionRefOf(collection.view),
       params,
     );
-    return { totalCount: page.total, items: page.items.map((view) => ReferenceObject.from(view)) };
+    return ReferencePage.of(page);
   }
 
   @FieldResolver(() => ExpansionPage, {
@@ -137,7 +126,7 @@ export class CollectionContentResolver {
     @Args() args: ConceptListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
-    return conceptPageOf(
+    return ConceptPage.of(
       await ctx.services.collections.listConcepts(
         ctx,
         versionRefOf(collection.view),
@@ -154,7 +143,7 @@ export class CollectionContentResolver {
     @Args() args: MappingListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingPage> {
-    return mappingPageOf(
+    return MappingPage.of(
       await ctx.services.collections.listMappings(
         ctx,
         versionRefOf(collection.view),
@@ -232,7 +221,7 @@ export class CollectionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
     const { collection, expansion: e } = expansion.view;
-    return conceptPageOf(
+    return ConceptPage.of(
       await ctx.services.collections.listConcepts(
         ctx,
         versionRefOf(collection, e.versionMnemonic),
@@ -249,7 +238,7 @@ export class CollectionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingPage> {
     const { collection, expansion: e } = expansion.view;
-    return mappingPageOf(
+    return MappingPage.of(
       await ctx.services.collections.listMappings(
         ctx,
         versionRefOf(collection, e.versionMnemonic),

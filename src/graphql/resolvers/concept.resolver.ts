@@ -14,15 +14,7 @@ import {
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { HEAD } from '../../db/entities';
 import { AppError } from '../../errors';
-import {
-  parseConceptUrl,
-  parseRepoUrl,
-  refOf,
-  type ConceptView,
-  type Page,
-  type RepoRef,
-  type RepoView,
-} from '../../services';
+import { parseConceptUrl, parseRepoUrl, refOf, type RepoRef, type RepoView } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   CascadeArgs,
@@ -31,7 +23,12 @@ import {
   CloneOutcomeObject,
 } from '../types/cascade.type';
 import { ConceptInput, ConceptObject, ConceptPage } from '../types/concept.type';
-import { ConceptListArgs, conceptListParamsOf, ListArgs, listParamsOf } from '../types/list.args';
+import {
+  ConceptListArgs,
+  conceptListParamsOf,
+  CursorListArgs,
+  listParamsOf,
+} from '../types/list.args';
 import { repositoryObject, SourceObject, type RepositoryObject } from '../types/repository.type';
 
 /** Whether the query selects this field directly on the resolved object (fragments aside). */
@@ -64,10 +61,6 @@ function viewRef(view: RepoView): RepoRef {
     ...refOf(view),
     version: version.mnemonic === HEAD ? undefined : version.mnemonic,
   };
-}
-
-function pageOf(page: Page<ConceptView>): ConceptPage {
-  return { totalCount: page.total, items: page.items.map((view) => ConceptObject.from(view)) };
 }
 
 @Resolver(() => ConceptObject)
@@ -105,7 +98,7 @@ export class ConceptResolver {
     onlyHierarchyRoot: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
-    return pageOf(
+    return ConceptPage.of(
       await ctx.services.concepts.list(
         ctx,
         parseRepoUrl(source, 'source'),
@@ -132,7 +125,7 @@ export class ConceptResolver {
     @Args() args: ConceptListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
-    return pageOf(
+    return ConceptPage.of(
       await ctx.services.concepts.children(
         ctx,
         viewRef(concept.view.source),
@@ -150,7 +143,7 @@ export class ConceptResolver {
     @Args() args: ConceptListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
-    return pageOf(
+    return ConceptPage.of(
       await ctx.services.concepts.parents(
         ctx,
         viewRef(concept.view.source),
@@ -169,11 +162,11 @@ export class ConceptResolver {
   @FieldResolver(() => ConceptPage, { description: 'Versions of this concept, newest first.' })
   async versions(
     @Root() concept: ConceptObject,
-    @Args() args: ListArgs,
+    @Args() args: CursorListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
     const { source } = concept.view;
-    return pageOf(
+    return ConceptPage.of(
       await ctx.services.concepts.listVersions(ctx, refOf(source), concept.id, listParamsOf(args)),
     );
   }
@@ -309,7 +302,7 @@ export class SourceConceptsResolver {
     onlyHierarchyRoot: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
-    return pageOf(
+    return ConceptPage.of(
       // The source as this request resolved it (its access decided): not looked up again.
       await ctx.services.concepts.list(ctx, source.view, conceptListParamsOf(args), {
         onlyHierarchyRoot,

@@ -1,15 +1,13 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import {
-  parseMappingUrl,
-  parseRepoUrl,
-  refOf,
-  type Ends,
-  type MappingItem,
-  type Page,
-} from '../../services';
+import { parseMappingUrl, parseRepoUrl, refOf, type Ends } from '../../services';
 import type { GraphQLContext } from '../context';
 import { ConceptObject } from '../types/concept.type';
-import { ListArgs, listParamsOf, MappingListArgs, mappingListParamsOf } from '../types/list.args';
+import {
+  CursorListArgs,
+  listParamsOf,
+  MappingListArgs,
+  mappingListParamsOf,
+} from '../types/list.args';
 import { MappingEndObject, MappingInput, MappingObject, MappingPage } from '../types/mapping.type';
 import { SourceObject } from '../types/repository.type';
 
@@ -21,10 +19,6 @@ async function endsOf(ctx: GraphQLContext, mapping: MappingObject): Promise<Ends
 }
 
 const MAPPING_URL = 'The REST URL of the mapping (`/orgs/O/sources/S/mappings/M/`).';
-
-function pageOf(page: Page<MappingItem>): MappingPage {
-  return { totalCount: page.total, items: page.items.map((item) => MappingObject.of(item)) };
-}
 
 @Resolver(() => MappingObject)
 export class MappingResolver {
@@ -53,7 +47,7 @@ export class MappingResolver {
     @Args() args: MappingListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingPage> {
-    return pageOf(
+    return MappingPage.of(
       await ctx.services.mappings.list(
         ctx,
         parseRepoUrl(source, 'source'),
@@ -107,10 +101,10 @@ export class MappingResolver {
   @FieldResolver(() => MappingPage, { description: 'Versions of this mapping, newest first.' })
   async versions(
     @Root() mapping: MappingObject,
-    @Args() args: ListArgs,
+    @Args() args: CursorListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingPage> {
-    return pageOf(
+    return MappingPage.of(
       await ctx.services.mappings.listVersions(
         ctx,
         refOf(mapping.view.source),
@@ -222,6 +216,6 @@ export class SourceMappingsResolver {
       ...refOf(source.view),
       version: version.mnemonic === 'HEAD' ? undefined : version.mnemonic,
     };
-    return pageOf(await ctx.services.mappings.list(ctx, ref, mappingListParamsOf(args)));
+    return MappingPage.of(await ctx.services.mappings.list(ctx, ref, mappingListParamsOf(args)));
   }
 }

@@ -7,11 +7,13 @@ import {
   type AddedReference,
   type AddOutcome,
   type ExpansionView,
+  type Page,
   type ReferenceView,
   type RepoView,
 } from '../../services';
 import { CREATED_BY, CREATED_ON, OFFSET, TOTAL_COUNT, UPDATED_ON } from './descriptions';
-import { ListArgs } from './list.args';
+import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import { CursorListArgs } from './list.args';
 import { TaskType } from './task.type';
 
 /** The REST URL of a collection at one of its versions (HEAD: the version-less URL). */
@@ -127,17 +129,42 @@ export class ReferenceObject {
   }
 }
 
-@ObjectType('ReferencePage', { description: 'A page of collection references.' })
+@ObjectType('ReferenceEdge', { description: 'A reference of a page, with its cursor.' })
+export class ReferenceEdge {
+  @Field({ description: EDGE_CURSOR })
+  cursor: string;
+
+  @Field(() => ReferenceObject, { description: 'The reference.' })
+  node: ReferenceObject;
+}
+
+@ObjectType('ReferencePage', {
+  description:
+    'A page of collection references: `items` (offset paging), or the same as a Relay connection (`edges`, `pageInfo`; cursor paging).',
+})
 export class ReferencePage {
   @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
   @Field(() => [ReferenceObject], { description: 'The references of this page.' })
   items: ReferenceObject[];
+
+  @Field(() => [ReferenceEdge], {
+    description: 'The references of this page with their cursors, in the order of `items`.',
+  })
+  edges: ReferenceEdge[];
+
+  @Field(() => PageInfoObject, { description: PAGE_INFO })
+  pageInfo: PageInfoObject;
+
+  static of(page: Page<ReferenceView>): ReferencePage {
+    const items = page.items.map((view) => ReferenceObject.from(view));
+    return { totalCount: page.total, items, ...connectionOf(page, items) };
+  }
 }
 
 @ArgsType()
-export class ReferenceListArgs extends ListArgs {
+export class ReferenceListArgs extends CursorListArgs {
   @Field({ nullable: true, description: 'Only inclusions (true) or only exclusions (false).' })
   include?: boolean;
 

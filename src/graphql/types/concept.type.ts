@@ -1,7 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { ConceptDescription, ConceptName } from '../../db/entities';
-import { repoUrl, type ConceptDetail, type ConceptView } from '../../services';
+import { repoUrl, type ConceptDetail, type ConceptView, type Page } from '../../services';
+import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 
 @ObjectType('ConceptName', { description: 'A name of a concept (spec core §2.6).' })
@@ -211,13 +212,38 @@ export class ConceptObject {
   }
 }
 
-@ObjectType('ConceptPage', { description: 'A page of concepts.' })
+@ObjectType('ConceptEdge', { description: 'A concept of a page, with its cursor.' })
+export class ConceptEdge {
+  @Field({ description: EDGE_CURSOR })
+  cursor: string;
+
+  @Field(() => ConceptObject, { description: 'The concept.' })
+  node: ConceptObject;
+}
+
+@ObjectType('ConceptPage', {
+  description:
+    'A page of concepts: `items` (offset paging), or the same as a Relay connection (`edges`, `pageInfo`; cursor paging).',
+})
 export class ConceptPage {
   @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
   @Field(() => [ConceptObject], { description: 'The concepts of this page.' })
   items: ConceptObject[];
+
+  @Field(() => [ConceptEdge], {
+    description: 'The concepts of this page with their cursors, in the order of `items`.',
+  })
+  edges: ConceptEdge[];
+
+  @Field(() => PageInfoObject, { description: PAGE_INFO })
+  pageInfo: PageInfoObject;
+
+  static of(page: Page<ConceptView>): ConceptPage {
+    const items = page.items.map((view) => ConceptObject.from(view));
+    return { totalCount: page.total, items, ...connectionOf(page, items) };
+  }
 }
 
 @InputType('ConceptNameInput', { description: 'A name of a concept, as sent.' })

@@ -1,5 +1,5 @@
 import { ArgsType, Field, Int } from 'type-graphql';
-import { DEFAULT_LIMIT, type ListParams } from '../../services';
+import { DEFAULT_LIMIT, MAX_FIRST, type ListParams } from '../../services';
 import { OFFSET } from './descriptions';
 import { ExtrasFilterInput } from './repository.type';
 
@@ -36,6 +36,26 @@ export class ListArgs {
   updatedSince?: Date;
 }
 
+/**
+ * The list arguments of the lists cursors page too (Relay connections): `first`/`after` beside
+ * `limit`/`offset`.
+ */
+@ArgsType()
+export class CursorListArgs extends ListArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description: `Cursor paging: the page size (0 to ${MAX_FIRST}; more is INVALID), instead of \`limit\`. Alone: the first page. Not with \`offset\`.`,
+  })
+  first?: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Cursor paging: the page after the item with this cursor (an edge `cursor` or `pageInfo.endCursor` of this same list and arguments). Not with `offset`; another list's cursor is INVALID.",
+  })
+  after?: string;
+}
+
 @ArgsType()
 export class UserListArgs extends ListArgs {
   @Field(() => [String], { nullable: true, description: 'Any of these companies.' })
@@ -48,7 +68,10 @@ export class UserListArgs extends ListArgs {
 @ArgsType()
 export class OrgListArgs extends UserListArgs {}
 
-export function listParamsOf(args: ListArgs, filters: ListParams['filters'] = {}): ListParams {
+export function listParamsOf(
+  args: ListArgs & Partial<Pick<CursorListArgs, 'first' | 'after'>>,
+  filters: ListParams['filters'] = {},
+): ListParams {
   return {
     q: args.q?.trim() || undefined,
     sortField: args.sort,
@@ -57,6 +80,9 @@ export function listParamsOf(args: ListArgs, filters: ListParams['filters'] = {}
     offset: args.offset,
     filters,
     updatedSince: args.updatedSince,
+    first: args.first ?? undefined,
+    after: args.after ?? undefined,
+    withCursors: args instanceof CursorListArgs,
   };
 }
 
@@ -124,7 +150,7 @@ export function repoListParamsOf(args: RepoListArgs): ListParams {
 }
 
 @ArgsType()
-export class ConceptListArgs extends ListArgs {
+export class ConceptListArgs extends CursorListArgs {
   @Field(() => [String], { nullable: true, description: 'Any of these concept classes.' })
   conceptClass?: string[];
 
@@ -171,7 +197,7 @@ function extrasFilterOf(
 }
 
 @ArgsType()
-export class MappingListArgs extends ListArgs {
+export class MappingListArgs extends CursorListArgs {
   @Field(() => [String], { nullable: true, description: 'Any of these map types.' })
   mapType?: string[];
 

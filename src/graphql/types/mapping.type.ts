@@ -6,9 +6,11 @@ import {
   type Ends,
   type MappingItem,
   type MappingView,
+  type Page,
   type ResolvedEnd,
 } from '../../services';
 import { ChecksumsObject } from './concept.type';
+import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 
 @ObjectType('MappingEnd', {
@@ -160,13 +162,38 @@ export class MappingObject {
   }
 }
 
-@ObjectType('MappingPage', { description: 'A page of mappings.' })
+@ObjectType('MappingEdge', { description: 'A mapping of a page, with its cursor.' })
+export class MappingEdge {
+  @Field({ description: EDGE_CURSOR })
+  cursor: string;
+
+  @Field(() => MappingObject, { description: 'The mapping.' })
+  node: MappingObject;
+}
+
+@ObjectType('MappingPage', {
+  description:
+    'A page of mappings: `items` (offset paging), or the same as a Relay connection (`edges`, `pageInfo`; cursor paging).',
+})
 export class MappingPage {
   @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number;
 
   @Field(() => [MappingObject], { description: 'The mappings of this page.' })
   items: MappingObject[];
+
+  @Field(() => [MappingEdge], {
+    description: 'The mappings of this page with their cursors, in the order of `items`.',
+  })
+  edges: MappingEdge[];
+
+  @Field(() => PageInfoObject, { description: PAGE_INFO })
+  pageInfo: PageInfoObject;
+
+  static of(page: Page<MappingItem>): MappingPage {
+    const items = page.items.map((item) => MappingObject.of(item));
+    return { totalCount: page.total, items, ...connectionOf(page, items) };
+  }
 }
 
 @InputType('MappingInput', {

@@ -287,6 +287,13 @@ async function windowed<T>(
   read: (params: ListParams) => Promise<Page<T>>,
 ): Promise<Page<T>> {
   if (p.offset === undefined && p.count === undefined) return read(params);
+  if (params.first !== undefined || params.after !== undefined) {
+    // A window by position has no keyset: where it ends moves with every member added before it.
+    throw AppError.field(
+      params.after !== undefined ? 'after' : 'first',
+      'This expansion is a window of its members (its offset/count parameters): page it with limit/offset.',
+    );
+  }
   const start = p.offset ?? 0;
   const room = p.count === undefined ? Infinity : Math.max(0, p.count - params.offset);
   if (room === 0) {
@@ -300,7 +307,14 @@ async function windowed<T>(
     limit: Number.isFinite(limit) ? limit : 0,
   });
   const total = Math.min(Math.max(page.total - start, 0), p.count ?? Infinity);
-  return { ...page, total, offset: params.offset, limit: params.limit };
+  return {
+    ...page,
+    total,
+    offset: params.offset,
+    limit: params.limit,
+    hasNextPage: params.limit > 0 && params.offset + page.items.length < total,
+    hasPreviousPage: params.offset > 0,
+  };
 }
 
 /**

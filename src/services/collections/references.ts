@@ -3,12 +3,14 @@ import { AppError } from '../../errors';
 import {
   referenceKey,
   type NewReference,
+  type ReferenceFilter,
   type ReferenceRow,
   type Repositories,
 } from '../../repositories';
 import { authorize, requireUser } from '../shared/access';
 import type { ServiceContext } from '../shared/context';
-import { pageOf, windowOf, type ListParams, type Page } from '../shared/list';
+import { keyedPage, pageSlice, pagingOf } from '../shared/cursor';
+import type { ListParams, Page } from '../shared/list';
 import type { ReferenceResolver } from './reference-resolver';
 import { referencesOfBody, removalOf, type ReferenceItem } from './reference-input';
 import type { RepositoryService, RepoView } from '../content/repository.service';
@@ -310,17 +312,32 @@ export class CollectionReferences {
     if (resourceType !== undefined && resourceType !== 'Concept' && resourceType !== 'Mapping') {
       throw AppError.field('resourceType', 'Must be Concept or Mapping.');
     }
-    const slice = await this.repos.collections.listReferences(
-      collection.repo.id,
-      collection.version.seq,
+    const filter: ReferenceFilter = {
+      q: params.q,
+      include: include === undefined ? undefined : include === 'true',
+      resourceType,
+    };
+    const paging = pagingOf(
+      params,
       {
-        q: params.q,
-        include: include === undefined ? undefined : include === 'true',
-        resourceType,
+        list: 'references',
+        collection: collection.repo.id,
+        seq: collection.version.seq,
+        filter: { ...filter, q: params.q ?? null },
       },
-      windowOf(params),
+      this.repos.collections.referenceKeyTypes(),
     );
-    return pageOf(await this.withResults(collection, slice.rows), slice.total, params);
+    const slice = pageSlice(
+      await this.repos.collections.listReferences(
+        collection.repo.id,
+        collection.version.seq,
+        filter,
+        paging.window,
+      ),
+      paging,
+      params,
+    );
+    return keyedPage(await this.withResults(collection, slice.rows), slice, params, paging);
   }
 
   /** References with what each selected in the version's default expansion. */

@@ -36,6 +36,7 @@ import {
   type ListParams,
   type Page,
 } from '../shared/list';
+import { keyedPage, listFilterOf, pageSlice, pagingOf } from '../shared/cursor';
 import { hierarchyKey, holdingKey, plainPageKey } from '../shared/loaders';
 import { endsOf, type EndSource, type MappingItem } from './mapping-views';
 import { hierarchyRootOf, type RepositoryService } from './repository.service';
@@ -686,11 +687,17 @@ export class ConceptService {
     params: ListParams,
   ): Promise<Page<ConceptView>> {
     const { source, concept } = await this.get(ctx, { ...sourceRef, version: undefined }, id);
-    const slice = await this.repos.concepts.listVersions(concept.id, windowOf(params));
-    return pageOf(
-      slice.rows.map((version) => ({ source, concept, version })),
-      slice.total,
+    const paging = pagingOf(params, { list: 'conceptVersions', concept: concept.id }, ['id']);
+    const slice = pageSlice(
+      await this.repos.concepts.listVersions(concept.id, paging.window),
+      paging,
       params,
+    );
+    return keyedPage(
+      slice.rows.map((version) => ({ source, concept, version })),
+      slice,
+      params,
+      paging,
     );
   }
 
@@ -896,10 +903,23 @@ export class ConceptService {
     shape: PageShape = {},
   ): Promise<Page<ConceptView>> {
     const filter = { ...searchOf(params), ...shape.narrow };
+    const paging = pagingOf(
+      params,
+      {
+        list: 'concepts',
+        // An expansion's members are its list whoever reads them (each sees those visible).
+        scope: scope.scope === 'expansion' ? { expansionId: scope.expansionId } : scope,
+        narrow: shape.narrow ?? null,
+        sort,
+        filter: listFilterOf(params),
+      },
+      this.repos.concepts.keyTypes(scope, filter, sort),
+    );
+    const { window } = paging;
     // Search by substring first (the trigram index answers it quickly); only when nothing
     // matches, with swapped letters undone (a few more lookups), and only then by similarity,
     // which finds any typo but scans far more.
-    let slice =
+    let found =
       scope.scope === 'source' && shape.sourceVersionId && isPlainSearch(filter)
         ? await ctx.loaders.plainConceptPage.load(
             plainPageKey({
@@ -907,15 +927,16 @@ export class ConceptService {
               versionId: shape.sourceVersionId,
               seq: scope.seq,
               sort,
-              window: windowOf(params),
+              window,
             }),
           )
-        : await this.repos.concepts.search(scope, filter, sort, windowOf(params));
+        : await this.repos.concepts.search(scope, filter, sort, window);
     for (const tolerance of ['swaps', 'similar'] as const) {
-      if (!filter.q || slice.total > 0) break;
+      if (!filter.q || found.total > 0) break;
       filter.tolerance = tolerance;
-      slice = await this.repos.concepts.search(scope, filter, sort, windowOf(params));
+      found = await this.repos.concepts.search(scope, filter, sort, window);
     }
+    const slice = pageSlice(found, paging, params);
     const facets = params.includeFacets
       ? await this.repos.concepts.facets(scope, filter)
       : undefined;
@@ -944,7 +965,7 @@ export class ConceptService {
       const flags = await Promise.all(views.map((view) => this.hasChildren(ctx, view)));
       views.forEach((view, i) => (view.hasChildren = flags[i]));
     }
-    return pageOf(views, slice.total, params, facets);
+    return keyedPage(views, slice, params, paging, facets);
   }
 
   /** Every edit through a source path: the caller (a user) and the source HEAD they may edit. */

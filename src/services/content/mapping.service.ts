@@ -27,10 +27,10 @@ export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from 
 import { mappingChecksums } from '../shared/checksum';
 import type { ConceptView } from './concept.service';
 import type { ServiceContext } from '../shared/context';
+import { keyedPage, listFilterOf, pageSlice, pagingOf } from '../shared/cursor';
 import { conceptMappingsKey, createLoaders, holdingKey } from '../shared/loaders';
 import {
   negatable,
-  pageOf,
   resolveSort,
   windowedListing,
   windowOf,
@@ -356,9 +356,14 @@ export class MappingService {
     params: ListParams,
   ): Promise<Page<MappingItem>> {
     const { source, mapping } = await this.get(ctx, { ...sourceRef, version: undefined }, id);
-    const slice = await this.repos.mappings.listVersions(mapping.id, windowOf(params));
+    const paging = pagingOf(params, { list: 'mappingVersions', mapping: mapping.id }, ['id']);
+    const slice = pageSlice(
+      await this.repos.mappings.listVersions(mapping.id, paging.window),
+      paging,
+      params,
+    );
     const views = slice.rows.map((version) => ({ source, mapping, version }));
-    return pageOf(await this.items(ctx, views, params), slice.total, params);
+    return keyedPage(await this.items(ctx, views, params), slice, params, paging);
   }
 
   /**
@@ -447,6 +452,10 @@ export class MappingService {
       ...direct,
       items: [...direct.items, ...reverse.items],
       total: direct.total + reverse.total,
+      // Two lists in one: no cursors (REST pages it by offset only).
+      cursors: undefined,
+      hasNextPage: undefined,
+      hasPreviousPage: undefined,
     };
   }
 
@@ -634,7 +643,22 @@ export class MappingService {
   ): Promise<Page<MappingItem>> {
     const sort = resolveSort(params, SORTS, { key: 'bestMatch', desc: false });
     const filter = searchOf(ctx, params);
-    const slice = await this.repos.mappings.search(scope, filter, sort, windowOf(params));
+    const paging = pagingOf(
+      params,
+      {
+        list: 'mappings',
+        // An expansion's members are its list whoever reads them (each sees those visible).
+        scope: scope.scope === 'expansion' ? { expansionId: scope.expansionId } : scope,
+        sort,
+        filter: listFilterOf(params),
+      },
+      this.repos.mappings.keyTypes(filter, sort),
+    );
+    const slice = pageSlice(
+      await this.repos.mappings.search(scope, filter, sort, paging.window),
+      paging,
+      params,
+    );
     const facets = params.includeFacets
       ? await this.visibleFacets(ctx, await this.repos.mappings.facets(scope, filter))
       : undefined;
@@ -653,7 +677,7 @@ export class MappingService {
       mapping: mappings.get(version.mappingId)!,
       version,
     }));
-    return pageOf(await this.items(ctx, views, params), slice.total, params, facets);
+    return keyedPage(await this.items(ctx, views, params), slice, params, paging, facets);
   }
 
   /**

@@ -22,6 +22,14 @@ export interface ListParams {
   verbose?: boolean;
   /** Repository lists: each item's counts without the detail (OCL's `includeSummary`). */
   withCounts?: boolean;
+  /**
+   * Cursor paging (GraphQL `first`/`after`, on the lists that offer it, `pagingOf`): a page of
+   * `first` items (instead of `limit`) after the item whose cursor is `after`.
+   */
+  first?: number;
+  after?: string;
+  /** Each item's cursor wanted (GraphQL's connection lists; REST pages by offset only). */
+  withCursors?: boolean;
 }
 
 export interface Page<T> {
@@ -30,6 +38,12 @@ export interface Page<T> {
   limit: number;
   offset: number;
   facets?: FacetCounts;
+  /** On the lists cursors page: each item's cursor, what `after` takes to start after it. */
+  cursors?: string[];
+  /** On the lists cursors page: whether items follow this page. */
+  hasNextPage?: boolean;
+  /** On the lists cursors page: whether it starts after a cursor or an offset. */
+  hasPreviousPage?: boolean;
 }
 
 export const DEFAULT_LIMIT = 10;

@@ -237,7 +237,7 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       ]);
       return pages.map((_, i) => {
         const total = totals[i];
-        return total instanceof Error ? total : { rows: rows[i], total: total.activeConcepts };
+        return total instanceof Error ? total : { ...rows[i], total: total.activeConcepts };
       });
     }),
     conceptVersionCounts: new DataLoader(async (ids) => {
