@@ -7,6 +7,7 @@ import {
   type Repositories,
 } from '../../repositories';
 import { authorize, requireUser } from '../shared/access';
+import { announceChange } from '../shared/changes';
 import type { ServiceContext } from '../shared/context';
 import { pageOf, windowOf, type ListParams, type Page } from '../shared/list';
 import type { ReferenceResolver } from './reference-resolver';
@@ -207,6 +208,9 @@ export class CollectionReferences {
         await r.collections.recomputeMembers(expansionId, 'c', touched.c);
         await r.collections.recomputeMembers(expansionId, 'm', touched.m);
         await r.collections.touchExpansion(expansionId);
+        if (rows.length > empty.size) {
+          await announceChange(r, collection, actor, 'REFERENCES_ADDED');
+        }
         for (const { index, reference } of resolvable) {
           const row = byKey.get(referenceKey(reference.expression, reference.include))!;
           results[index] = empty.has(row.id)
@@ -451,6 +455,7 @@ export class CollectionReferences {
         await r.collections.recomputeMembers(expansionId, 'm', touched.m);
       }
       await r.collections.touchExpansion(expansionId);
+      await announceChange(r, collection, actor, 'CONTENT_CHANGED');
     };
     return { references, apply };
   }
@@ -461,6 +466,7 @@ export class CollectionReferences {
     which: { all: true } | { expressions: string[] } | { ids: string[] },
   ): Promise<number> {
     const collection = await this.writableCollection(ctx, ref);
+    const actor = requireUser(ctx);
     return this.repos.transaction(async (r) => {
       // Locked first, numbered only when something is removed: a removal of nothing writes nothing.
       await r.repos.lockHead(collection.repo.id);
@@ -481,6 +487,7 @@ export class CollectionReferences {
       await r.collections.recomputeMembers(expansionId, 'c', touched.c);
       await r.collections.recomputeMembers(expansionId, 'm', touched.m);
       await r.collections.touchExpansion(expansionId);
+      await announceChange(r, collection, actor, 'REFERENCES_REMOVED');
       return ids.length;
     });
   }
