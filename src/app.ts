@@ -2,6 +2,7 @@ import cors from 'cors';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import crypto from 'node:crypto';
+import type { Server } from 'node:http';
 import {
   errorBody,
   errorHandler,
@@ -20,7 +21,7 @@ import {
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
 import { docsRouter } from '../compat/openapi';
 import type { Config } from './config';
-import { attachContext } from './context';
+import { attachContext, authenticatedContext, upgradeCaller } from './context';
 import { withinRequest } from './db/transaction-scope';
 import { createGraphqlEdge } from './graphql/server';
 import type { Logger } from './logger';
@@ -58,6 +59,11 @@ const EXPOSED_HEADERS = [
 
 export interface App {
   express: Express;
+  /**
+   * Serves GraphQL subscriptions over WebSocket (`graphql-transport-ws`) on `/graphql` of
+   * `server`, the HTTP server listening for `express`; `drain` and `close` close them.
+   */
+  attachWebSocket(server: Server): void;
   /**
    * The start of a drain: readiness answers 503 at once and every answer from now on closes its
    * connection, so that load balancers and keep-alive clients move to other processes.
@@ -190,7 +196,20 @@ export async function createApp(services: Services, config: Config, log: Logger)
     });
   }
 
-  const graphql = await createGraphqlEdge(services, config, log, rateLimits.charge);
+  // A WebSocket connection's credentials, checked as an HTTP request's are.
+  const wsLog = log.child({ transport: 'websocket' });
+  const graphql = await createGraphqlEdge(
+    services,
+    config,
+    log,
+    (authorization, request) =>
+      authenticatedContext(
+        services,
+        authorization,
+        upgradeCaller(app, request, wsLog, config.publicUrl),
+      ),
+    rateLimits.charge,
+  );
   app.use(graphql.router);
   const fhir = fhirRouter(services);
   app.use(fhir);
@@ -208,6 +227,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(fhirErrorHandler);
   app.use(errorHandler);
 
+  services.watches.useLogger(log);
   // Last, so that nothing above can fail with workers already running.
   await services.jobs.start({
     workers: config.jobsWorkers,
@@ -217,8 +237,11 @@ export async function createApp(services: Services, config: Config, log: Logger)
   });
   return {
     express: app,
+    attachWebSocket: (server) => graphql.attachWebSocket(server),
     drain: () => {
       draining = true;
+      // Subscriptions move to other processes at once: their clients reconnect (1001).
+      graphql.drain();
       for (const res of unanswered) {
         if (!res.headersSent) res.setHeader('Connection', 'close');
       }
@@ -252,6 +275,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
       await rateLimits.stop();
       try {
         await graphql.stop();
+        await services.watches.stop();
       } finally {
         await services.jobs.stop();
       }
