@@ -180,9 +180,12 @@ export function createWebSocketEdge(options: WebSocketOptions): WebSocketEdge {
 
   return {
     attach(http: Server): void {
+      // Node (24.9 and later) asks this which upgrades the 'upgrade' listener takes: any other
+      // (an `Upgrade: h2c` of `curl --http2`, a WebSocket elsewhere) is answered as the plain
+      // request it also is. Older Node hands every upgrade to the listener, which refuses those.
+      (http as Server & { shouldUpgradeCallback?: unknown }).shouldUpgradeCallback = isOurs;
       http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-        const path = (request.url ?? '').split('?')[0];
-        if (path !== PATH) {
+        if (!isOurs(request)) {
           refuseUpgrade(socket, 404, 'Not Found');
           return;
         }
@@ -220,6 +223,14 @@ function coded(error: GraphQLError, code: string): GraphQLError {
 
 function refusal(message: string, code: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code } });
+}
+
+/** Whether an upgrade is a WebSocket on the GraphQL path. */
+function isOurs(request: IncomingMessage): boolean {
+  return (
+    (request.url ?? '').split('?')[0] === PATH &&
+    request.headers.upgrade?.toLowerCase() === 'websocket'
+  );
 }
 
 /** A close frame's reason holds at most 123 bytes. */

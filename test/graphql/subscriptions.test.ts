@@ -1,5 +1,6 @@
 import type { Client } from 'graphql-ws';
 import { once } from 'node:events';
+import net from 'node:net';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -144,6 +145,28 @@ describe('connecting', () => {
       r.stop();
       await until(() => open() === base);
     }
+  });
+
+  it('takes only WebSocket upgrades of /graphql: any other upgrade is answered as a plain request', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const firstLine = (upgrade: string, path: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write(
+            `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\n` +
+              `Upgrade: ${upgrade}\r\nSec-WebSocket-Version: 13\r\n` +
+              `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+          ),
+        );
+        socket.once('data', (data) => {
+          resolve(data.toString().split('\r\n')[0]);
+          socket.destroy();
+        });
+        socket.once('error', reject);
+      });
+    expect(await firstLine('h2c', '/version/')).toBe('HTTP/1.1 200 OK');
+    expect(await firstLine('websocket', '/version/')).toBe('HTTP/1.1 200 OK');
+    expect(await firstLine('websocket', '/graphql')).toBe('HTTP/1.1 101 Switching Protocols');
   });
 
   it('an anonymous caller may not follow a task (UNAUTHENTICATED), as over HTTP', async () => {
@@ -357,7 +380,7 @@ describe('repositoryChanged', () => {
 });
 
 describe('limits and clean-up', () => {
-  it('carries only subscriptions, with the depth, alias and per-connection limits', async () => {
+  it('carries only subscriptions, valid ones within the alias and per-connection limits', async () => {
     const s = await source();
     const c = client(owner.auth);
     const query = await record(c, '{ me { username } }').ended;

@@ -185,6 +185,7 @@ class RepositoryWatch implements Watch {
     }
     for (const notice of batch) {
       if (!(REPOSITORY_CHANGE_KINDS as readonly string[]).includes(notice.kind)) continue;
+      if (!this.feed.open) return;
       if (!this.feed.push({ value: this.changeOf(notice) })) {
         this.feed.finish({ error: slow() });
         return;
