@@ -1,4 +1,5 @@
 import type { Client } from 'graphql-ws';
+import crypto from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
 import type { Server } from 'node:http';
@@ -399,6 +400,33 @@ describe('limits and clean-up', () => {
     const fourth = await record(c, CHANGES, { url: s.url }).ended;
     expect(codesOf(fourth)).toEqual(['RATE_LIMITED']);
     for (const r of held) r.stop();
+  });
+
+  it("keeps the HTTP edge's depth, cost and text limits", async () => {
+    const limited = await createTestApp({ GRAPHQL_MAX_DEPTH: '2', GRAPHQL_MAX_COST: '3' });
+    const listening = limited.app.listen(0, '127.0.0.1');
+    limited.attachWebSocket(listening);
+    try {
+      await once(listening, 'listening');
+      const port = (listening.address() as AddressInfo).port;
+      const c = wsClient(`ws://127.0.0.1:${port}/graphql`);
+      clients.push(c);
+      const deep = await record(c, TASK, { id: crypto.randomUUID() }).ended;
+      expect(codesOf(deep)).toEqual(['QUERY_TOO_DEEP']);
+      const costly = await record(c, CHANGES, { url: '/orgs/O/sources/S/' }).ended;
+      expect(codesOf(costly)).toEqual(['QUERY_TOO_COSTLY']);
+      const text = await record(
+        c,
+        'subscription($u: String!) { repositoryChanged(url: $u) { kind } }',
+        {
+          u: '/orgs/O/sources/S\u0007/',
+        },
+      ).ended;
+      expect(codesOf(text)).toEqual(['INVALID']);
+    } finally {
+      await limited.close();
+      await new Promise((resolve) => listening.close(resolve));
+    }
   });
 
   it('stopping a subscription, or closing the connection, ends its watch', async () => {
