@@ -2,6 +2,7 @@ import cors from 'cors';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import crypto from 'node:crypto';
+import type { Server } from 'node:http';
 import {
   AnswerCache,
   errorBody,
@@ -21,7 +22,7 @@ import {
 import { fhirErrorHandler, fhirRouter, negotiate } from '../compat/fhir';
 import { docsRouter } from '../compat/openapi';
 import type { Config } from './config';
-import { attachContext } from './context';
+import { attachContext, authenticatedContext, upgradeCaller } from './context';
 import { withinRequest } from './db/transaction-scope';
 import { createGraphqlEdge } from './graphql/server';
 import type { Logger } from './logger';
@@ -59,6 +60,11 @@ const EXPOSED_HEADERS = [
 
 export interface App {
   express: Express;
+  /**
+   * Serves GraphQL subscriptions over WebSocket (`graphql-transport-ws`) on `/graphql` of
+   * `server`, the HTTP server listening for `express`; `drain` and `close` close them.
+   */
+  attachWebSocket(server: Server): void;
   /**
    * The start of a drain: readiness answers 503 at once and every answer from now on closes its
    * connection, so that load balancers and keep-alive clients move to other processes.
@@ -194,7 +200,20 @@ export async function createApp(services: Services, config: Config, log: Logger)
   // After the caller is known and counted: what this caller was answered before, if unchanged.
   app.use(new AnswerCache(services.notifications, config.answerCacheBytes).middleware);
 
-  const graphql = await createGraphqlEdge(services, config, log, rateLimits.charge);
+  // A WebSocket connection's credentials, checked as an HTTP request's are.
+  const wsLog = log.child({ transport: 'websocket' });
+  const graphql = await createGraphqlEdge(
+    services,
+    config,
+    log,
+    (authorization, request) =>
+      authenticatedContext(
+        services,
+        authorization,
+        upgradeCaller(app, request, wsLog, config.publicUrl),
+      ),
+    rateLimits.charge,
+  );
   app.use(graphql.router);
   const fhir = fhirRouter(services);
   app.use(fhir);
@@ -213,6 +232,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
   app.use(errorHandler);
 
   await services.notifications.start(log);
+  services.watches.useLogger(log);
   // Last, so that nothing above can fail with workers already running.
   await services.jobs.start({
     workers: config.jobsWorkers,
@@ -222,8 +242,11 @@ export async function createApp(services: Services, config: Config, log: Logger)
   });
   return {
     express: app,
+    attachWebSocket: (server) => graphql.attachWebSocket(server),
     drain: () => {
       draining = true;
+      // Subscriptions move to other processes at once: their clients reconnect (1001).
+      graphql.drain();
       for (const res of unanswered) {
         if (!res.headersSent) res.setHeader('Connection', 'close');
       }
@@ -257,6 +280,7 @@ export async function createApp(services: Services, config: Config, log: Logger)
       await rateLimits.stop();
       try {
         await graphql.stop();
+        await services.watches.stop();
       } finally {
         await services.jobs.stop();
         await services.notifications.stop();

@@ -25,6 +25,7 @@ const envSchema = z.object({
   GRAPHQL_SEARCH_COST: z.coerce.number().int().min(0).default(100),
   GRAPHQL_COUNT_COST: z.coerce.number().int().min(0).default(1),
   GRAPHQL_COST_PER_RATE_UNIT: z.coerce.number().int().min(1).default(1000),
+  GRAPHQL_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(1000).default(20),
   JOBS_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOBS_STOP_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
   DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -126,6 +127,8 @@ export interface Config {
   graphqlCountCost: number;
   /** A GraphQL request counts ceil(cost / this) requests against the rate limits. */
   graphqlCostPerRateUnit: number;
+  /** Subscriptions one WebSocket connection may hold open at once. */
+  graphqlMaxSubscriptions: number;
   /** Background tasks this process runs at once; 0: it only enqueues them. */
   jobsWorkers: number;
   /** On shutdown, how long running tasks may take to finish before they are aborted. */
@@ -245,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlSearchCost: e.GRAPHQL_SEARCH_COST,
     graphqlCountCost: e.GRAPHQL_COUNT_COST,
     graphqlCostPerRateUnit: e.GRAPHQL_COST_PER_RATE_UNIT,
+    graphqlMaxSubscriptions: e.GRAPHQL_MAX_SUBSCRIPTIONS,
     jobsWorkers: e.PROCESS_ROLE === 'worker' ? Math.max(e.JOBS_WORKERS, 1) : e.JOBS_WORKERS,
     jobsStopSeconds: e.JOBS_STOP_SECONDS,
     drainSeconds: e.DRAIN_SECONDS,

@@ -1,4 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { isAppError, type AppError } from './errors';
 import type { Logger } from './logger';
@@ -15,20 +16,60 @@ interface Locals {
  */
 export function attachContext(services: Services, publicUrl?: string) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    let actor: Actor = ANONYMOUS;
-    const client = clientOf(req);
+    const caller = callerOf(req, (req as Request & { log: Logger }).log, publicUrl);
+    let ctx: ServiceContext;
     try {
-      actor = await services.auth.authenticate(req.get('authorization'), client);
+      ctx = await authenticatedContext(services, req.get('authorization'), caller);
     } catch (error) {
       if (!isAppError(error)) throw error;
       (res.locals as Locals).authError = error;
+      ctx = services.context(ANONYMOUS, caller.log, caller.baseUrl, caller.client);
     }
-    const log = (req as Request & { log: Logger }).log;
-    // Mailed links use the configured public address; the Host header is the caller's to forge.
-    (res.locals as Locals).ctx = services.context(actor, log, publicUrl ?? baseUrlOf(req), client);
-    if (actor.kind === 'user') res.setHeader('X-OCL-REQUEST-USER', actor.username);
+    (res.locals as Locals).ctx = ctx;
+    if (ctx.actor.kind === 'user') res.setHeader('X-OCL-REQUEST-USER', ctx.actor.username);
     next();
   };
+}
+
+/** Where a request comes from, as its context records it. */
+interface Caller {
+  log: Logger;
+  baseUrl: string;
+  client?: string;
+}
+
+/**
+ * The context of a caller presenting `authorization` (an `Authorization` header's value, or the
+ * same carried by a WebSocket's `connection_init`): anonymous without one; throws the AppError
+ * that refuses it (UNAUTHENTICATED, or RATE_LIMITED for a throttled Basic login).
+ */
+export async function authenticatedContext(
+  services: Services,
+  authorization: string | undefined,
+  caller: Caller,
+): Promise<ServiceContext> {
+  const actor: Actor = await services.auth.authenticate(authorization, caller.client);
+  return services.context(actor, caller.log, caller.baseUrl, caller.client);
+}
+
+/**
+ * A WebSocket upgrade's caller, read as an HTTP request of `app` would be (the same client
+ * address under TRUST_PROXY, the same base URL): the upgrade is given the app's request
+ * prototype, as express gives every request it handles.
+ */
+export function upgradeCaller(
+  app: Express,
+  request: IncomingMessage,
+  log: Logger,
+  publicUrl?: string,
+): Caller {
+  const req = Object.setPrototypeOf(request, app.request as object) as Request;
+  return callerOf(req, log, publicUrl);
+}
+
+function callerOf(req: Request, log: Logger, publicUrl?: string): Caller {
+  // Mailed links use the configured public address; the Host header is the caller's to forge.
+  return { log, baseUrl: publicUrl ?? baseUrlOf(req), client: clientOf(req) };
 }
 
 /**

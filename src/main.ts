@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     );
   } else {
     const listening = app.express.listen(config.port, config.host);
+    // Subscriptions over WebSocket on the same server and path as GraphQL.
+    app.attachWebSocket(listening);
     await new Promise<void>((resolve, reject) => {
       listening.once('listening', resolve);
       listening.once('error', reject);

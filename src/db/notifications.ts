@@ -4,8 +4,14 @@ import type { Logger } from '../logger';
 
 /** The `application_name` of a process's listening connection. */
 export const LISTEN_CONNECTION = 'registry-listen';
-/** A process's own round trips (`settle`). */
+/** Where the services publish what subscriptions watch (`NotificationRepository.publish`). */
+export const NOTIFY_CHANNEL = 'registry_events';
+/** PostgreSQL refuses a notification payload of 8000 bytes or more; ours stay well below. */
+export const MAX_NOTIFY_BYTES = 7900;
+/** A process's own round trips (`settle`, and the check that notifications are delivered). */
 const SETTLE_CHANNEL = 'registry_settle';
+/** How long a connect waits for its own notification to come back before it gives up. */
+const ECHO_WAIT_MS = 5000;
 /** After a lost connection, the first try again waits this long, doubling up to the most. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MOST_MS = 10_000;
@@ -23,6 +29,7 @@ export class Notifications {
   private readonly handlers = new Map<string, Handler[]>();
   private readonly gapHandlers: Array<() => void> = [];
   private readonly settling = new Map<string, () => void>();
+  private readonly waitingLive = new Set<() => void>();
   private client: Client | null = null;
   private connected = false;
   private stopped = true;
@@ -47,6 +54,22 @@ export class Notifications {
   /** Whether the listening connection is up, so that no notification is being missed. */
   get live(): boolean {
     return this.connected;
+  }
+
+  /** Resolves once the connection is live (at once when it is); rejects after `ms`. */
+  whenLive(ms: number): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waitingLive.delete(done);
+        reject(new Error('The notification connection is not live.'));
+      }, ms);
+      this.waitingLive.add(done);
+    });
   }
 
   /** Connects and listens; a failure is logged and tried again later (nothing is kept meanwhile). */
@@ -98,6 +121,7 @@ export class Notifications {
       for (const channel of [SETTLE_CHANNEL, ...this.handlers.keys()]) {
         await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
       }
+      await this.echo(client);
     } catch (error) {
       this.log?.warn({ err: error }, 'listening for notifications failed; trying again');
       this.lostClient(client);
@@ -108,6 +132,31 @@ export class Notifications {
     this.retryMs = RETRY_FIRST_MS;
     this.connected = true;
     this.gap();
+    for (const resolve of this.waitingLive) resolve();
+    this.waitingLive.clear();
+  }
+
+  /**
+   * Proves that notifications reach this connection: its own comes back (behind a pooler in
+   * transaction mode it would not, and nothing kept could be trusted).
+   */
+  private async echo(client: Client): Promise<void> {
+    const nonce = crypto.randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<void>((resolve, reject) => {
+      this.settling.set(nonce, resolve);
+      timer = setTimeout(
+        () => reject(new Error('This connection does not receive its own notifications.')),
+        ECHO_WAIT_MS,
+      );
+    });
+    try {
+      await client.query('SELECT pg_notify($1, $2)', [SETTLE_CHANNEL, nonce]);
+      await heard;
+    } finally {
+      clearTimeout(timer);
+      this.settling.delete(nonce);
+    }
   }
 
   private deliver(channel: string, payload: string): void {

@@ -1,5 +1,11 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, getVariableValues } from 'graphql';
+import {
+  GraphQLError,
+  getVariableValues,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { graphqlRefusals } from '../metrics/registry';
 import { REFUSAL_CODES } from './refusals';
@@ -55,48 +61,20 @@ function countEstimator(countCost: number): ComplexityEstimator {
 export function costLimit<T extends { chargeRequests?: ChargeRequests }>(
   rules: CostRules,
 ): ApolloServerPlugin<T> {
-  const { maxCost } = rules;
-  const estimators = [
-    countEstimator(rules.countCost),
-    listEstimator(rules.searchCost),
-    simpleEstimator({ defaultComplexity: 1 }),
-  ];
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema, operation, contextValue }) {
-          // Without its operation, or with variables of the wrong type, the request fails in
-          // execution with GraphQL's own error (HTTP 400); there is no cost to estimate.
+          // Without its operation there is no cost to estimate (the request fails in execution).
           if (!operation) return;
-          const coerced = getVariableValues(
+          const cost = refuseCostly(rules, {
             schema,
-            operation.variableDefinitions ?? [],
-            request.variables ?? {},
-            { maxErrors: 1 },
-          );
-          if (coerced.errors) return;
-          let cost: number;
-          try {
-            cost = getComplexity({
-              schema,
-              query: document,
-              operationName: request.operationName ?? undefined,
-              variables: request.variables ?? {},
-              estimators,
-            });
-          } catch {
-            // The estimator gives up on operations with more nodes than it will walk.
-            cost = Number.POSITIVE_INFINITY;
-          }
-          if (cost > maxCost) {
-            graphqlRefusals.inc({ reason: 'cost' });
-            const found = Number.isFinite(cost)
-              ? `found ${cost}`
-              : 'the operation is too large to cost';
-            throw new GraphQLError(`Query cost limit of ${maxCost} exceeded, ${found}.`, {
-              extensions: { code: REFUSAL_CODES.cost, http: { status: 400 } },
-            });
-          }
+            document,
+            operation,
+            operationName: request.operationName,
+            variables: request.variables,
+          });
+          if (cost === undefined) return;
           // The rate limiter counted the request itself already.
           const units = Math.ceil(cost / rules.costPerRateUnit);
           if (units <= 1 || !contextValue.chargeRequests) return;
@@ -117,4 +95,57 @@ export function costLimit<T extends { chargeRequests?: ChargeRequests }>(
       };
     },
   };
+}
+
+/**
+ * Throws the refusal (counted in `registry_graphql_refusals_total`) of an operation whose
+ * estimated cost is above `rules.maxCost`; answers its cost, or undefined when its variables are
+ * of the wrong type (it then fails in execution with GraphQL's own error: nothing to estimate).
+ * Every transport's operations pass here (HTTP, and subscriptions over WebSocket).
+ */
+export function refuseCostly(
+  rules: Pick<CostRules, 'maxCost' | 'searchCost' | 'countCost'>,
+  {
+    schema,
+    document,
+    operation,
+    operationName,
+    variables,
+  }: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    operation: OperationDefinitionNode;
+    operationName?: string | null;
+    variables?: Record<string, unknown> | null;
+  },
+): number | undefined {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, {
+    maxErrors: 1,
+  });
+  if (coerced.errors) return undefined;
+  let cost: number;
+  try {
+    cost = getComplexity({
+      schema,
+      query: document,
+      operationName: operationName ?? undefined,
+      variables: variables ?? {},
+      estimators: [
+        countEstimator(rules.countCost),
+        listEstimator(rules.searchCost),
+        simpleEstimator({ defaultComplexity: 1 }),
+      ],
+    });
+  } catch {
+    // The estimator gives up on operations with more nodes than it will walk.
+    cost = Number.POSITIVE_INFINITY;
+  }
+  if (cost > rules.maxCost) {
+    graphqlRefusals.inc({ reason: 'cost' });
+    const found = Number.isFinite(cost) ? `found ${cost}` : 'the operation is too large to cost';
+    throw new GraphQLError(`Query cost limit of ${rules.maxCost} exceeded, ${found}.`, {
+      extensions: { code: REFUSAL_CODES.cost, http: { status: 400 } },
+    });
+  }
+  return cost;
 }

@@ -19,15 +19,32 @@ export function inputGuard<T extends object>(): ApolloServerPlugin<T> {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document }) {
-          const problem =
-            problemOfOperationName(request.operationName) ??
-            problemOfVariables(request.variables) ??
-            problemOfDocument(document);
-          if (problem) throw refusal(problem);
+          const refused = inputRefusal({ ...request, document });
+          if (refused) throw refused;
         },
       };
     },
   };
+}
+
+/**
+ * The refusal (INVALID) of an operation whose name, variables or literals hold refused text;
+ * undefined when none does. Every transport's operations pass here.
+ */
+export function inputRefusal({
+  operationName,
+  variables,
+  document,
+}: {
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+  document: DocumentNode;
+}): GraphQLError | undefined {
+  const problem =
+    problemOfOperationName(operationName) ??
+    problemOfVariables(variables ?? undefined) ??
+    problemOfDocument(document);
+  return problem ? refusal(problem) : undefined;
 }
 
 function problemOfOperationName(name: string | null | undefined): InputProblem | undefined {

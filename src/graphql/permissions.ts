@@ -27,7 +27,7 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
     (type) =>
       isObjectType(type) &&
       !type.name.startsWith('__') &&
-      !['Query', 'Mutation'].includes(type.name),
+      !['Query', 'Mutation', 'Subscription'].includes(type.name),
   );
   const permissions = shield(
     {
@@ -128,6 +128,10 @@ export function withPermissions(schema: GraphQLSchema): GraphQLSchema {
         cancelBulkImport: signedIn,
         requestExport: signedIn,
         deleteExport: signedIn,
+      },
+      Subscription: {
+        taskProgress: signedIn,
+        repositoryChanged: allow,
       },
       // Fields of records are visible wherever the record is: services scope the records.
       ...Object.fromEntries(objectTypes.map((type) => [type.name, allow])),

@@ -1,5 +1,5 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, type PubSub } from 'type-graphql';
 import { CollectionContentResolver, CollectionResolver } from './resolvers/collection.resolver';
 import { CompareResolver } from './resolvers/compare.resolver';
 import { ConceptResolver, SourceConceptsResolver } from './resolvers/concept.resolver';
@@ -19,6 +19,7 @@ import {
   UserRepositoriesResolver,
 } from './resolvers/repository.resolver';
 import { TaskResolver } from './resolvers/task.resolver';
+import { SubscriptionResolver } from './resolvers/subscription.resolver';
 import { BulkImportResolver } from './resolvers/bulk-import.resolver';
 import { ExportResolver } from './resolvers/export.resolver';
 import { UserResolver } from './resolvers/user.resolver';
@@ -67,9 +68,11 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       ConceptHoldersResolver,
       MappingHoldersResolver,
       OidcResolver,
+      SubscriptionResolver,
     ],
     // Input is validated once, in the services, for every edge.
     validate: false,
+    pubSub: NO_TOPICS,
   });
   // type-graphql makes the root types itself, without a way to describe them.
   const query = schema.getQueryType();
@@ -85,8 +88,27 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       'Writes, each one service call with the same rules as its REST twin: a refused change ' +
       'is an error and changes nothing.';
   }
+  const subscription = schema.getSubscriptionType();
+  if (subscription) {
+    subscription.description =
+      'Events over WebSocket (`graphql-transport-ws` on `/graphql`, the token in ' +
+      "`connectionParams.authorization`), told by any server process: a task's progress, a " +
+      "repository's changes. Every field is nullable: an event the subscriber may no longer see " +
+      'is null with its error, and ends the subscription.';
+  }
   return schema;
 }
+
+/**
+ * type-graphql wants a pub/sub for its topic-based subscriptions; ours each name their own
+ * source (`subscribe`: a watch of the services), so no topic is ever used.
+ */
+const NO_TOPICS: PubSub = {
+  publish: () => undefined,
+  subscribe: () => {
+    throw new Error('Subscriptions name their own source (`subscribe`); topics are not used.');
+  },
+};
 
 /** The SDL committed as `schema/schema.graphql`. */
 export function printSdl(schema: GraphQLSchema): string {

@@ -8,7 +8,13 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { Router, type Response } from 'express';
-import { GraphQLError, type GraphQLFormattedError, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  getOperationAST,
+  type GraphQLFormattedError,
+  type ValidationContext,
+} from 'graphql';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import type { Config } from '../config';
 import { requestContext } from '../context';
@@ -20,26 +26,47 @@ import { REFUSAL_CODES } from './refusals';
 import { capEchoes } from '../text';
 import type { GraphQLContext } from './context';
 import { withPermissions } from './permissions';
-import { costLimit, type ChargeRequests } from './complexity';
-import { inputGuard } from './input-guard';
+import { costLimit, refuseCostly, type ChargeRequests } from './complexity';
+import { inputGuard, inputRefusal } from './input-guard';
+import { createWebSocketEdge, type WebSocketOptions } from './websocket';
 import { buildGraphqlSchema } from './schema';
 
 export interface GraphqlEdge {
   router: Router;
+  /** Takes the WebSocket upgrades (subscriptions) of `server`'s `/graphql`. */
+  attachWebSocket(server: Server): void;
+  /** Refuses new WebSocket connections and closes the open ones (clients reconnect elsewhere). */
+  drain(): void;
   stop(): Promise<void>;
 }
 
 /**
- * `/graphql`: Apollo Server over the type-graphql schema, plus an offline GraphiQL for browsers.
- * `charge` counts a costly query as more requests of the caller (none: no rate limits).
+ * `/graphql`: Apollo Server over the type-graphql schema, plus an offline GraphiQL for browsers,
+ * and subscriptions over WebSocket on the same path once attached to the HTTP server
+ * (`authenticateUpgrade` checks a connection's credentials). `charge` counts a costly query as
+ * more requests of the caller (none: no rate limits).
  */
 export async function createGraphqlEdge(
   services: Services,
   config: Config,
   log: Logger,
+  authenticateUpgrade: WebSocketOptions['authenticate'],
   charge?: (res: Response, units: number) => Promise<number | undefined>,
 ): Promise<GraphqlEdge> {
   const schema = withPermissions(await buildGraphqlSchema());
+  // Reported as a validation error (HTTP 400, each reason its own code: `refusals.ts`), not
+  // thrown as a crash.
+  const validationRules = [
+    maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportAs('depth') }),
+    // Each alias of a field runs it again, whatever the cost estimate says (issue 23).
+    maxAliasesRule({ n: config.graphqlMaxAliases, ...reportAs('aliases') }),
+  ];
+  const costRules = {
+    maxCost: config.graphqlMaxCost,
+    searchCost: config.graphqlSearchCost,
+    countCost: config.graphqlCountCost,
+    costPerRateUnit: config.graphqlCostPerRateUnit,
+  };
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     introspection: true,
@@ -49,13 +76,7 @@ export async function createGraphqlEdge(
     // No automatic persisted queries: a per-process cache any caller could fill, which no
     // client of ours uses; a request that asks for one is told so (PERSISTED_QUERY_NOT_SUPPORTED).
     persistedQueries: false,
-    // Reported as a validation error (HTTP 400, each reason its own code: `refusals.ts`), not
-    // thrown as a crash.
-    validationRules: [
-      maxDepthRule({ n: config.graphqlMaxDepth, ignoreIntrospection: true, ...reportAs('depth') }),
-      // Each alias of a field runs it again, whatever the cost estimate says (issue 23).
-      maxAliasesRule({ n: config.graphqlMaxAliases, ...reportAs('aliases') }),
-    ],
+    validationRules,
     formatError: (formatted, error) => capEchoesOf(formatError(formatted, error, log)),
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
@@ -64,12 +85,7 @@ export async function createGraphqlEdge(
       statusForUnauthenticated(),
       // Before the cost limit: refused text is named as such, whatever the query costs.
       inputGuard<GraphQLContext>(),
-      costLimit<GraphQLContext>({
-        maxCost: config.graphqlMaxCost,
-        searchCost: config.graphqlSearchCost,
-        countCost: config.graphqlCountCost,
-        costPerRateUnit: config.graphqlCostPerRateUnit,
-      }),
+      costLimit<GraphQLContext>(costRules),
     ],
   });
   await apollo.start();
@@ -123,7 +139,47 @@ export async function createGraphqlEdge(
       },
     }),
   );
-  return { router, stop: () => apollo.stop() };
+  const websocket = createWebSocketEdge({
+    schema,
+    services,
+    log,
+    maxSubscriptions: config.graphqlMaxSubscriptions,
+    validationRules,
+    refuse: ({ document, operationName, variables }) => {
+      const refused = inputRefusal({ document, operationName, variables });
+      if (refused) return refused;
+      const operation = getOperationAST(document, operationName);
+      // Throws the refusal of a costly one.
+      if (operation)
+        refuseCostly(costRules, { schema, document, operation, operationName, variables });
+      return undefined;
+    },
+    formatError: (error) => withoutHttp(capEchoesOf(formatError(error.toJSON(), error, log))),
+    authenticate: authenticateUpgrade,
+  });
+  return {
+    router,
+    attachWebSocket: (server) => websocket.attach(server),
+    drain: () => websocket.drain(),
+    stop: async () => {
+      try {
+        await websocket.stop();
+      } finally {
+        await apollo.stop();
+      }
+    },
+  };
+}
+
+/**
+ * An error without `extensions.http`, the status hint HTTP answers read (Apollo drops it from
+ * its answers; a WebSocket message has no status).
+ */
+function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  if (!formatted.extensions || !('http' in formatted.extensions)) return formatted;
+  const extensions: Record<string, unknown> = { ...formatted.extensions };
+  delete extensions.http;
+  return { ...formatted, extensions };
 }
 
 /** The reasons counted for each validation under way (one per request, whatever it repeats). */

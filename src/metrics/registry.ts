@@ -65,3 +65,14 @@ export const fhirCacheSize = new Gauge({
   help: 'Size of the FHIR rendered-resource cache, in concepts, members and mappings.',
   registers: [registry],
 });
+
+/**
+ * Watches open in this process (GraphQL subscriptions, each waiting for notices), by what they
+ * watch: `task` (`taskProgress`) or `repository` (`repositoryChanged`).
+ */
+export const watchesOpen = new Gauge({
+  name: 'registry_watches_open',
+  help: 'GraphQL subscriptions open in this process, by what they watch (task, repository).',
+  labelNames: ['topic'] as const,
+  registers: [registry],
+});

@@ -25,6 +25,7 @@ import { PinRepository } from './pin.repository';
 import { FollowRepository } from './follow.repository';
 import { SummaryRepository } from './summary.repository';
 import { VersionDiffRepository } from './version-diff.repository';
+import { NotificationRepository } from './notification.repository';
 
 export { isUniqueViolation } from './list';
 export { insertRows } from './bulk';
@@ -109,6 +110,8 @@ export type { ReadSnapshot } from './snapshot';
 export type { Raw } from './hydrate';
 export type { Audience, DownloadRow, ExportRow, ExportState } from './export.repository';
 export type { EventRow, EventScope, NewEvent } from './event.repository';
+export { decodeNotice } from './notification.repository';
+export type { Notice, RepositoryNotice, TaskNotice } from './notification.repository';
 export type { PinOwner, PinResourceType, PinRow } from './pin.repository';
 export type { FollowedType, FollowRow } from './follow.repository';
 export type {
@@ -153,6 +156,8 @@ export class Repositories {
   readonly follows: FollowRepository;
   readonly summaries: SummaryRepository;
   readonly versionDiffs: VersionDiffRepository;
+  /** Notices to every process's watchers (`pg_notify`), sent at this transaction's commit. */
+  readonly notifications: NotificationRepository;
 
   constructor(
     private readonly em: EntityManager,
@@ -181,6 +186,7 @@ export class Repositories {
     this.follows = new FollowRepository(em);
     this.summaries = new SummaryRepository(em);
     this.versionDiffs = new VersionDiffRepository(em);
+    this.notifications = new NotificationRepository(em);
   }
 
   static of(dataSource: DataSource): Repositories {

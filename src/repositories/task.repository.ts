@@ -1,5 +1,7 @@
 import type { EntityManager } from 'typeorm';
+import { NOTIFY_CHANNEL } from '../db/notifications';
 import type { Slice, Window } from './list';
+import { taskNoticeSql } from './notification.repository';
 
 /** OCL's task states. */
 export type TaskState = 'PENDING' | 'STARTED' | 'SUCCESS' | 'FAILURE';
@@ -82,6 +84,16 @@ const columns = (n: number): string => `
   progress_total::text AS progress_total, progress_message, result, error, created_by,
   created_at, started_at, finished_at, (${abandoned(n)}) AS abandoned`;
 
+/**
+ * An UPDATE of tasks (`… RETURNING id::text AS id`) that also notifies the watchers of each task
+ * it changed, in the same statement (so never of a task it did not change), on the channel
+ * given as parameter `$channel`; as a CTE, so that the driver answers the rows as for a SELECT.
+ */
+function notifying(update: string, channel: number): string {
+  return `WITH changed AS (${update})
+    SELECT id, ${taskNoticeSql('id', `$${channel}`)} FROM changed`;
+}
+
 function recordOf(row: TaskRow): TaskRecord {
   return {
     id: row.id,
@@ -116,12 +128,6 @@ export class TaskRepository {
         return { rows: counted ? (raw[0] as unknown[]) : raw };
       },
     };
-  }
-
-  /** An UPDATE … RETURNING (TypeORM answers those with `[rows, rowCount]`). */
-  private async update<T>(sql: string, parameters: unknown[]): Promise<T[]> {
-    const [rows] = await this.em.query<[T[], number]>(sql, parameters);
-    return rows;
   }
 
   async insert(task: NewTask): Promise<TaskRecord> {
@@ -168,20 +174,26 @@ export class TaskRepository {
    * (never run it twice).
    */
   async markStarted(id: string, worker: string | null): Promise<boolean> {
-    const rows = await this.update<{ id: string }>(
-      `UPDATE tasks SET state = 'STARTED', started_at = now(), heartbeat_at = now(), worker = $2
-       WHERE id = $1 AND state = 'PENDING' RETURNING id::text AS id`,
-      [id, worker],
+    const rows = await this.em.query<Array<{ id: string }>>(
+      notifying(
+        `UPDATE tasks SET state = 'STARTED', started_at = now(), heartbeat_at = now(), worker = $2
+         WHERE id = $1 AND state = 'PENDING' RETURNING id::text AS id`,
+        3,
+      ),
+      [id, worker, NOTIFY_CHANNEL],
     );
     return rows.length === 1;
   }
 
   async saveProgress(id: string, progress: TaskProgress): Promise<void> {
     await this.em.query(
-      `UPDATE tasks SET progress_done = $2, progress_total = $3, progress_message = $4,
-         heartbeat_at = now()
-       WHERE id = $1 AND state = 'STARTED'`,
-      [id, progress.done, progress.total, progress.message],
+      notifying(
+        `UPDATE tasks SET progress_done = $2, progress_total = $3, progress_message = $4,
+           heartbeat_at = now()
+         WHERE id = $1 AND state = 'STARTED' RETURNING id::text AS id`,
+        5,
+      ),
+      [id, progress.done, progress.total, progress.message, NOTIFY_CHANNEL],
     );
   }
 
@@ -206,13 +218,16 @@ export class TaskRepository {
     },
   ): Promise<boolean> {
     const { progress } = outcome;
-    const rows = await this.update<{ id: string }>(
-      `UPDATE tasks SET state = $2, result = $3::jsonb, error = $4, finished_at = now(),
-         heartbeat_at = NULL,
-         progress_done = CASE WHEN $5 THEN $6 ELSE progress_done END,
-         progress_total = CASE WHEN $5 THEN $7 ELSE progress_total END,
-         progress_message = CASE WHEN $5 THEN $8 ELSE progress_message END
-       WHERE id = $1 AND state = 'STARTED' RETURNING id::text AS id`,
+    const rows = await this.em.query<Array<{ id: string }>>(
+      notifying(
+        `UPDATE tasks SET state = $2, result = $3::jsonb, error = $4, finished_at = now(),
+           heartbeat_at = NULL,
+           progress_done = CASE WHEN $5 THEN $6 ELSE progress_done END,
+           progress_total = CASE WHEN $5 THEN $7 ELSE progress_total END,
+           progress_message = CASE WHEN $5 THEN $8 ELSE progress_message END
+         WHERE id = $1 AND state = 'STARTED' RETURNING id::text AS id`,
+        9,
+      ),
       [
         id,
         outcome.state,
@@ -222,6 +237,7 @@ export class TaskRepository {
         progress?.done ?? 0,
         progress?.total ?? null,
         progress?.message ?? null,
+        NOTIFY_CHANNEL,
       ],
     );
     return rows.length === 1;
@@ -230,10 +246,13 @@ export class TaskRepository {
   /** Fails these STARTED tasks with one message; the ids of those it failed. */
   async failStarted(ids: string[], error: string): Promise<string[]> {
     if (ids.length === 0) return [];
-    const rows = await this.update<{ id: string }>(
-      `UPDATE tasks SET state = 'FAILURE', error = $2, finished_at = now(), heartbeat_at = NULL
-       WHERE id = ANY($1::uuid[]) AND state = 'STARTED' RETURNING id::text AS id`,
-      [ids, error],
+    const rows = await this.em.query<Array<{ id: string }>>(
+      notifying(
+        `UPDATE tasks SET state = 'FAILURE', error = $2, finished_at = now(), heartbeat_at = NULL
+         WHERE id = ANY($1::uuid[]) AND state = 'STARTED' RETURNING id::text AS id`,
+        3,
+      ),
+      [ids, error, NOTIFY_CHANNEL],
     );
     return rows.map((r) => r.id);
   }
@@ -247,13 +266,16 @@ export class TaskRepository {
     error: string,
     ids?: string[],
   ): Promise<number> {
-    const rows = await this.update<{ id: string }>(
-      `UPDATE tasks SET state = 'FAILURE', error = $2, finished_at = heartbeat_at,
-         heartbeat_at = NULL
-       WHERE ${abandoned(1)}
-         AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))
-       RETURNING id::text AS id`,
-      [abandonedAfterSeconds, error, ids ?? null],
+    const rows = await this.em.query<Array<{ id: string }>>(
+      notifying(
+        `UPDATE tasks SET state = 'FAILURE', error = $2, finished_at = heartbeat_at,
+           heartbeat_at = NULL
+         WHERE ${abandoned(1)}
+           AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[]))
+         RETURNING id::text AS id`,
+        4,
+      ),
+      [abandonedAfterSeconds, error, ids ?? null, NOTIFY_CHANNEL],
     );
     return rows.length;
   }

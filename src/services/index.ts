@@ -67,6 +67,7 @@ import { PinService } from './community/pin.service';
 import { FollowService } from './community/follow.service';
 import { ProfileService } from './accounts/profile.service';
 import { LookupService } from './community/lookup.service';
+import { WatchService } from './community/watch.service';
 
 export { ANONYMOUS } from './shared/context';
 export { isFinished } from '../jobs';
@@ -135,6 +136,11 @@ export type { PinnedResource, PinView } from './community/pin.service';
 export type { FollowView } from './community/follow.service';
 export type { ProfileInclude, UserProfile } from './accounts/profile.service';
 export type { LocaleView } from './community/lookup.service';
+export type { RepositoryChange, WatchService } from './community/watch.service';
+export { MAX_WAITING_DELIVERIES } from './community/watch.service';
+export { REPOSITORY_CHANGE_KINDS } from './shared/changes';
+export type { RepositoryChangeKind } from './shared/changes';
+export type { Delivery } from './shared/feed';
 export { MAX_PINS } from './community/pin.service';
 export type { ReferenceResult } from './collections/references';
 export type { ContentSummary, Distribution, EventRow, PinRow, FollowRow } from '../repositories';
@@ -265,6 +271,11 @@ export class Services {
   readonly profiles: ProfileService;
   /** OCL's lookup sources (the `OCL` org) and the pick lists read from them. */
   readonly lookups: LookupService;
+  /**
+   * Watches of tasks and repositories (GraphQL subscriptions), told of changes in any process
+   * through the database; `createApp` gives it its logger and stops it.
+   */
+  readonly watches: WatchService;
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
@@ -352,6 +363,9 @@ export class Services {
     this.follows = new FollowService(this.repos, this.users, this.orgs, this.repositories);
     this.profiles = new ProfileService(this.users, this.orgs, this.pins, this.follows);
     this.lookups = new LookupService(this.repos, this.concepts);
+    this.watches = new WatchService(this.repos, this.notifications, this.tasks, (ctx, ref) =>
+      this.repositories.get(ctx, ref),
+    );
     this.fhirResources = new FhirResourceService(
       this.repos,
       this.repositories,

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import type { Express } from 'express';
@@ -39,6 +40,8 @@ export interface TestApp {
    * each statement's text is added to it.
    */
   queries: { count: number; texts?: string[] };
+  /** Serves subscriptions over WebSocket on `server`, the app's listener (`App.attachWebSocket`). */
+  attachWebSocket(server: Server): void;
   /** What SIGTERM does to the app first (`App.drain`). */
   drain(): void;
   /** The start-up warm-up (`App.warmUp`), against this app listening at `baseUrl`. */
@@ -95,6 +98,7 @@ export async function createTestApp(
     config,
     admin,
     queries,
+    attachWebSocket: (server) => built.attachWebSocket(server),
     drain: () => built.drain(),
     warmUp: (baseUrl) => built.warmUp(baseUrl),
     close: () =>

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError, fromDatabaseError, isAppError } from '../../errors';
 import type { CascadeScope, Repositories, WalkConcept } from '../../repositories';
 import { requireUser } from '../shared/access';
+import { announceChange } from '../shared/changes';
 import { cascadeInputOf, parseCascadeParameters, type CascadeInput } from './cascade-parameters';
 import { walkCascade } from './cascade-walk';
 import type { CascadeService } from './cascade.service';
@@ -271,6 +272,9 @@ export class CloneService {
           externalId: null,
           extras: original.extras,
         });
+      }
+      if (clones.size > 0 || created.length > 0) {
+        await announceChange(r, destination, actor, 'CONTENT_CHANGED');
       }
       return { concepts: [...clones.values()], mappings: created };
     });

@@ -8,6 +8,7 @@ import {
   type Repositories,
 } from '../../repositories';
 import { authorize, requireUser } from '../shared/access';
+import { announceChange } from '../shared/changes';
 import type { ServiceContext } from '../shared/context';
 import { keyedPage, pageSlice, pagingOf } from '../shared/cursor';
 import type { ListParams, Page } from '../shared/list';
@@ -209,6 +210,9 @@ export class CollectionReferences {
         await r.collections.recomputeMembers(expansionId, 'c', touched.c);
         await r.collections.recomputeMembers(expansionId, 'm', touched.m);
         await r.collections.touchExpansion(expansionId);
+        if (rows.length > empty.size) {
+          await announceChange(r, collection, actor, 'REFERENCES_ADDED');
+        }
         for (const { index, reference } of resolvable) {
           const row = byKey.get(referenceKey(reference.expression, reference.include))!;
           results[index] = empty.has(row.id)
@@ -468,6 +472,7 @@ export class CollectionReferences {
         await r.collections.recomputeMembers(expansionId, 'm', touched.m);
       }
       await r.collections.touchExpansion(expansionId);
+      await announceChange(r, collection, actor, 'CONTENT_CHANGED');
     };
     return { references, apply };
   }
@@ -478,6 +483,7 @@ export class CollectionReferences {
     which: { all: true } | { expressions: string[] } | { ids: string[] },
   ): Promise<number> {
     const collection = await this.writableCollection(ctx, ref);
+    const actor = requireUser(ctx);
     return this.repos.transaction(async (r) => {
       // Locked first, numbered only when something is removed: a removal of nothing writes nothing.
       await r.repos.lockHead(collection.repo.id);
@@ -498,6 +504,7 @@ export class CollectionReferences {
       await r.collections.recomputeMembers(expansionId, 'c', touched.c);
       await r.collections.recomputeMembers(expansionId, 'm', touched.m);
       await r.collections.touchExpansion(expansionId);
+      await announceChange(r, collection, actor, 'REFERENCES_REMOVED');
       return ids.length;
     });
   }

@@ -23,6 +23,7 @@ import {
 } from '../../repositories';
 import { foldedWords } from '../../repositories/list';
 import { authorize, requireUser } from '../shared/access';
+import { announceChange, contentUrl } from '../shared/changes';
 import { conceptChecksums } from '../shared/checksum';
 import type { ServiceContext } from '../shared/context';
 import { extraOf } from '../shared/extras';
@@ -269,6 +270,13 @@ export class ConceptService {
           username: actor.username,
           comment,
         });
+        await announceChange(
+          repos,
+          source,
+          actor,
+          'CONCEPT_CREATED',
+          contentUrl(source, 'concepts', view.concept.mnemonic),
+        );
         // New in HEAD: no version holds it yet.
         return {
           view,

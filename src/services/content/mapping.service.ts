@@ -15,6 +15,7 @@ import {
 import { foldedWords } from '../../repositories/list';
 import { authorize, requireUser, viewerOf } from '../shared/access';
 import { mayViewRepo } from '../shared/paths';
+import { announceChange, contentUrl } from '../shared/changes';
 import {
   endsOf,
   type Ends,
@@ -143,11 +144,19 @@ export class MappingService {
     try {
       const made = await this.repos.transaction(async (repos) => {
         const seq = await repos.repos.nextChange(source.repo.id);
-        return this.insertIn(repos, source, seq, content, {
+        const view = await this.insertIn(repos, source, seq, content, {
           id,
           username: actor.username,
           comment,
         });
+        await announceChange(
+          repos,
+          source,
+          actor,
+          'MAPPING_CREATED',
+          contentUrl(source, 'mappings', view.mapping.mnemonic),
+        );
+        return view;
       });
       return await this.detailOf(ctx, made);
     } catch (error) {

@@ -17,6 +17,7 @@ import {
   type SortSpec,
 } from '../../repositories';
 import { authorize, requireUser, viewerOf } from '../shared/access';
+import { announceChange } from '../shared/changes';
 import type { ServiceContext } from '../shared/context';
 import { pageOf, resolveSort, windowOf, type ListParams, type Page } from '../shared/list';
 import {
@@ -477,7 +478,10 @@ export class RepositoryService {
     const { repo } = await this.get(ctx, atHead(ref));
     await authorize(ctx, { action: 'repo.edit', repo });
     const row = { table: 'repositories', id: repo.id } as const;
-    return setRowExtra(this.repos, row, name, input, requireUser(ctx).username);
+    const actor = requireUser(ctx);
+    const stored = await setRowExtra(this.repos, row, name, input, actor.username);
+    await announceChange(this.repos, { repo }, actor, 'REPOSITORY_UPDATED');
+    return stored;
   }
 
   /** One custom attribute of a source or collection removed; 404 when it has none such. */
@@ -486,7 +490,9 @@ export class RepositoryService {
     await authorize(ctx, { action: 'repo.edit', repo });
     const label = `${repo.kind} '${repo.mnemonic}'`;
     const row = { table: 'repositories', id: repo.id, label } as const;
-    await removeRowExtra(this.repos, row, name, requireUser(ctx).username);
+    const actor = requireUser(ctx);
+    await removeRowExtra(this.repos, row, name, actor.username);
+    await announceChange(this.repos, { repo }, actor, 'REPOSITORY_UPDATED');
   }
 
   async update(ctx: ServiceContext, ref: RepoRef, input: unknown): Promise<RepoDetail> {
@@ -530,7 +536,9 @@ export class RepositoryService {
       repo.settings = { ...repo.settings, ...data.settings };
       if (hierarchyRoot !== undefined) repo.hierarchyRoot = hierarchyRoot;
       repo.updatedBy = updatedBy;
-      return r.repos.save(repo);
+      const saved = await r.repos.save(repo);
+      await announceChange(r, view, { username: updatedBy }, 'REPOSITORY_UPDATED');
+      return saved;
     };
     return { view, apply };
   }
@@ -545,6 +553,7 @@ export class RepositoryService {
     const actor = requireUser(ctx);
     await this.repos.transaction(async (r) => {
       await recordEvent(r, actor, 'Deleted', repoSubject(view));
+      await announceChange(r, view, actor, 'REPOSITORY_DELETED');
       if (view.repo.kind === 'source') {
         await r.repos.delete(view.repo.id);
         return;
@@ -670,6 +679,7 @@ export class RepositoryService {
         const view = { repo: current.repo, owner: current.owner, version: made };
         await alsoInside?.(r, view);
         await recordEvent(r, actor, 'Created', repoSubject(view));
+        await announceChange(r, view, actor, 'VERSION_CREATED', versionUrlOf(view));
         if (made.released) await recordEvent(r, actor, 'Released', repoSubject(view));
         return made;
       } catch (error) {
@@ -709,6 +719,7 @@ export class RepositoryService {
       const saved = await r.repos.saveVersion(Object.assign(current, changes, { updatedBy }));
       if (releasing)
         await recordEvent(r, actor, 'Released', repoSubject({ ...view, version: saved }));
+      await announceChange(r, view, actor, 'VERSION_UPDATED', versionUrlOf(view));
       return saved;
     });
     return this.detailOf(ctx, { ...view, version });
@@ -731,7 +742,11 @@ export class RepositoryService {
         `Version '${view.version.mnemonic}' cannot be deleted: ${dependents.join(', ')} ${dependents.length > 1 ? 'are' : 'is'} based on it.`,
       );
     }
-    await this.repos.repos.deleteVersion(view.version.id);
+    const actor = requireUser(ctx);
+    await this.repos.transaction(async (r) => {
+      await r.repos.deleteVersion(view.version.id);
+      await announceChange(r, view, actor, 'VERSION_DELETED', versionUrlOf(view));
+    });
   }
 
   private async ownerOf(ctx: ServiceContext, repo: RepositoryEntity): Promise<Owner> {
@@ -910,4 +925,9 @@ function containedVersionsOf(values: string[]): ContainedVersion[] {
     }
     return [{ resource: match[1] === 'concepts' ? 'c' : 'm', code, versionId: match[3] } as const];
   });
+}
+
+/** A repository version's URL, as REST names it. */
+function versionUrlOf({ owner, repo, version }: RepoView): string {
+  return repoUrl(owner, repo.kind, repo.mnemonic, version.mnemonic);
 }

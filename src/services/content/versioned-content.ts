@@ -2,6 +2,7 @@ import { HEAD } from '../../db/entities';
 import { AppError } from '../../errors';
 import type { Repositories } from '../../repositories';
 import { requireUser } from '../shared/access';
+import { announceChange, contentUrl, type RepositoryChangeKind } from '../shared/changes';
 import type { ServiceContext } from '../shared/context';
 import { withExtra, withoutExtra } from '../shared/extras';
 import type { RepoRef } from '../shared/urls';
@@ -124,6 +125,13 @@ export class VersionedContent<
       }
       await versions.endCurrent(object.id, seq);
       const version = await versions.insertVersion(row);
+      await announceChange(
+        repos,
+        source,
+        actor,
+        changeKind(label, current.retired, content.retired),
+        contentUrl(source, label === 'Concept' ? 'concepts' : 'mappings', object.mnemonic),
+      );
       return this.kind.viewOf(source, object, version);
     });
   }
@@ -203,4 +211,16 @@ export class VersionedContent<
       extras: withoutExtra(current.extras, name, noun),
     }));
   }
+}
+
+/** What an edit did to a concept or mapping, as its repository's watchers are told. */
+function changeKind(
+  label: 'Concept' | 'Mapping',
+  wasRetired: boolean,
+  retired: boolean,
+): RepositoryChangeKind {
+  const prefix = label === 'Concept' ? 'CONCEPT' : 'MAPPING';
+  if (!wasRetired && retired) return `${prefix}_RETIRED`;
+  if (wasRetired && !retired) return `${prefix}_REACTIVATED`;
+  return `${prefix}_UPDATED`;
 }

@@ -18,6 +18,7 @@ import type {
 } from '../../repositories';
 import type { TaskView } from '../../jobs';
 import { requireUser, viewerOf } from '../shared/access';
+import { announceChange } from '../shared/changes';
 import type { CollectionService } from '../collections/collection.service';
 import type { CollectionExpansions, ReadableMembers } from '../collections/expansions';
 import type { CollectionReferences } from '../collections/references';
@@ -933,6 +934,7 @@ export class FhirResourceService {
     }
     if (fresh.length === 0 && changed.length === 0) return;
     const seq = await r.repos.nextChange(source.repo.id);
+    await announceChange(r, source, { username }, 'CONTENT_CHANGED');
     const settings = source.repo.settings;
     const nextExternal = await counter(
       settings.autoidConceptExternalId,
@@ -1040,6 +1042,7 @@ export class FhirResourceService {
     }
     if (fresh.length === 0 && changed.length === 0) return;
     const seq = await r.repos.nextChange(source.repo.id);
+    await announceChange(r, source, { username }, 'CONTENT_CHANGED');
     const settings = source.repo.settings;
     // Without an id, the source's scheme assigns one; sequential numbers by default.
     const nextId = (await counter(

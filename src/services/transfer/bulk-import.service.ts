@@ -6,6 +6,7 @@ import { AppError, isAppError } from '../../errors';
 import type { TaskView } from '../../jobs';
 import type { ImportFormat, Repositories } from '../../repositories';
 import { requireUser } from '../shared/access';
+import { announceChange } from '../shared/changes';
 import type { CollectionReferences } from '../collections/references';
 import {
   conceptContentOf,
@@ -336,7 +337,8 @@ export class BulkImportService {
     kindOf: KindMaker<C, V>,
   ): Promise<Writer> {
     const source = await this.concepts.writableSource(ctx, sourceRefOf(lines[0].fields));
-    const kind = kindOf(ctx, source, lines, requireUser(ctx).username);
+    const actor = requireUser(ctx);
+    const kind = kindOf(ctx, source, lines, actor.username);
     const pending: Outcome[] = [];
     const drafts: Array<Draft<C, V>> = [];
     for (const [index, line] of lines.entries()) {
@@ -360,9 +362,13 @@ export class BulkImportService {
       if (drafts.length === 0) return;
       recordAll(
         report,
-        await this.repos.transaction((repos) =>
-          this.writeContent(repos, kind, source, drafts, updateIfExists),
-        ),
+        await this.repos.transaction(async (repos) => {
+          const outcomes = await this.writeContent(repos, kind, source, drafts, updateIfExists);
+          if (outcomes.some(([, , outcome]) => WRITTEN.has(outcome))) {
+            await announceChange(repos, source, actor, 'CONTENT_CHANGED');
+          }
+          return outcomes;
+        }),
       );
     };
   }
@@ -817,6 +823,9 @@ function sameAsStored(fields: Record<string, unknown>, stored: object): boolean 
 
 /** A line's outcome, recorded when its batch is written. */
 type Outcome = [Line, string | null, LineOutcome, string | null];
+
+/** The outcomes of lines that wrote something. */
+const WRITTEN = new Set<LineOutcome>(['created', 'updated', 'deleted']);
 
 /** Writes a prepared batch and records its lines' outcomes. */
 type Writer = () => Promise<void>;
