@@ -48,7 +48,7 @@ export function conceptSummary(view: ConceptView): object {
 
 /**
  * An entry of a concept's version list: the summary with what the web client's history reads
- * (`uuid`, `version_created_on`, `update_comment`) and, when asked, the repository versions that
+ * (`uuid`, `version_created_on`, `version_updated_on`, `update_comment`) and, when asked, the repository versions that
  * hold the version (`includeSourceVersions` / `includeCollectionVersions`).
  */
 export function conceptVersionEntry(view: ConceptView & { holders?: VersionHolders }): object {
@@ -60,6 +60,9 @@ export function conceptVersionEntry(view: ConceptView & { holders?: VersionHolde
     is_latest_version: version.validToSeq === null,
     version_created_on: version.createdAt.toISOString(),
     version_created_by: version.createdBy,
+    // A version never changes after it is made (the web client's history shows these).
+    version_updated_on: version.createdAt.toISOString(),
+    version_updated_by: version.createdBy,
     ...holderFields(view.holders),
   };
 }

@@ -113,6 +113,8 @@ export function mappingVersionEntry({
     is_latest_version: version.validToSeq === null,
     version_created_on: version.createdAt.toISOString(),
     version_created_by: version.createdBy,
+    version_updated_on: version.createdAt.toISOString(),
+    version_updated_by: version.createdBy,
     ...holderFields(holders),
   };
 }

@@ -296,6 +296,9 @@ describe('concept and mapping history: version lists with the repository version
     for (const v of res.body) {
       expect(v.uuid).toEqual(String(v.version));
       expect(Date.parse(v.version_created_on)).not.toBeNaN();
+      // The history's "committed …" reads when and by whom the version was made.
+      expect(v.version_updated_on).toBe(v.version_created_on);
+      expect(v.version_updated_by).toBe(s.owner.username);
     }
     const plain = await request(t.app).get(`${s.url}concepts/A/versions/`).set(as(s.owner));
     expect(plain.body[0].source_versions).toBeUndefined();
@@ -305,7 +308,9 @@ describe('concept and mapping history: version lists with the repository version
     expect(mapping.body[0]).toMatchObject({
       source_versions: [`${s.url}v1/`],
       collection_versions: [],
+      version_updated_by: s.owner.username,
     });
+    expect(mapping.body[0].version_updated_on).toBe(mapping.body[0].version_created_on);
   });
 
   it('leaves out collection versions the caller may not see', async () => {
