@@ -1,10 +1,11 @@
 import request from 'supertest';
-import { LISTEN_CONNECTION } from '../../src/db/notifications';
 import { NOT_CONTENT_TABLES } from '../../src/db/migrations/1765500000000-content-notifications';
 import {
   addMember,
   createOrg,
   createTestApp,
+  dropListeningConnections,
+  until,
   createUser,
   uniqueId,
   type TestApp,
@@ -79,14 +80,6 @@ const edit = (t: TestApp, url: string, name: string) =>
     .set('Authorization', owner.auth)
     .send({ names: [{ name, locale: 'en', locale_preferred: true }], update_comment: 'edit' })
     .expect(200);
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /**
  * Runs `fn` with the content triggers off: only what a process does itself can then keep its
@@ -284,11 +277,7 @@ describe('kept answers', () => {
     const url = await concept();
     await get(a, url);
     expect((await get(a, url)).statements).toBe(0);
-    await a.dataSource.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-       WHERE application_name = $1 AND datname = current_database()`,
-      [LISTEN_CONNECTION],
-    );
+    await dropListeningConnections(a);
     await until(() => !a.services.notifications.live);
     await a.dataSource.query(
       `UPDATE concept_versions SET extras = '{"in":"sql"}'::jsonb

@@ -1,6 +1,12 @@
 import request from 'supertest';
-import { LISTEN_CONNECTION } from '../../src/db/notifications';
-import { createTestApp, createUser, type TestApp, type TestUser } from '../factories';
+import {
+  createTestApp,
+  createUser,
+  dropListeningConnections,
+  until,
+  type TestApp,
+  type TestUser,
+} from '../factories';
 
 /**
  * A process keeps the holders of the API tokens it has checked, so that a signed-in request
@@ -27,14 +33,6 @@ async function versionWith(
   t.queries.count = 0;
   const res = await request(t.app).get('/version/').set('Authorization', auth);
   return { status: res.status, statements: t.queries.count };
-}
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('API tokens checked once per process, changes heard at once', () => {
@@ -113,11 +111,7 @@ describe('API tokens checked once per process, changes heard at once', () => {
 
   it('while the listening connection is lost nothing is kept; once back, tokens are kept again', async () => {
     expect((await versionWith(a, user.auth)).statements).toBe(1);
-    await a.dataSource.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-       WHERE application_name = $1 AND datname = current_database()`,
-      [LISTEN_CONNECTION],
-    );
+    await dropListeningConnections(a);
     await until(() => !a.services.notifications.live && !b.services.notifications.live);
     // Deactivated while no process listens: no process may answer from what it kept.
     await a.dataSource.query('UPDATE users SET is_active = false WHERE username = $1', [

@@ -6,6 +6,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createDataSource } from '../../src/db/data-source';
+import { LISTEN_CONNECTION } from '../../src/db/notifications';
 import { createLogger, type Logger } from '../../src/logger';
 import { ANONYMOUS, Services, type Mail, type Mailer } from '../../src/services';
 import type { ServiceContext } from '../../src/services/shared/context';
@@ -228,4 +229,26 @@ export async function tasksSettled(t: TestApp, username: string): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`tasks of ${username} still running`);
+}
+
+/** Waits until `condition` holds (polled every 20 ms); throws after `ms`, saying `what`. */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  ms = 10_000,
+  what: () => string = () => '',
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Ends every process's listening connection on `t`'s database (as a failover or a kill would). */
+export async function dropListeningConnections(t: TestApp): Promise<void> {
+  await t.dataSource.query(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+     WHERE application_name = $1 AND datname = current_database()`,
+    [LISTEN_CONNECTION],
+  );
 }

@@ -2,7 +2,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import request from 'supertest';
-import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
+import {
+  createTestApp,
+  createUser,
+  uniqueId,
+  until,
+  type TestApp,
+  type TestUser,
+} from '../factories';
 import { createConcept, createRepo } from '../factories/content';
 import { FHIR_TASK_THRESHOLD } from '../../src/services/terminology/fhir-resource.service';
 
@@ -167,11 +174,11 @@ it('rolls back a create whose client disconnected', async () => {
     });
     req.on('error', () => undefined);
     req.end(body);
-    await until(async () => (await waitingOnLocks()) > 0);
+    await until(async () => (await waitingOnLocks()) > 0, 20_000);
     req.destroy();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await blocker.commitTransaction();
-    await until(async () => (await activeOthers()) === 0);
+    await until(async () => (await activeOthers()) === 0, 20_000);
   } finally {
     if (blocker.isTransactionActive) await blocker.rollbackTransaction();
     await blocker.release();
@@ -199,12 +206,4 @@ async function activeOthers(): Promise<number> {
        AND query NOT ILIKE '%pgboss%'`,
   );
   return rows[0].n;
-}
-
-async function until(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

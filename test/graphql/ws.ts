@@ -1,6 +1,9 @@
 import type { FormattedExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { until } from '../factories';
+
+export { until };
 
 /**
  * GraphQL subscriptions over WebSocket as a client makes them: a real `graphql-ws` client on
@@ -78,19 +81,6 @@ export function record(
       return events;
     },
   };
-}
-
-/** Waits until `condition` holds (polled every 20 ms); throws after `ms`, saying `what`. */
-export async function until(
-  condition: () => boolean | Promise<boolean>,
-  ms = 10_000,
-  what: () => string = () => '',
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The close code of an ending by a closed connection (a CloseEvent); undefined otherwise. */

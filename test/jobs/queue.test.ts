@@ -5,7 +5,14 @@ import { PROGRESS_INTERVAL_MS } from '../../src/jobs/running-task';
 import { createLogger } from '../../src/logger';
 import { TaskRepository } from '../../src/repositories/task.repository';
 import type { ServiceContext, TaskView } from '../../src/services';
-import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
+import {
+  createTestApp,
+  createUser,
+  uniqueId,
+  until,
+  type TestApp,
+  type TestUser,
+} from '../factories';
 
 let t: TestApp;
 let owner: TestUser;
@@ -38,14 +45,6 @@ function gate(): { wait: Promise<void>; open: () => void } {
   let open: () => void = () => undefined;
   const wait = new Promise<void>((resolve) => (open = resolve));
   return { wait, open };
-}
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
