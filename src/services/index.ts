@@ -21,7 +21,7 @@ import { ConceptService } from './content/concept.service';
 import { MappingService } from './content/mapping.service';
 import { ensureAdmin } from './accounts/bootstrap';
 import type { Actor, ServiceContext } from './shared/context';
-import { createLoaders } from './shared/loaders';
+import { createLoaders, type Loaders } from './shared/loaders';
 import type { Mailer } from './accounts/mailer';
 import { OrgService } from './accounts/org.service';
 export type { OrgDetail, OrgItem } from './accounts/org.service';
@@ -445,8 +445,21 @@ export class Services {
     return this.repos.ping();
   }
 
-  /** A fresh context for one request: the actor and new per-request loaders. */
+  /**
+   * A fresh context for one request: the actor and new per-request loaders, made at their first
+   * use (a request answered without the database, such as a kept answer, makes none).
+   */
   context(actor: Actor, log: Logger, baseUrl: string, client?: string): ServiceContext {
-    return { actor, loaders: createLoaders(this.repos, actor), log, baseUrl, client };
+    const repos = this.repos;
+    let loaders: Loaders | undefined;
+    return {
+      actor,
+      get loaders() {
+        return (loaders ??= createLoaders(repos, actor));
+      },
+      log,
+      baseUrl,
+      client,
+    };
   }
 }
