@@ -24,10 +24,43 @@ export function guardInput(req: Request, res: Response, next: NextFunction): voi
   next();
 }
 
-function refusedInput(req: Request): { field: string; message: string } | undefined {
-  const problem = (field: string, found: InputProblem | undefined, what: string) =>
-    found ? { field: found.field || field, message: inputProblemMessage(found, what) } : undefined;
-  let path: { field: string; message: string } | undefined;
+type Refusal = { field: string; message: string };
+
+function problem(
+  field: string,
+  found: InputProblem | undefined,
+  what: string,
+): Refusal | undefined {
+  return found
+    ? { field: found.field || field, message: inputProblemMessage(found, what) }
+    : undefined;
+}
+
+function refusedInput(req: Request): Refusal | undefined {
+  for (const header of TEXT_HEADERS) {
+    const found = problem(header, findInputProblem(req.get(header), header), header);
+    if (found) return found;
+  }
+  if (!plainUrl(req.originalUrl)) {
+    const inUrl = refusedInUrl(req);
+    if (inUrl) return inUrl;
+  }
+  if (req.path === GRAPHQL_PATH) return undefined;
+  return problem('__all__', findInputProblem(req.body), 'the request body');
+}
+
+/**
+ * A URL of printable ASCII whose escapes all stand for printable ASCII: nothing in its path or
+ * query can hold a refused character or bytes that are not UTF-8, so most requests skip the
+ * decoding and parsing of `refusedInUrl`.
+ */
+function plainUrl(url: string): boolean {
+  return /^(?:[\x21-\x24\x26-\x7e]|%(?:[2-6][0-9a-fA-F]|7[0-9a-eA-E]))*$/.test(url);
+}
+
+/** A refused character in a path segment or a query parameter, or a query string not UTF-8. */
+function refusedInUrl(req: Request): Refusal | undefined {
+  let path: Refusal | undefined;
   for (const segment of req.path.split('/')) {
     try {
       path ??= problem('path', findInputProblem(decodeURIComponent(segment)), 'the path');
@@ -36,10 +69,6 @@ function refusedInput(req: Request): { field: string; message: string } | undefi
     }
   }
   if (path) return path;
-  for (const header of TEXT_HEADERS) {
-    const found = problem(header, findInputProblem(req.get(header), header), header);
-    if (found) return found;
-  }
   const notUtf8 = queryNotUtf8(req.originalUrl);
   if (notUtf8 !== undefined) {
     const message = notUtf8
@@ -56,7 +85,7 @@ function refusedInput(req: Request): { field: string; message: string } | undefi
         .find(Boolean);
     if (found) return found;
   }
-  return problem('__all__', findInputProblem(req.body), 'the request body');
+  return undefined;
 }
 
 /**
