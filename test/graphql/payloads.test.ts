@@ -177,7 +177,8 @@ describe('mutation payloads (issue 28 part 4)', () => {
         }),
       ),
     );
-    const payloads = answers.map((a) => dataOf(a).createConcept);
+    type Made = { id: string; url: string; concept: { id: string; uuid: string } };
+    const payloads = answers.map((a) => dataOf(a).createConcept as Made);
     expect(payloads.map((p) => p.id)).toEqual(Array.from({ length: 10 }, (_, i) => `C${i}`));
     for (const p of payloads) {
       expect(p.concept.id).toBe(p.id);
