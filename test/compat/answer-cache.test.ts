@@ -266,7 +266,7 @@ describe('kept answers', () => {
       .post('/graphql')
       .set('Authorization', owner.auth)
       .send({
-        query: `mutation($input: UpdateOrganizationInput!) { updateOrg(id: "${org}", input: $input) { id } }`,
+        query: `mutation($input: UpdateOrganizationInput!) { updateOrg(id: "${org}", input: $input) { org { id } } }`,
         variables: { input: { company: 'Set by a mutation' } },
       });
     expect(res.status).toBe(200);

@@ -282,7 +282,7 @@ describe('through GraphQL', () => {
     const denied = await gql(
       t,
       undefined,
-      `mutation($c: String!) { reevaluateExpansion(collection: $c, mnemonic: "autoexpand-cv1") { mnemonic } }`,
+      `mutation($c: String!) { reevaluateExpansion(collection: $c, mnemonic: "autoexpand-cv1") { expansion { mnemonic } } }`,
       { c: `${w.collection.url}cv1/` },
     );
     expect(denied.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
@@ -290,12 +290,15 @@ describe('through GraphQL', () => {
       t,
       w.source.owner.auth,
       `mutation($c: String!) {
-        reevaluateExpansion(collection: $c, mnemonic: "autoexpand-cv1") { mnemonic repoUpdates { resolved } }
+        reevaluateExpansion(collection: $c, mnemonic: "autoexpand-cv1") { expansion { mnemonic repoUpdates { resolved } } }
       }`,
       { c: `${w.collection.url}cv1/` },
     );
     expect(done.errors).toBeUndefined();
-    expect(done.data.reevaluateExpansion).toEqual({ mnemonic: 'autoexpand-cv1', repoUpdates: [] });
+    expect(done.data.reevaluateExpansion.expansion).toEqual({
+      mnemonic: 'autoexpand-cv1',
+      repoUpdates: [],
+    });
     expect(await members(w)).toEqual(['A:Renamed A']);
   });
 });

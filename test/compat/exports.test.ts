@@ -467,12 +467,12 @@ describe('GraphQL', () => {
     const removed = await gql(
       t,
       source.owner.auth,
-      `mutation($url: String!) { deleteExport(url: $url) }`,
+      `mutation($url: String!) { deleteExport(url: $url) { deletedId } }`,
       {
         url,
       },
     );
-    expect(removed.data).toEqual({ deleteExport: true });
+    expect(removed.data).toEqual({ deleteExport: { deletedId: expect.any(String) } });
     const queued = await gql(t, source.owner.auth, ask, { url });
     expect(queued.data.requestExport.outcome).toBe('QUEUED');
     expect(queued.data.requestExport.taskId).toEqual(expect.any(String));
@@ -493,9 +493,14 @@ describe('GraphQL', () => {
     await settled(`${source.url}v1/export/`);
     const url = `${source.url}v1/`;
     dataOf(
-      await gql(t, source.owner.auth, `mutation($url: String!) { deleteExport(url: $url) }`, {
-        url,
-      }),
+      await gql(
+        t,
+        source.owner.auth,
+        `mutation($url: String!) { deleteExport(url: $url) { deletedId } }`,
+        {
+          url,
+        },
+      ),
     );
     expect(await stateOf(url)).toEqual({ state: 'ABSENT', fileName: null });
     const answers = await Promise.all(
@@ -530,14 +535,14 @@ describe('GraphQL', () => {
     await settled(`${source.url}v1/export/`, source.owner);
     const url = `${source.url}v1/`;
     const outsider = await createUser(t);
-    const remove = `mutation($url: String!) { deleteExport(url: $url) }`;
+    const remove = `mutation($url: String!) { deleteExport(url: $url) { deletedId } }`;
     expect(errorCode(await gql(t, outsider.auth, remove, { url }))).toBe('FORBIDDEN');
     expect(errorCode(await gql(t, undefined, remove, { url }))).toBe('UNAUTHENTICATED');
     expect(errorCode(await gql(t, outsider.auth, state, { url }))).toBe('FORBIDDEN');
     expect(errorCode(await gql(t, outsider.auth, ask, { url }))).toBe('FORBIDDEN');
     expect(await stateOf(url, source.owner.auth)).toMatchObject({ state: 'READY' });
     expect(dataOf(await gql(t, source.owner.auth, remove, { url }))).toEqual({
-      deleteExport: true,
+      deleteExport: { deletedId: expect.any(String) },
     });
     expect(errorCode(await gql(t, source.owner.auth, remove, { url }))).toBe('NOT_FOUND');
   });

@@ -400,7 +400,7 @@ describe('an expansion needs its mnemonic and its parameters (as the reference i
       .post('/graphql')
       .set('Authorization', c.auth)
       .send({
-        query: `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1") { id } }`,
+        query: `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1") { expansion { id } } }`,
         variables: { c: c.url },
       });
     expect(res.status).toBe(400);

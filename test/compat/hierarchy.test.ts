@@ -250,12 +250,12 @@ describe('the hierarchy through GraphQL', () => {
       t,
       source.owner.auth,
       `mutation($url: String!, $root: String) {
-         updateSource(url: $url, input: { hierarchyRootUrl: $root }) { hierarchyRootUrl }
+         updateSource(url: $url, input: { hierarchyRootUrl: $root }) { source { hierarchyRootUrl } }
        }`,
       { url: source.url, root: `${source.url}concepts/ROOT/` },
     );
     expect(set.errors).toBeUndefined();
-    expect(set.data.updateSource.hierarchyRootUrl).toBe(`${source.url}concepts/ROOT/`);
+    expect(set.data.updateSource.source.hierarchyRootUrl).toBe(`${source.url}concepts/ROOT/`);
 
     const read = await gql(
       t,
@@ -298,7 +298,7 @@ describe('the hierarchy through GraphQL', () => {
       t,
       source.owner.auth,
       `mutation($url: String!, $root: String) {
-         updateSource(url: $url, input: { hierarchyRootUrl: $root }) { hierarchyRootUrl }
+         updateSource(url: $url, input: { hierarchyRootUrl: $root }) { source { hierarchyRootUrl } }
        }`,
       { url: source.url, root: `${other.url}concepts/ROOT/` },
     );

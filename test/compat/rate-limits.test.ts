@@ -283,14 +283,14 @@ describe("a user's own limits", () => {
       request(setup.app).post('/graphql').set('Authorization', auth).send({ query });
     const set = await gql(
       setup.admin,
-      `mutation { updateUser(username: "${user.username}", input: { rateLimitPerMinute: 7, rateLimitPerDay: 70 }) { rateLimitPerMinute rateLimitPerDay } }`,
+      `mutation { updateUser(username: "${user.username}", input: { rateLimitPerMinute: 7, rateLimitPerDay: 70 }) { user { rateLimitPerMinute rateLimitPerDay } } }`,
     );
     expect(set.body).toEqual({
-      data: { updateUser: { rateLimitPerMinute: 7, rateLimitPerDay: 70 } },
+      data: { updateUser: { user: { rateLimitPerMinute: 7, rateLimitPerDay: 70 } } },
     });
     const refused = await gql(
       user.auth,
-      `mutation { updateUser(input: { rateLimitPerMinute: 1000 }) { username } }`,
+      `mutation { updateUser(input: { rateLimitPerMinute: 1000 }) { user { username } } }`,
     );
     expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
     const own = await gql(user.auth, '{ me { rateLimitPerMinute rateLimitPerDay } }');

@@ -84,12 +84,12 @@ describe("a repository's meta", () => {
       t,
       source.owner.auth,
       `mutation($url: String!, $meta: JSONObject) {
-         updateSource(url: $url, input: { meta: $meta }) { meta }
+         updateSource(url: $url, input: { meta: $meta }) { source { meta } }
        }`,
       { url: source.url, meta: FILTERS },
     );
     expect(res.errors).toBeUndefined();
-    expect(res.data.updateSource.meta).toEqual(FILTERS);
+    expect(res.data.updateSource.source.meta).toEqual(FILTERS);
     const read = await gql(t, undefined, `{ source(url: "${source.url}") { meta } }`);
     expect(read.data.source.meta).toEqual(FILTERS);
   });

@@ -104,10 +104,10 @@ describe.each(ROLES)('org rights, asked by %s', (role) => {
     const res = await gql(
       t,
       auth(role),
-      `mutation($org: String!, $u: String!) { addMember(org: $org, username: $u) }`,
+      `mutation($org: String!, $u: String!) { addMember(org: $org, username: $u) { id } }`,
       { org, u: newcomer.username },
     );
-    if (OWNERS.includes(role)) expect(res.data).toEqual({ addMember: true });
+    if (OWNERS.includes(role)) expect(res.data).toEqual({ addMember: { id: expect.any(String) } });
     else
       expect(res.errors?.[0].extensions?.code).toBe(
         role === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN',

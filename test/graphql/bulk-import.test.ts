@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const START = `mutation($content: String!, $format: String, $updateIfExists: Boolean) {
-  startBulkImport(content: $content, format: $format, updateIfExists: $updateIfExists) { id kind state }
+  startBulkImport(content: $content, format: $format, updateIfExists: $updateIfExists) { task { id kind state } }
 }`;
 const STATUS = `query($taskId: ID!) { bulkImport(taskId: $taskId) { task { id state error progress { done total } } report } }`;
 
@@ -37,7 +37,7 @@ describe('GraphQL bulk import', () => {
       names: [{ name: 'Alpha', locale: 'en' }],
     };
     const content = [JSON.stringify(line), '{bad'].join('\n');
-    const started = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport;
+    const started = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport.task;
     expect(started).toMatchObject({ kind: 'bulk-import', state: 'PENDING' });
     const done = await finished(owner.auth, started.id as string);
     expect(done.task).toMatchObject({ state: 'SUCCESS', progress: { done: 2, total: 2 } });
@@ -48,7 +48,9 @@ describe('GraphQL bulk import', () => {
     const again = dataOf(
       await gql(t, owner.auth, START, { content: JSON.stringify(line), updateIfExists: false }),
     );
-    expect((await finished(owner.auth, again.startBulkImport.id as string)).report).toMatchObject({
+    expect(
+      (await finished(owner.auth, again.startBulkImport.task.id as string)).report,
+    ).toMatchObject({
       exists: 1,
     });
   });
@@ -56,22 +58,20 @@ describe('GraphQL bulk import', () => {
   test('CSV content with typed attributes', async () => {
     const source = await createSource(t, {}, { owner });
     const content = `resource_type,id,owner,source,concept_class,name,attr:n:int\nConcept,A,${source.org},S,Misc,Alpha,4\n`;
-    const started = dataOf(
-      await gql(t, owner.auth, START, { content, format: 'csv' }),
-    ).startBulkImport;
+    const started = dataOf(await gql(t, owner.auth, START, { content, format: 'csv' }))
+      .startBulkImport.task;
     expect((await finished(owner.auth, started.id as string)).report).toMatchObject({ created: 1 });
   });
 
   test('anonymous callers are refused; another user cannot read or cancel the import', async () => {
     expect(errorCode(await gql(t, undefined, START, { content: '{}' }))).toBe('UNAUTHENTICATED');
-    const started = dataOf(
-      await gql(t, owner.auth, START, { content: '{"type":"Nothing"}' }),
-    ).startBulkImport;
+    const started = dataOf(await gql(t, owner.auth, START, { content: '{"type":"Nothing"}' }))
+      .startBulkImport.task;
     const stranger = await createUser(t);
     expect(errorCode(await gql(t, stranger.auth, STATUS, { taskId: started.id }))).toBe(
       'NOT_FOUND',
     );
-    const cancel = `mutation($taskId: ID!) { cancelBulkImport(taskId: $taskId) { id } }`;
+    const cancel = `mutation($taskId: ID!) { cancelBulkImport(taskId: $taskId) { task { id } } }`;
     expect(errorCode(await gql(t, stranger.auth, cancel, { taskId: started.id }))).toBe(
       'NOT_FOUND',
     );
@@ -93,7 +93,7 @@ describe('GraphQL bulk import', () => {
   test('the same content again reports every line unchanged and writes nothing', async () => {
     const source = await createSource(t, {}, { owner });
     const content = Array.from({ length: 1500 }, (_, i) => concept(source.org, `R${i}`)).join('\n');
-    const first = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport;
+    const first = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport.task;
     expect((await finished(owner.auth, first.id as string)).report).toMatchObject({
       created: 1500,
       failed: 0,
@@ -107,7 +107,7 @@ describe('GraphQL bulk import', () => {
         )
       )[0].n;
     const before = await versions();
-    const second = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport;
+    const second = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport.task;
     expect((await finished(owner.auth, second.id as string)).report).toMatchObject({
       total: 1500,
       unchanged: 1500,
@@ -120,10 +120,10 @@ describe('GraphQL bulk import', () => {
   test('cancelBulkImport stops an import between batches (FAILURE); what committed stays', async () => {
     const source = await createSource(t, {}, { owner });
     const content = Array.from({ length: 5000 }, (_, i) => concept(source.org, `K${i}`)).join('\n');
-    const started = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport;
-    const cancel = `mutation($taskId: ID!) { cancelBulkImport(taskId: $taskId) { id } }`;
+    const started = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport.task;
+    const cancel = `mutation($taskId: ID!) { cancelBulkImport(taskId: $taskId) { task { id } } }`;
     expect(
-      dataOf(await gql(t, owner.auth, cancel, { taskId: started.id })).cancelBulkImport,
+      dataOf(await gql(t, owner.auth, cancel, { taskId: started.id })).cancelBulkImport.task,
     ).toEqual({
       id: started.id,
     });
@@ -145,7 +145,7 @@ describe('GraphQL bulk import', () => {
   test('a named queue takes one import of its user at a time (CONFLICT Already Queued)', async () => {
     const source = await createSource(t, {}, { owner });
     const queued = `mutation($content: String!, $queue: String) {
-      startBulkImport(content: $content, queue: $queue) { id }
+      startBulkImport(content: $content, queue: $queue) { task { id } }
     }`;
     const content = Array.from({ length: 3000 }, (_, i) => concept(source.org, `Q${i}`)).join('\n');
     const answers = await Promise.all(
@@ -157,7 +157,7 @@ describe('GraphQL bulk import', () => {
       expect(errorCode(refused)).toBe('CONFLICT');
       expect(refused.errors![0].message).toBe('Already Queued');
     }
-    const done = await finished(owner.auth, dataOf(accepted[0]).startBulkImport.id as string);
+    const done = await finished(owner.auth, dataOf(accepted[0]).startBulkImport.task.id as string);
     expect(done.report).toMatchObject({ created: 3000 });
     expect(errorCode(await gql(t, owner.auth, queued, { content, queue: 'bad queue!' }))).toBe(
       'INVALID',

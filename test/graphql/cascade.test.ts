@@ -273,9 +273,9 @@ describe('Concept.cascade: reverse, hierarchy, omitIfExistsIn, collections, priv
 
 describe('cloneConcepts', () => {
   const CLONE = `mutation Clone($destination: String!, $expressions: [String!]!, $parameters: JSONObject) {
-    cloneConcepts(destination: $destination, expressions: $expressions, parameters: $parameters) {
+    cloneConcepts(destination: $destination, expressions: $expressions, parameters: $parameters) { outcomes {
       expression code message limitReached concepts { id url } mappings { id mapType }
-    }
+    } }
   }`;
   type Outcome = {
     expression: string;
@@ -294,7 +294,8 @@ describe('cloneConcepts', () => {
       parameters: { cascadeLevels: 0 },
     });
     expect(res.errors).toBeUndefined();
-    const [q, nope] = (res.data as { cloneConcepts: Outcome[] }).cloneConcepts;
+    const [q, nope] = (res.data as { cloneConcepts: { outcomes: Outcome[] } }).cloneConcepts
+      .outcomes;
     expect(q.code).toBeNull();
     expect(q.concepts.map((c) => c.id)).toEqual(['Q', 'A1', 'A2']);
     expect(q.concepts[0].url).toBe(`${dest}concepts/Q/`);
@@ -327,6 +328,8 @@ describe('cloneConcepts', () => {
     // The same request by the destination's author does create.
     const res = await gql(t, author.auth, CLONE, variables);
     expect(res.errors).toBeUndefined();
-    expect((res.data as { cloneConcepts: Outcome[] }).cloneConcepts[0].concepts).toHaveLength(3);
+    expect(
+      (res.data as { cloneConcepts: { outcomes: Outcome[] } }).cloneConcepts.outcomes[0].concepts,
+    ).toHaveLength(3);
   });
 });

@@ -156,11 +156,11 @@ describe('collection references through GraphQL', () => {
       await gql(
         t,
         w.owner.auth,
-        `mutation($c: String!) { removeReferences(collection: $c, all: true) }`,
+        `mutation($c: String!) { removeReferences(collection: $c, all: true) { removedCount } }`,
         { c: w.collection },
       ),
     );
-    expect(removed.removeReferences).toBe(2);
+    expect(removed.removeReferences.removedCount).toBe(2);
     await add(w, [`${w.source}concepts/A/`], 'sourcemappings');
     data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
     expect(ids(data.collection.mappings.items)).toEqual(['M1']);
@@ -174,7 +174,7 @@ describe('collection references through GraphQL', () => {
       await gql(
         t,
         w.owner.auth,
-        `mutation($u: String!) { createCollectionVersion(url: $u, input: {id: "v1"}) { version } }`,
+        `mutation($u: String!) { createCollectionVersion(url: $u, input: {id: "v1"}) { collection { version } } }`,
         { u: w.collection },
       ),
     );
@@ -245,13 +245,13 @@ describe('collection references through GraphQL', () => {
       expect(errorCode(res)).toBe('INVALID');
     }
     const remove = `mutation($c: String!, $e: [String!], $all: Boolean) {
-      removeReferences(collection: $c, expressions: $e, all: $all) }`;
+      removeReferences(collection: $c, expressions: $e, all: $all) { removedCount } }`;
     expect(errorCode(await gql(t, w.owner.auth, remove, { c: w.collection }))).toBe('INVALID');
     expect(
       errorCode(await gql(t, w.owner.auth, remove, { c: w.collection, e: ['x'], all: true })),
     ).toBe('INVALID');
     const create = `mutation($c: String!, $m: String!, $p: JSONObject!) {
-      createExpansion(collection: $c, mnemonic: $m, parameters: $p) { mnemonic } }`;
+      createExpansion(collection: $c, mnemonic: $m, parameters: $p) { expansion { mnemonic } } }`;
     expect(
       errorCode(
         await gql(t, w.owner.auth, create, { c: w.collection, m: 'e1', p: { activeOnly: 'x' } }),
@@ -304,7 +304,7 @@ describe('collection references through GraphQL', () => {
     expect(errorCode(await gql(t, undefined, ADD, { c: w.collection, r }))).toBe('UNAUTHENTICATED');
     const outsider = await createUser(t);
     expect(errorCode(await gql(t, outsider.auth, ADD, { c: w.collection, r }))).toBe('FORBIDDEN');
-    const create = `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1", parameters: {}) { id } }`;
+    const create = `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "e1", parameters: {}) { expansion { id } } }`;
     expect(errorCode(await gql(t, undefined, create, { c: w.collection }))).toBe('UNAUTHENTICATED');
     expect(errorCode(await gql(t, outsider.auth, create, { c: w.collection }))).toBe('FORBIDDEN');
     const data = dataOf(await gql(t, undefined, CONTENT, { u: w.collection }));
@@ -324,13 +324,13 @@ describe('collection references through GraphQL', () => {
       await gql(
         t,
         w.owner.auth,
-        `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "active", parameters: {activeOnly: true}, canonicalUrl: "http://x.org/vs") {
+        `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "active", parameters: {activeOnly: true}, canonicalUrl: "http://x.org/vs") { expansion {
           mnemonic parameters canonicalUrl collectionVersion summary { activeConcepts }
-        } }`,
+        } } }`,
         { c: w.collection },
       ),
     );
-    expect(created.createExpansion).toEqual({
+    expect(created.createExpansion.expansion).toEqual({
       mnemonic: 'active',
       parameters: { activeOnly: true },
       canonicalUrl: 'http://x.org/vs',
@@ -343,10 +343,11 @@ describe('collection references through GraphQL', () => {
     expect(ids(one.expansion.concepts.items)).toEqual(['A', 'B']);
     expect(one.expansion.mappings.totalCount).toBe(0);
 
-    const del = `mutation($c: String!, $m: String!) { deleteExpansion(collection: $c, mnemonic: $m) }`;
+    const del = `mutation($c: String!, $m: String!) { deleteExpansion(collection: $c, mnemonic: $m) { deletedId } }`;
     expect(
-      dataOf(await gql(t, w.owner.auth, del, { c: w.collection, m: 'active' })).deleteExpansion,
-    ).toBe(true);
+      dataOf(await gql(t, w.owner.auth, del, { c: w.collection, m: 'active' })).deleteExpansion
+        .deletedId,
+    ).toBeTruthy();
     expect(errorCode(await gql(t, undefined, read, { c: w.collection }))).toBe('NOT_FOUND');
     expect(
       errorCode(await gql(t, w.owner.auth, del, { c: w.collection, m: 'autoexpand-HEAD' })),
@@ -363,7 +364,7 @@ describe('collection references through GraphQL', () => {
           await gql(
             t,
             w.owner.auth,
-            `mutation($c: String!, $m: String!) { createExpansion(collection: $c, mnemonic: $m, parameters: {}) { id } }`,
+            `mutation($c: String!, $m: String!) { createExpansion(collection: $c, mnemonic: $m, parameters: {}) { expansion { id } } }`,
             { c: w.collection, m: `e${i}` },
           ),
         );
@@ -387,7 +388,7 @@ describe('concept hierarchy through GraphQL', () => {
   it('updateConcept sets parentConceptUrls, Concept reads them, and is-a references use them', async () => {
     const w = await world();
     const update = `mutation($u: String!, $i: ConceptInput!) {
-      updateConcept(url: $u, input: $i) { id parentConceptUrls }
+      updateConcept(url: $u, input: $i) { concept { id parentConceptUrls } }
     }`;
     const edited = dataOf(
       await gql(t, w.owner.auth, update, {
@@ -395,7 +396,7 @@ describe('concept hierarchy through GraphQL', () => {
         i: { parentConceptUrls: [`${w.source}concepts/A/`] },
       }),
     );
-    expect(edited.updateConcept).toEqual({
+    expect(edited.updateConcept.concept).toEqual({
       id: 'B',
       parentConceptUrls: [`${w.source}concepts/A/`],
     });

@@ -22,7 +22,7 @@ const CONCEPT_FIELDS = `id version url versionUrl conceptClass datatype retired 
 
 const source = () => createSource(t);
 
-const CREATE = `mutation($s: String!, $i: ConceptInput!) { createConcept(source: $s, input: $i) { ${CONCEPT_FIELDS} } }`;
+const CREATE = `mutation($s: String!, $i: ConceptInput!) { createConcept(source: $s, input: $i) { concept { ${CONCEPT_FIELDS} } } }`;
 const MALARIA = {
   id: '116128',
   conceptClass: 'Diagnosis',
@@ -34,7 +34,7 @@ describe('concepts through GraphQL', () => {
   it('createConcept answers the concept with the golden checksums', async () => {
     const src = await source();
     const data = dataOf(await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA }));
-    expect(data.createConcept).toMatchObject({
+    expect(data.createConcept.concept).toMatchObject({
       id: '116128',
       displayName: 'Malaria',
       versionsCount: 1,
@@ -67,13 +67,13 @@ describe('concepts through GraphQL', () => {
     const src = await source();
     await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
     const url = `${src.url}concepts/116128/`;
-    const update = `mutation($u: String!, $i: ConceptInput!) { updateConcept(url: $u, input: $i) { version datatype versionsCount } }`;
+    const update = `mutation($u: String!, $i: ConceptInput!) { updateConcept(url: $u, input: $i) { concept { version datatype versionsCount } } }`;
     const same = await gql(t, src.owner.auth, update, { u: url, i: { datatype: 'N/A' } });
     expect(errorCode(same)).toBe('UNCHANGED');
     const edited = dataOf(
       await gql(t, src.owner.auth, update, { u: url, i: { datatype: 'Coded' } }),
     );
-    expect(edited.updateConcept).toMatchObject({ datatype: 'Coded', versionsCount: 2 });
+    expect(edited.updateConcept.concept).toMatchObject({ datatype: 'Coded', versionsCount: 2 });
     const read = `query($u: String!) { concept(url: $u) { datatype isLatestVersion versions { totalCount items { version datatype } } } }`;
     const now = dataOf(await gql(t, undefined, read, { u: url }));
     expect(now.concept.datatype).toBe('Coded');
@@ -91,15 +91,20 @@ describe('concepts through GraphQL', () => {
     await gql(t, src.owner.auth, CREATE, { s: src.url, i: MALARIA });
     const url = `${src.url}concepts/116128/`;
     const retired = dataOf(
-      await gql(t, src.owner.auth, `mutation($u: String!) { retireConcept(url: $u) { retired } }`, {
-        u: url,
-      }),
+      await gql(
+        t,
+        src.owner.auth,
+        `mutation($u: String!) { retireConcept(url: $u) { concept { retired } } }`,
+        {
+          u: url,
+        },
+      ),
     );
-    expect(retired.retireConcept.retired).toBe(true);
+    expect(retired.retireConcept.concept.retired).toBe(true);
     const again = await gql(
       t,
       src.owner.auth,
-      `mutation($u: String!) { retireConcept(url: $u) { retired } }`,
+      `mutation($u: String!) { retireConcept(url: $u) { concept { retired } } }`,
       { u: url },
     );
     expect(errorCode(again)).toBe('INVALID');
@@ -107,11 +112,11 @@ describe('concepts through GraphQL', () => {
       await gql(
         t,
         src.owner.auth,
-        `mutation($u: String!) { reactivateConcept(url: $u) { retired versionsCount } }`,
+        `mutation($u: String!) { reactivateConcept(url: $u) { concept { retired versionsCount } } }`,
         { u: url },
       ),
     );
-    expect(back.reactivateConcept).toEqual({ retired: false, versionsCount: 3 });
+    expect(back.reactivateConcept.concept).toEqual({ retired: false, versionsCount: 3 });
     const read = `query($u: String!) { concept(url: $u) { retired versions { items { retired } } } }`;
     expect(dataOf(await gql(t, undefined, read, { u: url })).concept).toEqual({
       retired: false,

@@ -593,7 +593,7 @@ describe('cursors refused', () => {
       t,
       owner.auth,
       `mutation($c: String!) { createExpansion(collection: $c, mnemonic: "window",
-        parameters: { offset: 1, count: 3 }) { mnemonic } }`,
+        parameters: { offset: 1, count: 3 }) { expansion { mnemonic } } }`,
       { c: collection },
     );
     dataOf(res);

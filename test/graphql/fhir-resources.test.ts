@@ -117,13 +117,13 @@ describe('FHIR resources through GraphQL', () => {
 
 describe('FHIR writes through GraphQL', () => {
   const CREATE = `mutation ($type: FhirResourceType!, $owner: String, $resource: JSONObject!) {
-    createFhirResource(type: $type, owner: $owner, resource: $resource)
+    createFhirResource(type: $type, owner: $owner, resource: $resource) { id resource taskId }
   }`;
   const UPDATE = `mutation ($type: FhirResourceType!, $owner: String, $id: String!, $resource: JSONObject!) {
-    updateFhirResource(type: $type, owner: $owner, id: $id, resource: $resource)
+    updateFhirResource(type: $type, owner: $owner, id: $id, resource: $resource) { id resource }
   }`;
   const DELETE = `mutation ($type: FhirResourceType!, $owner: String, $id: String!) {
-    deleteFhirResource(type: $type, owner: $owner, id: $id)
+    deleteFhirResource(type: $type, owner: $owner, id: $id) { deletedId }
   }`;
 
   it('creates, updates and deletes a CodeSystem as the FHIR edge does; refusals change nothing', async () => {
@@ -150,7 +150,8 @@ describe('FHIR writes through GraphQL', () => {
     const made = dataOf(
       await gql(t, w.admin.auth, CREATE, { type: 'CodeSystem', owner, resource }),
     );
-    expect(made.createFhirResource).toMatchObject({
+    expect(made.createFhirResource.id).toBe(id);
+    expect(made.createFhirResource.resource).toMatchObject({
       id,
       version: '0.1',
       meta: { versionId: '0.1' },
@@ -178,7 +179,7 @@ describe('FHIR writes through GraphQL', () => {
     const updated = dataOf(
       await gql(t, w.admin.auth, UPDATE, { type: 'CodeSystem', owner, id, resource: edited }),
     );
-    expect(updated.updateFhirResource).toMatchObject({ version: '0.2' });
+    expect(updated.updateFhirResource.resource).toMatchObject({ version: '0.2' });
     const latest = dataOf(await gql(t, undefined, QUERY, { url })).codeSystem;
     expect(latest.version).toBe('0.2');
     expect(latest.concept.map((c: { code: string }) => c.code)).toEqual(['x', 'y']);
@@ -189,8 +190,8 @@ describe('FHIR writes through GraphQL', () => {
     );
     expect(
       dataOf(await gql(t, w.admin.auth, DELETE, { type: 'CodeSystem', id: global }))
-        .deleteFhirResource,
-    ).toBe(true);
+        .deleteFhirResource.deletedId,
+    ).toBeTruthy();
     expect(dataOf(await gql(t, undefined, QUERY, { url })).codeSystem).toBeNull();
   });
 });

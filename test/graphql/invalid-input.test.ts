@@ -10,7 +10,7 @@ let t: TestApp;
 let user: TestUser;
 let source: TestSource;
 
-const CREATE = `mutation($s: String!, $i: ConceptInput!) { createConcept(source: $s, input: $i) { id } }`;
+const CREATE = `mutation($s: String!, $i: ConceptInput!) { createConcept(source: $s, input: $i) { concept { id } } }`;
 
 beforeAll(async () => {
   t = await createTestApp();

@@ -20,9 +20,9 @@ async function source(size: number): Promise<TestSource> {
   return made;
 }
 
-const CREATE = `mutation($s: String!, $i: MappingInput!) { createMapping(source: $s, input: $i) {
+const CREATE = `mutation($s: String!, $i: MappingInput!) { createMapping(source: $s, input: $i) { mapping {
   id mapType checksums { standard smart } from { conceptCode sourceUrl conceptNameResolved } to { conceptCode conceptUrl sourceName }
-  fromConcept { id displayName } toConcept { id } } }`;
+  fromConcept { id displayName } toConcept { id } } } }`;
 
 describe('mappings through GraphQL', () => {
   it('createMapping gives the golden checksums; ends outside the service have no concept', async () => {
@@ -38,7 +38,7 @@ describe('mappings through GraphQL', () => {
         },
       }),
     );
-    expect(data.createMapping).toMatchObject({
+    expect(data.createMapping.mapping).toMatchObject({
       checksums: {
         standard: '567e1089cf477dacdd8197b602f6baa2',
         smart: '8ab08b49c02ef40c81af1c2409466013',
@@ -70,38 +70,43 @@ describe('mappings through GraphQL', () => {
           toConceptCode: 'C1',
         },
       }),
-    ).createMapping;
+    ).createMapping.mapping;
     expect(created).toMatchObject({
       fromConcept: { id: 'C0', displayName: 'Concept 0' },
       toConcept: { id: 'C1' },
     });
     const url = `${src.url}mappings/${created.id}/`;
-    const update = `mutation($u: String!, $i: MappingInput!) { updateMapping(url: $u, input: $i) { mapType versionsCount } }`;
+    const update = `mutation($u: String!, $i: MappingInput!) { updateMapping(url: $u, input: $i) { mapping { mapType versionsCount } } }`;
     expect(
       errorCode(await gql(t, src.owner.auth, update, { u: url, i: { mapType: 'SAME-AS' } })),
     ).toBe('UNCHANGED');
     expect(
       dataOf(await gql(t, src.owner.auth, update, { u: url, i: { mapType: 'NARROWER-THAN' } }))
-        .updateMapping,
+        .updateMapping.mapping,
     ).toEqual({
       mapType: 'NARROWER-THAN',
       versionsCount: 2,
     });
     const retire = dataOf(
-      await gql(t, src.owner.auth, `mutation($u: String!) { retireMapping(url: $u) { retired } }`, {
-        u: url,
-      }),
+      await gql(
+        t,
+        src.owner.auth,
+        `mutation($u: String!) { retireMapping(url: $u) { mapping { retired } } }`,
+        {
+          u: url,
+        },
+      ),
     );
-    expect(retire.retireMapping.retired).toBe(true);
+    expect(retire.retireMapping.mapping.retired).toBe(true);
     const back = dataOf(
       await gql(
         t,
         src.owner.auth,
-        `mutation($u: String!) { reactivateMapping(url: $u) { retired } }`,
+        `mutation($u: String!) { reactivateMapping(url: $u) { mapping { retired } } }`,
         { u: url },
       ),
     );
-    expect(back.reactivateMapping.retired).toBe(false);
+    expect(back.reactivateMapping.mapping.retired).toBe(false);
     const read = dataOf(
       await gql(
         t,

@@ -85,13 +85,16 @@ describe('matchConcepts', () => {
       'FORBIDDEN',
     );
     const APPROVE = `mutation($u: String) {
-      updateUser(username: $u, input: { matchApproved: true }) { username matchApproved }
+      updateUser(username: $u, input: { matchApproved: true }) { user { username matchApproved } }
     }`;
     expect(errorCode(await gql(t, waiting.auth, APPROVE, { u: waiting.username }))).toBe(
       'FORBIDDEN',
     );
     const approval = await gql(t, t.admin, APPROVE, { u: waiting.username });
-    expect(approval.data.updateUser).toEqual({ username: waiting.username, matchApproved: true });
+    expect(approval.data.updateUser.user).toEqual({
+      username: waiting.username,
+      matchApproved: true,
+    });
     const res = await gql(t, waiting.auth, MATCH, { url: source.url, rows });
     expect(res.errors).toBeUndefined();
     expect(res.data.matchConcepts[0].results[0].id).toBe('3');

@@ -25,15 +25,15 @@ const ORGS = `query($q: String, $limit: Int! = 10, $offset: Int! = 0, $sort: Str
     totalCount items { id }
   }
 }`;
-const CREATE_ORG = `mutation($input: CreateOrganizationInput!) { createOrg(input: $input) { ${ORG_FIELDS} } }`;
+const CREATE_ORG = `mutation($input: CreateOrganizationInput!) { createOrg(input: $input) { org { ${ORG_FIELDS} } } }`;
 const UPDATE_ORG = `mutation($id: String!, $input: UpdateOrganizationInput!) {
-  updateOrg(id: $id, input: $input) { id name company website location publicAccess extras updatedBy }
+  updateOrg(id: $id, input: $input) { org { id name company website location publicAccess extras updatedBy } }
 }`;
-const DELETE_ORG = `mutation($id: String!) { deleteOrg(id: $id) }`;
+const DELETE_ORG = `mutation($id: String!) { deleteOrg(id: $id) { deletedId } }`;
 const ADD_MEMBER = `mutation($org: String!, $u: String!, $role: MemberRole! = member) {
-  addMember(org: $org, username: $u, role: $role)
+  addMember(org: $org, username: $u, role: $role) { id }
 }`;
-const REMOVE_MEMBER = `mutation($org: String!, $u: String!) { removeMember(org: $org, username: $u) }`;
+const REMOVE_MEMBER = `mutation($org: String!, $u: String!) { removeMember(org: $org, username: $u) { id } }`;
 const MEMBERS = `query($id: String!, $limit: Int!, $offset: Int!) {
   org(id: $id) { membersCount members(limit: $limit, offset: $offset) { totalCount items { username } } }
 }`;
@@ -74,7 +74,7 @@ describe('createOrg', () => {
           extras: { region: 'east' },
         },
       }),
-    ).createOrg;
+    ).createOrg.org;
     expect(org).toMatchObject({
       id,
       name: 'Ministry of Health',
@@ -104,7 +104,7 @@ describe('createOrg', () => {
       await gql(t, owner.auth, CREATE_ORG, {
         input: { id: uniqueId('org'), name: 'Private', publicAccess: 'None' },
       }),
-    ).createOrg;
+    ).createOrg.org;
     expect(org.publicAccess).toBe('None');
   });
 
@@ -269,7 +269,7 @@ describe('updateOrg', () => {
         id,
         input: { name: 'Renamed', website: 'https://renamed.example.org' },
       }),
-    ).updateOrg;
+    ).updateOrg.org;
     expect(updated).toEqual({
       id,
       name: 'Renamed',
@@ -334,7 +334,9 @@ describe('deleteOrg', () => {
   test('the superuser deletes an org, which is then NOT_FOUND', async () => {
     const owner = await createUser(t);
     const { id } = await createOrg(t, owner);
-    expect(dataOf(await gql(t, t.admin, DELETE_ORG, { id }))).toEqual({ deleteOrg: true });
+    expect(dataOf(await gql(t, t.admin, DELETE_ORG, { id }))).toEqual({
+      deleteOrg: { deletedId: expect.any(String) },
+    });
     expect(errorCode(await gql(t, owner.auth, ORG, { id }))).toBe('NOT_FOUND');
     const user = dataOf(
       await gql(t, owner.auth, `query($u: String!) { user(username: $u) { orgsCount } }`, {
@@ -379,7 +381,7 @@ describe('addMember and removeMember', () => {
   test('an org admin adds a member, who then sees the role member', async () => {
     const newcomer = await createUser(t);
     expect(dataOf(await gql(t, admin.auth, ADD_MEMBER, { org: id, u: newcomer.username }))).toEqual(
-      { addMember: true },
+      { addMember: { id: expect.any(String) } },
     );
     expect(await membersOf(id)).toEqual([admin.username, plain.username, newcomer.username].sort());
     expect(await roleIn(newcomer.auth, id)).toBe('member');
@@ -396,9 +398,9 @@ describe('addMember and removeMember', () => {
 
   test('adding an existing member without a role keeps their role', async () => {
     dataOf(await gql(t, admin.auth, ADD_MEMBER, { org: id, u: plain.username, role: 'admin' }));
-    const again = `mutation($org: String!, $u: String!) { addMember(org: $org, username: $u) }`;
+    const again = `mutation($org: String!, $u: String!) { addMember(org: $org, username: $u) { id } }`;
     expect(dataOf(await gql(t, admin.auth, again, { org: id, u: plain.username }))).toEqual({
-      addMember: true,
+      addMember: { id: expect.any(String) },
     });
     expect(await roleIn(plain.auth, id)).toBe('admin');
     const newcomer = await createUser(t);
@@ -475,7 +477,7 @@ describe('addMember and removeMember', () => {
     dataOf(await gql(t, admin.auth, UPDATE_ORG, { id, input: { publicAccess: 'None' } }));
     expect(await roleIn(plain.auth, id)).toBe('member');
     expect(dataOf(await gql(t, admin.auth, REMOVE_MEMBER, { org: id, u: plain.username }))).toEqual(
-      { removeMember: true },
+      { removeMember: { id: expect.any(String) } },
     );
     expect(await membersOf(id)).toEqual([admin.username]);
     expect(errorCode(await gql(t, plain.auth, ORG, { id }))).toBe('FORBIDDEN');
@@ -557,7 +559,7 @@ describe('Organization.members and hasMember', () => {
       dataOf(await gql(t, owner.auth, MEMBERS, { id, limit: 0, offset: 0 })).org.membersCount,
     ).toBe(6);
     dataOf(
-      await gql(t, t.admin, `mutation($u: String!) { deactivateUser(username: $u) }`, {
+      await gql(t, t.admin, `mutation($u: String!) { deactivateUser(username: $u) { id } }`, {
         u: leaver.username,
       }),
     );

@@ -28,33 +28,33 @@ const COLLECTION_FIELDS = `${REPO_FIELDS} collectionType preferredSource ownerOr
 const SOURCE = `query($url: String!) { source(url: $url) { ${SOURCE_FIELDS} } }`;
 const COLLECTION = `query($url: String!) { collection(url: $url) { ${COLLECTION_FIELDS} } }`;
 const CREATE_SOURCE = `mutation($owner: String!, $input: SourceInput!) {
-  createSource(owner: $owner, input: $input) { ${SOURCE_FIELDS} }
+  createSource(owner: $owner, input: $input) { source { ${SOURCE_FIELDS} } }
 }`;
 const UPDATE_SOURCE = `mutation($url: String!, $input: SourceInput!) {
-  updateSource(url: $url, input: $input) { ${SOURCE_FIELDS} }
+  updateSource(url: $url, input: $input) { source { ${SOURCE_FIELDS} } }
 }`;
-const DELETE_SOURCE = `mutation($url: String!) { deleteSource(url: $url) }`;
+const DELETE_SOURCE = `mutation($url: String!) { deleteSource(url: $url) { deletedId } }`;
 const CREATE_COLLECTION = `mutation($owner: String!, $input: CollectionInput!) {
-  createCollection(owner: $owner, input: $input) { ${COLLECTION_FIELDS} }
+  createCollection(owner: $owner, input: $input) { collection { ${COLLECTION_FIELDS} } }
 }`;
 const UPDATE_COLLECTION = `mutation($url: String!, $input: CollectionInput!) {
-  updateCollection(url: $url, input: $input) { ${COLLECTION_FIELDS} }
+  updateCollection(url: $url, input: $input) { collection { ${COLLECTION_FIELDS} } }
 }`;
-const DELETE_COLLECTION = `mutation($url: String!) { deleteCollection(url: $url) }`;
+const DELETE_COLLECTION = `mutation($url: String!) { deleteCollection(url: $url) { deletedId } }`;
 const CREATE_SOURCE_VERSION = `mutation($url: String!, $input: VersionInput!) {
-  createSourceVersion(url: $url, input: $input) { ${SOURCE_FIELDS} }
+  createSourceVersion(url: $url, input: $input) { source { ${SOURCE_FIELDS} } }
 }`;
 const UPDATE_SOURCE_VERSION = `mutation($url: String!, $input: VersionUpdateInput!) {
-  updateSourceVersion(url: $url, input: $input) { ${SOURCE_FIELDS} }
+  updateSourceVersion(url: $url, input: $input) { source { ${SOURCE_FIELDS} } }
 }`;
-const DELETE_SOURCE_VERSION = `mutation($url: String!) { deleteSourceVersion(url: $url) }`;
+const DELETE_SOURCE_VERSION = `mutation($url: String!) { deleteSourceVersion(url: $url) { deletedId } }`;
 const CREATE_COLLECTION_VERSION = `mutation($url: String!, $input: VersionInput!) {
-  createCollectionVersion(url: $url, input: $input) { ${COLLECTION_FIELDS} }
+  createCollectionVersion(url: $url, input: $input) { collection { ${COLLECTION_FIELDS} } }
 }`;
 const UPDATE_COLLECTION_VERSION = `mutation($url: String!, $input: VersionUpdateInput!) {
-  updateCollectionVersion(url: $url, input: $input) { ${COLLECTION_FIELDS} }
+  updateCollectionVersion(url: $url, input: $input) { collection { ${COLLECTION_FIELDS} } }
 }`;
-const DELETE_COLLECTION_VERSION = `mutation($url: String!) { deleteCollectionVersion(url: $url) }`;
+const DELETE_COLLECTION_VERSION = `mutation($url: String!) { deleteCollectionVersion(url: $url) { deletedId } }`;
 const VERSIONS = `query($url: String!) {
   source(url: $url) { versionsCount versions(limit: 0) { totalCount items { version url } } }
 }`;
@@ -126,8 +126,8 @@ async function createSourceVersion(
   url: string,
   input: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  return dataOf(await gql(t, by.auth, CREATE_SOURCE_VERSION, { url, input }))
-    .createSourceVersion as Record<string, unknown>;
+  return dataOf(await gql(t, by.auth, CREATE_SOURCE_VERSION, { url, input })).createSourceVersion
+    .source as Record<string, unknown>;
 }
 
 async function list(
@@ -173,7 +173,7 @@ describe('createSource', () => {
         owner: `/orgs/${org}/`,
         input: { id, name: 'Clinical terms', description: 'Diagnoses', extras: { a: 1 } },
       }),
-    ).createSource;
+    ).createSource.source;
     expect(source).toMatchObject({
       id,
       version: 'HEAD',
@@ -216,7 +216,7 @@ describe('createSource', () => {
           supportedLocales: ['en', 'es'],
         },
       }),
-    ).createSource;
+    ).createSource.source;
     expect(source.defaultLocale).toBe('fr');
     expect(source.supportedLocales).toEqual(['fr', 'en', 'es']);
     expect(source.supportedLocales).toContain(source.defaultLocale);
@@ -258,7 +258,7 @@ describe('createSource', () => {
     const id = uniqueId('src');
     const source = dataOf(
       await gql(t, user.auth, CREATE_SOURCE, { owner: '/user/', input: { id, name: 'Mine' } }),
-    ).createSource;
+    ).createSource.source;
     expect(source).toMatchObject({
       id,
       url: `/users/${user.username}/sources/${id}/`,
@@ -282,7 +282,7 @@ describe('createSource', () => {
       owner: `/users/${user.username}/`,
       input: { id: uniqueId('src'), name: 'Mine' },
     });
-    expect(dataOf(mine).createSource.owner).toBe(user.username);
+    expect(dataOf(mine).createSource.source.owner).toBe(user.username);
     const id = uniqueId('src');
     const theirs = await gql(t, user.auth, CREATE_SOURCE, {
       owner: `/users/${other.username}/`,
@@ -567,7 +567,7 @@ describe('updateSource', () => {
     });
     const updated = dataOf(
       await gql(t, admin.auth, UPDATE_SOURCE, { url, input: { name: 'Renamed' } }),
-    ).updateSource;
+    ).updateSource.source;
     expect(updated).toMatchObject({
       id,
       version: 'HEAD',
@@ -672,7 +672,7 @@ describe('deleteSource', () => {
     const { id, url } = await makeSource(admin, `/orgs/${org}/`);
     await makeVersion(admin, url, { id: 'v1' });
     expect(dataOf(await gql(t, admin.auth, DELETE_SOURCE, { url }))).toEqual({
-      deleteSource: true,
+      deleteSource: { deletedId: expect.any(String) },
     });
     for (const version of [undefined, 'v1']) {
       expect(errorCode(await gql(t, t.admin, SOURCE, { url: sourceUrl(org, id, version) }))).toBe(
@@ -791,7 +791,7 @@ describe('source versions', () => {
         url: sourceUrl(org, id, 'v1'),
         input: { released: true, description: 'Now released' },
       }),
-    ).updateSourceVersion;
+    ).updateSourceVersion.source;
     expect(updated).toMatchObject({
       version: 'v1',
       released: true,
@@ -861,7 +861,7 @@ describe('source versions', () => {
     expect(conflict.errors![0].message).toContain('v2');
     expect(
       dataOf(await gql(t, admin.auth, DELETE_SOURCE_VERSION, { url: sourceUrl(org, id, 'v2') })),
-    ).toEqual({ deleteSourceVersion: true });
+    ).toEqual({ deleteSourceVersion: { deletedId: expect.any(String) } });
     expect(errorCode(await gql(t, admin.auth, SOURCE, { url: sourceUrl(org, id, 'v2') }))).toBe(
       'NOT_FOUND',
     );
@@ -994,7 +994,7 @@ describe('collections', () => {
           canonicalUrl: 'http://example.org/vs/starter',
         },
       }),
-    ).createCollection;
+    ).createCollection.collection;
     expect(created).toMatchObject({
       id,
       version: 'HEAD',
@@ -1061,7 +1061,7 @@ describe('collections', () => {
         url,
         input: { preferredSource: 'LOINC', publicAccess: 'None' },
       }),
-    ).updateCollection;
+    ).updateCollection.collection;
     expect(updated).toMatchObject({
       id,
       name: 'Before',
@@ -1086,7 +1086,7 @@ describe('collections', () => {
     expect(errorCode(await gql(t, stranger.auth, DELETE_COLLECTION, { url }))).toBe('FORBIDDEN');
     expect(errorCode(await gql(t, undefined, DELETE_COLLECTION, { url }))).toBe('UNAUTHENTICATED');
     expect(dataOf(await gql(t, admin.auth, DELETE_COLLECTION, { url }))).toEqual({
-      deleteCollection: true,
+      deleteCollection: { deletedId: expect.any(String) },
     });
     for (const auth of [admin.auth, member.auth, undefined]) {
       expect(errorCode(await gql(t, auth, COLLECTION, { url }))).toBe('NOT_FOUND');
@@ -1116,7 +1116,7 @@ describe('collections', () => {
         url,
         input: { id: 'v1', description: 'First' },
       }),
-    ).createCollectionVersion;
+    ).createCollectionVersion.collection;
     expect(v1).toMatchObject({
       id,
       version: 'v1',
@@ -1129,7 +1129,7 @@ describe('collections', () => {
     });
     const v2 = dataOf(
       await gql(t, admin.auth, CREATE_COLLECTION_VERSION, { url, input: { id: 'v2' } }),
-    ).createCollectionVersion;
+    ).createCollectionVersion.collection;
     expect(v2.previousVersion).toBe('v1');
     for (const reserved of ['HEAD', 'latest']) {
       const res = await gql(t, admin.auth, CREATE_COLLECTION_VERSION, {
@@ -1155,7 +1155,7 @@ describe('collections', () => {
         url: collectionUrl(org, id, 'v1'),
         input: { released: true },
       }),
-    ).updateCollectionVersion;
+    ).updateCollectionVersion.collection;
     expect(released).toMatchObject({ version: 'v1', released: true, description: 'First' });
     expect(dataOf(await gql(t, undefined, COLLECTION, latest)).collection.version).toBe('v1');
 
@@ -1175,7 +1175,7 @@ describe('collections', () => {
       dataOf(
         await gql(t, admin.auth, DELETE_COLLECTION_VERSION, { url: collectionUrl(org, id, 'v2') }),
       ),
-    ).toEqual({ deleteCollectionVersion: true });
+    ).toEqual({ deleteCollectionVersion: { deletedId: expect.any(String) } });
     expect(
       errorCode(await gql(t, undefined, COLLECTION, { url: collectionUrl(org, id, 'v2') })),
     ).toBe('NOT_FOUND');

@@ -246,7 +246,7 @@ describe('repositoryChanged', () => {
       await gql(
         t,
         owner.auth,
-        `mutation($u: String!) { updateConcept(url: $u, input: { datatype: "Text" }) { id } }`,
+        `mutation($u: String!) { updateConcept(url: $u, input: { datatype: "Text" }) { concept { id } } }`,
         { u: `${s.url}concepts/A/` },
       ),
     );
@@ -266,7 +266,7 @@ describe('repositoryChanged', () => {
       await gql(
         t,
         owner.auth,
-        `mutation($u: String!) { updateSource(url: $u, input: { name: "Renamed" }) { id } }`,
+        `mutation($u: String!) { updateSource(url: $u, input: { name: "Renamed" }) { source { id } } }`,
         { u: s.url },
       ),
     );
@@ -305,7 +305,7 @@ describe('repositoryChanged', () => {
       await gql(
         t,
         owner.auth,
-        `mutation($c: String!) { removeReferences(collection: $c, all: true) }`,
+        `mutation($c: String!) { removeReferences(collection: $c, all: true) { removedCount } }`,
         {
           c: c.url,
         },

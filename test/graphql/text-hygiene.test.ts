@@ -12,7 +12,7 @@ afterAll(async () => t.close());
 const source = () => createSource(t);
 
 const CREATE = `mutation($s: String!, $i: ConceptInput!) {
-  createConcept(source: $s, input: $i) { id names { name } } }`;
+  createConcept(source: $s, input: $i) { concept { id names { name } } } }`;
 const concept = (fields: Record<string, unknown>) => ({
   id: uniqueId('c'),
   conceptClass: 'Diagnosis',
@@ -83,14 +83,14 @@ describe('GraphQL refuses invalid text in variables and literals (was INTERNAL_S
     const src = await source();
     const literal = `mutation($s: String!) { createConcept(source: $s, input: {
       id: "X", conceptClass: "Diagnosis",
-      names: [{name: "Malaria", locale: "en"}, {name: "Mal\\u0001aria", locale: "es"}] }) { id } }`;
+      names: [{name: "Malaria", locale: "en"}, {name: "Mal\\u0001aria", locale: "es"}] }) { concept { id } } }`;
     expectRefused(
       await gql(t, src.owner.auth, literal, { s: src.url }),
       'input.names[1].name',
       '0001',
     );
     const block = `mutation($s: String!) { createConcept(source: $s, input: {
-      id: "X", conceptClass: """Diag\u0085nosis""", names: [{name: "Malaria", locale: "en"}] }) { id } }`;
+      id: "X", conceptClass: """Diag\u0085nosis""", names: [{name: "Malaria", locale: "en"}] }) { concept { id } } }`;
     expectRefused(
       await gql(t, src.owner.auth, block, { s: src.url }),
       'input.conceptClass',
@@ -102,7 +102,7 @@ describe('GraphQL refuses invalid text in variables and literals (was INTERNAL_S
   it('a \\u escape of a lone surrogate in a literal is a syntax error (400), never stored', async () => {
     const src = await source();
     const literal = `mutation($s: String!) { createConcept(source: $s, input: {
-      id: "X", conceptClass: "Diagnosis", names: [{name: "Mal\\ud800aria", locale: "en"}] }) { id } }`;
+      id: "X", conceptClass: "Diagnosis", names: [{name: "Mal\\ud800aria", locale: "en"}] }) { concept { id } } }`;
     const res = await gql(t, src.owner.auth, literal, { s: src.url });
     expect(res.status).toBe(400);
     expect(res.errors?.[0].extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
@@ -116,7 +116,7 @@ describe('GraphQL refuses invalid text in variables and literals (was INTERNAL_S
       await gql(
         t,
         owner.auth,
-        `mutation($i: CreateOrganizationInput!) { createOrg(input: $i) { id } }`,
+        `mutation($i: CreateOrganizationInput!) { createOrg(input: $i) { org { id } } }`,
         { i: { id, name: 'Org', extras: { a: ['ok', '\u0000'] } } },
       ),
       '$i.extras.a[1]',
@@ -128,7 +128,7 @@ describe('GraphQL refuses invalid text in variables and literals (was INTERNAL_S
         t,
         owner.auth,
         `mutation { createExpansion(collection: "/orgs/x/collections/c/", mnemonic: "e",
-          parameters: {filter: "\\u007f"}) { id } }`,
+          parameters: {filter: "\\u007f"}) { expansion { id } } }`,
       ),
       'parameters.filter',
       '007F',

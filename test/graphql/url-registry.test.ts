@@ -14,12 +14,12 @@ const canonical = () => `http://example.org/fhir/ValueSet/${uniqueId('vs')}`;
 const ENTRY_FIELDS = `id url namespace name extras isActive owner ownerType ownerUrl entryUrl
   createdAt createdBy updatedAt updatedBy`;
 const CREATE = `mutation($owner: String, $input: UrlRegistryEntryInput!) {
-  createUrlRegistryEntry(owner: $owner, input: $input) { ${ENTRY_FIELDS} }
+  createUrlRegistryEntry(owner: $owner, input: $input) { entry { ${ENTRY_FIELDS} } }
 }`;
 const UPDATE = `mutation($id: ID!, $owner: String, $input: UrlRegistryEntryInput!) {
-  updateUrlRegistryEntry(id: $id, owner: $owner, input: $input) { ${ENTRY_FIELDS} }
+  updateUrlRegistryEntry(id: $id, owner: $owner, input: $input) { entry { ${ENTRY_FIELDS} } }
 }`;
-const DELETE = `mutation($id: ID!, $owner: String) { deleteUrlRegistryEntry(id: $id, owner: $owner) }`;
+const DELETE = `mutation($id: ID!, $owner: String) { deleteUrlRegistryEntry(id: $id, owner: $owner) { deletedId } }`;
 const ENTRY = `query($id: ID!, $owner: String) { urlRegistryEntry(id: $id, owner: $owner) { ${ENTRY_FIELDS} } }`;
 const LIST = `query($owner: String, $q: String, $url: String, $namespace: String, $limit: Int! = 10, $offset: Int! = 0) {
   urlRegistry(owner: $owner, q: $q, url: $url, namespace: $namespace, limit: $limit, offset: $offset) {
@@ -43,7 +43,7 @@ describe('URL registry through GraphQL', () => {
       await gql(t, t.admin, CREATE, {
         input: { url, namespace: '/orgs/Elsewhere', name: 'Global', extras: { k: 'v' } },
       }),
-    ).createUrlRegistryEntry;
+    ).createUrlRegistryEntry.entry;
     expect(created).toMatchObject({
       url,
       namespace: '/orgs/Elsewhere/',
@@ -67,18 +67,19 @@ describe('URL registry through GraphQL', () => {
     const owner = `/orgs/${org.id}/`;
     const mine = dataOf(
       await gql(t, member.auth, CREATE, { owner, input: { url: canonical(), name: 'Mine' } }),
-    ).createUrlRegistryEntry;
+    ).createUrlRegistryEntry.entry;
     expect(mine).toMatchObject({ owner: org.id, ownerType: 'Organization', ownerUrl: owner });
     const updated = dataOf(
       await gql(t, member.auth, UPDATE, { id: mine.id, owner, input: { name: 'Renamed' } }),
-    ).updateUrlRegistryEntry;
+    ).updateUrlRegistryEntry.entry;
     expect(updated).toMatchObject({ name: 'Renamed', url: mine.url, updatedBy: member.username });
     expect(
       dataOf(await gql(t, undefined, LIST, { owner, q: 'renamed' })).urlRegistry.totalCount,
     ).toBe(1);
     expect(
-      dataOf(await gql(t, member.auth, DELETE, { id: mine.id, owner })).deleteUrlRegistryEntry,
-    ).toBe(true);
+      dataOf(await gql(t, member.auth, DELETE, { id: mine.id, owner })).deleteUrlRegistryEntry
+        .deletedId,
+    ).toBeTruthy();
     expect(errorCode(await gql(t, undefined, ENTRY, { id: mine.id, owner }))).toBe('NOT_FOUND');
   });
 

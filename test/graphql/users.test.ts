@@ -28,13 +28,13 @@ const USERS = `query($q: String, $limit: Int!, $offset: Int!, $sort: String, $so
         company: $company, location: $location) { totalCount items { username } }
 }`;
 const LOGIN = `mutation($u: String!, $p: String!) { login(username: $u, password: $p) { token user { username } } }`;
-const CREATE_USER = `mutation($input: CreateUserInput!) { createUser(input: $input) { ${USER_FIELDS} } }`;
-const SIGNUP = `mutation($input: SignupInput!) { signup(input: $input) { username verified isActive } }`;
+const CREATE_USER = `mutation($input: CreateUserInput!) { createUser(input: $input) { user { ${USER_FIELDS} } } }`;
+const SIGNUP = `mutation($input: SignupInput!) { signup(input: $input) { user { username verified isActive } } }`;
 const UPDATE_USER = `mutation($u: String, $input: UpdateUserInput!) {
-  updateUser(username: $u, input: $input) { username name company location website updatedBy }
+  updateUser(username: $u, input: $input) { user { username name company location website updatedBy } }
 }`;
-const DEACTIVATE = `mutation($u: String!) { deactivateUser(username: $u) }`;
-const REACTIVATE = `mutation($u: String!) { reactivateUser(username: $u) }`;
+const DEACTIVATE = `mutation($u: String!) { deactivateUser(username: $u) { id } }`;
+const REACTIVATE = `mutation($u: String!) { reactivateUser(username: $u) { id } }`;
 
 interface ListVars {
   q?: string;
@@ -306,7 +306,7 @@ describe('createUser', () => {
       await gql(t, t.admin, CREATE_USER, {
         input: input(username, { company: 'Partners', preferredLocale: 'es, en' }),
       }),
-    ).createUser;
+    ).createUser.user;
     expect(created).toMatchObject({
       username,
       name: `Name ${username}`,
@@ -335,7 +335,7 @@ describe('createUser', () => {
   test('the preferred locale defaults to en', async () => {
     const username = uniqueId('new');
     const created = dataOf(await gql(t, t.admin, CREATE_USER, { input: input(username) }));
-    expect(created.createUser.preferredLocale).toBe('en');
+    expect(created.createUser.user.preferredLocale).toBe('en');
   });
 
   test('an ordinary user is refused with FORBIDDEN and nothing is created', async () => {
@@ -404,9 +404,8 @@ describe('signup', () => {
   test('signup creates an unverified user whose login is refused until the mailed link is followed', async () => {
     const username = uniqueId('signup');
     const email = `${username}@example.net`;
-    const created = dataOf(
-      await gql(t, undefined, SIGNUP, { input: signupInput(username) }),
-    ).signup;
+    const created = dataOf(await gql(t, undefined, SIGNUP, { input: signupInput(username) })).signup
+      .user;
     expect(created).toEqual({ username, verified: false, isActive: true });
     expect(t.mailer.lastTo(email)?.subject).toMatch(/confirm/i);
 
@@ -492,7 +491,7 @@ describe('updateUser', () => {
       await gql(t, user.auth, UPDATE_USER, {
         input: { name: 'New Name', website: 'https://example.com/new' },
       }),
-    ).updateUser;
+    ).updateUser.user;
     expect(updated).toEqual({
       username: user.username,
       name: 'New Name',
@@ -509,7 +508,7 @@ describe('updateUser', () => {
     const user = await createUser(t, { company: 'Gone Co' });
     const updated = dataOf(
       await gql(t, user.auth, UPDATE_USER, { u: user.username, input: { company: null } }),
-    ).updateUser;
+    ).updateUser.user;
     expect(updated.company).toBeNull();
   });
 
@@ -526,7 +525,7 @@ describe('updateUser', () => {
     const user = await createUser(t);
     const updated = dataOf(
       await gql(t, t.admin, UPDATE_USER, { u: user.username, input: { location: 'Lusaka' } }),
-    ).updateUser;
+    ).updateUser.user;
     expect(updated).toMatchObject({ username: user.username, location: 'Lusaka' });
     expect(updated.updatedBy).toBe('ocladmin');
   });
@@ -576,7 +575,7 @@ describe('deactivateUser and reactivateUser', () => {
     expect(dataOf(await gql(t, user.auth, ME)).me.username).toBe(user.username);
 
     expect(dataOf(await gql(t, t.admin, DEACTIVATE, { u: user.username }))).toEqual({
-      deactivateUser: true,
+      deactivateUser: { id: expect.any(String) },
     });
     const refused = await gql(t, user.auth, ME);
     expect(refused.status).toBe(401);
@@ -587,7 +586,7 @@ describe('deactivateUser and reactivateUser', () => {
     expect(errorCode(login)).toBe('UNAUTHENTICATED');
 
     expect(dataOf(await gql(t, t.admin, REACTIVATE, { u: user.username }))).toEqual({
-      reactivateUser: true,
+      reactivateUser: { id: expect.any(String) },
     });
     const read = dataOf(await gql(t, undefined, USER, { u: user.username })).user;
     expect(read.isActive).toBe(true);
@@ -634,7 +633,7 @@ describe('deactivateUser and reactivateUser', () => {
   test('reactivating an active user succeeds and changes nothing', async () => {
     const user = await createUser(t);
     expect(dataOf(await gql(t, t.admin, REACTIVATE, { u: user.username }))).toEqual({
-      reactivateUser: true,
+      reactivateUser: { id: expect.any(String) },
     });
     expect(dataOf(await gql(t, user.auth, ME)).me.username).toBe(user.username);
   });

@@ -70,9 +70,9 @@ describe('users', () => {
     const updated = await gql(
       t,
       owner.auth,
-      'mutation { updateUser(input: { firstName: "Amazing", lastName: null }) { firstName lastName } }',
+      'mutation { updateUser(input: { firstName: "Amazing", lastName: null }) { user { firstName lastName } } }',
     );
-    expect(updated.data.updateUser).toEqual({ firstName: 'Amazing', lastName: null });
+    expect(updated.data.updateUser.user).toEqual({ firstName: 'Amazing', lastName: null });
   });
 });
 
@@ -83,21 +83,21 @@ describe('pins, follows and events', () => {
     const made = await gql(
       t,
       member.auth,
-      `mutation($o: String!, $id: ID!) { pin(owner: $o, resourceType: "Source", resourceId: $id) { id order repository { id url } } }`,
+      `mutation($o: String!, $id: ID!) { pin(owner: $o, resourceType: "Source", resourceId: $id) { pin { id order repository { id url } } } }`,
       { o: `/orgs/${org}/`, id: uuid },
     );
-    expect(made.data.pin).toMatchObject({ order: 0, repository: { id: 'S', url: repo.url } });
+    expect(made.data.pin.pin).toMatchObject({ order: 0, repository: { id: 'S', url: repo.url } });
     const refused = await gql(
       t,
       outsider.auth,
-      `mutation($o: String!, $id: ID!) { pin(owner: $o, resourceType: "Source", resourceId: $id) { id } }`,
+      `mutation($o: String!, $id: ID!) { pin(owner: $o, resourceType: "Source", resourceId: $id) { pin { id } } }`,
       { o: `/orgs/${org}/`, id: uuid },
     );
     expect(errorCode(refused)).toBe('FORBIDDEN');
     const anonymous = await gql(
       t,
       undefined,
-      `mutation { unpin(owner: "/orgs/${org}/", id: "1") }`,
+      `mutation { unpin(owner: "/orgs/${org}/", id: "1") { deletedId } }`,
     );
     expect(errorCode(anonymous)).toBe('UNAUTHENTICATED');
     const read = await gql(
@@ -106,20 +106,20 @@ describe('pins, follows and events', () => {
       `{ org(id: "${org}") { pins { id order repository { id } } } }`,
     );
     expect(read.data.org.pins).toEqual([
-      { id: made.data.pin.id, order: 0, repository: { id: 'S' } },
+      { id: made.data.pin.pin.id, order: 0, repository: { id: 'S' } },
     ]);
     const bad = await gql(
       t,
       member.auth,
-      `mutation { movePin(owner: "/orgs/${org}/", id: "${made.data.pin.id}", order: 5) { id } }`,
+      `mutation { movePin(owner: "/orgs/${org}/", id: "${made.data.pin.pin.id}", order: 5) { pin { id } } }`,
     );
     expect(errorCode(bad)).toBe('INVALID');
     const gone = await gql(
       t,
       member.auth,
-      `mutation { unpin(owner: "/orgs/${org}/", id: "${made.data.pin.id}") }`,
+      `mutation { unpin(owner: "/orgs/${org}/", id: "${made.data.pin.pin.id}") { deletedId } }`,
     );
-    expect(gone.data.unpin).toBe(true);
+    expect(gone.data.unpin.deletedId).toBeTruthy();
     expect((await gql(t, undefined, `{ pins(owner: "/orgs/${org}/") { id } }`)).data.pins).toEqual(
       [],
     );
@@ -131,10 +131,10 @@ describe('pins, follows and events', () => {
     const follow = await gql(
       t,
       fan.auth,
-      `mutation { follow(url: "${repo.url}") { id type object } }`,
+      `mutation { follow(url: "${repo.url}") { follow { id type object } } }`,
     );
     expect(follow.errors).toBeUndefined();
-    expect(follow.data.follow).toMatchObject({ type: 'Source', object: { url: repo.url } });
+    expect(follow.data.follow.follow).toMatchObject({ type: 'Source', object: { url: repo.url } });
     const list = await gql(t, fan.auth, '{ following { id } me { following { type } } }');
     expect(list.data.following).toHaveLength(1);
     expect(list.data.me.following).toEqual([{ type: 'Source' }]);
@@ -169,9 +169,9 @@ describe('pins, follows and events', () => {
     const unfollow = await gql(
       t,
       fan.auth,
-      `mutation { unfollow(id: "${follow.data.follow.id}") }`,
+      `mutation { unfollow(id: "${follow.data.follow.follow.id}") { deletedId } }`,
     );
-    expect(unfollow.data.unfollow).toBe(true);
+    expect(unfollow.data.unfollow.deletedId).toBeTruthy();
   });
 });
 
@@ -212,12 +212,14 @@ describe('summaries, references and the API token', () => {
 
   it('issues an API token that works, to signed-in callers only', async () => {
     const user = await createUser(t);
-    const res = await gql(t, user.auth, 'mutation { apiToken }');
+    const res = await gql(t, user.auth, 'mutation { apiToken { token } }');
     const me = await request(t.app)
       .get('/user/')
-      .set('Authorization', `Token ${res.data.apiToken}`);
+      .set('Authorization', `Token ${res.data.apiToken.token}`);
     expect(me.body.username).toBe(user.username);
-    expect(errorCode(await gql(t, undefined, 'mutation { apiToken }'))).toBe('UNAUTHENTICATED');
+    expect(errorCode(await gql(t, undefined, 'mutation { apiToken { token } }'))).toBe(
+      'UNAUTHENTICATED',
+    );
   });
 });
 

@@ -543,12 +543,12 @@ function protocolCases(rng: Rng, tenant: Tenant): Case[] {
     ),
     post(
       {
-        query: `mutation { createOrg(input: { id: "${tenant.marker}lit", name: "\\u0000" }) { id } }`,
+        query: `mutation { createOrg(input: { id: "${tenant.marker}lit", name: "\\u0000" }) { org { id } } }`,
       },
       'a NUL escape in a literal',
     ),
   ];
-  const mutation = `mutation { createOrg(input: {id: "${tenant.marker}m", name: "M"}) { id } }`;
+  const mutation = `mutation { createOrg(input: {id: "${tenant.marker}m", name: "M"}) { org { id } } }`;
   cases.push(
     {
       family,

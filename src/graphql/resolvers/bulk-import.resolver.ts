@@ -2,6 +2,12 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { AppError } from '../../errors';
 import type { GraphQLContext } from '../context';
+import {
+  CancelBulkImportPayload,
+  StartBulkImportPayload,
+  type TaskPayload,
+  taskPayload,
+} from '../types/payloads';
 import { TaskType } from '../types/task.type';
 
 @ObjectType('BulkImport', { description: 'A bulk import: its task and its report so far.' })
@@ -20,7 +26,7 @@ export class BulkImportType {
 /** Bulk imports (REST `/importers/bulk-import/`), the same service. */
 @Resolver()
 export class BulkImportResolver {
-  @Mutation(() => TaskType, {
+  @Mutation(() => StartBulkImportPayload, {
     description:
       'Queues an import of `content` (OCL JSON lines, or CSV of concepts and mappings with `attr:<name>:<type>` columns) as the caller; read it with `bulkImport` or `task`.',
   })
@@ -44,7 +50,7 @@ export class BulkImportResolver {
     })
     queue: string | null | undefined,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<TaskType> {
+  ): Promise<TaskPayload> {
     if (format != null && !['json', 'jsonl', 'csv'].includes(format)) {
       throw AppError.field('format', "Must be 'json' (JSON lines) or 'csv'.");
     }
@@ -54,17 +60,20 @@ export class BulkImportResolver {
       updateIfExists,
       queue: queue ?? undefined,
     });
-    return TaskType.from(task);
+    return taskPayload(StartBulkImportPayload, TaskType.from(task));
   }
 
-  @Mutation(() => TaskType, {
+  @Mutation(() => CancelBulkImportPayload, {
     description: 'Cancels an import: it stops after the batch it is writing (FAILURE).',
   })
   async cancelBulkImport(
     @Arg('taskId', () => ID, { description: 'The id of the import task.' }) taskId: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<TaskType> {
-    return TaskType.from(await ctx.services.bulkImports.cancel(ctx, taskId));
+  ): Promise<TaskPayload> {
+    return taskPayload(
+      CancelBulkImportPayload,
+      TaskType.from(await ctx.services.bulkImports.cancel(ctx, taskId)),
+    );
   }
 
   @Query(() => BulkImportType, {

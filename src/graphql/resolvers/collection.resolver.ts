@@ -1,17 +1,6 @@
 import DataLoader from 'dataloader';
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
-import {
-  Arg,
-  Args,
-  Ctx,
-  FieldResolver,
-  ID,
-  Int,
-  Mutation,
-  Query,
-  Resolver,
-  Root,
-} from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../errors';
 import {
   parseRepoUrl,
@@ -22,6 +11,17 @@ import {
   type RepoView,
 } from '../../services';
 import type { GraphQLContext } from '../context';
+import { type DeletePayload, payloadOf, slashed, userError } from '../types/payload.type';
+import {
+  AddReferencesPayload,
+  CreateExpansionPayload,
+  deleted,
+  DeleteExpansionPayload,
+  type ExpansionPayload,
+  expansionPayload,
+  ReevaluateExpansionPayload,
+  RemoveReferencesPayload,
+} from '../types/payloads';
 import {
   ExpansionListArgs,
   ExpansionObject,
@@ -248,7 +248,7 @@ export class CollectionResolver {
     );
   }
 
-  @Mutation(() => ReferencesAddedObject, {
+  @Mutation(() => AddReferencesPayload, {
     description:
       'Adds references to HEAD: anything the REST `data` accepts (expressions, `{expressions}`, `{concepts, mappings, uri}`, expanded-form objects). Each answers on its own. An add of more than 2,000 references, or with `background: true`, runs as a task, exactly as `PUT …/references/` does.',
   })
@@ -269,20 +269,31 @@ export class CollectionResolver {
     })
     background: boolean,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ReferencesAddedObject> {
-    return ReferencesAddedObject.from(
+  ): Promise<AddReferencesPayload> {
+    const ref = parseRepoUrl(collection, 'collection');
+    const added = ReferencesAddedObject.from(
       await ctx.services.references.addReferencesOrQueue(
         ctx,
-        parseRepoUrl(collection, 'collection'),
+        ref,
         { data: references },
         { cascade, background },
       ),
     );
+    const results = added.results ?? [];
+    return payloadOf(AddReferencesPayload, {
+      url: slashed(collection),
+      results: added.results,
+      task: added.task,
+      addedCount: results.filter((r) => r.added).length,
+      userErrors: results.flatMap((r, index) =>
+        r.added ? [] : [userError(['references', index], r.message, 'NOT_ADDED')],
+      ),
+    });
   }
 
-  @Mutation(() => Int, {
+  @Mutation(() => RemoveReferencesPayload, {
     description:
-      'Removes references from HEAD (versions keep theirs): by expression, by id, or `all`. Answers how many.',
+      'Removes references from HEAD (versions keep theirs): by expression, by id, or `all`. Answers those removed, and in `userErrors` the expressions or ids that matched none.',
   })
   async removeReferences(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
@@ -298,19 +309,35 @@ export class CollectionResolver {
     ids: string[] | null,
     @Arg('all', { defaultValue: false, description: 'Remove every reference.' }) all: boolean,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<number> {
+  ): Promise<RemoveReferencesPayload> {
     if ([expressions != null, ids != null, all].filter(Boolean).length > 1) {
       throw AppError.invalid('Give one of expressions, ids or all.');
     }
+    const ref = parseRepoUrl(collection, 'collection');
     const body = all ? { expressions: '*' } : expressions ? { expressions } : { ids };
-    return ctx.services.references.removeReferences(
-      ctx,
-      parseRepoUrl(collection, 'collection'),
-      body,
-    );
+    const removed = await ctx.services.references.removeReferencesListed(ctx, ref, body);
+    const removedIds = new Set(removed.map((r) => r.id));
+    const removedExpressions = new Set(removed.map((r) => r.expression));
+    const unmatched = all
+      ? []
+      : expressions
+        ? expressions.flatMap((e, index) =>
+            removedExpressions.has(e) ? [] : [{ field: ['expressions', index], name: e }],
+          )
+        : (ids ?? []).flatMap((id, index) =>
+            removedIds.has(id) ? [] : [{ field: ['ids', index], name: id }],
+          );
+    return payloadOf(RemoveReferencesPayload, {
+      url: slashed(collection),
+      removedCount: removed.length,
+      removedIds: [...removedIds],
+      userErrors: unmatched.map((u) =>
+        userError(u.field, `No reference '${u.name}' at HEAD.`, 'NOT_FOUND'),
+      ),
+    });
   }
 
-  @Mutation(() => ExpansionObject, {
+  @Mutation(() => CreateExpansionPayload, {
     description: 'Evaluates a collection version (its URL; none: HEAD) under the parameters.',
   })
   async createExpansion(
@@ -326,17 +353,20 @@ export class CollectionResolver {
     })
     canonicalUrl: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ExpansionObject> {
-    return ExpansionObject.from(
-      await ctx.services.expansions.createExpansion(ctx, parseRepoUrl(collection, 'collection'), {
-        mnemonic,
-        parameters,
-        canonicalUrl,
-      }),
+  ): Promise<ExpansionPayload> {
+    return expansionPayload(
+      CreateExpansionPayload,
+      ExpansionObject.from(
+        await ctx.services.expansions.createExpansion(ctx, parseRepoUrl(collection, 'collection'), {
+          mnemonic,
+          parameters,
+          canonicalUrl,
+        }),
+      ),
     );
   }
 
-  @Mutation(() => ExpansionObject, {
+  @Mutation(() => ReevaluateExpansionPayload, {
     description:
       "Evaluates an expansion's references again with its parameters (REST `re-evaluate/`): references without a version read what their repositories resolve to now.",
   })
@@ -344,29 +374,33 @@ export class CollectionResolver {
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
     @Arg('mnemonic', { description: MNEMONIC }) mnemonic: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ExpansionObject> {
-    return ExpansionObject.from(
-      await ctx.services.expansions.reevaluate(
-        ctx,
-        parseRepoUrl(collection, 'collection'),
-        mnemonic,
+  ): Promise<ExpansionPayload> {
+    return expansionPayload(
+      ReevaluateExpansionPayload,
+      ExpansionObject.from(
+        await ctx.services.expansions.reevaluate(
+          ctx,
+          parseRepoUrl(collection, 'collection'),
+          mnemonic,
+        ),
       ),
     );
   }
 
-  @Mutation(() => Boolean, {
+  @Mutation(() => DeleteExpansionPayload, {
     description: "Deletes an expansion; never HEAD's auto-expansion.",
   })
   async deleteExpansion(
     @Arg('collection', { description: COLLECTION_URL }) collection: string,
     @Arg('mnemonic', { description: MNEMONIC }) mnemonic: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
-    await ctx.services.expansions.deleteExpansion(
-      ctx,
-      parseRepoUrl(collection, 'collection'),
+  ): Promise<DeletePayload> {
+    const ref = parseRepoUrl(collection, 'collection');
+    await ctx.services.expansions.deleteExpansion(ctx, ref, mnemonic);
+    return deleted(
+      DeleteExpansionPayload,
       mnemonic,
+      `${slashed(collection)}expansions/${mnemonic}/`,
     );
-    return true;
   }
 }

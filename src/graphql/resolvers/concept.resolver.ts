@@ -16,6 +16,16 @@ import { HEAD } from '../../db/entities';
 import { AppError } from '../../errors';
 import { parseConceptUrl, parseRepoUrl, refOf, type RepoRef, type RepoView } from '../../services';
 import type { GraphQLContext } from '../context';
+import { payloadOf, slashed, userError } from '../types/payload.type';
+import {
+  CloneConceptsPayload,
+  type ConceptPayload,
+  conceptPayload,
+  CreateConceptPayload,
+  ReactivateConceptPayload,
+  RetireConceptPayload,
+  UpdateConceptPayload,
+} from '../types/payloads';
 import {
   CascadeArgs,
   cascadeInputOf,
@@ -189,7 +199,7 @@ export class ConceptResolver {
     );
   }
 
-  @Mutation(() => [CloneOutcomeObject], {
+  @Mutation(() => CloneConceptsPayload, {
     description:
       'Copies concepts (each expression and what the cascade reaches from it) into a source (its URL), as REST `$clone` (spec operations §4.3).',
   })
@@ -206,13 +216,22 @@ export class ConceptResolver {
     })
     parameters: Record<string, unknown> | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<CloneOutcomeObject[]> {
-    return CloneOutcomeObject.list(
-      await ctx.services.clone.clone(ctx, parseRepoUrl(destination, 'source'), {
+  ): Promise<CloneConceptsPayload> {
+    const ref = parseRepoUrl(destination, 'source');
+    const outcomes = CloneOutcomeObject.list(
+      await ctx.services.clone.clone(ctx, ref, {
         expressions,
         ...(parameters ? { parameters } : {}),
       }),
     );
+    return payloadOf(CloneConceptsPayload, {
+      url: slashed(destination),
+      outcomes,
+      concepts: outcomes.flatMap((o) => o.concepts),
+      userErrors: outcomes.flatMap((o, index) =>
+        o.code === null ? [] : [userError(['expressions', index], o.message ?? o.code, o.code)],
+      ),
+    });
   }
 
   @FieldResolver(() => SourceObject, {
@@ -222,20 +241,23 @@ export class ConceptResolver {
     return repositoryObject(concept.view.source);
   }
 
-  @Mutation(() => ConceptObject, {
+  @Mutation(() => CreateConceptPayload, {
     description: 'Creates a concept in a source (its URL) at HEAD.',
   })
   async createConcept(
     @Arg('source', { description: 'The REST URL of the source.' }) source: string,
     @Arg('input', { description: 'The new concept.' }) input: ConceptInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ConceptObject> {
-    return ConceptObject.of(
-      await ctx.services.concepts.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
+  ): Promise<ConceptPayload> {
+    return conceptPayload(
+      CreateConceptPayload,
+      ConceptObject.of(
+        await ctx.services.concepts.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
+      ),
     );
   }
 
-  @Mutation(() => ConceptObject, {
+  @Mutation(() => UpdateConceptPayload, {
     description:
       'A new version of the concept; an identical edit is refused with UNCHANGED. `replace` requires the names, as REST PUT does.',
   })
@@ -248,20 +270,25 @@ export class ConceptResolver {
     })
     replace: boolean,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ConceptObject> {
+  ): Promise<ConceptPayload> {
     const ref = parseConceptUrl(url);
-    return ConceptObject.of(
-      await ctx.services.concepts.update(
-        ctx,
-        ref.source,
-        ref.id,
-        { ...input },
-        replace ? 'replace' : 'partial',
+    return conceptPayload(
+      UpdateConceptPayload,
+      ConceptObject.of(
+        await ctx.services.concepts.update(
+          ctx,
+          ref.source,
+          ref.id,
+          { ...input },
+          replace ? 'replace' : 'partial',
+        ),
       ),
     );
   }
 
-  @Mutation(() => ConceptObject, { description: 'Retires the concept: a new, retired version.' })
+  @Mutation(() => RetireConceptPayload, {
+    description: 'Retires the concept: a new, retired version.',
+  })
   async retireConcept(
     @Arg('url', { description: CONCEPT_URL }) url: string,
     @Arg('comment', () => String, {
@@ -270,22 +297,28 @@ export class ConceptResolver {
     })
     comment: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ConceptObject> {
+  ): Promise<ConceptPayload> {
     const ref = parseConceptUrl(url);
-    return ConceptObject.from(
-      await ctx.services.concepts.retire(ctx, ref.source, ref.id, comment ?? undefined),
+    return conceptPayload(
+      RetireConceptPayload,
+      ConceptObject.from(
+        await ctx.services.concepts.retire(ctx, ref.source, ref.id, comment ?? undefined),
+      ),
     );
   }
 
-  @Mutation(() => ConceptObject, {
+  @Mutation(() => ReactivateConceptPayload, {
     description: 'Reactivates a retired concept: a new, active version.',
   })
   async reactivateConcept(
     @Arg('url', { description: CONCEPT_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ConceptObject> {
+  ): Promise<ConceptPayload> {
     const ref = parseConceptUrl(url);
-    return ConceptObject.from(await ctx.services.concepts.reactivate(ctx, ref.source, ref.id));
+    return conceptPayload(
+      ReactivateConceptPayload,
+      ConceptObject.from(await ctx.services.concepts.reactivate(ctx, ref.source, ref.id)),
+    );
   }
 }
 

@@ -2,7 +2,9 @@ import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql'
 import { HEAD } from '../../db/entities';
 import { parseRepoUrl, refOf, type ExportStatus } from '../../services';
 import type { GraphQLContext } from '../context';
-import { ExportOutcome, ExportRequestType, ExportState, ExportType } from '../types/export.type';
+import { ExportOutcome, ExportState, ExportType, RequestExportPayload } from '../types/export.type';
+import { deleted, DeleteExportPayload } from '../types/payloads';
+import { slashed, type DeletePayload } from '../types/payload.type';
 import { RepositoryObject } from '../types/repository.type';
 
 /** The REST download path a token opens (compat/rest/export.handlers.ts). */
@@ -43,30 +45,37 @@ export class ExportResolver {
     return exportOf(await ctx.services.exports.status(ctx, ref), ctx.baseUrl);
   }
 
-  @Mutation(() => ExportRequestType, {
+  @Mutation(() => RequestExportPayload, {
     description: 'Asks for the export of a version (its URL); REST `POST …/:version/export/`.',
   })
   async requestExport(
     @Arg('url', { description: 'The REST URL of the version.' }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ExportRequestType> {
-    const asked = await ctx.services.exports.request(ctx, parseRepoUrl(url));
+  ): Promise<RequestExportPayload> {
+    const ref = parseRepoUrl(url);
+    const asked = await ctx.services.exports.request(ctx, ref);
     const outcome = {
       queued: ExportOutcome.QUEUED,
       exists: ExportOutcome.EXISTS,
       processing: ExportOutcome.PROCESSING,
     }[asked.outcome];
-    return { outcome, taskId: asked.taskId ?? null };
+    return Object.assign(new RequestExportPayload(), {
+      url: slashed(url),
+      id: ref.version ?? HEAD,
+      outcome,
+      taskId: asked.taskId ?? null,
+    });
   }
 
-  @Mutation(() => Boolean, {
+  @Mutation(() => DeleteExportPayload, {
     description: "Deletes a version's export file (administrators of the repository).",
   })
   async deleteExport(
     @Arg('url', { description: 'The REST URL of the version.' }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
-    await ctx.services.exports.remove(ctx, parseRepoUrl(url));
-    return true;
+  ): Promise<DeletePayload> {
+    const ref = parseRepoUrl(url);
+    await ctx.services.exports.remove(ctx, ref);
+    return deleted(DeleteExportPayload, ref.version ?? HEAD, slashed(url));
   }
 }

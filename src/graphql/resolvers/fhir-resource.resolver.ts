@@ -20,6 +20,15 @@ import type {
   StoredResource,
 } from '../../services/terminology/fhir-resource.service';
 import type { GraphQLContext } from '../context';
+import type { ClassType } from 'type-graphql';
+import { type DeletePayload, payloadOf } from '../types/payload.type';
+import {
+  CreateFhirResourcePayload,
+  deleted,
+  DeleteFhirResourcePayload,
+  type FhirResourceWritePayload,
+  UpdateFhirResourcePayload,
+} from '../types/payloads';
 
 export enum FhirType {
   CodeSystem = 'CodeSystem',
@@ -101,9 +110,9 @@ export class FhirResourceResolver {
     return readByUrl(ctx, 'ConceptMap', args);
   }
 
-  @Mutation(() => GraphQLJSONObject, {
+  @Mutation(() => CreateFhirResourcePayload, {
     description:
-      'POST {ns}/X/: the resource made (a source, a collection, or a source of mappings) and its version, in one transaction. Content of more than 1,000 concepts, mappings or references is written by a background task: the answer is then `{task: {id, state}}` (read it with `task(id)`).',
+      'POST {ns}/X/: the resource made (a source, a collection, or a source of mappings) and its version, in one transaction. Content of more than 1,000 concepts, mappings or references is written by a background task: the payload then has its `taskId` (read it with `task(id)`).',
   })
   async createFhirResource(
     @Arg('type', () => FhirType, { description: 'The kind of resource.' }) type: FhirType,
@@ -112,16 +121,19 @@ export class FhirResourceResolver {
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<StoredResource | QueuedWrite> {
+  ): Promise<FhirResourceWritePayload> {
     const namespace: FhirNamespace = owner
       ? { kind: 'owner', owner: parseOwnerUrl(owner) }
       : { kind: 'global' };
-    return resourceOrTask(await ctx.services.fhirResources.create(ctx, type, namespace, resource));
+    return writePayload(
+      CreateFhirResourcePayload,
+      await ctx.services.fhirResources.create(ctx, type, namespace, resource),
+    );
   }
 
-  @Mutation(() => GraphQLJSONObject, {
+  @Mutation(() => UpdateFhirResourcePayload, {
     description:
-      'PUT {ns}/X/:id: the repository made to match the resource, in one transaction; the resource as stored (or `{task: {id, state}}`, as `createFhirResource`).',
+      'PUT {ns}/X/:id: the repository made to match the resource, in one transaction; the resource as stored (or the task writing it, as `createFhirResource`).',
   })
   async updateFhirResource(
     @Arg('type', () => FhirType, { description: 'The kind of resource.' }) type: FhirType,
@@ -131,12 +143,15 @@ export class FhirResourceResolver {
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<StoredResource | QueuedWrite> {
+  ): Promise<FhirResourceWritePayload> {
     const target = targetOf(owner, id);
-    return resourceOrTask(await ctx.services.fhirResources.update(ctx, type, target, resource));
+    return writePayload(
+      UpdateFhirResourcePayload,
+      await ctx.services.fhirResources.update(ctx, type, target, resource),
+    );
   }
 
-  @Mutation(() => Boolean, {
+  @Mutation(() => DeleteFhirResourcePayload, {
     description: 'DELETE {ns}/X/:id: the repository removed as its REST delete removes it.',
   })
   async deleteFhirResource(
@@ -145,23 +160,32 @@ export class FhirResourceResolver {
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<DeletePayload> {
     await ctx.services.fhirResources.remove(ctx, type, targetOf(owner, id));
-    return true;
+    return deleted(DeleteFhirResourcePayload, id, null);
   }
 }
 
-/** A queued write as a mutation answers it. */
-interface QueuedWrite {
-  task: { id: string; state: string };
-}
-
-function resourceOrTask(
+/** A write's payload: the resource as stored, or the task writing it. */
+function writePayload(
+  type: ClassType<FhirResourceWritePayload>,
   written: { resource: StoredResource } | { task: { id: string; state: string } },
-): StoredResource | QueuedWrite {
-  return 'task' in written
-    ? { task: { id: written.task.id, state: written.task.state } }
-    : written.resource;
+): FhirResourceWritePayload {
+  if ('task' in written) {
+    return payloadOf(type, {
+      resource: null,
+      id: null,
+      taskId: written.task.id,
+      taskState: written.task.state,
+    });
+  }
+  const resource = written.resource as Record<string, unknown>;
+  return payloadOf(type, {
+    resource,
+    id: typeof resource.id === 'string' ? resource.id : null,
+    taskId: null,
+    taskState: null,
+  });
 }
 
 async function readByUrl(

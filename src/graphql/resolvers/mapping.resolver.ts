@@ -1,6 +1,14 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { parseMappingUrl, parseRepoUrl, refOf, type Ends } from '../../services';
 import type { GraphQLContext } from '../context';
+import {
+  CreateMappingPayload,
+  type MappingPayload,
+  mappingPayload,
+  ReactivateMappingPayload,
+  RetireMappingPayload,
+  UpdateMappingPayload,
+} from '../types/payloads';
 import { ConceptObject } from '../types/concept.type';
 import {
   CursorListArgs,
@@ -114,34 +122,40 @@ export class MappingResolver {
     );
   }
 
-  @Mutation(() => MappingObject, {
+  @Mutation(() => CreateMappingPayload, {
     description: 'Creates a mapping in a source (its URL) at HEAD.',
   })
   async createMapping(
     @Arg('source', { description: 'The REST URL of the source.' }) source: string,
     @Arg('input', { description: 'The new mapping.' }) input: MappingInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<MappingObject> {
-    return MappingObject.of(
-      await ctx.services.mappings.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
+  ): Promise<MappingPayload> {
+    return mappingPayload(
+      CreateMappingPayload,
+      MappingObject.of(
+        await ctx.services.mappings.create(ctx, parseRepoUrl(source, 'source'), { ...input }),
+      ),
     );
   }
 
-  @Mutation(() => MappingObject, {
+  @Mutation(() => UpdateMappingPayload, {
     description: 'A new version of the mapping; an identical edit is refused with UNCHANGED.',
   })
   async updateMapping(
     @Arg('url', { description: MAPPING_URL }) url: string,
     @Arg('input', { description: 'The fields to change.' }) input: MappingInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<MappingObject> {
+  ): Promise<MappingPayload> {
     const ref = parseMappingUrl(url);
-    return MappingObject.of(
-      await ctx.services.mappings.update(ctx, ref.source, ref.id, { ...input }),
+    return mappingPayload(
+      UpdateMappingPayload,
+      MappingObject.of(await ctx.services.mappings.update(ctx, ref.source, ref.id, { ...input })),
     );
   }
 
-  @Mutation(() => MappingObject, { description: 'Retires the mapping: a new, retired version.' })
+  @Mutation(() => RetireMappingPayload, {
+    description: 'Retires the mapping: a new, retired version.',
+  })
   async retireMapping(
     @Arg('url', { description: MAPPING_URL }) url: string,
     @Arg('comment', () => String, {
@@ -150,22 +164,28 @@ export class MappingResolver {
     })
     comment: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<MappingObject> {
+  ): Promise<MappingPayload> {
     const ref = parseMappingUrl(url);
-    return MappingObject.from(
-      await ctx.services.mappings.retire(ctx, ref.source, ref.id, comment ?? undefined),
+    return mappingPayload(
+      RetireMappingPayload,
+      MappingObject.from(
+        await ctx.services.mappings.retire(ctx, ref.source, ref.id, comment ?? undefined),
+      ),
     );
   }
 
-  @Mutation(() => MappingObject, {
+  @Mutation(() => ReactivateMappingPayload, {
     description: 'Reactivates a retired mapping: a new, active version.',
   })
   async reactivateMapping(
     @Arg('url', { description: MAPPING_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<MappingObject> {
+  ): Promise<MappingPayload> {
     const ref = parseMappingUrl(url);
-    return MappingObject.from(await ctx.services.mappings.reactivate(ctx, ref.source, ref.id));
+    return mappingPayload(
+      ReactivateMappingPayload,
+      MappingObject.from(await ctx.services.mappings.reactivate(ctx, ref.source, ref.id)),
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { OidcSignIn } from '../types/oidc.type';
+import { ExchangeOidcCodePayload } from '../types/oidc.type';
 import { UserType } from '../types/user.type';
 
 const STATE = 'An opaque value the provider sends back with the redirect.';
@@ -46,7 +46,7 @@ export class OidcResolver {
   async oidcLogoutUrl(
     @Arg('idTokenHint', () => String, {
       nullable: true,
-      description: 'The ID token the sign-in gave (`OidcSignIn.idToken`).',
+      description: 'The ID token the sign-in gave (`ExchangeOidcCodePayload.idToken`).',
     })
     idTokenHint: string | null,
     @Arg('postLogoutRedirectUri', () => String, {
@@ -64,7 +64,7 @@ export class OidcResolver {
     });
   }
 
-  @Mutation(() => OidcSignIn, {
+  @Mutation(() => ExchangeOidcCodePayload, {
     description:
       "Trades the identity provider's authorization code for its tokens; the user is created or linked on first sign-in.",
   })
@@ -79,7 +79,7 @@ export class OidcResolver {
     })
     codeVerifier: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<OidcSignIn> {
+  ): Promise<ExchangeOidcCodePayload> {
     const { tokens, user } = await ctx.services.oidc.exchangeCode(ctx, {
       code,
       redirectUri: redirectUri,

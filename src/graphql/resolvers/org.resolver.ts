@@ -1,5 +1,16 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
+import { type DeletePayload, readableAfter } from '../types/payload.type';
+import {
+  AddMemberPayload,
+  CreateOrgPayload,
+  deleted,
+  DeleteOrgPayload,
+  type OrgPayload,
+  orgPayload,
+  RemoveMemberPayload,
+  UpdateOrgPayload,
+} from '../types/payloads';
 import { ListArgs, listParamsOf, OrgListArgs } from '../types/list.args';
 import {
   CreateOrganizationInput,
@@ -87,35 +98,37 @@ export class OrgResolver {
     return (org.counts ?? (await ctx.services.orgs.counts(ctx, org.entity))).publicCollections;
   }
 
-  @Mutation(() => OrganizationType, {
+  @Mutation(() => CreateOrgPayload, {
     description: 'Creates an org; the caller becomes its administrator.',
   })
   async createOrg(
     @Arg('input', { description: 'The new org.' }) input: CreateOrganizationInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<OrganizationType> {
-    return OrganizationType.of(await ctx.services.orgs.create(ctx, { ...input }));
+  ): Promise<OrgPayload> {
+    const org = OrganizationType.of(await ctx.services.orgs.create(ctx, { ...input }));
+    return orgPayload(CreateOrgPayload, org.id, org);
   }
 
-  @Mutation(() => OrganizationType, { description: 'Updates an org; members may.' })
+  @Mutation(() => UpdateOrgPayload, { description: 'Updates an org; members may.' })
   async updateOrg(
     @Arg('id', { description: ORG_ID }) id: string,
     @Arg('input', { description: 'The fields to change.' }) input: UpdateOrganizationInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<OrganizationType> {
-    return OrganizationType.of(await ctx.services.orgs.update(ctx, id, { ...input }));
+  ): Promise<OrgPayload> {
+    const org = OrganizationType.of(await ctx.services.orgs.update(ctx, id, { ...input }));
+    return orgPayload(UpdateOrgPayload, org.id, org);
   }
 
-  @Mutation(() => Boolean, { description: 'Deletes an org (superusers only).' })
+  @Mutation(() => DeleteOrgPayload, { description: 'Deletes an org (superusers only).' })
   async deleteOrg(
     @Arg('id', { description: ORG_ID }) id: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<DeletePayload> {
     await ctx.services.orgs.delete(ctx, id);
-    return true;
+    return deleted(DeleteOrgPayload, id, `/orgs/${id}/`);
   }
 
-  @Mutation(() => Boolean, {
+  @Mutation(() => AddMemberPayload, {
     description: "Adds a member or changes a member's role; org administrators only.",
   })
   async addMember(
@@ -128,18 +141,25 @@ export class OrgResolver {
     })
     role: MemberRole | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<OrgPayload> {
     await ctx.services.orgs.addMember(ctx, org, username, role === null ? {} : { role });
-    return true;
+    return orgPayload(AddMemberPayload, org, await orgAfter(ctx, org));
   }
 
-  @Mutation(() => Boolean, { description: 'Removes a membership; org administrators only.' })
+  @Mutation(() => RemoveMemberPayload, {
+    description: 'Removes a membership; org administrators only.',
+  })
   async removeMember(
     @Arg('org', { description: ORG_ID }) org: string,
     @Arg('username', { description: 'The username of the member.' }) username: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<OrgPayload> {
     await ctx.services.orgs.removeMember(ctx, org, username);
-    return true;
+    return orgPayload(RemoveMemberPayload, org, await orgAfter(ctx, org));
   }
+}
+
+/** The org as the caller may read it after a change; null when they no longer may. */
+async function orgAfter(ctx: GraphQLContext, id: string): Promise<OrganizationType | null> {
+  return readableAfter(async () => OrganizationType.from(await ctx.services.orgs.get(ctx, id)));
 }

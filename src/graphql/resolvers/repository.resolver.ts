@@ -10,6 +10,27 @@ import {
   type RepoView,
 } from '../../services';
 import type { GraphQLContext } from '../context';
+import { HEAD } from '../../db/entities';
+import { type DeletePayload, slashed } from '../types/payload.type';
+import {
+  type CollectionPayload,
+  collectionPayload,
+  CreateCollectionPayload,
+  CreateCollectionVersionPayload,
+  CreateSourcePayload,
+  CreateSourceVersionPayload,
+  DeleteCollectionPayload,
+  DeleteCollectionVersionPayload,
+  deleted,
+  DeleteSourcePayload,
+  DeleteSourceVersionPayload,
+  type SourcePayload,
+  sourcePayload,
+  UpdateCollectionPayload,
+  UpdateCollectionVersionPayload,
+  UpdateSourcePayload,
+  UpdateSourceVersionPayload,
+} from '../types/payloads';
 import { ListArgs, listParamsOf, RepoListArgs, repoListParamsOf } from '../types/list.args';
 import { OrganizationType } from '../types/org.type';
 import {
@@ -157,42 +178,49 @@ export class RepositoryResolver {
     return this.list(ctx, args, owner, undefined);
   }
 
-  @Mutation(() => SourceObject, {
+  @Mutation(() => CreateSourcePayload, {
     description: 'Creates a source for an owner URL (`/orgs/:org/`, `/users/:user/`, `/user/`).',
   })
   async createSource(
     @Arg('owner', { description: OWNER }) owner: string,
     @Arg('input', { description: 'The fields of the source.' }) input: SourceInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return detailObject(
-      await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'source', { ...input }),
+  ): Promise<SourcePayload> {
+    return sourcePayload(
+      CreateSourcePayload,
+      detailObject(
+        await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'source', { ...input }),
+      ),
     );
   }
 
-  @Mutation(() => SourceObject, {
+  @Mutation(() => UpdateSourcePayload, {
     description: 'Edits a source (its HEAD); only what is sent changes.',
   })
   async updateSource(
     @Arg('url', { description: SOURCE_URL }) url: string,
     @Arg('input', { description: 'The fields of the source.' }) input: SourceInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return detailObject(
-      await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'source'), { ...input }),
+  ): Promise<SourcePayload> {
+    return sourcePayload(
+      UpdateSourcePayload,
+      detailObject(
+        await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'source'), { ...input }),
+      ),
     );
   }
 
-  @Mutation(() => Boolean, { description: 'Deletes a source and everything in it.' })
+  @Mutation(() => DeleteSourcePayload, { description: 'Deletes a source and everything in it.' })
   async deleteSource(
     @Arg('url', { description: SOURCE_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
-    await ctx.services.repositories.delete(ctx, parseRepoUrl(url, 'source'));
-    return true;
+  ): Promise<DeletePayload> {
+    const ref = parseRepoUrl(url, 'source');
+    await ctx.services.repositories.delete(ctx, ref);
+    return deleted(DeleteSourcePayload, ref.id, slashed(url));
   }
 
-  @Mutation(() => CollectionObject, {
+  @Mutation(() => CreateCollectionPayload, {
     description:
       'Creates a collection for an owner URL (`/orgs/:org/`, `/users/:user/`, `/user/`).',
   })
@@ -200,106 +228,127 @@ export class RepositoryResolver {
     @Arg('owner', { description: OWNER }) owner: string,
     @Arg('input', { description: 'The fields of the collection.' }) input: CollectionInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return detailObject(
-      await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'collection', {
-        ...input,
-      }),
+  ): Promise<CollectionPayload> {
+    return collectionPayload(
+      CreateCollectionPayload,
+      detailObject(
+        await ctx.services.repositories.create(ctx, parseOwnerUrl(owner), 'collection', {
+          ...input,
+        }),
+      ),
     );
   }
 
-  @Mutation(() => CollectionObject, {
+  @Mutation(() => UpdateCollectionPayload, {
     description: 'Edits a collection (its HEAD); only what is sent changes.',
   })
   async updateCollection(
     @Arg('url', { description: COLLECTION_URL }) url: string,
     @Arg('input', { description: 'The fields of the collection.' }) input: CollectionInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return detailObject(
-      await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'collection'), { ...input }),
+  ): Promise<CollectionPayload> {
+    return collectionPayload(
+      UpdateCollectionPayload,
+      detailObject(
+        await ctx.services.repositories.update(ctx, parseRepoUrl(url, 'collection'), { ...input }),
+      ),
     );
   }
 
-  @Mutation(() => Boolean, {
+  @Mutation(() => DeleteCollectionPayload, {
     description: 'Deactivates a collection: hidden with its data, not deleted.',
   })
   async deleteCollection(
     @Arg('url', { description: COLLECTION_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
-    await ctx.services.repositories.delete(ctx, parseRepoUrl(url, 'collection'));
-    return true;
+  ): Promise<DeletePayload> {
+    const ref = parseRepoUrl(url, 'collection');
+    await ctx.services.repositories.delete(ctx, ref);
+    return deleted(DeleteCollectionPayload, ref.id, slashed(url));
   }
 
-  @Mutation(() => SourceObject, {
+  @Mutation(() => CreateSourceVersionPayload, {
     description: 'Freezes the source as it is now under a new version id.',
   })
   async createSourceVersion(
     @Arg('url', { description: SOURCE_URL }) url: string,
     @Arg('input', { description: 'The new version.' }) input: VersionInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return this.createVersion(ctx, url, 'source', input);
+  ): Promise<SourcePayload> {
+    return sourcePayload(
+      CreateSourceVersionPayload,
+      await this.createVersion(ctx, url, 'source', input),
+    );
   }
 
-  @Mutation(() => SourceObject, {
+  @Mutation(() => UpdateSourceVersionPayload, {
     description: 'Edits a version by its URL (`…/sources/:source/:version/`).',
   })
   async updateSourceVersion(
     @Arg('url', { description: VERSION_URL }) url: string,
     @Arg('input', { description: 'The fields to change.' }) input: VersionUpdateInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return detailObject(
-      await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'source'), {
-        ...input,
-      }),
+  ): Promise<SourcePayload> {
+    return sourcePayload(
+      UpdateSourceVersionPayload,
+      detailObject(
+        await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'source'), {
+          ...input,
+        }),
+      ),
     );
   }
 
-  @Mutation(() => Boolean, { description: DELETE_VERSION })
+  @Mutation(() => DeleteSourceVersionPayload, { description: DELETE_VERSION })
   async deleteSourceVersion(
     @Arg('url', { description: VERSION_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
-    await ctx.services.repositories.deleteVersion(ctx, parseRepoUrl(url, 'source'));
-    return true;
+  ): Promise<DeletePayload> {
+    const ref = parseRepoUrl(url, 'source');
+    await ctx.services.repositories.deleteVersion(ctx, ref);
+    return deleted(DeleteSourceVersionPayload, ref.version ?? HEAD, slashed(url));
   }
 
-  @Mutation(() => CollectionObject, {
+  @Mutation(() => CreateCollectionVersionPayload, {
     description: 'Freezes the collection as it is now under a new version id.',
   })
   async createCollectionVersion(
     @Arg('url', { description: COLLECTION_URL }) url: string,
     @Arg('input', { description: 'The new version.' }) input: VersionInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return this.createVersion(ctx, url, 'collection', input);
+  ): Promise<CollectionPayload> {
+    return collectionPayload(
+      CreateCollectionVersionPayload,
+      await this.createVersion(ctx, url, 'collection', input),
+    );
   }
 
-  @Mutation(() => CollectionObject, {
+  @Mutation(() => UpdateCollectionVersionPayload, {
     description: 'Edits a version by its URL (`…/collections/:collection/:version/`).',
   })
   async updateCollectionVersion(
     @Arg('url', { description: VERSION_URL }) url: string,
     @Arg('input', { description: 'The fields to change.' }) input: VersionUpdateInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<RepositoryObject> {
-    return detailObject(
-      await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'collection'), {
-        ...input,
-      }),
+  ): Promise<CollectionPayload> {
+    return collectionPayload(
+      UpdateCollectionVersionPayload,
+      detailObject(
+        await ctx.services.repositories.updateVersion(ctx, parseRepoUrl(url, 'collection'), {
+          ...input,
+        }),
+      ),
     );
   }
 
-  @Mutation(() => Boolean, { description: DELETE_VERSION })
+  @Mutation(() => DeleteCollectionVersionPayload, { description: DELETE_VERSION })
   async deleteCollectionVersion(
     @Arg('url', { description: VERSION_URL }) url: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
-    await ctx.services.repositories.deleteVersion(ctx, parseRepoUrl(url, 'collection'));
-    return true;
+  ): Promise<DeletePayload> {
+    const ref = parseRepoUrl(url, 'collection');
+    await ctx.services.repositories.deleteVersion(ctx, ref);
+    return deleted(DeleteCollectionVersionPayload, ref.version ?? HEAD, slashed(url));
   }
 
   private async createVersion(

@@ -2,6 +2,15 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { parseOwnerUrl, type OwnerRef } from '../../services';
 import type { GraphQLContext } from '../context';
+import { type DeletePayload } from '../types/payload.type';
+import {
+  CreateUrlRegistryEntryPayload,
+  deleted,
+  DeleteUrlRegistryEntryPayload,
+  type EntryPayload,
+  entryPayload,
+  UpdateUrlRegistryEntryPayload,
+} from '../types/payloads';
 import { listParamsOf } from '../types/list.args';
 import { RepositoryObject, repositoryObject } from '../types/repository.type';
 import {
@@ -85,7 +94,7 @@ export class UrlRegistryResolver {
     return results.map((r) => ReferenceResolutionType.from(r, timestamp));
   }
 
-  @Mutation(() => UrlRegistryEntryType, {
+  @Mutation(() => CreateUrlRegistryEntryPayload, {
     description:
       'Global registry: superusers; an org registry: its members; a user registry: that user.',
   })
@@ -94,13 +103,16 @@ export class UrlRegistryResolver {
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<UrlRegistryEntryType> {
-    return UrlRegistryEntryType.from(
-      await ctx.services.urlRegistry.create(ctx, registryOf(owner), { ...input }),
+  ): Promise<EntryPayload> {
+    return entryPayload(
+      CreateUrlRegistryEntryPayload,
+      UrlRegistryEntryType.from(
+        await ctx.services.urlRegistry.create(ctx, registryOf(owner), { ...input }),
+      ),
     );
   }
 
-  @Mutation(() => UrlRegistryEntryType, {
+  @Mutation(() => UpdateUrlRegistryEntryPayload, {
     description: 'Changes an entry; who may is as for creating one.',
   })
   async updateUrlRegistryEntry(
@@ -109,21 +121,26 @@ export class UrlRegistryResolver {
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<UrlRegistryEntryType> {
-    return UrlRegistryEntryType.from(
-      await ctx.services.urlRegistry.update(ctx, registryOf(owner), id, { ...input }),
+  ): Promise<EntryPayload> {
+    return entryPayload(
+      UpdateUrlRegistryEntryPayload,
+      UrlRegistryEntryType.from(
+        await ctx.services.urlRegistry.update(ctx, registryOf(owner), id, { ...input }),
+      ),
     );
   }
 
-  @Mutation(() => Boolean, { description: 'Deactivates the entry; its URL is free again.' })
+  @Mutation(() => DeleteUrlRegistryEntryPayload, {
+    description: 'Deactivates the entry; its URL is free again.',
+  })
   async deleteUrlRegistryEntry(
     @Arg('id', () => ID, { description: 'The entry id.' }) id: string,
     @Arg('owner', () => String, { nullable: true, description: OWNER_DESCRIPTION })
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<DeletePayload> {
     await ctx.services.urlRegistry.delete(ctx, registryOf(owner), id);
-    return true;
+    return deleted(DeleteUrlRegistryEntryPayload, id, null);
   }
 }
 

@@ -1,10 +1,20 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
+import { readableAfter } from '../types/payload.type';
+import {
+  CreateUserPayload,
+  DeactivateUserPayload,
+  ReactivateUserPayload,
+  SignupPayload,
+  UpdateUserPayload,
+  type UserPayload,
+  userPayload,
+} from '../types/payloads';
 import { ListArgs, listParamsOf, UserListArgs } from '../types/list.args';
 import { OrganizationPage, OrganizationType } from '../types/org.type';
 import {
   CreateUserInput,
-  LoginResult,
+  LoginPayload,
   SignupInput,
   UpdateUserInput,
   UserPage,
@@ -99,39 +109,43 @@ export class UserResolver {
     return { totalCount: page.total, items: page.items.map((o) => OrganizationType.from(o)) };
   }
 
-  @Mutation(() => LoginResult, {
+  @Mutation(() => LoginPayload, {
     description: 'Exchanges a username and password for a new API token.',
   })
   async login(
     @Arg('username', { description: USERNAME }) username: string,
     @Arg('password', { description: 'The password.' }) password: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<LoginResult> {
+  ): Promise<LoginPayload> {
     const { token, user } = await ctx.services.auth.login(ctx, { username, password });
     return { token, user: UserType.from(user) };
   }
 
-  @Mutation(() => UserType, {
+  @Mutation(() => CreateUserPayload, {
     description: 'Creates a user (administrators only); it can log in at once.',
   })
   async createUser(
     @Arg('input', { description: 'The new user.' }) input: CreateUserInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<UserType> {
-    return UserType.of(await ctx.services.users.create(ctx, { ...input }));
+  ): Promise<UserPayload> {
+    const user = UserType.of(await ctx.services.users.create(ctx, { ...input }));
+    return userPayload(CreateUserPayload, user.username, user);
   }
 
-  @Mutation(() => UserType, {
+  @Mutation(() => SignupPayload, {
     description: 'Open signup; login is refused until the emailed link is followed.',
   })
   async signup(
     @Arg('input', { description: 'The new account.' }) input: SignupInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<UserType> {
-    return UserType.of(await ctx.services.users.signup(ctx, { ...input }));
+  ): Promise<UserPayload> {
+    const user = UserType.of(await ctx.services.users.signup(ctx, { ...input }));
+    return userPayload(SignupPayload, user.username, user);
   }
 
-  @Mutation(() => UserType, { description: 'Updates a user; without `username`, the caller.' })
+  @Mutation(() => UpdateUserPayload, {
+    description: 'Updates a user; without `username`, the caller.',
+  })
   async updateUser(
     @Arg('input', { description: 'The fields to change.' }) input: UpdateUserInput,
     @Arg('username', () => String, {
@@ -140,25 +154,37 @@ export class UserResolver {
     })
     username: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<UserType> {
-    return UserType.of(await ctx.services.users.update(ctx, username ?? undefined, { ...input }));
+  ): Promise<UserPayload> {
+    const user = UserType.of(
+      await ctx.services.users.update(ctx, username ?? undefined, { ...input }),
+    );
+    return userPayload(UpdateUserPayload, user.username, user);
   }
 
-  @Mutation(() => Boolean, { description: 'Deactivates a user (administrators only).' })
+  @Mutation(() => DeactivateUserPayload, {
+    description: 'Deactivates a user (administrators only).',
+  })
   async deactivateUser(
     @Arg('username', { description: USERNAME }) username: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<UserPayload> {
     await ctx.services.users.deactivate(ctx, username);
-    return true;
+    return userPayload(DeactivateUserPayload, username, await userAfter(ctx, username));
   }
 
-  @Mutation(() => Boolean, { description: 'Reactivates a user (administrators only).' })
+  @Mutation(() => ReactivateUserPayload, {
+    description: 'Reactivates a user (administrators only).',
+  })
   async reactivateUser(
     @Arg('username', { description: USERNAME }) username: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<UserPayload> {
     await ctx.services.users.reactivate(ctx, username);
-    return true;
+    return userPayload(ReactivateUserPayload, username, await userAfter(ctx, username));
   }
+}
+
+/** The user as the caller may read it after a change; null when they may not. */
+async function userAfter(ctx: GraphQLContext, username: string): Promise<UserType | null> {
+  return readableAfter(async () => UserType.from(await ctx.services.users.get(ctx, username)));
 }

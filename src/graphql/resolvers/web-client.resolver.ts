@@ -8,6 +8,20 @@ import {
 } from '../../services';
 import { ReferenceObject } from '../types/collection.type';
 import type { GraphQLContext } from '../context';
+import { type DeletePayload, payloadOf, slashed } from '../types/payload.type';
+import {
+  ApiTokenPayload,
+  deleted,
+  FollowPayload,
+  followPayload,
+  type FollowPayloadValue,
+  MovePinPayload,
+  PinPayload,
+  pinPayload,
+  type PinPayloadValue,
+  UnfollowPayload,
+  UnpinPayload,
+} from '../types/payloads';
 import { ConceptObject } from '../types/concept.type';
 import { OFFSET } from '../types/descriptions';
 import { MappingObject } from '../types/mapping.type';
@@ -118,7 +132,7 @@ export class WebClientResolver {
     );
   }
 
-  @Mutation(() => PinObject, {
+  @Mutation(() => PinPayload, {
     description:
       'Pins a source, collection or org (`resourceType`, its `uuid`) for an owner (`/orgs/X/`, `/users/x/`); at most 4.',
   })
@@ -128,33 +142,39 @@ export class WebClientResolver {
     resourceType: string,
     @Arg('resourceId', () => ID, { description: 'The `uuid` of what to pin.' }) resourceId: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<PinObject> {
-    return PinObject.from(
-      await ctx.services.pins.add(ctx, parseOwnerUrl(owner), { resourceType, resourceId }),
+  ): Promise<PinPayloadValue> {
+    return pinPayload(
+      PinPayload,
+      PinObject.from(
+        await ctx.services.pins.add(ctx, parseOwnerUrl(owner), { resourceType, resourceId }),
+      ),
     );
   }
 
-  @Mutation(() => PinObject, { description: 'Moves a pin to `order` (from 0).' })
+  @Mutation(() => MovePinPayload, { description: 'Moves a pin to `order` (from 0).' })
   async movePin(
     @Arg('owner', { description: PIN_OWNER }) owner: string,
     @Arg('id', () => ID, { description: 'The pin id.' }) id: string,
     @Arg('order', () => Int, { description: 'Its new place, from 0.' }) order: number,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<PinObject> {
-    return PinObject.from(await ctx.services.pins.move(ctx, parseOwnerUrl(owner), id, { order }));
+  ): Promise<PinPayloadValue> {
+    return pinPayload(
+      MovePinPayload,
+      PinObject.from(await ctx.services.pins.move(ctx, parseOwnerUrl(owner), id, { order })),
+    );
   }
 
-  @Mutation(() => Boolean, { description: 'Removes a pin; the pins after it move up.' })
+  @Mutation(() => UnpinPayload, { description: 'Removes a pin; the pins after it move up.' })
   async unpin(
     @Arg('owner', { description: PIN_OWNER }) owner: string,
     @Arg('id', () => ID, { description: 'The pin id.' }) id: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<DeletePayload> {
     await ctx.services.pins.remove(ctx, parseOwnerUrl(owner), id);
-    return true;
+    return deleted(UnpinPayload, id, `${slashed(owner)}pins/${id}/`);
   }
 
-  @Mutation(() => FollowObject, {
+  @Mutation(() => FollowPayload, {
     description:
       'Follows a user, org, source or collection (its URL); without `username`, as the caller.',
   })
@@ -164,29 +184,36 @@ export class WebClientResolver {
     @Arg('username', () => String, { nullable: true, description: FOLLOWER })
     username: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<FollowObject> {
-    return FollowObject.from(
-      await ctx.services.follows.follow(ctx, userRef(username), { follow: url }),
+  ): Promise<FollowPayloadValue> {
+    return followPayload(
+      FollowPayload,
+      FollowObject.from(await ctx.services.follows.follow(ctx, userRef(username), { follow: url })),
     );
   }
 
-  @Mutation(() => Boolean, { description: 'Stops following; without `username`, as the caller.' })
+  @Mutation(() => UnfollowPayload, {
+    description: 'Stops following; without `username`, as the caller.',
+  })
   async unfollow(
     @Arg('id', () => ID, { description: 'The follow id.' }) id: string,
     @Arg('username', () => String, { nullable: true, description: FOLLOWER })
     username: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<boolean> {
+  ): Promise<DeletePayload> {
     await ctx.services.follows.unfollow(ctx, userRef(username), id);
-    return true;
+    return deleted(
+      UnfollowPayload,
+      id,
+      `${username ? `/users/${username}/` : '/user/'}following/${id}/`,
+    );
   }
 
-  @Mutation(() => String, {
+  @Mutation(() => ApiTokenPayload, {
     description:
       "The caller's API token (REST `/users/api-token/`): a new one, since GraphQL callers may have signed in otherwise.",
   })
-  async apiToken(@Ctx() ctx: GraphQLContext): Promise<string> {
-    return ctx.services.auth.apiToken(ctx, undefined);
+  async apiToken(@Ctx() ctx: GraphQLContext): Promise<ApiTokenPayload> {
+    return payloadOf(ApiTokenPayload, { token: await ctx.services.auth.apiToken(ctx, undefined) });
   }
 }
 

@@ -1,4 +1,4 @@
-import { Field, Float, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum ExportState {
   ABSENT = 'ABSENT',
@@ -58,8 +58,14 @@ registerEnumType(ExportOutcome, {
   },
 });
 
-@ObjectType('ExportRequest', { description: 'The answer to asking for an export.' })
-export class ExportRequestType {
+@ObjectType('RequestExportPayload', { description: 'The answer to asking for an export.' })
+export class RequestExportPayload {
+  @Field({ description: 'The REST URL of the version.' })
+  url: string;
+
+  @Field(() => ID, { description: "The version's id." })
+  id: string;
+
   @Field(() => ExportOutcome, { description: 'What the request did.' })
   outcome: ExportOutcome;
 

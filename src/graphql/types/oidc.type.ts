@@ -1,10 +1,10 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { UserType } from './user.type';
 
-@ObjectType('OidcSignIn', {
+@ObjectType('ExchangeOidcCodePayload', {
   description: "The identity provider's tokens for a signed-in user (single sign-on).",
 })
-export class OidcSignIn {
+export class ExchangeOidcCodePayload {
   @Field({ description: 'Send it as `Authorization: Bearer <token>` on every edge.' })
   accessToken: string;
 

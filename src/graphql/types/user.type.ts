@@ -117,8 +117,8 @@ export class UserPage {
   items: UserType[];
 }
 
-@ObjectType('LoginResult', { description: 'What a successful login returns.' })
-export class LoginResult {
+@ObjectType('LoginPayload', { description: 'What a successful login returns.' })
+export class LoginPayload {
   @Field({
     description: 'A new API token; send it as `Authorization: Token <token>`. Shown only once.',
   })

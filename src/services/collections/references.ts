@@ -381,7 +381,7 @@ export class CollectionReferences {
 
   async removeReference(ctx: ServiceContext, ref: RepoRef, id: string): Promise<void> {
     const removed = await this.remove(ctx, ref, { ids: [id] });
-    if (removed === 0) throw AppError.notFound(`Reference '${id}'`);
+    if (removed.length === 0) throw AppError.notFound(`Reference '${id}'`);
   }
 
   /**
@@ -389,6 +389,18 @@ export class CollectionReferences {
    * theirs. The auto-expansion drops what only they held. Answers how many were removed.
    */
   async removeReferences(ctx: ServiceContext, ref: RepoRef, body: unknown): Promise<number> {
+    return (await this.remove(ctx, ref, removalOf(body))).length;
+  }
+
+  /**
+   * `removeReferences`, answering the references removed (their ids and expressions), so an edge
+   * can say which of those named matched none.
+   */
+  async removeReferencesListed(
+    ctx: ServiceContext,
+    ref: RepoRef,
+    body: unknown,
+  ): Promise<Array<{ id: string; expression: string }>> {
     return this.remove(ctx, ref, removalOf(body));
   }
 
@@ -481,7 +493,7 @@ export class CollectionReferences {
     ctx: ServiceContext,
     ref: RepoRef,
     which: { all: true } | { expressions: string[] } | { ids: string[] },
-  ): Promise<number> {
+  ): Promise<Array<{ id: string; expression: string }>> {
     const collection = await this.writableCollection(ctx, ref);
     const actor = requireUser(ctx);
     return this.repos.transaction(async (r) => {
@@ -492,7 +504,7 @@ export class CollectionReferences {
         null,
         'all' in which ? undefined : which,
       );
-      if (current.length === 0) return 0;
+      if (current.length === 0) return [];
       const seq = await r.repos.nextChange(collection.repo.id);
       const ids = await r.collections.endReferences(
         collection.repo.id,
@@ -505,7 +517,10 @@ export class CollectionReferences {
       await r.collections.recomputeMembers(expansionId, 'm', touched.m);
       await r.collections.touchExpansion(expansionId);
       await announceChange(r, collection, actor, 'REFERENCES_REMOVED');
-      return ids.length;
+      const removed = new Set(ids);
+      return current
+        .filter((c) => removed.has(c.id))
+        .map((c) => ({ id: c.id, expression: c.expression }));
     });
   }
 
