@@ -23,6 +23,9 @@ interface Answer {
   route: string;
 }
 
+/** The kept answers always have room for this many of the largest kept. */
+const ENTRIES_AT_LEAST = 32;
+
 /** Headers that belong to one answer's connection, never kept. */
 const NOT_KEPT = new Set([
   'content-length',
@@ -58,6 +61,9 @@ export class AnswerCache {
       maxBytes > 0
         ? new LRUCache({
             maxSize: maxBytes,
+            // A large answer (a whole repository with its concepts) is not kept: one would push
+            // out thousands of detail reads.
+            maxEntrySize: Math.max(64 * 1024, Math.floor(maxBytes / ENTRIES_AT_LEAST)),
             sizeCalculation: (answer, key) => answer.body.length + key.length + 200,
           })
         : null;

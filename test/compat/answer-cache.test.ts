@@ -235,6 +235,18 @@ describe('kept answers', () => {
     expect((await get(a, url, { Authorization: member.auth })).status).toBe(stranger);
   });
 
+  it('an answer larger than a thirty-second of the space is not kept', async () => {
+    // 16 MB of space: answers above 512 kB are rendered every time.
+    const big = await concept({
+      extras: { text: 'x'.repeat(600 * 1024) },
+    });
+    await get(a, big);
+    expect((await get(a, big)).statements).toBeGreaterThan(0);
+    const small = await concept();
+    await get(a, small);
+    expect((await get(a, small)).statements).toBe(0);
+  });
+
   it('Cache-Control: no-cache asks the route again', async () => {
     const url = await concept();
     await get(a, url);
