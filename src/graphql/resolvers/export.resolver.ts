@@ -12,21 +12,21 @@ const DOWNLOAD_PATH = '/exports/';
 
 function exportOf(status: ExportStatus, baseUrl: string): ExportType {
   if (status.state !== 'ready') {
-    return {
+    return Object.assign(new ExportType(), {
       state: status.state === 'absent' ? ExportState.ABSENT : ExportState.PROCESSING,
       fileName: null,
       size: null,
       lastUpdated: null,
       downloadUrl: null,
-    };
+    });
   }
-  return {
+  return Object.assign(new ExportType(), {
     state: ExportState.READY,
     fileName: status.fileName,
     size: status.size,
     lastUpdated: status.lastUpdated,
     downloadUrl: `${baseUrl}${DOWNLOAD_PATH}${status.download}/`,
-  };
+  });
 }
 
 /** spec operations §4.8 in GraphQL: a version's export, and asking for or deleting one. */

@@ -11,7 +11,7 @@ import {
   type ReferenceView,
   type RepoView,
 } from '../../services';
-import { CREATED_BY, CREATED_ON, OFFSET, TOTAL_COUNT, UPDATED_ON } from './descriptions';
+import { CREATED_BY, CREATED_ON, OFFSET, renamedTo, TOTAL_COUNT, UPDATED_ON } from './descriptions';
 import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { CursorListArgs } from './list.args';
 import { TaskType } from './task.type';
@@ -93,8 +93,17 @@ export class ReferenceObject {
   @Field(() => Date, {
     nullable: true,
     description: "When the version's default expansion last evaluated the references.",
+    deprecationReason: renamedTo('lastResolvedOn'),
   })
   lastResolvedAt: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: "When the version's default expansion last evaluated the references.",
+  })
+  get lastResolvedOn(): Date | null {
+    return this.lastResolvedAt;
+  }
 
   @Field(() => Int, { nullable: true, description: 'Concepts this reference selected then.' })
   resolvedConcepts: number | null;

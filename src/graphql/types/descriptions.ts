@@ -7,4 +7,12 @@ export const CREATED_BY = 'Who created it (a username).';
 export const UPDATED_ON = 'When it was last updated.';
 export const UPDATED_BY = 'Who last updated it (a username).';
 export const EXTRAS = 'Custom attributes.';
+/**
+ * The deprecation of a field renamed to `name` (issue 28: timestamps end in `On`, as OCL's
+ * `created_on`); the old name answers the same for one release.
+ */
+export function renamedTo(name: string): string {
+  return `Renamed \`${name}\` (timestamps end in \`On\`); this name goes in the next release.`;
+}
+
 export const OFFSET = 'Records to skip before the page starts (zero-based).';

@@ -1,4 +1,5 @@
 import { Field, Float, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { renamedTo } from './descriptions';
 
 export enum ExportState {
   ABSENT = 'ABSENT',
@@ -32,8 +33,17 @@ export class ExportType {
   @Field(() => Date, {
     nullable: true,
     description: 'The time in the file name: read changes since it (`updatedSince`).',
+    deprecationReason: renamedTo('updatedOn'),
   })
   lastUpdated: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'The time in the file name: read changes since it (`updatedSince`).',
+  })
+  get updatedOn(): Date | null {
+    return this.lastUpdated;
+  }
 
   @Field(() => String, {
     nullable: true,

@@ -1,7 +1,7 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { TaskView } from '../../services';
-import { TOTAL_COUNT } from './descriptions';
+import { renamedTo, TOTAL_COUNT } from './descriptions';
 
 export enum TaskState {
   PENDING = 'PENDING',
@@ -70,14 +70,37 @@ export class TaskType {
   @Field({ description: 'Username of its creator.' })
   createdBy: string;
 
-  @Field({ description: 'When it was queued.' })
+  @Field({ description: 'When it was queued.', deprecationReason: renamedTo('createdOn') })
   createdAt: Date;
 
-  @Field(() => Date, { nullable: true, description: 'When it started; null while PENDING.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When it started; null while PENDING.',
+    deprecationReason: renamedTo('startedOn'),
+  })
   startedAt: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it finished; null until then.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When it finished; null until then.',
+    deprecationReason: renamedTo('finishedOn'),
+  })
   finishedAt: Date | null;
+
+  @Field({ description: 'When it was queued.' })
+  get createdOn(): Date {
+    return this.createdAt;
+  }
+
+  @Field(() => Date, { nullable: true, description: 'When it started; null while PENDING.' })
+  get startedOn(): Date | null {
+    return this.startedAt;
+  }
+
+  @Field(() => Date, { nullable: true, description: 'When it finished; null until then.' })
+  get finishedOn(): Date | null {
+    return this.finishedAt;
+  }
 
   @Field({ description: 'The REST URL of this task.' })
   url: string;

@@ -10,6 +10,7 @@ import {
   CREATED_BY,
   CREATED_ON,
   EXTRAS,
+  renamedTo,
   TOTAL_COUNT,
   UPDATED_BY,
   UPDATED_ON,
@@ -55,14 +56,24 @@ export class UrlRegistryEntryType {
   @Field({ description: 'The REST URL of this entry.' })
   entryUrl: string;
 
-  @Field({ description: CREATED_ON })
+  @Field({ description: CREATED_ON, deprecationReason: renamedTo('createdOn') })
   createdAt: Date;
+
+  @Field({ description: CREATED_ON })
+  get createdOn(): Date {
+    return this.createdAt;
+  }
 
   @Field(() => String, { nullable: true, description: CREATED_BY })
   createdBy: string | null;
 
-  @Field({ description: UPDATED_ON })
+  @Field({ description: UPDATED_ON, deprecationReason: renamedTo('updatedOn') })
   updatedAt: Date;
+
+  @Field({ description: UPDATED_ON })
+  get updatedOn(): Date {
+    return this.updatedAt;
+  }
 
   @Field(() => String, { nullable: true, description: UPDATED_BY })
   updatedBy: string | null;
@@ -132,8 +143,13 @@ export class ReferenceResolutionType {
   @Field({ description: '`relative` or `canonical`.' })
   referenceType: string;
 
-  @Field({ description: 'When it was resolved.' })
+  @Field({ description: 'When it was resolved.', deprecationReason: renamedTo('resolvedOn') })
   timestamp: Date;
+
+  @Field({ description: 'When it was resolved.' })
+  get resolvedOn(): Date {
+    return this.timestamp;
+  }
 
   @Field({ description: 'Whether it resolved to a repository.' })
   resolved: boolean;

@@ -1,4 +1,5 @@
 import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { renamedTo } from './descriptions';
 import {
   REPOSITORY_CHANGE_KINDS,
   type RepositoryChange,
@@ -69,8 +70,13 @@ export class RepositoryChangeType {
   @Field({ description: 'Username of who made the change.' })
   actor: string;
 
-  @Field({ description: 'When the change was made.' })
+  @Field({ description: 'When the change was made.', deprecationReason: renamedTo('changedOn') })
   at: Date;
+
+  @Field({ description: 'When the change was made.' })
+  get changedOn(): Date {
+    return this.at;
+  }
 
   static from(change: RepositoryChange): RepositoryChangeType {
     return Object.assign(new RepositoryChangeType(), change);

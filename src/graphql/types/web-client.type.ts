@@ -9,7 +9,7 @@ import type {
   RepoSummary,
 } from '../../services';
 import { ReferenceObject } from './collection.type';
-import { TOTAL_COUNT } from './descriptions';
+import { renamedTo, TOTAL_COUNT } from './descriptions';
 import { ConceptObject } from './concept.type';
 import { MappingObject } from './mapping.type';
 import { OrganizationType } from './org.type';
@@ -105,8 +105,13 @@ export class EventObject {
   @Field({ description: 'False when it is about private content.' })
   public: boolean;
 
-  @Field({ description: 'When it happened.' })
+  @Field({ description: 'When it happened.', deprecationReason: renamedTo('createdOn') })
   createdAt: Date;
+
+  @Field({ description: 'When it happened.' })
+  get createdOn(): Date {
+    return this.createdAt;
+  }
 
   static from(row: EventRow): EventObject {
     return Object.assign(new EventObject(), {
