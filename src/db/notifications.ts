@@ -96,15 +96,8 @@ export class Notifications {
   async settle(): Promise<void> {
     const client = this.client;
     if (!this.connected || !client) return;
-    const nonce = crypto.randomUUID();
-    const handled = new Promise<void>((resolve) => this.settling.set(nonce, resolve));
-    try {
-      await client.query('SELECT pg_notify($1, $2)', [SETTLE_CHANNEL, nonce]);
-    } catch {
-      this.settling.delete(nonce);
-      return; // the connection is lost: `lost` has dropped what was kept
-    }
-    await handled;
+    // A lost connection ends the wait: `lost` has dropped what was kept.
+    await this.roundTrip(client).catch(() => undefined);
   }
 
   private async connect(): Promise<void> {
@@ -140,15 +133,25 @@ export class Notifications {
    * Proves that notifications reach this connection: its own comes back (behind a pooler in
    * transaction mode it would not, and nothing kept could be trusted).
    */
-  private async echo(client: Client): Promise<void> {
+  private echo(client: Client): Promise<void> {
+    return this.roundTrip(client, ECHO_WAIT_MS);
+  }
+
+  /**
+   * Sends this process a notification of its own and waits until it is handled (after every one
+   * committed before it, as they arrive in commit order); rejects after `ms` when given.
+   */
+  private async roundTrip(client: Client, ms?: number): Promise<void> {
     const nonce = crypto.randomUUID();
     let timer: NodeJS.Timeout | undefined;
     const heard = new Promise<void>((resolve, reject) => {
       this.settling.set(nonce, resolve);
-      timer = setTimeout(
-        () => reject(new Error('This connection does not receive its own notifications.')),
-        ECHO_WAIT_MS,
-      );
+      if (ms !== undefined) {
+        timer = setTimeout(
+          () => reject(new Error('This connection does not receive its own notifications.')),
+          ms,
+        );
+      }
     });
     try {
       await client.query('SELECT pg_notify($1, $2)', [SETTLE_CHANNEL, nonce]);
