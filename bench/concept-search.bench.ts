@@ -255,6 +255,7 @@ export async function run(): Promise<void> {
     try {
       await readBenchmark(server, dict, params, inProcess);
       await searchBenchmark(server, dict, sizes.seed, inProcess);
+      await searchPageBenchmark(server, dict, sizes.seed, params);
       await listBenchmark(server, listRuns, inProcess);
     } finally {
       await inProcess.close();
@@ -631,6 +632,94 @@ async function searchBenchmark(
   } finally {
     await client.end();
   }
+}
+
+// (d) a search page, GraphQL against its REST twin
+
+/** The GraphQL query a client composes for a search page (issue 27 part 3). */
+const GRAPHQL_SEARCH_PAGE = `query Search($source: String!, $q: String!) {
+  concepts(source: $source, q: $q, limit: 10) { totalCount items { id displayName
+    names { name } mappings { mapType toConcept { id displayName } } } } }`;
+
+/** Issue 27: the nested search page at most 1.5× its REST twin's server CPU. */
+const SEARCH_PAGE_RATIO_TARGET = 1.5;
+
+/**
+ * The search page a client shows (ten concepts with their names and mappings' targets), asked
+ * under load by REST (`?q=…&limit=10&verbose=true&includeMappings=true`) and by its GraphQL twin,
+ * over the same queries in the same order: the server CPU each costs per request.
+ */
+async function searchPageBenchmark(
+  server: BenchServer,
+  dict: GeneratedDictionary,
+  seed: number,
+  params: ReturnType<typeof benchParams>,
+): Promise<void> {
+  const queries = searchQueries(dict.concepts, seed).map((query) => query.q);
+  const rest = measureHttpVaried(
+    server,
+    {
+      label: 'REST …/concepts/?q=…&limit=10&verbose=true&includeMappings=true',
+      next: (() => {
+        let turn = 0;
+        return () => {
+          const q = queries[turn++ % queries.length];
+          return {
+            path:
+              `${SOURCE_PATH}concepts/?q=${encodeURIComponent(q)}&limit=10&verbose=true` +
+              '&includeMappings=true',
+            check: (status, body) =>
+              status === 200 && Array.isArray(JSON.parse(body))
+                ? null
+                : `HTTP ${status} for ${q}: ${body.slice(0, 200)}`,
+          };
+        };
+      })(),
+    },
+    params,
+  );
+  const restResult = await rest;
+  let turn = 0;
+  const graphqlResult = await measureHttpVaried(
+    server,
+    {
+      label:
+        'GraphQL concepts(source, q, limit: 10) { totalCount items { … names mappings { toConcept } } }',
+      headers: { 'apollo-require-preflight': 'true', accept: 'application/json' },
+      next: () => {
+        const q = queries[turn++ % queries.length];
+        return {
+          path:
+            `/graphql?query=${encodeURIComponent(GRAPHQL_SEARCH_PAGE)}&variables=` +
+            encodeURIComponent(JSON.stringify({ source: SOURCE_PATH, q })),
+          check: (status, body) => {
+            const answer = JSON.parse(body) as {
+              data?: { concepts?: { items: unknown[] } };
+              errors?: unknown[];
+            };
+            return status === 200 && !answer.errors && answer.data?.concepts
+              ? null
+              : `HTTP ${status} for ${q}: ${body.slice(0, 200)}`;
+          },
+        };
+      },
+    },
+    params,
+  );
+  print(
+    `(d) a search page under ${params.connections} connections, the ${queries.length} queries of ` +
+      '(b) in turn: REST with verbose and mappings against the GraphQL query a client composes',
+  );
+  printTable([restResult, graphqlResult], restResult);
+  const perRequest = (r: LoadResult): number =>
+    r.cpu?.server && r.completed > 0 ? (r.cpu.server * 1000) / r.completed : NaN;
+  const ratio = perRequest(graphqlResult) / perRequest(restResult);
+  print(
+    `GraphQL/REST server CPU per search page ${perRequest(graphqlResult).toFixed(3)} / ` +
+      `${perRequest(restResult).toFixed(3)} ms = ${ratio.toFixed(2)}× (target ≤ ` +
+      `${SEARCH_PAGE_RATIO_TARGET}: ${ratio <= SEARCH_PAGE_RATIO_TARGET ? 'met' : 'MISSED'})`,
+  );
+  print('');
 }
 
 /** Why the queries that missed their concept missed it, from the stored rows. */
