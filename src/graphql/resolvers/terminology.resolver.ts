@@ -298,5 +298,5 @@ function validateRequest(args: ValidateArgs): ValidateRequest {
 function definedOf(own: ValidationInput): Partial<ValidateArgs> {
   return Object.fromEntries(
     Object.entries(own).filter(([, value]) => value !== undefined && value !== null),
-  ) as Partial<ValidateArgs>;
+  );
 }

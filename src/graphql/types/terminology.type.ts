@@ -400,7 +400,7 @@ export class ValueSetExpansion {
       offset: page.offset,
       parameters: page.parameters.map((p) => ({ name: p.name, value: textOf(p) })),
       contains: page.contains.map((c) => ExpandedCodeObject.from(c)),
-      definition: page.valueSet as unknown as Record<string, unknown>,
+      definition: page.valueSet,
     };
   }
 }
@@ -638,7 +638,7 @@ export class FhirResourcePage {
       total: result.total,
       page: result.page,
       more: result.more,
-      resources: result.resources as unknown as Record<string, unknown>[],
+      resources: result.resources,
     };
   }
 }
