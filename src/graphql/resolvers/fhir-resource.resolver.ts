@@ -218,6 +218,7 @@ export class FhirResourceResolver {
   }
 
   @Query(() => FhirResourcePage, {
+    nullable: true,
     description:
       'GET {ns}/X/: the latest released version of each repository the caller may see (or one version, or every released one: `version: "*"`), as FHIR R4 JSON.',
   })
@@ -246,6 +247,7 @@ export class FhirResourceResolver {
   }
 
   @Query(() => FhirResourcePage, {
+    nullable: true,
     description:
       'GET {owner}/X/:id/version/: the released versions of one repository, newest first, definitions only.',
   })

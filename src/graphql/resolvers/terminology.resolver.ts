@@ -98,6 +98,7 @@ export class TerminologyResolver {
   }
 
   @Query(() => [BatchValidation], {
+    nullable: true,
     description:
       'ValueSet/$batch-validate-code: each validation as `validateCode` against a value set makes it, the other arguments its defaults.',
   })
