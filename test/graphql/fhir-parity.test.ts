@@ -440,6 +440,57 @@ describe('the twins answer as the FHIR operations do', () => {
     );
   });
 
+  it('expandValueSet with version rules and an inline value set', async () => {
+    const w = await world();
+    const inline = {
+      resourceType: 'ValueSet',
+      url: 'http://example.org/fhir-parity/inline',
+      status: 'active',
+      compose: { include: [{ system: w.system, concept: [{ code: 'B' }] }] },
+    };
+    const rule = `${w.system}|v1`;
+    const fhir = await fhirPost('/fhir/ValueSet/$expand', [
+      { name: 'valueSet', resource: inline },
+      { name: 'force-system-version', valueUri: rule },
+      { name: 'activeOnly', valueBoolean: true },
+    ]).expect(200);
+    const data = dataOf(
+      await gql(
+        t,
+        undefined,
+        `query ($valueSet: JSONObject!, $rule: String!) {
+          expandValueSet(valueSet: $valueSet, forceSystemVersions: [$rule], activeOnly: true) {
+            url total parameters { name value } contains { system version code display }
+          }
+        }`,
+        { valueSet: inline, rule },
+      ),
+    );
+    const expansion = fhir.body.expansion;
+    expect(data.expandValueSet.url).toBe(fhir.body.url);
+    expect(data.expandValueSet.total).toBe(expansion.total);
+    expect(
+      (data.expandValueSet.contains as Array<{ code: string; display: string }>).map((c) => [
+        c.code,
+        c.display,
+      ]),
+    ).toEqual(
+      (expansion.contains as Array<{ code: string; display: string }>).map((c) => [
+        c.code,
+        c.display,
+      ]),
+    );
+    const named = (ps: Array<{ name: string }>) => ps.map((p) => p.name).sort();
+    expect(named(data.expandValueSet.parameters)).toEqual(named(expansion.parameter));
+    expect(data.expandValueSet.parameters).toContainEqual({
+      name: 'force-system-version',
+      value: rule,
+    });
+    expect(data.expandValueSet.contains).toEqual([
+      { system: w.system, version: null, code: 'B', display: 'Beta' },
+    ]);
+  });
+
   it('expandValueSet of a value set brought as a tx-resource, by instance id', async () => {
     const codeSystem = {
       resourceType: 'CodeSystem',
