@@ -103,7 +103,11 @@ const VALUE_SET_TARGET: Record<string, ParameterTwin> = {
   valueSet: 'valueSet',
 };
 
-/** The code of a $validate-code, in its three forms. */
+/**
+ * The code of a $validate-code, in its three forms. GraphQL takes `code`, `system` and `display`
+ * as the coding's fields: the answer is the same, but for the issues' `expression`, which names
+ * `Coding.code` (FHIR's `coding` form) where FHIR's bare `code` form names `code`.
+ */
 const CODE_INPUT: Record<string, ParameterTwin> = {
   codeableConcept: 'codeableConcept',
   coding: 'coding',
