@@ -2,6 +2,7 @@ import { AppError } from '../../errors';
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import { parseLanguages, type CodeInput } from '../../services';
 import type { GraphQLContext } from '../context';
+import { SubsumesOutcome } from '../types/enums';
 import {
   CodingInput,
   LookupResult,
@@ -156,16 +157,16 @@ export class TerminologyResolver {
     return TranslateResult.from(result);
   }
 
-  @Query(() => String, {
+  @Query(() => SubsumesOutcome, {
     nullable: true,
-    description:
-      'CodeSystem/$subsumes: equivalent, subsumes, subsumed-by or not-subsumed (A relative to B).',
+    description: 'CodeSystem/$subsumes: how code A relates to code B.',
   })
   async subsumes(
     @Arg('codingA', () => CodingInput, { description: 'The first code.' }) codingA: CodingInput,
     @Arg('codingB', () => CodingInput, { description: 'The second code.' }) codingB: CodingInput,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<string> {
-    return (await ctx.services.terminology.subsumes(ctx, codingA, codingB, [])).outcome;
+  ): Promise<SubsumesOutcome> {
+    const { outcome } = await ctx.services.terminology.subsumes(ctx, codingA, codingB, []);
+    return outcome as SubsumesOutcome;
   }
 }

@@ -16,3 +16,16 @@ export function renamedTo(name: string): string {
 }
 
 export const OFFSET = 'Records to skip before the page starts (zero-based).';
+
+/**
+ * The deprecation of an enum value respelled to `name` (issue 28: enum values are
+ * SCREAMING_SNAKE_CASE); the old spelling is accepted as input for one release.
+ */
+export function respelled(name: string): string {
+  return `Spelled \`${name}\` (enum values are SCREAMING_SNAKE_CASE); this spelling goes in the next release.`;
+}
+
+/** The deprecation of a string argument replaced by `name`, an enum of the values it accepts. */
+export function enumTyped(name: string): string {
+  return `Use \`${name}\` (an enum of the values accepted); this argument goes in the next release.`;
+}

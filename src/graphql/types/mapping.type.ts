@@ -12,6 +12,7 @@ import {
 import { ChecksumsObject } from './concept.type';
 import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
+import { OwnerType } from './enums';
 
 @ObjectType('MappingEnd', {
   description: 'One end of a mapping: as given, and what it resolved to (spec core §2.7).',
@@ -48,11 +49,11 @@ export class MappingEndObject {
   })
   sourceOwner: string | null;
 
-  @Field(() => String, {
+  @Field(() => OwnerType, {
     nullable: true,
-    description: '`Organization` or `User`: the kind of that owner; null when unresolved.',
+    description: 'The kind of that owner; null when unresolved.',
   })
-  sourceOwnerType: string | null;
+  sourceOwnerType: OwnerType | null;
 
   @Field(() => String, {
     nullable: true,
