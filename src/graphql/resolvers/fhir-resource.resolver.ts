@@ -32,14 +32,15 @@ import {
 } from '../types/payloads';
 
 /** Input only; FHIR's spellings (`CodeSystem`) are still accepted, deprecated, for one release. */
-export enum FhirType {
-  CodeSystem = 'CodeSystem',
-  ValueSet = 'ValueSet',
-  ConceptMap = 'ConceptMap',
-  CODE_SYSTEM = 'CodeSystem',
-  VALUE_SET = 'ValueSet',
-  CONCEPT_MAP = 'ConceptMap',
-}
+export const FhirType = {
+  CodeSystem: 'CodeSystem',
+  ValueSet: 'ValueSet',
+  ConceptMap: 'ConceptMap',
+  CODE_SYSTEM: 'CodeSystem',
+  VALUE_SET: 'ValueSet',
+  CONCEPT_MAP: 'ConceptMap',
+} as const;
+export type FhirType = (typeof FhirType)[keyof typeof FhirType];
 const CODE_SYSTEM = 'A source version, with its concepts.';
 const VALUE_SET = 'A collection version, with its members.';
 const CONCEPT_MAP = "A source version's mappings.";

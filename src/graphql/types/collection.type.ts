@@ -21,7 +21,7 @@ import {
   TOTAL_COUNT,
   UPDATED_ON,
 } from './descriptions';
-import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { ReferenceResourceType } from './enums';
 import { CursorListArgs } from './list.args';
 import { TaskType } from './task.type';
@@ -163,7 +163,7 @@ export class ReferenceEdge {
 })
 export class ReferencePage {
   @Field(() => Int, { description: TOTAL_COUNT })
-  totalCount: number;
+  totalCount: number | Promise<number>;
 
   @Field(() => [ReferenceObject], { description: 'The references of this page.' })
   items: ReferenceObject[];
@@ -178,7 +178,7 @@ export class ReferencePage {
 
   static of(page: Page<ReferenceView>): ReferencePage {
     const items = page.items.map((view) => ReferenceObject.from(view));
-    return { totalCount: page.total, items, ...connectionOf(page, items) };
+    return connectionPageOf(page, items);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   type ResolvedEnd,
 } from '../../services';
 import { ChecksumsObject } from './concept.type';
-import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 import { OwnerType } from './enums';
 
@@ -178,7 +178,7 @@ export class MappingEdge {
 })
 export class MappingPage {
   @Field(() => Int, { description: TOTAL_COUNT })
-  totalCount: number;
+  totalCount: number | Promise<number>;
 
   @Field(() => [MappingObject], { description: 'The mappings of this page.' })
   items: MappingObject[];
@@ -193,7 +193,7 @@ export class MappingPage {
 
   static of(page: Page<MappingItem>): MappingPage {
     const items = page.items.map((item) => MappingObject.of(item));
-    return { totalCount: page.total, items, ...connectionOf(page, items) };
+    return connectionPageOf(page, items);
   }
 }
 

@@ -15,16 +15,18 @@ import {
 /**
  * The three levels of public access (spec core §2.3). The values were spelled as REST spells them
  * (`View`) until issue 28; those spellings are still accepted, deprecated, for one release. Each
- * old name comes before its new one: graphql answers a value under the last name that has it.
+ * old name comes before its new one: graphql answers a value under the last name that has it (an
+ * object, not a TypeScript enum, as two names share each value).
  */
-export enum PublicAccess {
-  View = 'View',
-  Edit = 'Edit',
-  None = 'None',
-  VIEW = 'View',
-  EDIT = 'Edit',
-  NONE = 'None',
-}
+export const PublicAccess = {
+  View: 'View',
+  Edit: 'Edit',
+  None: 'None',
+  VIEW: 'View',
+  EDIT: 'Edit',
+  NONE: 'None',
+} as const;
+export type PublicAccess = (typeof PublicAccess)[keyof typeof PublicAccess];
 registerEnumType(PublicAccess, {
   name: 'PublicAccess',
   description:
@@ -46,12 +48,13 @@ registerEnumType(PublicAccess, {
 });
 
 /** A member's role; `admin` and `member` (REST's spellings) are still accepted, deprecated. */
-export enum MemberRole {
-  admin = 'admin',
-  member = 'member',
-  ADMIN = 'admin',
-  MEMBER = 'member',
-}
+export const MemberRole = {
+  admin: 'admin',
+  member: 'member',
+  ADMIN: 'admin',
+  MEMBER: 'member',
+} as const;
+export type MemberRole = (typeof MemberRole)[keyof typeof MemberRole];
 const ADMIN_ROLE =
   "A member who also manages members and creates, edits and deletes the org's repositories.";
 const MEMBER_ROLE = "Sees the org's private repositories and edits the org's profile.";
@@ -125,7 +128,7 @@ export class OrganizationType {
       company: org.company,
       website: org.website,
       location: org.location,
-      publicAccess: org.publicAccess as PublicAccess,
+      publicAccess: org.publicAccess,
       extras: org.extras,
       url: `/orgs/${encodeURIComponent(org.mnemonic)}/`,
       createdOn: org.createdAt,

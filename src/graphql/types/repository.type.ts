@@ -222,7 +222,7 @@ export function repositoryObject(view: RepoView): SourceObject | CollectionObjec
     description: (isHead ? null : version.description) ?? meta.description,
     website: meta.website,
     externalId: meta.externalId,
-    publicAccess: repo.publicAccess as PublicAccess, // access follows HEAD, whatever a version froze
+    publicAccess: repo.publicAccess, // access follows HEAD, whatever a version froze
     defaultLocale: meta.defaultLocale,
     supportedLocales: meta.supportedLocales,
     customValidationSchema: meta.customValidationSchema,
