@@ -73,7 +73,7 @@ export class OrgResolver {
     @Root() org: OrganizationType,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MemberRole | null> {
-    return (await ctx.services.orgs.roleOf(ctx, org.entity));
+    return await ctx.services.orgs.roleOf(ctx, org.entity);
   }
 
   @FieldResolver(() => Int, { description: 'Its members whose accounts are active.' })
