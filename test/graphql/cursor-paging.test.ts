@@ -688,6 +688,26 @@ describe('totalCount of a cursor page', () => {
     expect(afterCounted).toBe(afterWithout + 1);
     expect(next.totalCount).toBe(4);
   });
+
+  it("is counted only when asked for on a collection's references too", async () => {
+    const query = (fields: string, paging: string) => `query($c: String!) {
+      collection(url: $c) { references(${paging}) { ${fields} } } }`;
+    async function statements(fields: string, paging: string): Promise<[number, Json]> {
+      await gql(t, owner.auth, query(fields, paging), { c: collection });
+      t.queries.count = 0;
+      const res = await gql(t, owner.auth, query(fields, paging), { c: collection });
+      return [t.queries.count, dataOf(res).collection.references];
+    }
+    const [, all] = await statements('totalCount', 'limit: 0');
+    expect(all.totalCount).toBeGreaterThan(2);
+    const [without, first] = await statements('pageInfo { endCursor }', 'first: 1');
+    const [counted, page] = await statements('totalCount', 'first: 1');
+    expect(counted).toBe(without + 1);
+    expect(page.totalCount).toBe(all.totalCount);
+    const after = `first: 1, after: "${first.pageInfo.endCursor}"`;
+    const [, next] = await statements('totalCount items { id }', after);
+    expect(next.totalCount).toBe(all.totalCount);
+  });
 });
 
 describe('nested cursor pages across sibling sources', () => {
