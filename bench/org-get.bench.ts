@@ -239,7 +239,7 @@ function checkGraphql(body: string, fx: Fixture): void {
         id: fx.org,
         name: fx.name,
         company: fx.company,
-        publicAccess: 'View',
+        publicAccess: 'VIEW',
         membersCount: EXPECTED.members,
         publicSources: EXPECTED.publicSources,
         publicCollections: EXPECTED.publicCollections,

@@ -291,10 +291,17 @@ export class CollectionRepository {
       params.push(filter.resourceType);
       where += ` AND resource_type = $${params.length}`;
     }
-    const count = await this.em.query<Array<{ n: number }>>(
-      `SELECT count(*)::int AS n FROM collection_references WHERE ${where}`,
-      params,
-    );
+    // The whole list's conditions, before the keyset's are added below.
+    const countSql = `SELECT count(*)::int AS n FROM collection_references WHERE ${where}`;
+    const countParams = [...params];
+    const countAll = async (): Promise<number> => {
+      const count = await this.em.query<Array<{ n: number }>>(countSql, countParams);
+      return count[0].n;
+    };
+    let counted: Promise<number> | undefined;
+    const count = (): Promise<number> => (counted ??= countAll());
+    // A cursor page counts the whole list only when asked (`Window.countLazily`).
+    const total = window.countLazily ? Number.NaN : await count();
     const keys = REFERENCE_KEYS;
     if (window.after) where += ` AND ${afterSql(keys, window.after, (v) => `$${params.push(v)}`)}`;
     const rows = await this.em.query<Array<ReferenceRow & { cursorKeys?: unknown }>>(
@@ -305,8 +312,9 @@ export class CollectionRepository {
     );
     return {
       rows: rows.map(({ cursorKeys: _, ...row }) => row),
-      total: count[0].n,
+      total,
       keys: rows.map((row) => keyValuesOf(keys, row.cursorKeys)),
+      ...(window.countLazily ? { count } : {}),
     };
   }
 

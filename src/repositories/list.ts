@@ -56,11 +56,18 @@ export interface Window {
    * list's order (`offset` is then 0). What a row inserted before that row cannot shift.
    */
   after?: KeyValues;
+  /**
+   * Cursor pages (`first`/`after`): the count of the whole list only when asked for (`Slice.count`),
+   * not read with the page; `Slice.total` is then NaN.
+   */
+  countLazily?: boolean;
 }
 
 export interface Slice<T> {
   rows: T[];
   total: number;
+  /** With `Window.countLazily`: counts the whole list (once, when first called). */
+  count?: () => Promise<number>;
   /** Each row's sort keys (`KeyValues`), in the order of `rows`: on the lists cursors page. */
   keys?: KeyValues[];
 }
@@ -282,14 +289,17 @@ export async function sliceOf<T extends object>(
   window: Window,
   keys?: readonly KeyColumn[],
 ): Promise<Slice<T>> {
-  const total = await qb.clone().orderBy().getCount();
+  const counter = qb.clone().orderBy();
+  let counted: Promise<number> | undefined;
+  const lazily = window.countLazily === true && keys !== undefined;
+  const total = lazily ? Number.NaN : await counter.getCount();
   if (window.limit > 0) qb.limit(window.limit);
   if (window.offset > 0) qb.offset(window.offset);
   if (!keys) {
     const rows = total === 0 || window.offset >= total ? [] : await qb.getMany();
     return { rows, total };
   }
-  if (total === 0 || window.offset >= total) return { rows: [], total, keys: [] };
+  if (!lazily && (total === 0 || window.offset >= total)) return { rows: [], total, keys: [] };
   if (window.after) {
     const parameters: Record<string, unknown> = {};
     qb.andWhere(afterSql(keys, window.after, named('keyset', parameters)), parameters);
@@ -304,6 +314,7 @@ export async function sliceOf<T extends object>(
     keys: entities.map((entity) =>
       keyValuesOf(keys, byId.get(String((entity as { id?: unknown }).id))!.cursor_keys),
     ),
+    ...(lazily ? { count: () => (counted ??= counter.getCount()) } : {}),
   };
 }
 

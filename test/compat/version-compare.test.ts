@@ -294,10 +294,10 @@ describe('$changelog', () => {
     expect(
       c.changelog.concepts.map((x: { kind: string | null; code: string }) => [x.kind, x.code]),
     ).toEqual([
-      ['new', 'N'],
-      ['retired', 'C'],
-      ['major', 'A'],
-      ['minor', 'B'],
+      ['NEW', 'N'],
+      ['RETIRED', 'C'],
+      ['MAJOR', 'A'],
+      ['MINOR', 'B'],
       [null, 'D'],
     ]);
     expect(c.changelog.concepts[2].before).toEqual({ conceptClass: 'Diagnosis' });

@@ -38,7 +38,7 @@ describe('GraphQL bulk import', () => {
     };
     const content = [JSON.stringify(line), '{bad'].join('\n');
     const started = dataOf(await gql(t, owner.auth, START, { content })).startBulkImport.task;
-    expect(started).toMatchObject({ kind: 'bulk-import', state: 'PENDING' });
+    expect(started).toMatchObject({ kind: 'BULK_IMPORT', state: 'PENDING' });
     const done = await finished(owner.auth, started.id as string);
     expect(done.task).toMatchObject({ state: 'SUCCESS', progress: { done: 2, total: 2 } });
     expect(done.report).toMatchObject({ total: 2, created: 1, invalid: 1 });

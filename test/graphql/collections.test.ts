@@ -84,7 +84,7 @@ describe('collection references through GraphQL', () => {
         expression: `${w.source}concepts/A/`,
         reference: expect.objectContaining({
           include: true,
-          resourceType: 'Concept',
+          resourceType: 'CONCEPT',
           system: w.source,
           code: 'A',
           static: false,

@@ -571,6 +571,7 @@ describe('cursors refused', () => {
       limit: 3,
       offset: 0,
       after: [1.5, 'NaN', null],
+      countLazily: true,
     });
   });
 
@@ -663,6 +664,49 @@ describe('privacy through cursors', () => {
       expect(items.filter((url) => url.startsWith(secret))).toEqual([]);
       expect(c.at(dataOf(res)).totalCount).toBe(4);
     }
+  });
+});
+
+describe('totalCount of a cursor page', () => {
+  it('is counted only when the query asks for it', async () => {
+    const query = (fields: string) => `query($s: String!, $after: String) {
+      concepts(source: $s, conceptClass: ["Symptom"], first: 2, after: $after) { ${fields} } }`;
+    /** The statements one query takes, once its reads are warm (asked once before). */
+    async function statements(fields: string, after?: string): Promise<[number, Json]> {
+      await gql(t, owner.auth, query(fields), { s: source, after });
+      t.queries.count = 0;
+      const res = await gql(t, owner.auth, query(fields), { s: source, after });
+      return [t.queries.count, dataOf(res).concepts];
+    }
+    const [without, first] = await statements('items { id } pageInfo { endCursor }');
+    const [counted, page] = await statements('totalCount items { id }');
+    expect(counted).toBe(without + 1);
+    // The whole list's count (C02, C03, C06, C09), whatever page it is asked on.
+    expect(page.totalCount).toBe(4);
+    const [afterWithout] = await statements('items { id }', first.pageInfo.endCursor);
+    const [afterCounted, next] = await statements('totalCount', first.pageInfo.endCursor);
+    expect(afterCounted).toBe(afterWithout + 1);
+    expect(next.totalCount).toBe(4);
+  });
+
+  it("is counted only when asked for on a collection's references too", async () => {
+    const query = (fields: string, paging: string) => `query($c: String!) {
+      collection(url: $c) { references(${paging}) { ${fields} } } }`;
+    async function statements(fields: string, paging: string): Promise<[number, Json]> {
+      await gql(t, owner.auth, query(fields, paging), { c: collection });
+      t.queries.count = 0;
+      const res = await gql(t, owner.auth, query(fields, paging), { c: collection });
+      return [t.queries.count, dataOf(res).collection.references];
+    }
+    const [, all] = await statements('totalCount', 'limit: 0');
+    expect(all.totalCount).toBeGreaterThan(2);
+    const [without, first] = await statements('pageInfo { endCursor }', 'first: 1');
+    const [counted, page] = await statements('totalCount', 'first: 1');
+    expect(counted).toBe(without + 1);
+    expect(page.totalCount).toBe(all.totalCount);
+    const after = `first: 1, after: "${first.pageInfo.endCursor}"`;
+    const [, next] = await statements('totalCount items { id }', after);
+    expect(next.totalCount).toBe(all.totalCount);
   });
 });
 

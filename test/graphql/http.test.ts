@@ -225,7 +225,7 @@ describe('batching', () => {
     const items = dataOf(res).user.orgs.items as Array<Record<string, unknown>>;
     expect(items).toHaveLength(orgCount);
     for (const item of items) {
-      expect(item).toMatchObject({ membersCount: 1, publicSources: 0, myRole: 'admin' });
+      expect(item).toMatchObject({ membersCount: 1, publicSources: 0, myRole: 'ADMIN' });
     }
     return statements;
   }

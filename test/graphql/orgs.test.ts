@@ -82,14 +82,14 @@ describe('createOrg', () => {
       website: 'https://moh.example.org',
       location: 'Nairobi',
       extras: { region: 'east' },
-      publicAccess: 'View',
+      publicAccess: 'VIEW',
       url: `/orgs/${id}/`,
       createdBy: owner.username,
       updatedBy: owner.username,
       membersCount: 1,
       publicSources: 0,
       publicCollections: 0,
-      myRole: 'admin',
+      myRole: 'ADMIN',
     });
     expect(await membersOf(id)).toEqual([owner.username]);
     // The org is readable by id afterwards, with the same uuid.
@@ -105,7 +105,7 @@ describe('createOrg', () => {
         input: { id: uniqueId('org'), name: 'Private', publicAccess: 'None' },
       }),
     ).createOrg.org;
-    expect(org.publicAccess).toBe('None');
+    expect(org.publicAccess).toBe('NONE');
   });
 
   test('anonymous createOrg is refused with UNAUTHENTICATED and nothing is created', async () => {
@@ -126,7 +126,7 @@ describe('createOrg', () => {
       expect(Object.keys(res.errors![0].extensions!.fieldErrors!)).toEqual(['id']);
     }
     const org = dataOf(await gql(t, owner.auth, ORG, { id })).org;
-    expect(org).toMatchObject({ name: `Org ${id}`, membersCount: 1, myRole: 'admin' });
+    expect(org).toMatchObject({ name: `Org ${id}`, membersCount: 1, myRole: 'ADMIN' });
     expect(await roleIn(other.auth, id)).toBeNull();
   });
 
@@ -174,9 +174,9 @@ describe('org(id)', () => {
     const byMember = dataOf(await gql(t, member.auth, ORG, { id: privateId })).org;
     expect(byMember).toMatchObject({
       id: privateId,
-      publicAccess: 'None',
+      publicAccess: 'NONE',
       membersCount: 2,
-      myRole: 'member',
+      myRole: 'MEMBER',
     });
     const bySuperuser = dataOf(await gql(t, t.admin, ORG, { id: privateId })).org;
     expect(bySuperuser).toMatchObject({ id: privateId, membersCount: 2, myRole: null });
@@ -186,7 +186,7 @@ describe('org(id)', () => {
     const { id } = await createOrg(t, owner);
     for (const auth of [undefined, stranger.auth]) {
       const org = dataOf(await gql(t, auth, ORG, { id })).org;
-      expect(org).toMatchObject({ id, publicAccess: 'View', myRole: null, membersCount: 1 });
+      expect(org).toMatchObject({ id, publicAccess: 'VIEW', myRole: null, membersCount: 1 });
     }
   });
 
@@ -276,7 +276,7 @@ describe('updateOrg', () => {
       company: 'Keep Co',
       location: 'Accra',
       website: 'https://renamed.example.org',
-      publicAccess: 'View',
+      publicAccess: 'VIEW',
       extras: null,
       updatedBy: member.username,
     });
@@ -384,13 +384,13 @@ describe('addMember and removeMember', () => {
       { addMember: { id: expect.any(String) } },
     );
     expect(await membersOf(id)).toEqual([admin.username, plain.username, newcomer.username].sort());
-    expect(await roleIn(newcomer.auth, id)).toBe('member');
+    expect(await roleIn(newcomer.auth, id)).toBe('MEMBER');
     expect(dataOf(await gql(t, t.admin, ORG, { id })).org.membersCount).toBe(3);
   });
 
   test('an org admin promotes a member to admin, who may then manage members', async () => {
     dataOf(await gql(t, admin.auth, ADD_MEMBER, { org: id, u: plain.username, role: 'admin' }));
-    expect(await roleIn(plain.auth, id)).toBe('admin');
+    expect(await roleIn(plain.auth, id)).toBe('ADMIN');
     const newcomer = await createUser(t);
     dataOf(await gql(t, plain.auth, ADD_MEMBER, { org: id, u: newcomer.username }));
     expect(await membersOf(id)).toContain(newcomer.username);
@@ -402,10 +402,10 @@ describe('addMember and removeMember', () => {
     expect(dataOf(await gql(t, admin.auth, again, { org: id, u: plain.username }))).toEqual({
       addMember: { id: expect.any(String) },
     });
-    expect(await roleIn(plain.auth, id)).toBe('admin');
+    expect(await roleIn(plain.auth, id)).toBe('ADMIN');
     const newcomer = await createUser(t);
     dataOf(await gql(t, admin.auth, again, { org: id, u: newcomer.username }));
-    expect(await roleIn(newcomer.auth, id)).toBe('member');
+    expect(await roleIn(newcomer.auth, id)).toBe('MEMBER');
   });
 
   test('the superuser manages the members of any org', async () => {
@@ -431,7 +431,7 @@ describe('addMember and removeMember', () => {
       'FORBIDDEN',
     );
     expect(await membersOf(id)).toEqual([admin.username, plain.username].sort());
-    expect(await roleIn(plain.auth, id)).toBe('member');
+    expect(await roleIn(plain.auth, id)).toBe('MEMBER');
   });
 
   test('a non-member is refused with FORBIDDEN and an anonymous caller with UNAUTHENTICATED', async () => {
@@ -475,7 +475,7 @@ describe('addMember and removeMember', () => {
 
   test('an org admin removes a member, who loses access to a private org', async () => {
     dataOf(await gql(t, admin.auth, UPDATE_ORG, { id, input: { publicAccess: 'None' } }));
-    expect(await roleIn(plain.auth, id)).toBe('member');
+    expect(await roleIn(plain.auth, id)).toBe('MEMBER');
     expect(dataOf(await gql(t, admin.auth, REMOVE_MEMBER, { org: id, u: plain.username }))).toEqual(
       { removeMember: { id: expect.any(String) } },
     );
@@ -490,7 +490,7 @@ describe('addMember and removeMember', () => {
     expect(errorCode(await gql(t, t.admin, REMOVE_MEMBER, { org: id, u: admin.username }))).toBe(
       'CONFLICT',
     );
-    expect(await roleIn(admin.auth, id)).toBe('admin');
+    expect(await roleIn(admin.auth, id)).toBe('ADMIN');
   });
 
   test('demoting the last admin to member is a CONFLICT', async () => {
@@ -500,14 +500,14 @@ describe('addMember and removeMember', () => {
       role: 'member',
     });
     expect(errorCode(res)).toBe('CONFLICT');
-    expect(await roleIn(admin.auth, id)).toBe('admin');
+    expect(await roleIn(admin.auth, id)).toBe('ADMIN');
   });
 
   test('with a second admin, an admin may leave', async () => {
     dataOf(await gql(t, admin.auth, ADD_MEMBER, { org: id, u: plain.username, role: 'admin' }));
     dataOf(await gql(t, admin.auth, REMOVE_MEMBER, { org: id, u: admin.username }));
     expect(await membersOf(id)).toEqual([plain.username]);
-    expect(await roleIn(plain.auth, id)).toBe('admin');
+    expect(await roleIn(plain.auth, id)).toBe('ADMIN');
     expect(await roleIn(admin.auth, id)).toBeNull();
   });
 });

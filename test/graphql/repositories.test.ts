@@ -59,17 +59,40 @@ const VERSIONS = `query($url: String!) {
   source(url: $url) { versionsCount versions(limit: 0) { totalCount items { version url } } }
 }`;
 
-const LIST_ARGS = `$owner: String, $q: String, $limit: Int! = 0, $offset: Int! = 0, $sort: String,
-  $sortDesc: Boolean! = false, $repoType: String, $ownerType: String, $allVersions: Boolean! = false,
-  $sourceType: [String!], $collectionType: [String!], $locale: [String!],
-  $extras: [ExtrasFilterInput!], $extrasExists: [String!]`;
-const LIST_PASS = `owner: $owner, q: $q, limit: $limit, offset: $offset, sort: $sort,
-  sortDesc: $sortDesc, repoType: $repoType, ownerType: $ownerType, allVersions: $allVersions,
-  sourceType: $sourceType, collectionType: $collectionType, locale: $locale, extras: $extras,
-  extrasExists: $extrasExists`;
-const listQuery = (field: 'sources' | 'collections' | 'repos') => `query(${LIST_ARGS}) {
-  ${field}(${LIST_PASS}) { totalCount items { __typename id version owner } }
+/** The arguments each repository list takes (issue 28: sources and collections only their own). */
+const LIST_ARGS: Record<'sources' | 'collections' | 'repos', Record<string, string>> = {
+  sources: { sourceType: '[String!]' },
+  collections: { collectionType: '[String!]' },
+  repos: {
+    sourceType: '[String!]',
+    collectionType: '[String!]',
+    repoType: 'String',
+    repoTypes: '[RepositoryType!]',
+  },
+};
+const COMMON_ARGS: Record<string, string> = {
+  owner: 'String',
+  q: 'String',
+  limit: 'Int! = 0',
+  offset: 'Int! = 0',
+  sort: 'String',
+  sortBy: 'RepositorySort',
+  sortDesc: 'Boolean! = false',
+  ownerType: 'String',
+  ownerTypes: '[OwnerType!]',
+  allVersions: 'Boolean! = false',
+  locale: '[String!]',
+  extras: '[ExtrasFilterInput!]',
+  extrasExists: '[String!]',
+};
+const listQuery = (field: 'sources' | 'collections' | 'repos') => {
+  const args = { ...COMMON_ARGS, ...LIST_ARGS[field] };
+  const declared = Object.entries(args).map(([name, type]) => `$${name}: ${type}`);
+  const passed = Object.keys(args).map((name) => `${name}: $${name}`);
+  return `query(${declared.join(', ')}) {
+  ${field}(${passed.join(', ')}) { totalCount items { __typename id version owner } }
 }`;
+};
 
 interface Item {
   __typename: string;
@@ -182,11 +205,11 @@ describe('createSource', () => {
       fullName: 'Clinical terms',
       description: 'Diagnoses',
       extras: { a: 1 },
-      publicAccess: 'View',
+      publicAccess: 'VIEW',
       defaultLocale: 'en',
       supportedLocales: ['en'],
       sourceType: 'dictionary',
-      ownerType: 'Organization',
+      ownerType: 'ORGANIZATION',
       owner: org,
       ownerUrl: `/orgs/${org}/`,
       ownerOrg: { id: org },
@@ -262,7 +285,7 @@ describe('createSource', () => {
     expect(source).toMatchObject({
       id,
       url: `/users/${user.username}/sources/${id}/`,
-      ownerType: 'User',
+      ownerType: 'USER',
       owner: user.username,
       ownerUrl: `/users/${user.username}/`,
       ownerOrg: null,
@@ -527,7 +550,7 @@ describe('source(url)', () => {
     test('is readable by a plain member of the org and by the superuser', async () => {
       for (const auth of [member.auth, admin.auth, t.admin]) {
         const head = dataOf(await gql(t, auth, SOURCE, { url: sourceUrl(org, id) })).source;
-        expect(head).toMatchObject({ id, publicAccess: 'None', version: 'HEAD' });
+        expect(head).toMatchObject({ id, publicAccess: 'NONE', version: 'HEAD' });
         const v1 = dataOf(await gql(t, auth, SOURCE, { url: sourceUrl(org, id, 'v1') })).source;
         expect(v1.version).toBe('v1');
       }
@@ -581,7 +604,7 @@ describe('updateSource', () => {
       sourceType: 'Interface Terminology',
       supportedLocales: ['en', 'fr'],
       autoidConceptMnemonic: 'sequential',
-      publicAccess: 'View',
+      publicAccess: 'VIEW',
       updatedBy: admin.username,
     });
     const read = dataOf(await gql(t, undefined, SOURCE, { url })).source;
@@ -625,7 +648,7 @@ describe('updateSource', () => {
     const { url } = await makeSource(admin, `/orgs/${org}/`);
     dataOf(await gql(t, admin.auth, UPDATE_SOURCE, { url, input: { publicAccess: 'None' } }));
     expect(errorCode(await gql(t, outsider.auth, SOURCE, { url }))).toBe('FORBIDDEN');
-    expect(dataOf(await gql(t, member.auth, SOURCE, { url })).source.publicAccess).toBe('None');
+    expect(dataOf(await gql(t, member.auth, SOURCE, { url })).source.publicAccess).toBe('NONE');
   });
 
   test('a changed id or bad values are INVALID and nothing changes', async () => {
@@ -1004,10 +1027,10 @@ describe('collections', () => {
       collectionType: 'Value Set',
       preferredSource: 'CIEL',
       canonicalUrl: 'http://example.org/vs/starter',
-      publicAccess: 'View',
+      publicAccess: 'VIEW',
       defaultLocale: 'en',
       supportedLocales: ['en'],
-      ownerType: 'Organization',
+      ownerType: 'ORGANIZATION',
       owner: org,
       ownerOrg: { id: org },
       isActive: true,
@@ -1046,7 +1069,7 @@ describe('collections', () => {
     const { id, url } = await makeCollection(user, '/user/');
     expect(url).toBe(`/users/${user.username}/collections/${id}/`);
     const read = dataOf(await gql(t, undefined, COLLECTION, { url })).collection;
-    expect(read).toMatchObject({ ownerType: 'User', ownerUser: { username: user.username } });
+    expect(read).toMatchObject({ ownerType: 'USER', ownerUser: { username: user.username } });
   });
 
   test('updateCollection changes only the fields sent', async () => {
@@ -1069,7 +1092,7 @@ describe('collections', () => {
       description: 'Kept',
       extras: { k: 'v' },
       preferredSource: 'LOINC',
-      publicAccess: 'None',
+      publicAccess: 'NONE',
       updatedBy: admin.username,
     });
     expect(errorCode(await gql(t, outsider.auth, COLLECTION, { url }))).toBe('FORBIDDEN');
@@ -1317,11 +1340,33 @@ describe('lists', () => {
     expect(
       fieldErrorKeys(await gql(t, t.admin, listQuery('repos'), { q: word, ownerType: 'Robot' })),
     ).toEqual(['ownerType']);
-    // A collections list asked for sources is empty.
-    expect(await list('collections', t.admin, { q: word, repoType: 'Source' })).toEqual({
-      totalCount: 0,
-      items: [],
-    });
+    // The enum-typed filters (issue 28) answer as the deprecated strings do; empty is no filter.
+    expect(await listIds('repos', t.admin, { q: word, repoTypes: ['COLLECTION'] })).toEqual([coll]);
+    expect(
+      (await listIds('repos', t.admin, { q: word, repoTypes: ['SOURCE', 'COLLECTION'] })).sort(),
+    ).toEqual([pub, priv, coll, userSource].sort());
+    expect(await listIds('repos', t.admin, { q: word, ownerTypes: ['USER'] })).toEqual([
+      userSource,
+    ]);
+    expect((await listIds('repos', t.admin, { q: word, ownerTypes: [] })).sort()).toEqual(
+      [pub, priv, coll, userSource].sort(),
+    );
+    expect(
+      fieldErrorKeys(
+        await gql(t, t.admin, listQuery('repos'), {
+          q: word,
+          ownerType: 'User',
+          ownerTypes: ['USER'],
+        }),
+      ),
+    ).toEqual(['ownerType']);
+    // A collections list takes no source argument, nor `repoType`: refused before it runs.
+    for (const args of ['repoType: "Source"', 'sourceType: ["Dictionary"]']) {
+      const res = await gql(t, t.admin, `{ collections(${args}) { totalCount } }`);
+      expect(res.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    }
+    const res = await gql(t, t.admin, `{ sources(contains: ["/x/"]) { totalCount } }`);
+    expect(res.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   test('repos with allVersions lists every version row', async () => {
@@ -1376,6 +1421,12 @@ describe('lists', () => {
   test('lists sort by name, descending on request, and page with a whole totalCount', async () => {
     const vars = { owner: `/orgs/${org}/`, sort: 'name' };
     expect(await listIds('repos', admin.auth, vars)).toEqual([priv, pub, coll]);
+    // `sortBy` (issue 28), the enum of the sort keys, sorts as the deprecated `sort` does.
+    const byEnum = { owner: `/orgs/${org}/`, sortBy: 'NAME', sortDesc: true };
+    expect(await listIds('repos', admin.auth, byEnum)).toEqual([coll, pub, priv]);
+    expect(
+      fieldErrorKeys(await gql(t, admin.auth, listQuery('repos'), { ...vars, sortBy: 'NAME' })),
+    ).toEqual(['sort']);
     expect(await listIds('repos', admin.auth, { ...vars, sortDesc: true })).toEqual([
       coll,
       pub,

@@ -108,7 +108,7 @@ describe('terminology operations through GraphQL', () => {
       result: true,
       matches: [{ equivalence: 'equivalent', concept: { code: 'B' } }],
     });
-    expect(data.subsumes).toBe('subsumes');
+    expect(data.subsumes).toBe('SUBSUMES');
 
     // The FHIR edge answers the same.
     const lookup = await request(t.app).get(

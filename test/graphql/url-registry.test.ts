@@ -11,7 +11,7 @@ afterAll(async () => t.close());
 
 const canonical = () => `http://example.org/fhir/ValueSet/${uniqueId('vs')}`;
 
-const ENTRY_FIELDS = `id url namespace name extras isActive owner ownerType ownerUrl entryUrl
+const ENTRY_FIELDS = `id url canonicalUrl namespace name extras isActive owner ownerType ownerUrl entryUrl
   createdAt createdBy updatedAt updatedBy`;
 const CREATE = `mutation($owner: String, $input: UrlRegistryEntryInput!) {
   createUrlRegistryEntry(owner: $owner, input: $input) { entry { ${ENTRY_FIELDS} } }
@@ -46,6 +46,7 @@ describe('URL registry through GraphQL', () => {
     ).createUrlRegistryEntry.entry;
     expect(created).toMatchObject({
       url,
+      canonicalUrl: url,
       namespace: '/orgs/Elsewhere/',
       name: 'Global',
       extras: { k: 'v' },
@@ -65,10 +66,33 @@ describe('URL registry through GraphQL', () => {
 
     const { org, member } = await orgWithPeople(t);
     const owner = `/orgs/${org.id}/`;
+    // `canonicalUrl` (issue 28) names what the deprecated `url` did, in and out.
+    const mineUrl = canonical();
     const mine = dataOf(
-      await gql(t, member.auth, CREATE, { owner, input: { url: canonical(), name: 'Mine' } }),
+      await gql(t, member.auth, CREATE, {
+        owner,
+        input: { canonicalUrl: mineUrl, name: 'Mine' },
+      }),
     ).createUrlRegistryEntry.entry;
-    expect(mine).toMatchObject({ owner: org.id, ownerType: 'Organization', ownerUrl: owner });
+    expect(mine).toMatchObject({
+      url: mineUrl,
+      canonicalUrl: mineUrl,
+      owner: org.id,
+      ownerType: 'ORGANIZATION',
+      ownerUrl: owner,
+    });
+    const both = await gql(t, member.auth, CREATE, {
+      owner,
+      input: { canonicalUrl: canonical(), url: canonical() },
+    });
+    expect(errorCode(both)).toBe('INVALID');
+    const byCanonical = await gql(
+      t,
+      undefined,
+      `query($u: String!, $o: String) { urlRegistry(owner: $o, canonicalUrl: $u) { items { id } } }`,
+      { u: mineUrl, o: owner },
+    );
+    expect(dataOf(byCanonical).urlRegistry.items).toEqual([{ id: mine.id }]);
     const updated = dataOf(
       await gql(t, member.auth, UPDATE, { id: mine.id, owner, input: { name: 'Renamed' } }),
     ).updateUrlRegistryEntry.entry;

@@ -83,14 +83,19 @@ describe('pins, follows and events', () => {
     const made = await gql(
       t,
       member.auth,
-      `mutation($o: String!, $id: ID!) { pin(owner: $o, resourceType: "Source", resourceId: $id) { pin { id order repository { id url } } } }`,
+      `mutation($o: String!, $id: ID!) { pin(owner: $o, resourceType: "Source", resourceId: $id) { pin { id order resourceType repository { id url } } } }`,
       { o: `/orgs/${org}/`, id: uuid },
     );
-    expect(made.data.pin.pin).toMatchObject({ order: 0, repository: { id: 'S', url: repo.url } });
+    // `resourceType: "Source"` is deprecated (issue 28) and still pins; the pin answers the enum.
+    expect(made.data.pin.pin).toMatchObject({
+      order: 0,
+      resourceType: 'SOURCE',
+      repository: { id: 'S', url: repo.url },
+    });
     const refused = await gql(
       t,
       outsider.auth,
-      `mutation($o: String!, $id: ID!) { pin(owner: $o, resourceType: "Source", resourceId: $id) { pin { id } } }`,
+      `mutation($o: String!, $id: ID!) { pin(owner: $o, kind: SOURCE, resourceId: $id) { pin { id } } }`,
       { o: `/orgs/${org}/`, id: uuid },
     );
     expect(errorCode(refused)).toBe('FORBIDDEN');

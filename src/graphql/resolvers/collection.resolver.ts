@@ -29,6 +29,7 @@ import {
   ExpansionRepoUpdateObject,
   ExpansionSummaryObject,
   ReferenceListArgs,
+  resourceTypeFilterOf,
   ReferenceObject,
   ReferencePage,
   ReferencesAddedObject,
@@ -87,7 +88,7 @@ export class CollectionContentResolver {
   ): Promise<ReferencePage> {
     const params = listParamsOf(args, {
       include: args.include === undefined ? undefined : [String(args.include)],
-      resourceType: args.resourceType === undefined ? undefined : [args.resourceType],
+      resourceType: resourceTypeFilterOf(args),
     });
     const page = await ctx.services.references.listReferences(
       ctx,

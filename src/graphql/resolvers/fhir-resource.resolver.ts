@@ -20,7 +20,7 @@ import type {
   StoredResource,
 } from '../../services/terminology/fhir-resource.service';
 import type { GraphQLContext } from '../context';
-import { OWNER_URL } from '../types/descriptions';
+import { OWNER_URL, respelled } from '../types/descriptions';
 import { FhirResourcePage } from '../types/terminology.type';
 import type { ClassType } from 'type-graphql';
 import { type DeletePayload, payloadOf } from '../types/payload.type';
@@ -32,18 +32,30 @@ import {
   UpdateFhirResourcePayload,
 } from '../types/payloads';
 
-export enum FhirType {
-  CodeSystem = 'CodeSystem',
-  ValueSet = 'ValueSet',
-  ConceptMap = 'ConceptMap',
-}
+/** Input only; FHIR's spellings (`CodeSystem`) are still accepted, deprecated, for one release. */
+export const FhirType = {
+  CodeSystem: 'CodeSystem',
+  ValueSet: 'ValueSet',
+  ConceptMap: 'ConceptMap',
+  CODE_SYSTEM: 'CodeSystem',
+  VALUE_SET: 'ValueSet',
+  CONCEPT_MAP: 'ConceptMap',
+} as const;
+export type FhirType = (typeof FhirType)[keyof typeof FhirType];
+const CODE_SYSTEM = 'A source version, with its concepts.';
+const VALUE_SET = 'A collection version, with its members.';
+const CONCEPT_MAP = "A source version's mappings.";
 registerEnumType(FhirType, {
   name: 'FhirResourceType',
-  description: 'A FHIR R4 terminology resource: a source (CodeSystem, ConceptMap) or a collection.',
+  description:
+    'A FHIR R4 terminology resource: a source (CODE_SYSTEM, CONCEPT_MAP) or a collection (VALUE_SET).',
   valuesConfig: {
-    CodeSystem: { description: 'A source version, with its concepts.' },
-    ValueSet: { description: 'A collection version, with its members.' },
-    ConceptMap: { description: "A source version's mappings." },
+    CODE_SYSTEM: { description: CODE_SYSTEM },
+    VALUE_SET: { description: VALUE_SET },
+    CONCEPT_MAP: { description: CONCEPT_MAP },
+    CodeSystem: { description: CODE_SYSTEM, deprecationReason: respelled('CODE_SYSTEM') },
+    ValueSet: { description: VALUE_SET, deprecationReason: respelled('VALUE_SET') },
+    ConceptMap: { description: CONCEPT_MAP, deprecationReason: respelled('CONCEPT_MAP') },
   },
 });
 

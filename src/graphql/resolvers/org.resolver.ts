@@ -11,7 +11,7 @@ import {
   RemoveMemberPayload,
   UpdateOrgPayload,
 } from '../types/payloads';
-import { ListArgs, listParamsOf, OrgListArgs } from '../types/list.args';
+import { listParamsOf, MemberListArgs, OrgListArgs } from '../types/list.args';
 import {
   CreateOrganizationInput,
   MemberRole,
@@ -47,7 +47,7 @@ export class OrgResolver {
   })
   async members(
     @Root() org: OrganizationType,
-    @Args() args: ListArgs,
+    @Args() args: MemberListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserPage> {
     const page = await ctx.services.orgs.members(ctx, org.entity, listParamsOf(args));
@@ -73,7 +73,7 @@ export class OrgResolver {
     @Root() org: OrganizationType,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MemberRole | null> {
-    return (await ctx.services.orgs.roleOf(ctx, org.entity)) as MemberRole | null;
+    return await ctx.services.orgs.roleOf(ctx, org.entity);
   }
 
   @FieldResolver(() => Int, { description: 'Its members whose accounts are active.' })

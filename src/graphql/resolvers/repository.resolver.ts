@@ -31,7 +31,15 @@ import {
   UpdateSourcePayload,
   UpdateSourceVersionPayload,
 } from '../types/payloads';
-import { ListArgs, listParamsOf, RepoListArgs, repoListParamsOf } from '../types/list.args';
+import {
+  type AnyRepoListArgs,
+  CollectionListArgs,
+  ListArgs,
+  listParamsOf,
+  RepoListArgs,
+  repoListParamsOf,
+  SourceListArgs,
+} from '../types/list.args';
 import { OrganizationType } from '../types/org.type';
 import {
   CollectionInput,
@@ -147,7 +155,7 @@ export class RepositoryResolver {
     description: "An owner's sources, or with no owner the public ones.",
   })
   async sources(
-    @Args() args: RepoListArgs,
+    @Args() args: SourceListArgs,
     @Arg('owner', () => String, { nullable: true, description: LIST_OWNER }) owner: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
@@ -159,7 +167,7 @@ export class RepositoryResolver {
     description: "An owner's collections, or with no owner the public ones.",
   })
   async collections(
-    @Args() args: RepoListArgs,
+    @Args() args: CollectionListArgs,
     @Arg('owner', () => String, { nullable: true, description: LIST_OWNER }) owner: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
@@ -364,7 +372,7 @@ export class RepositoryResolver {
 
   private async list(
     ctx: GraphQLContext,
-    args: RepoListArgs,
+    args: AnyRepoListArgs,
     owner: string | null,
     kind: RepositoryKind | undefined,
   ): Promise<RepositoryPage> {
@@ -383,7 +391,7 @@ export class OrgRepositoriesResolver {
   })
   async sources(
     @Root() org: OrganizationType,
-    @Args() args: RepoListArgs,
+    @Args() args: SourceListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
     return ownerList(ctx, args, { kind: 'source', owner: { type: 'org', id: org.id } });
@@ -394,7 +402,7 @@ export class OrgRepositoriesResolver {
   })
   async collections(
     @Root() org: OrganizationType,
-    @Args() args: RepoListArgs,
+    @Args() args: CollectionListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
     return ownerList(ctx, args, { kind: 'collection', owner: { type: 'org', id: org.id } });
@@ -408,7 +416,7 @@ export class UserRepositoriesResolver {
   })
   async sources(
     @Root() user: UserType,
-    @Args() args: RepoListArgs,
+    @Args() args: SourceListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
     return ownerList(ctx, args, {
@@ -422,7 +430,7 @@ export class UserRepositoriesResolver {
   })
   async collections(
     @Root() user: UserType,
-    @Args() args: RepoListArgs,
+    @Args() args: CollectionListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<RepositoryPage> {
     return ownerList(ctx, args, {
@@ -434,7 +442,7 @@ export class UserRepositoriesResolver {
 
 async function ownerList(
   ctx: GraphQLContext,
-  args: RepoListArgs,
+  args: AnyRepoListArgs,
   scope: RepoScope,
 ): Promise<RepositoryPage> {
   return pageOf(await ctx.services.repositories.list(ctx, repoListParamsOf(args), scope));

@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, Ctx, Query, Resolver } from 'type-graphql';
 import { AppError } from '../../errors';
+import { SubsumesOutcome } from '../types/enums';
 import {
   inlineValueSet,
   parseLanguages,
@@ -176,10 +177,9 @@ export class TerminologyResolver {
     return TranslateResult.from(result);
   }
 
-  @Query(() => String, {
+  @Query(() => SubsumesOutcome, {
     nullable: true,
-    description:
-      'CodeSystem/$subsumes: equivalent, subsumes, subsumed-by or not-subsumed (A relative to B).',
+    description: 'CodeSystem/$subsumes: how code A relates to code B.',
   })
   async subsumes(
     @Arg('codingA', () => CodingInput, { description: 'The first code.' }) codingA: CodingInput,
@@ -187,10 +187,14 @@ export class TerminologyResolver {
     @Arg('txResources', () => [GraphQLJSONObject], TX_RESOURCES_ARG)
     txResources: Record<string, unknown>[] | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<string> {
-    return (
-      await ctx.services.terminology.subsumes(ctx, codingA, codingB, resourcesOf(txResources))
-    ).outcome;
+  ): Promise<SubsumesOutcome> {
+    const { outcome } = await ctx.services.terminology.subsumes(
+      ctx,
+      codingA,
+      codingB,
+      resourcesOf(txResources),
+    );
+    return outcome as SubsumesOutcome;
   }
 }
 

@@ -1,5 +1,6 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { AppError } from '../../errors';
 import { parseOwnerUrl, type OwnerRef } from '../../services';
 import type { GraphQLContext } from '../context';
 import { type DeletePayload } from '../types/payload.type';
@@ -17,6 +18,7 @@ import {
   ReferenceResolutionType,
   UrlRegistryEntryInput,
   UrlRegistryEntryType,
+  entryInputOf,
   UrlRegistryListArgs,
   UrlRegistryPage,
 } from '../types/url-registry.type';
@@ -37,8 +39,12 @@ export class UrlRegistryResolver {
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UrlRegistryPage> {
+    if (args.url != null && args.canonicalUrl != null) {
+      throw AppError.field('canonicalUrl', 'Not with `url`; `url` is deprecated.');
+    }
+    const url = (args.canonicalUrl ?? args.url)?.trim();
     const params = listParamsOf(args, {
-      url: args.url?.trim() ? [args.url.trim()] : undefined,
+      url: url ? [url] : undefined,
       namespace: args.namespace?.trim() ? [args.namespace.trim()] : undefined,
     });
     const page = await ctx.services.urlRegistry.list(ctx, registryOf(owner), params);
@@ -107,7 +113,7 @@ export class UrlRegistryResolver {
     return entryPayload(
       CreateUrlRegistryEntryPayload,
       UrlRegistryEntryType.from(
-        await ctx.services.urlRegistry.create(ctx, registryOf(owner), { ...input }),
+        await ctx.services.urlRegistry.create(ctx, registryOf(owner), entryInputOf(input)),
       ),
     );
   }
@@ -125,7 +131,7 @@ export class UrlRegistryResolver {
     return entryPayload(
       UpdateUrlRegistryEntryPayload,
       UrlRegistryEntryType.from(
-        await ctx.services.urlRegistry.update(ctx, registryOf(owner), id, { ...input }),
+        await ctx.services.urlRegistry.update(ctx, registryOf(owner), id, entryInputOf(input)),
       ),
     );
   }

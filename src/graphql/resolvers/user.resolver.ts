@@ -10,7 +10,7 @@ import {
   type UserPayload,
   userPayload,
 } from '../types/payloads';
-import { ListArgs, listParamsOf, UserListArgs } from '../types/list.args';
+import { listParamsOf, UserListArgs, UserOrgListArgs } from '../types/list.args';
 import { OrganizationPage, OrganizationType } from '../types/org.type';
 import {
   CreateUserInput,
@@ -102,7 +102,7 @@ export class UserResolver {
   })
   async orgs(
     @Root() user: UserType,
-    @Args() args: ListArgs,
+    @Args() args: UserOrgListArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationPage> {
     const page = await ctx.services.orgs.list(ctx, listParamsOf(args), user.entity);

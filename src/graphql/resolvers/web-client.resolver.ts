@@ -6,6 +6,7 @@ import {
   refOf,
   type OwnerRef,
 } from '../../services';
+import { AppError } from '../../errors';
 import { ReferenceObject } from '../types/collection.type';
 import type { GraphQLContext } from '../context';
 import { type DeletePayload, payloadOf, slashed } from '../types/payload.type';
@@ -23,7 +24,8 @@ import {
   UnpinPayload,
 } from '../types/payloads';
 import { ConceptObject } from '../types/concept.type';
-import { OFFSET } from '../types/descriptions';
+import { enumTyped, OFFSET } from '../types/descriptions';
+import { PinResourceType } from '../types/enums';
 import { MappingObject } from '../types/mapping.type';
 import { OrganizationType } from '../types/org.type';
 import { CollectionObject, RepositoryObject } from '../types/repository.type';
@@ -134,19 +136,36 @@ export class WebClientResolver {
 
   @Mutation(() => PinPayload, {
     description:
-      'Pins a source, collection or org (`resourceType`, its `uuid`) for an owner (`/orgs/X/`, `/users/x/`); at most 4.',
+      'Pins a source, collection or org (`kind`, its `uuid`) for an owner (`/orgs/X/`, `/users/x/`); at most 4.',
   })
   async pin(
     @Arg('owner', { description: PIN_OWNER }) owner: string,
-    @Arg('resourceType', { description: '`Source`, `Collection` or `Organization`.' })
-    resourceType: string,
+    @Arg('kind', () => PinResourceType, {
+      nullable: true,
+      description: 'What to pin (required; `resourceType` until the next release).',
+    })
+    kind: PinResourceType | null,
+    @Arg('resourceType', () => String, {
+      nullable: true,
+      description: '`Source`, `Collection` or `Organization`.',
+      deprecationReason: enumTyped('kind'),
+    })
+    resourceType: string | null,
     @Arg('resourceId', () => ID, { description: 'The `uuid` of what to pin.' }) resourceId: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<PinPayloadValue> {
+    if (kind != null && resourceType != null) {
+      throw AppError.field('kind', 'Not with `resourceType`; `resourceType` is deprecated.');
+    }
+    const type = kind ?? resourceType;
+    if (type == null) throw AppError.field('kind', 'This field is required.');
     return pinPayload(
       PinPayload,
       PinObject.from(
-        await ctx.services.pins.add(ctx, parseOwnerUrl(owner), { resourceType, resourceId }),
+        await ctx.services.pins.add(ctx, parseOwnerUrl(owner), {
+          resourceType: type,
+          resourceId,
+        }),
       ),
     );
   }

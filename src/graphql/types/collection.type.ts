@@ -1,6 +1,7 @@
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, ID, Int, ObjectType } from 'type-graphql';
 import { HEAD } from '../../db/entities';
+import { AppError } from '../../errors';
 import {
   DEFAULT_LIMIT,
   repoUrl,
@@ -11,8 +12,17 @@ import {
   type ReferenceView,
   type RepoView,
 } from '../../services';
-import { CREATED_BY, CREATED_ON, OFFSET, renamedTo, TOTAL_COUNT, UPDATED_ON } from './descriptions';
-import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import {
+  CREATED_BY,
+  CREATED_ON,
+  enumTyped,
+  OFFSET,
+  renamedTo,
+  TOTAL_COUNT,
+  UPDATED_ON,
+} from './descriptions';
+import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import { ReferenceResourceType } from './enums';
 import { CursorListArgs } from './list.args';
 import { TaskType } from './task.type';
 
@@ -38,8 +48,8 @@ export class ReferenceObject {
   @Field({ description: 'False for an exclusion.' })
   include: boolean;
 
-  @Field({ description: '`Concept` or `Mapping`.' })
-  resourceType: string;
+  @Field(() => ReferenceResourceType, { description: 'What it takes in.' })
+  resourceType: ReferenceResourceType;
 
   @Field(() => String, { nullable: true, description: 'The repository URL referenced.' })
   system: string | null;
@@ -118,7 +128,7 @@ export class ReferenceObject {
       id: r.id,
       expression: r.expression,
       include: r.include,
-      resourceType: r.resourceType,
+      resourceType: r.resourceType as ReferenceResourceType,
       system: r.system,
       version: r.version,
       code: r.code,
@@ -153,7 +163,7 @@ export class ReferenceEdge {
 })
 export class ReferencePage {
   @Field(() => Int, { description: TOTAL_COUNT })
-  totalCount: number;
+  totalCount: number | Promise<number>;
 
   @Field(() => [ReferenceObject], { description: 'The references of this page.' })
   items: ReferenceObject[];
@@ -168,7 +178,7 @@ export class ReferencePage {
 
   static of(page: Page<ReferenceView>): ReferencePage {
     const items = page.items.map((view) => ReferenceObject.from(view));
-    return { totalCount: page.total, items, ...connectionOf(page, items) };
+    return connectionPageOf(page, items);
   }
 }
 
@@ -177,8 +187,28 @@ export class ReferenceListArgs extends CursorListArgs {
   @Field({ nullable: true, description: 'Only inclusions (true) or only exclusions (false).' })
   include?: boolean;
 
-  @Field({ nullable: true, description: '`Concept` or `Mapping`.' })
+  @Field({
+    nullable: true,
+    description: '`Concept` or `Mapping`.',
+    deprecationReason: enumTyped('resourceTypes'),
+  })
   resourceType?: string;
+
+  @Field(() => [ReferenceResourceType], {
+    nullable: true,
+    description: 'References taking in any of these (none or empty: both).',
+  })
+  resourceTypes?: ReferenceResourceType[];
+}
+
+/** The `resourceType` filter the service takes: one value, or none for both. */
+export function resourceTypeFilterOf(args: ReferenceListArgs): string[] | undefined {
+  if (args.resourceType != null && args.resourceTypes != null) {
+    throw AppError.field('resourceType', 'Not with `resourceTypes`; `resourceType` is deprecated.');
+  }
+  if (args.resourceType != null) return [args.resourceType];
+  const wanted = new Set(args.resourceTypes ?? []);
+  return wanted.size === 1 ? [...wanted] : undefined;
 }
 
 @ObjectType('AddedReference', { description: 'The answer for one reference of an add.' })

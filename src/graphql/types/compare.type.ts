@@ -13,23 +13,24 @@ import {
 } from './concept.type';
 import { EXTERNAL_ID } from './descriptions';
 
+/** Output only: its values were lower case (`new`) until issue 28. */
 export enum ChangeKindEnum {
-  new = 'new',
-  removed = 'removed',
-  retired = 'retired',
-  major = 'major',
-  minor = 'minor',
+  NEW = 'new',
+  REMOVED = 'removed',
+  RETIRED = 'retired',
+  MAJOR = 'major',
+  MINOR = 'minor',
 }
 registerEnumType(ChangeKindEnum, {
   name: 'ChangeKind',
   description:
-    'How a concept or mapping changed between two versions: new (active only in the newer), removed (active in the older, absent from the newer), retired (retired in the newer), major (another smart checksum: a change of meaning), minor (the same smart checksum, another standard one).',
+    'How a concept or mapping changed between two versions: NEW (active only in the newer), REMOVED (active in the older, absent from the newer), RETIRED (retired in the newer), MAJOR (another smart checksum: a change of meaning), MINOR (the same smart checksum, another standard one).',
   valuesConfig: {
-    new: { description: 'Active only in the newer version.' },
-    removed: { description: 'Active in the older version, absent from the newer.' },
-    retired: { description: 'Retired in the newer version.' },
-    major: { description: 'Another smart checksum: a change of meaning.' },
-    minor: { description: 'The same smart checksum, another standard one.' },
+    NEW: { description: 'Active only in the newer version.' },
+    REMOVED: { description: 'Active in the older version, absent from the newer.' },
+    RETIRED: { description: 'Retired in the newer version.' },
+    MAJOR: { description: 'Another smart checksum: a change of meaning.' },
+    MINOR: { description: 'The same smart checksum, another standard one.' },
   },
 });
 

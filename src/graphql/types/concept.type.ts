@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { ConceptDescription, ConceptName } from '../../db/entities';
 import { repoUrl, type ConceptDetail, type ConceptView, type Page } from '../../services';
-import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 
 @ObjectType('ConceptName', { description: 'A name of a concept (spec core §2.6).' })
@@ -227,7 +227,7 @@ export class ConceptEdge {
 })
 export class ConceptPage {
   @Field(() => Int, { description: TOTAL_COUNT })
-  totalCount: number;
+  totalCount: number | Promise<number>;
 
   @Field(() => [ConceptObject], { description: 'The concepts of this page.' })
   items: ConceptObject[];
@@ -242,7 +242,7 @@ export class ConceptPage {
 
   static of(page: Page<ConceptView>): ConceptPage {
     const items = page.items.map((view) => ConceptObject.from(view));
-    return { totalCount: page.total, items, ...connectionOf(page, items) };
+    return connectionPageOf(page, items);
   }
 }
 

@@ -58,3 +58,25 @@ export function connectionOf<T, N>(
     },
   };
 }
+
+/**
+ * A cursor list's page fields: `items`, `edges`, `pageInfo` and `totalCount`, which a cursor page
+ * (`first`/`after`) counts only when the query reads it (a getter: the field resolves it).
+ */
+export function connectionPageOf<T, N>(
+  page: Page<T>,
+  items: N[],
+): {
+  totalCount: number | Promise<number>;
+  items: N[];
+  edges: Array<{ cursor: string; node: N }>;
+  pageInfo: PageInfoObject;
+} {
+  const fields = { items, ...connectionOf(page, items) };
+  const { countTotal } = page;
+  if (!countTotal) return { totalCount: page.total, ...fields };
+  return Object.defineProperty({ ...fields, totalCount: 0 }, 'totalCount', {
+    get: countTotal,
+    enumerable: true,
+  });
+}

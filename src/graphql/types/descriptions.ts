@@ -24,3 +24,15 @@ export const TX_RESOURCES =
   'FHIR `tx-resource`: code systems, value sets and concept maps (FHIR R4 JSON) used for this request only, before stored content of the same URL and version; never stored.';
 export const OWNER_URL =
   'The owner URL (/orgs/:org/, /users/:user/); none: the server-wide namespace of /fhir/.';
+/**
+ * The deprecation of an enum value respelled to `name` (issue 28: enum values are
+ * SCREAMING_SNAKE_CASE); the old spelling is accepted as input for one release.
+ */
+export function respelled(name: string): string {
+  return `Spelled \`${name}\` (enum values are SCREAMING_SNAKE_CASE); this spelling goes in the next release.`;
+}
+
+/** The deprecation of a string argument replaced by `name`, an enum of the values it accepts. */
+export function enumTyped(name: string): string {
+  return `Use \`${name}\` (an enum of the values accepted); this argument goes in the next release.`;
+}

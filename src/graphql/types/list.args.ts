@@ -1,6 +1,16 @@
 import { ArgsType, Field, Int } from 'type-graphql';
 import { DEFAULT_LIMIT, MAX_FIRST, type ListParams } from '../../services';
-import { OFFSET } from './descriptions';
+import { AppError } from '../../errors';
+import { enumTyped, OFFSET } from './descriptions';
+import {
+  ConceptSort,
+  MappingSort,
+  OrgSort,
+  OwnerType,
+  RepositorySort,
+  RepositoryType,
+  UserSort,
+} from './enums';
 import { ExtrasFilterInput } from './repository.type';
 
 const EXTRAS_DESCRIPTION = 'Conditions on `extras` attributes, all of which must hold.';
@@ -26,6 +36,8 @@ export class ListArgs {
   @Field({
     nullable: true,
     description: 'A sort field, as in REST `sortAsc`/`sortDesc` (e.g. `bestMatch`, `name`).',
+    deprecationReason:
+      'Use `sortBy` (an enum of the sort keys the list accepts; a list without `sortBy` has one order); this argument goes in the next release.',
   })
   sort?: string;
 
@@ -56,8 +68,10 @@ export class CursorListArgs extends ListArgs {
   after?: string;
 }
 
+const SORT_BY = 'What to sort by (`sortDesc`: descending).';
+
 @ArgsType()
-export class UserListArgs extends ListArgs {
+class OwnerListArgs extends ListArgs {
   @Field(() => [String], { nullable: true, description: 'Any of these companies.' })
   company?: string[];
 
@@ -66,15 +80,46 @@ export class UserListArgs extends ListArgs {
 }
 
 @ArgsType()
-export class OrgListArgs extends UserListArgs {}
+export class UserListArgs extends OwnerListArgs {
+  @Field(() => UserSort, { nullable: true, description: SORT_BY })
+  sortBy?: UserSort;
+}
+
+@ArgsType()
+export class OrgListArgs extends OwnerListArgs {
+  @Field(() => OrgSort, { nullable: true, description: SORT_BY })
+  sortBy?: OrgSort;
+}
+
+/** An org's members. */
+@ArgsType()
+export class MemberListArgs extends ListArgs {
+  @Field(() => UserSort, { nullable: true, description: SORT_BY })
+  sortBy?: UserSort;
+}
+
+/** A user's orgs. */
+@ArgsType()
+export class UserOrgListArgs extends ListArgs {
+  @Field(() => OrgSort, { nullable: true, description: SORT_BY })
+  sortBy?: OrgSort;
+}
+
+/** The sort asked for: `sortBy`, or the deprecated `sort` string; not both. */
+function sortFieldOf(args: ListArgs & { sortBy?: string | null }): string | undefined {
+  if (args.sortBy != null && args.sort != null) {
+    throw AppError.field('sort', 'Not with `sortBy`; `sort` is deprecated.');
+  }
+  return args.sortBy ?? args.sort ?? undefined;
+}
 
 export function listParamsOf(
-  args: ListArgs & Partial<Pick<CursorListArgs, 'first' | 'after'>>,
+  args: ListArgs & Partial<Pick<CursorListArgs, 'first' | 'after'>> & { sortBy?: string | null },
   filters: ListParams['filters'] = {},
 ): ListParams {
   return {
     q: args.q?.trim() || undefined,
-    sortField: args.sort,
+    sortField: sortFieldOf(args),
     sortDesc: args.sortDesc,
     limit: args.limit,
     offset: args.offset,
@@ -86,19 +131,17 @@ export function listParamsOf(
   };
 }
 
+/** The arguments of every list of repositories (sources, collections or both). */
 @ArgsType()
-export class RepoListArgs extends ListArgs {
-  @Field(() => [String], { nullable: true, description: 'Sources of any of these source types.' })
-  sourceType?: string[];
-
-  @Field(() => [String], {
-    nullable: true,
-    description: 'Collections of any of these collection types.',
-  })
-  collectionType?: string[];
+class RepoCommonListArgs extends ListArgs {
+  @Field(() => RepositorySort, { nullable: true, description: SORT_BY })
+  sortBy?: RepositorySort;
 
   @Field(() => [String], { nullable: true, description: 'Any of these supported locales.' })
   locale?: string[];
+
+  @Field(() => [String], { nullable: true, description: 'Any of these canonical URLs.' })
+  canonicalUrl?: string[];
 
   @Field(() => [String], {
     nullable: true,
@@ -106,20 +149,18 @@ export class RepoListArgs extends ListArgs {
   })
   customValidationSchema?: string[];
 
-  @Field(() => [String], { nullable: true, description: 'Any of these canonical URLs.' })
-  canonicalUrl?: string[];
-
-  @Field(() => [String], {
+  @Field({
     nullable: true,
-    description: 'Collections referencing any of these URLs.',
+    description: '`Organization` or `User`.',
+    deprecationReason: enumTyped('ownerTypes'),
   })
-  contains?: string[];
-
-  @Field({ nullable: true, description: '`Organization` or `User`.' })
   ownerType?: string;
 
-  @Field({ nullable: true, description: '`Source` or `Collection`.' })
-  repoType?: string;
+  @Field(() => [OwnerType], {
+    nullable: true,
+    description: 'Owned by any of these kinds of owner (none or empty: any).',
+  })
+  ownerTypes?: OwnerType[];
 
   @Field({ defaultValue: false, description: 'Every version, not only HEAD.' })
   allVersions: boolean;
@@ -131,16 +172,84 @@ export class RepoListArgs extends ListArgs {
   extrasExists?: string[];
 }
 
-export function repoListParamsOf(args: RepoListArgs): ListParams {
+/** `sources(...)`: no collection-only argument (issue 28). */
+@ArgsType()
+export class SourceListArgs extends RepoCommonListArgs {
+  @Field(() => [String], { nullable: true, description: 'Sources of any of these source types.' })
+  sourceType?: string[];
+}
+
+/** `collections(...)`: no source-only argument (issue 28). */
+@ArgsType()
+export class CollectionListArgs extends RepoCommonListArgs {
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Collections of any of these collection types.',
+  })
+  collectionType?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Collections referencing any of these URLs.',
+  })
+  contains?: string[];
+}
+
+/** `repos(...)`: sources and collections, so the arguments of both and `repoTypes`. */
+@ArgsType()
+export class RepoListArgs extends SourceListArgs {
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Collections of any of these collection types.',
+  })
+  collectionType?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Collections referencing any of these URLs.',
+  })
+  contains?: string[];
+
+  @Field({
+    nullable: true,
+    description: '`Source` or `Collection`.',
+    deprecationReason: enumTyped('repoTypes'),
+  })
+  repoType?: string;
+
+  @Field(() => [RepositoryType], {
+    nullable: true,
+    description: 'Repositories of any of these kinds (none or empty: both).',
+  })
+  repoTypes?: RepositoryType[];
+}
+
+/** One of the deprecated string and its enum list, as the filter values the services take. */
+function oneOf(
+  name: string,
+  old: string | undefined,
+  values: string[] | undefined,
+): string[] | undefined {
+  if (old != null && values != null) {
+    throw AppError.field(name, `Not with \`${name}s\`; \`${name}\` is deprecated.`);
+  }
+  return old ? [old] : values?.length ? values : undefined;
+}
+
+/** The arguments of any list of repositories. */
+export type AnyRepoListArgs = SourceListArgs | CollectionListArgs | RepoListArgs;
+
+export function repoListParamsOf(args: AnyRepoListArgs): ListParams {
+  const all: Partial<RepoListArgs> = args;
   const params = listParamsOf(args, {
-    sourceType: args.sourceType,
-    collectionType: args.collectionType,
+    sourceType: all.sourceType,
+    collectionType: all.collectionType,
     locale: args.locale,
-    customValidationSchema: args.customValidationSchema,
+    customValidationSchema: all.customValidationSchema,
     canonicalUrl: args.canonicalUrl,
-    contains: args.contains,
-    ownerType: args.ownerType ? [args.ownerType] : undefined,
-    repoType: args.repoType ? [args.repoType] : undefined,
+    contains: all.contains,
+    ownerType: oneOf('ownerType', args.ownerType, args.ownerTypes),
+    repoType: oneOf('repoType', all.repoType, all.repoTypes),
   });
   return {
     ...params,
@@ -151,6 +260,9 @@ export function repoListParamsOf(args: RepoListArgs): ListParams {
 
 @ArgsType()
 export class ConceptListArgs extends CursorListArgs {
+  @Field(() => ConceptSort, { nullable: true, description: SORT_BY })
+  sortBy?: ConceptSort;
+
   @Field(() => [String], { nullable: true, description: 'Any of these concept classes.' })
   conceptClass?: string[];
 
@@ -198,6 +310,9 @@ function extrasFilterOf(
 
 @ArgsType()
 export class MappingListArgs extends CursorListArgs {
+  @Field(() => MappingSort, { nullable: true, description: SORT_BY })
+  sortBy?: MappingSort;
+
   @Field(() => [String], { nullable: true, description: 'Any of these map types.' })
   mapType?: string[];
 

@@ -10,8 +10,9 @@ import {
   type ResolvedEnd,
 } from '../../services';
 import { ChecksumsObject } from './concept.type';
-import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
+import { OwnerType } from './enums';
 
 @ObjectType('MappingEnd', {
   description: 'One end of a mapping: as given, and what it resolved to (spec core §2.7).',
@@ -48,11 +49,11 @@ export class MappingEndObject {
   })
   sourceOwner: string | null;
 
-  @Field(() => String, {
+  @Field(() => OwnerType, {
     nullable: true,
-    description: '`Organization` or `User`: the kind of that owner; null when unresolved.',
+    description: 'The kind of that owner; null when unresolved.',
   })
-  sourceOwnerType: string | null;
+  sourceOwnerType: OwnerType | null;
 
   @Field(() => String, {
     nullable: true,
@@ -177,7 +178,7 @@ export class MappingEdge {
 })
 export class MappingPage {
   @Field(() => Int, { description: TOTAL_COUNT })
-  totalCount: number;
+  totalCount: number | Promise<number>;
 
   @Field(() => [MappingObject], { description: 'The mappings of this page.' })
   items: MappingObject[];
@@ -192,7 +193,7 @@ export class MappingPage {
 
   static of(page: Page<MappingItem>): MappingPage {
     const items = page.items.map((item) => MappingObject.of(item));
-    return { totalCount: page.total, items, ...connectionOf(page, items) };
+    return connectionPageOf(page, items);
   }
 }
 

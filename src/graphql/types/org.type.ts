@@ -6,41 +6,66 @@ import {
   CREATED_BY,
   CREATED_ON,
   EXTRAS,
+  respelled,
   TOTAL_COUNT,
   UPDATED_BY,
   UPDATED_ON,
 } from './descriptions';
 
-/** The three levels of public access (spec core §2.3). */
-export enum PublicAccess {
-  View = 'View',
-  Edit = 'Edit',
-  None = 'None',
-}
+/**
+ * The three levels of public access (spec core §2.3). The values were spelled as REST spells them
+ * (`View`) until issue 28; those spellings are still accepted, deprecated, for one release. Each
+ * old name comes before its new one: graphql answers a value under the last name that has it (an
+ * object, not a TypeScript enum, as two names share each value).
+ */
+export const PublicAccess = {
+  View: 'View',
+  Edit: 'Edit',
+  None: 'None',
+  VIEW: 'View',
+  EDIT: 'Edit',
+  NONE: 'None',
+} as const;
+export type PublicAccess = (typeof PublicAccess)[keyof typeof PublicAccess];
 registerEnumType(PublicAccess, {
   name: 'PublicAccess',
   description:
-    'View (default): anyone reads; Edit: any signed-in user edits content; None: private.',
+    'VIEW (default): anyone reads; EDIT: any signed-in user edits content; NONE: private (REST `View`, `Edit`, `None`).',
   valuesConfig: {
-    View: { description: 'Anyone may read it.' },
-    Edit: { description: 'Anyone may read it and any signed-in user may edit its content.' },
-    None: { description: "Private: seen by its owning user or the owning org's members only." },
+    VIEW: { description: 'Anyone may read it.' },
+    EDIT: { description: 'Anyone may read it and any signed-in user may edit its content.' },
+    NONE: { description: "Private: seen by its owning user or the owning org's members only." },
+    View: { description: 'Anyone may read it.', deprecationReason: respelled('VIEW') },
+    Edit: {
+      description: 'Anyone may read it and any signed-in user may edit its content.',
+      deprecationReason: respelled('EDIT'),
+    },
+    None: {
+      description: "Private: seen by its owning user or the owning org's members only.",
+      deprecationReason: respelled('NONE'),
+    },
   },
 });
 
-export enum MemberRole {
-  admin = 'admin',
-  member = 'member',
-}
+/** A member's role; `admin` and `member` (REST's spellings) are still accepted, deprecated. */
+export const MemberRole = {
+  admin: 'admin',
+  member: 'member',
+  ADMIN: 'admin',
+  MEMBER: 'member',
+} as const;
+export type MemberRole = (typeof MemberRole)[keyof typeof MemberRole];
+const ADMIN_ROLE =
+  "A member who also manages members and creates, edits and deletes the org's repositories.";
+const MEMBER_ROLE = "Sees the org's private repositories and edits the org's profile.";
 registerEnumType(MemberRole, {
   name: 'MemberRole',
-  description: "A member's role in an organization.",
+  description: "A member's role in an organization (REST `admin`, `member`).",
   valuesConfig: {
-    admin: {
-      description:
-        "A member who also manages members and creates, edits and deletes the org's repositories.",
-    },
-    member: { description: "Sees the org's private repositories and edits the org's profile." },
+    ADMIN: { description: ADMIN_ROLE },
+    MEMBER: { description: MEMBER_ROLE },
+    admin: { description: ADMIN_ROLE, deprecationReason: respelled('ADMIN') },
+    member: { description: MEMBER_ROLE, deprecationReason: respelled('MEMBER') },
   },
 });
 
@@ -103,7 +128,7 @@ export class OrganizationType {
       company: org.company,
       website: org.website,
       location: org.location,
-      publicAccess: org.publicAccess as PublicAccess,
+      publicAccess: org.publicAccess,
       extras: org.extras,
       url: `/orgs/${encodeURIComponent(org.mnemonic)}/`,
       createdOn: org.createdAt,

@@ -3,6 +3,7 @@ import { Field, ID, InputType, Int, InterfaceType, ObjectType } from 'type-graph
 import { HEAD } from '../../db/entities';
 import { hierarchyRootUrl, repoUrl, ownerUrl, type RepoView } from '../../services';
 import { EXTERNAL_ID, EXTRAS } from './descriptions';
+import { OwnerType } from './enums';
 import { PublicAccess } from './org.type';
 
 const COLLECTION_TYPE = 'A free descriptor of its kind, e.g. a subset or a value set.';
@@ -99,8 +100,8 @@ export abstract class RepositoryObject {
   })
   meta: Record<string, unknown> | null;
 
-  @Field({ description: '`Organization` or `User`.' })
-  ownerType: string;
+  @Field(() => OwnerType, { description: 'The kind of owner.' })
+  ownerType: OwnerType;
 
   @Field({ description: 'The org id or username of the owner.' })
   owner: string;
@@ -221,14 +222,14 @@ export function repositoryObject(view: RepoView): SourceObject | CollectionObjec
     description: (isHead ? null : version.description) ?? meta.description,
     website: meta.website,
     externalId: meta.externalId,
-    publicAccess: repo.publicAccess as PublicAccess, // access follows HEAD, whatever a version froze
+    publicAccess: repo.publicAccess, // access follows HEAD, whatever a version froze
     defaultLocale: meta.defaultLocale,
     supportedLocales: meta.supportedLocales,
     customValidationSchema: meta.customValidationSchema,
     canonicalUrl: meta.canonicalUrl,
     extras: meta.extras,
     meta: (isHead ? repo.meta : version.meta) ?? null,
-    ownerType: owner.type,
+    ownerType: owner.type as OwnerType,
     owner: owner.id,
     ownerUrl: ownerUrl(owner),
     isActive: repo.isActive,

@@ -2,6 +2,7 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { TaskView } from '../../services';
 import { renamedTo, TOTAL_COUNT } from './descriptions';
+import { TaskKind, taskKindOf } from './enums';
 
 export enum TaskState {
   PENDING = 'PENDING',
@@ -45,8 +46,8 @@ export class TaskType {
   @Field(() => ID, { description: 'The task id (REST `/tasks/:id/`).' })
   id: string;
 
-  @Field({ description: 'What kind of work it is (REST `task`/`name`).' })
-  kind: string;
+  @Field(() => TaskKind, { description: 'What kind of work it is (REST `task`/`name`).' })
+  kind: TaskKind;
 
   @Field(() => TaskState, { description: 'Where it stands.' })
   state: TaskState;
@@ -108,7 +109,7 @@ export class TaskType {
   static from(task: TaskView): TaskType {
     return Object.assign(new TaskType(), {
       id: task.id,
-      kind: task.kind,
+      kind: taskKindOf(task.kind),
       state: task.state as TaskState,
       summary: task.summary,
       progress: Object.assign(new TaskProgressType(), task.progress),

@@ -28,7 +28,7 @@ export class CodingInput implements Coding {
   display?: string;
 }
 
-@ObjectType({ description: 'A code as the terminology operations answer it.' })
+@ObjectType('Coding', { description: 'A code as the terminology operations answer it.' })
 export class CodingObject {
   @Field(() => String, { nullable: true, description: 'The code system canonical URL.' })
   system?: string;
@@ -161,7 +161,9 @@ export class ValidateCodeResult {
   }
 }
 
-@ObjectType({ description: 'A designation of a concept: a name in a language, of a use.' })
+@ObjectType('Designation', {
+  description: 'A designation of a concept: a name in a language, of a use.',
+})
 export class DesignationObject {
   @Field(() => String, { nullable: true, description: 'Its language code.' })
   language?: string;
@@ -279,7 +281,7 @@ export class TranslateResult {
   }
 }
 
-@ObjectType({ description: 'A property value of an expanded code.' })
+@ObjectType('ExpandedProperty', { description: 'A property value of an expanded code.' })
 export class ExpandedPropertyObject {
   @Field(() => String, { description: 'The property code.' })
   code!: string;
@@ -288,7 +290,9 @@ export class ExpandedPropertyObject {
   value?: string;
 }
 
-@ObjectType({ description: 'A parameter an expansion was made with (or a note it makes).' })
+@ObjectType('ExpansionParameter', {
+  description: 'A parameter an expansion was made with (or a note it makes).',
+})
 export class ExpansionParameterObject {
   @Field(() => String, { description: 'The parameter name.' })
   name!: string;
@@ -297,7 +301,7 @@ export class ExpansionParameterObject {
   value?: string;
 }
 
-@ObjectType({ description: 'A code of a value set expansion.' })
+@ObjectType('ExpandedCode', { description: 'A code of a value set expansion.' })
 export class ExpandedCodeObject {
   @Field(() => String, { description: 'Its code system canonical URL.' })
   system!: string;

@@ -1,5 +1,6 @@
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { AppError } from '../../errors';
 import {
   ownerUrl,
   registryEntryUrl,
@@ -15,8 +16,15 @@ import {
   UPDATED_BY,
   UPDATED_ON,
 } from './descriptions';
+import { OwnerType, UrlRegistrySort } from './enums';
 import { ListArgs } from './list.args';
 import { RepositoryObject, repositoryObject } from './repository.type';
+
+/**
+ * `url` is a REST URL everywhere else (issue 28); an entry's own REST URL is `entryUrl`.
+ */
+const CANONICAL_URL_RENAMED =
+  'Renamed `canonicalUrl` (`url` is a REST URL everywhere else; this entry’s is `entryUrl`); this name goes in the next release.';
 
 @ObjectType('UrlRegistryEntry', {
   description: 'An entry of a canonical URL registry (spec operations §2.3).',
@@ -25,8 +33,16 @@ export class UrlRegistryEntryType {
   @Field(() => ID, { description: 'The entry id.' })
   id: string;
 
-  @Field({ description: 'The canonical URL.' })
+  @Field({
+    description: 'The canonical URL.',
+    deprecationReason: CANONICAL_URL_RENAMED,
+  })
   url: string;
+
+  @Field({ description: 'The canonical URL it registers.' })
+  get canonicalUrl(): string {
+    return this.url;
+  }
 
   @Field(() => String, {
     nullable: true,
@@ -47,8 +63,8 @@ export class UrlRegistryEntryType {
   @Field(() => String, { nullable: true, description: 'Org id or username; null: global.' })
   owner: string | null;
 
-  @Field(() => String, { nullable: true, description: '`Organization`, `User`, or null.' })
-  ownerType: string | null;
+  @Field(() => OwnerType, { nullable: true, description: 'The kind of owner; null: global.' })
+  ownerType: OwnerType | null;
 
   @Field({ description: '`/` for the global registry.' })
   ownerUrl: string;
@@ -88,7 +104,7 @@ export class UrlRegistryEntryType {
       extras: entry.extras,
       isActive: entry.isActive,
       owner: owner?.id ?? null,
-      ownerType: owner?.type ?? null,
+      ownerType: (owner?.type as OwnerType | undefined) ?? null,
       ownerUrl: owner ? ownerUrl(owner) : '/',
       entryUrl: registryEntryUrl(view),
       createdAt: entry.createdAt,
@@ -110,8 +126,15 @@ export class UrlRegistryPage {
 
 @InputType('UrlRegistryEntryInput', { description: 'Only the fields sent change on update.' })
 export class UrlRegistryEntryInput {
-  @Field({ nullable: true, description: 'The canonical URL (required on create).' })
+  @Field({
+    nullable: true,
+    description: 'The canonical URL.',
+    deprecationReason: CANONICAL_URL_RENAMED,
+  })
   url?: string;
+
+  @Field({ nullable: true, description: 'The canonical URL it registers (required on create).' })
+  canonicalUrl?: string;
 
   @Field(() => String, {
     nullable: true,
@@ -127,10 +150,33 @@ export class UrlRegistryEntryInput {
   extras?: Record<string, unknown> | null;
 }
 
+/** An entry input as the service takes it: `canonicalUrl` (or the deprecated `url`) as `url`. */
+export function entryInputOf(input: UrlRegistryEntryInput): Record<string, unknown> {
+  const { canonicalUrl, ...rest } = input;
+  if (canonicalUrl == null) return { ...rest };
+  if (rest.url != null) {
+    throw AppError.field('canonicalUrl', 'Not with `url`; `url` is deprecated.');
+  }
+  return { ...rest, url: canonicalUrl };
+}
+
 @ArgsType()
 export class UrlRegistryListArgs extends ListArgs {
-  @Field({ nullable: true, description: 'Entries for exactly this canonical URL.' })
+  @Field(() => UrlRegistrySort, {
+    nullable: true,
+    description: 'What to sort by (`sortDesc`: descending).',
+  })
+  sortBy?: UrlRegistrySort;
+
+  @Field({
+    nullable: true,
+    description: 'Entries for exactly this canonical URL.',
+    deprecationReason: CANONICAL_URL_RENAMED,
+  })
   url?: string;
+
+  @Field({ nullable: true, description: 'Entries for exactly this canonical URL.' })
+  canonicalUrl?: string;
 
   @Field({ nullable: true, description: 'Entries pointing at this namespace (`/orgs/:org/`).' })
   namespace?: string;

@@ -10,6 +10,7 @@ import type {
 } from '../../services';
 import { ReferenceObject } from './collection.type';
 import { renamedTo, TOTAL_COUNT } from './descriptions';
+import { PinResourceType } from './enums';
 import { ConceptObject } from './concept.type';
 import { MappingObject } from './mapping.type';
 import { OrganizationType } from './org.type';
@@ -23,8 +24,8 @@ export class PinObject {
   @Field(() => Int, { description: 'Its place among the owner’s pins, from 0.' })
   order: number;
 
-  @Field({ description: '`Source`, `Collection` or `Organization`.' })
-  resourceType: string;
+  @Field(() => PinResourceType, { description: 'What it pins.' })
+  resourceType: PinResourceType;
 
   @Field(() => RepositoryObject, {
     nullable: true,
@@ -48,7 +49,7 @@ export class PinObject {
     return Object.assign(new PinObject(), {
       id: row.id,
       order: row.position,
-      resourceType: row.resource_type,
+      resourceType: row.resource_type as PinResourceType,
       repository: resource?.kind === 'repo' ? repositoryObject(resource.detail.view) : null,
       org: resource?.kind === 'org' ? OrganizationType.of(resource.detail) : null,
       url: `${ownerUrl}pins/${row.id}/`,

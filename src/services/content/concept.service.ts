@@ -940,7 +940,8 @@ export class ConceptService {
           )
         : await this.repos.concepts.search(scope, filter, sort, window);
     for (const tolerance of ['swaps', 'similar'] as const) {
-      if (!filter.q || found.total > 0) break;
+      // Whether the whole list has a match (a cursor page counts it only here, when it has none).
+      if (!filter.q || found.rows.length > 0 || (await (found.count?.() ?? found.total)) > 0) break;
       filter.tolerance = tolerance;
       found = await this.repos.concepts.search(scope, filter, sort, window);
     }

@@ -52,7 +52,7 @@ export function pagingOf(params: ListParams, list: unknown, types: readonly KeyT
   const after =
     params.after === undefined ? undefined : decodeCursor(params.after, identity, types);
   return {
-    window: { limit: size === null ? 0 : size + 1, offset: 0, after },
+    window: { limit: size === null ? 0 : size + 1, offset: 0, after, countLazily: true },
     cursor: true,
     size,
     list: identity,
@@ -78,6 +78,7 @@ export function pageSlice<T>(slice: Slice<T>, paging: Paging, params: ListParams
   return {
     rows: slice.rows.slice(0, size),
     total: slice.total,
+    count: slice.count,
     keys: slice.keys?.slice(0, size),
     hasNextPage: true,
   };
@@ -102,6 +103,7 @@ export function keyedPage<T>(
         : undefined,
     hasNextPage: slice.hasNextPage,
     hasPreviousPage: paging.window.after !== undefined || params.offset > 0,
+    countTotal: slice.count,
   };
 }
 

@@ -34,7 +34,13 @@ export interface ListParams {
 
 export interface Page<T> {
   items: T[];
+  /** NaN on a cursor page, whose count is `countTotal`. */
   total: number;
+  /**
+   * On a cursor page (`first`/`after`): counts the whole list, read only when called (GraphQL
+   * `totalCount` when selected); `total` is then NaN.
+   */
+  countTotal?: () => Promise<number>;
   limit: number;
   offset: number;
   facets?: FacetCounts;
