@@ -28,6 +28,7 @@ import {
   keyColumns,
   keysJsonSql,
   keyValuesOf,
+  likeLiteral,
   named,
   orderBy,
   searchWords,
@@ -149,15 +150,47 @@ const KEY_TYPES: KeyTypes = {
   'cv.concept_class': { type: 'text', nullable: true },
 };
 
-/** The rank of a concept for `q` (best match first): its words as `searchWords` folds them. */
-function rankOf(words: string[]): { expression: string; parameters: Record<string, unknown> } {
+/**
+ * The display name folded as `registry_fold` folds it, written out: that SQL function is not
+ * inlined (it is IMMUTABLE over the STABLE `unaccent`), and called per row it cost 7 µs against
+ * 2.4 µs for the same expression in place (50,000 rows, measured).
+ */
+const FOLDED_DISPLAY_NAME = `lower(public.unaccent('public.unaccent'::regdictionary, coalesce(cv.display_name, '')))`;
+
+/**
+ * The rank of a concept for `q` (best match first), from its words as `searchWords` folds them:
+ * an exact id (100), then an exact name (70), then a name that starts with `q` (20), then how
+ * close the name is to `q` (up to 10), then, among equals, the shorter name (under 1).
+ *
+ * How close: when every word was found as written (the first pass, `exact`), the share of the
+ * words that begin a word of the name; a few `LIKE`s on the name, where trigram
+ * `word_similarity` cost about 20 µs a row and most of a common word's search (41,000 rows ranked
+ * for one page). When the words were found only with a typo undone (`swaps`, `similar`), the
+ * name's trigram similarity to `q`, which scores a near miss; those passes find fewer rows.
+ */
+function rankOf(
+  words: string[],
+  tolerance: Tolerance = 'exact',
+): { expression: string; parameters: Record<string, unknown> } {
+  const q = words.join(' ');
+  const parameters: Record<string, unknown> = { q, qPrefix: `${likeLiteral(q)}%` };
+  let closeness: string;
+  if (tolerance === 'exact') {
+    const starts = words.map((word, i) => {
+      parameters[`qWord${i}`] = `% ${likeLiteral(word)}%`;
+      return `(CASE WHEN ' ' || ${FOLDED_DISPLAY_NAME} LIKE :qWord${i} THEN 1 ELSE 0 END)`;
+    });
+    closeness = `10.0 * (${starts.join(' + ')}) / ${words.length}`;
+  } else {
+    closeness = `10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`;
+  }
   return {
-    // An exact id first, then an exact name, then name prefixes, then similarity.
     expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
-       + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) = :q THEN 50 ELSE 0 END)
-       + (CASE WHEN registry_fold(coalesce(cv.display_name, '')) LIKE :qPrefix THEN 20 ELSE 0 END)
-       + 10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`,
-    parameters: { q: words.join(' '), qPrefix: `${words.join(' ')}%` },
+       + (CASE WHEN ${FOLDED_DISPLAY_NAME} LIKE :qPrefix
+           THEN (CASE WHEN ${FOLDED_DISPLAY_NAME} = :q THEN 70 ELSE 20 END) ELSE 0 END)
+       + ${closeness}
+       + 1.0 / (2 + length(coalesce(cv.display_name, '')))`,
+    parameters,
   };
 }
 
@@ -386,7 +419,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   ): Promise<Slice<ConceptVersionEntity>> {
     const qb = this.filtered(where, filter);
     const words = filter.q ? searchWords(filter.q) : [];
-    const rank = words.length ? rankOf(words) : undefined;
+    const rank = words.length ? rankOf(words, filter.tolerance) : undefined;
     orderBy(qb, sort, ORDER, rank);
     if (this.byMembers(where, filter, sort))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
@@ -400,9 +433,12 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   keyTypes(where: ConceptScope, filter: ConceptSearch, sort: SortSpec<ConceptSortKey>): KeyType[] {
     if (this.byMembers(where, filter, sort)) return MEMBER_KEYS(sort.desc).map((k) => k.type);
     const words = filter.q ? searchWords(filter.q) : [];
-    return keyColumns(sort, ORDER, KEY_TYPES, words.length ? rankOf(words) : undefined).map(
-      (k) => k.type,
-    );
+    return keyColumns(
+      sort,
+      ORDER,
+      KEY_TYPES,
+      words.length ? rankOf(words, filter.tolerance) : undefined,
+    ).map((k) => k.type);
   }
 
   /** Whether `search` reads an expansion's page in its members' id order (`memberSlice`). */
