@@ -155,6 +155,7 @@ export {
   repoUrl,
 } from './shared/urls';
 export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './shared/urls';
+export { API_VERSION } from './shared/version';
 
 // The schemas the services validate request bodies with (the API reference describes them).
 export { authInput } from './accounts/auth.service';

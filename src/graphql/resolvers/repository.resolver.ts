@@ -430,6 +430,36 @@ export class UserRepositoriesResolver {
       owner: { type: 'user', username: user.username },
     });
   }
+
+  @FieldResolver(() => SourcePage, {
+    description:
+      "Sources of this user's organizations that the caller may see, as REST `/users/:user/orgs/sources/`.",
+  })
+  async orgSources(
+    @Root() user: UserType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, {
+      kind: 'source',
+      ofOrgsOf: { type: 'user', username: user.username },
+    });
+  }
+
+  @FieldResolver(() => CollectionPage, {
+    description:
+      "Collections of this user's organizations that the caller may see, as REST `/users/:user/orgs/collections/`.",
+  })
+  async orgCollections(
+    @Root() user: UserType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, {
+      kind: 'collection',
+      ofOrgsOf: { type: 'user', username: user.username },
+    });
+  }
 }
 
 async function ownerList(

@@ -1,6 +1,7 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { readableAfter } from '../types/payload.type';
+import { AppError } from '../../errors';
+import { payloadOf, readableAfter } from '../types/payload.type';
 import {
   CreateUserPayload,
   DeactivateUserPayload,
@@ -19,6 +20,7 @@ import {
   UpdateUserInput,
   UserPage,
   UserType,
+  VerifyEmailPayload,
 } from '../types/user.type';
 
 const USERNAME = 'The username.';
@@ -181,6 +183,20 @@ export class UserResolver {
   ): Promise<UserPayload> {
     await ctx.services.users.reactivate(ctx, username);
     return userPayload(ReactivateUserPayload, username, await userAfter(ctx, username));
+  }
+
+  @Mutation(() => VerifyEmailPayload, {
+    description:
+      "Confirms a user's mail address with the token of the signup mail, as REST `/users/:user/verify/:token/`; a token that does not match is INVALID.",
+  })
+  async verifyEmail(
+    @Arg('username', { description: USERNAME }) username: string,
+    @Arg('token', { description: 'The token the signup mail carried.' }) token: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<VerifyEmailPayload> {
+    const outcome = await ctx.services.users.verifyEmail(username, token);
+    if (!outcome.verified) throw AppError.field('token', 'This verification link is not valid.');
+    return payloadOf(VerifyEmailPayload, { id: username, ...outcome });
   }
 }
 

@@ -245,6 +245,12 @@ export class MappingListArgs extends CursorListArgs {
     description: "`Organization` or `User`: the kind of owner of the to end's source.",
   })
   toConceptOwnerType?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Only versions written by these users (usernames), as REST `updatedBy`.',
+  })
+  updatedBy?: string[];
 }
 
 export function mappingListParamsOf(args: MappingListArgs): ListParams {
@@ -261,5 +267,6 @@ export function mappingListParamsOf(args: MappingListArgs): ListParams {
     toConceptOwner: args.toConceptOwner,
     fromConceptOwnerType: args.fromConceptOwnerType,
     toConceptOwnerType: args.toConceptOwnerType,
+    updatedBy: args.updatedBy,
   });
 }

@@ -271,3 +271,21 @@ export class UpdateUserInput {
   })
   matchApproved?: boolean | null;
 }
+
+@ObjectType('VerifyEmailPayload', {
+  description: "A user's mail address confirmed by the token the signup mail carried.",
+})
+export class VerifyEmailPayload {
+  @Field(() => ID, { description: 'The username.' })
+  id: string;
+
+  @Field({ description: 'Whether the address is confirmed (true: now or before).' })
+  verified: boolean;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The page the signup named for this outcome, where a browser goes next; null: none.',
+  })
+  redirectTo: string | null;
+}
