@@ -4,7 +4,14 @@ import request from 'supertest';
 import { buildSchema, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 import { fhirRouter } from '../../compat/fhir';
 import { restRoutes } from '../../compat/rest';
-import { createTestApp, type TestApp } from '../factories';
+import { createTestApp, createUser, uniqueId, type TestApp, type TestUser } from '../factories';
+import {
+  createConcept,
+  createMappingBetween,
+  createSource,
+  type TestSource,
+} from '../factories/content';
+import { dataOf, errorCode, gql } from './gql';
 
 /*
  * Issue 28 part 1, parity: every REST route has a GraphQL twin (the same parameters and rules,
@@ -144,5 +151,202 @@ describe('GraphQL parity with REST (issue 28)', () => {
       'Query.concepts',
     );
     expect(doc.paths['/healthz/']?.get?.['x-transport-only']).toEqual(expect.any(String));
+  });
+});
+
+/** REST's JSON answer of a GET that must succeed. */
+async function restGet(url: string, auth?: string): Promise<Array<Record<string, unknown>>> {
+  const req = request(t.app).get(url);
+  if (auth !== undefined) void req.set('Authorization', auth);
+  const res = await req;
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as Array<Record<string, unknown>>;
+}
+
+const ids = (items: Array<{ id?: unknown }>) => items.map((item) => String(item.id)).sort();
+
+describe('the twins built for parity answer as REST does', () => {
+  let pub: TestSource;
+  let priv: TestSource;
+  let stranger: TestUser;
+  beforeAll(async () => {
+    pub = await createSource(t, { id: uniqueId('PUB'), public_access: 'View' });
+    priv = await createSource(t, { id: uniqueId('PRIV'), public_access: 'None' });
+    stranger = await createUser(t);
+    for (const source of [pub, priv]) {
+      for (const id of ['A', 'B', 'C']) await createConcept(t, source.url, source.owner, { id });
+      await createMappingBetween(t, source.url, source.owner, [
+        'M1',
+        'SAME-AS',
+        `${source.url}concepts/A/`,
+        `${source.url}concepts/B/`,
+      ]);
+      await createMappingBetween(t, source.url, source.owner, [
+        'M2',
+        'NARROWER-THAN',
+        `${source.url}concepts/C/`,
+        `${source.url}concepts/A/`,
+      ]);
+    }
+  });
+
+  const CONCEPTS = `query($s: [String!], $q: String) {
+    concepts(sourceIds: $s, q: $q, limit: 0) { totalCount items { id url } } }`;
+  const MAPPINGS = `query($s: [String!], $t: [String!], $u: [String!]) {
+    mappings(sourceIds: $s, mapType: $t, updatedBy: $u, limit: 0) { totalCount items { id url } } }`;
+
+  it('concepts without a source: the public concepts REST /concepts/ lists, private ones hidden', async () => {
+    for (const auth of [undefined, pub.owner.auth, priv.owner.auth]) {
+      const rest = await restGet(`/concepts/?source=${pub.id},${priv.id}&limit=0`, auth);
+      const page = dataOf(await gql(t, auth, CONCEPTS, { s: [pub.id, priv.id] })).concepts;
+      expect(ids(page.items)).toEqual(ids(rest));
+      expect(page.totalCount).toBe(rest.length);
+      expect(ids(page.items)).toEqual(['A', 'B', 'C']);
+      expect(page.items.every((c: { url: string }) => c.url.startsWith(pub.url))).toBe(true);
+    }
+    // The filters across sources mean nothing within one.
+    const within = await gql(
+      t,
+      undefined,
+      `{ concepts(source: "${pub.url}", org: ["X"]) { totalCount } }`,
+    );
+    expect(errorCode(within)).toBe('INVALID');
+  });
+
+  it('mappings without a source: REST /mappings/ with the same filters (mapType, updatedBy)', async () => {
+    const rest = await restGet(
+      `/mappings/?source=${pub.id},${priv.id}&mapType=SAME-AS&updatedBy=${pub.owner.username}&limit=0`,
+    );
+    const page = dataOf(
+      await gql(t, undefined, MAPPINGS, {
+        s: [pub.id, priv.id],
+        t: ['SAME-AS'],
+        u: [pub.owner.username],
+      }),
+    ).mappings;
+    expect(ids(page.items)).toEqual(ids(rest));
+    expect(ids(page.items)).toEqual(['M1']);
+    const nobody = dataOf(
+      await gql(t, undefined, MAPPINGS, { s: [pub.id], u: [stranger.username] }),
+    ).mappings;
+    expect(nobody.totalCount).toBe(0);
+  });
+
+  it('Concept.mappingList pages a concept’s mappings as REST …/concepts/C/mappings/', async () => {
+    const rest = await restGet(
+      `${pub.url}concepts/A/mappings/?includeInverseMappings=true&limit=0`,
+    );
+    const query = `query($u: String!) { concept(url: $u) {
+      direct: mappingList(limit: 0) { totalCount items { id } }
+      both: mappingList(includeInverseMappings: true, limit: 0) { totalCount items { id } }
+      paged: mappingList(includeInverseMappings: true, limit: 1, offset: 1) { totalCount items { id } } } }`;
+    const concept = dataOf(await gql(t, undefined, query, { u: `${pub.url}concepts/A/` })).concept;
+    expect(ids(concept.both.items)).toEqual(ids(rest));
+    expect(ids(concept.direct.items)).toEqual(['M1']);
+    const restPaged = await restGet(
+      `${pub.url}concepts/A/mappings/?includeInverseMappings=true&limit=1&offset=1`,
+    );
+    expect(concept.paged.totalCount).toBe(2);
+    expect(ids(concept.paged.items)).toEqual(ids(restPaged));
+    const cursor = await gql(
+      t,
+      undefined,
+      `query($u: String!) { concept(url: $u) { mappingList(includeInverseMappings: true, first: 1) { totalCount } } }`,
+      { u: `${pub.url}concepts/A/` },
+    );
+    expect(errorCode(cursor)).toBe('INVALID');
+    // A private source's concept stays out of sight.
+    const hidden = await gql(t, stranger.auth, query, { u: `${priv.url}concepts/A/` });
+    expect(['FORBIDDEN', 'NOT_FOUND']).toContain(errorCode(hidden));
+  });
+
+  it('setExtra and deleteExtra write one attribute, keep parallel writes of others, refuse non-members', async () => {
+    const SET = `mutation($u: String!, $n: String!, $v: JSON) {
+      setExtra(url: $u, name: $n, value: $v) { url name value } }`;
+    const [one, two] = await Promise.all([
+      gql(t, pub.owner.auth, SET, { u: pub.url, n: 'one', v: 1 }),
+      gql(t, pub.owner.auth, SET, { u: pub.url, n: 'two', v: { deep: [2] } }),
+    ]);
+    expect(dataOf(one).setExtra).toEqual({ url: pub.url, name: 'one', value: 1 });
+    expect(dataOf(two).setExtra.value).toEqual({ deep: [2] });
+    expect(await restGet(`${pub.url}extras/`)).toEqual({ one: 1, two: { deep: [2] } });
+
+    const concept = `${pub.url}concepts/B/`;
+    dataOf(await gql(t, pub.owner.auth, SET, { u: concept, n: 'flag', v: true }));
+    expect(await restGet(`${concept}extras/flag/`)).toEqual({ flag: true });
+
+    const refused = await gql(t, stranger.auth, SET, { u: pub.url, n: 'one', v: 9 });
+    expect(errorCode(refused)).toBe('FORBIDDEN');
+    const anonymous = await gql(t, undefined, SET, { u: pub.url, n: 'one', v: 9 });
+    expect(errorCode(anonymous)).toBe('UNAUTHENTICATED');
+
+    const DELETE = `mutation($u: String!, $n: String!) { deleteExtra(url: $u, name: $n) { deletedId url } }`;
+    expect(
+      dataOf(await gql(t, pub.owner.auth, DELETE, { u: pub.url, n: 'one' })).deleteExtra,
+    ).toEqual({ deletedId: 'one', url: pub.url });
+    expect(await restGet(`${pub.url}extras/`)).toEqual({ two: { deep: [2] } });
+    expect(errorCode(await gql(t, pub.owner.auth, DELETE, { u: pub.url, n: 'one' }))).toBe(
+      'NOT_FOUND',
+    );
+  });
+
+  it('concept name writes: add, update and delete one name as REST …/names/[:uuid/] does', async () => {
+    const url = `${pub.url}concepts/C/`;
+    const ADD = `mutation($u: String!) {
+      addConceptName(url: $u, input: { name: "Gamma", locale: "fr" }) { id url item { uuid name locale } concept { names { name } } } }`;
+    const added = dataOf(await gql(t, pub.owner.auth, ADD, { u: url })).addConceptName;
+    expect(added.item).toMatchObject({ name: 'Gamma', locale: 'fr' });
+    expect(added.url).toBe(`${url}names/${added.id}/`);
+    expect(await restGet(added.url)).toMatchObject({ name: 'Gamma', locale: 'fr' });
+
+    const UPDATE = `mutation($u: String!, $id: String!) {
+      updateConceptName(url: $u, uuid: $id, input: { name: "Gamma 2" }) { item { name locale } } }`;
+    const updated = dataOf(await gql(t, pub.owner.auth, UPDATE, { u: url, id: added.id }));
+    expect(updated.updateConceptName.item).toEqual({ name: 'Gamma 2', locale: 'fr' });
+    expect(await restGet(added.url)).toMatchObject({ name: 'Gamma 2' });
+
+    expect(errorCode(await gql(t, stranger.auth, UPDATE, { u: url, id: added.id }))).toBe(
+      'FORBIDDEN',
+    );
+
+    const DELETE = `mutation($u: String!, $id: String!) { deleteConceptName(url: $u, uuid: $id) { deletedId url } }`;
+    const removed = dataOf(await gql(t, pub.owner.auth, DELETE, { u: url, id: added.id }));
+    expect(removed.deleteConceptName).toEqual({ deletedId: added.id, url: added.url });
+    expect((await request(t.app).get(added.url)).status).toBe(404);
+  });
+
+  it('concept description writes go through the same service as REST', async () => {
+    const url = `${pub.url}concepts/A/`;
+    const ADD = `mutation($u: String!) {
+      addConceptDescription(url: $u, input: { description: "First letter", locale: "en" }) { id url item { description } } }`;
+    const added = dataOf(await gql(t, pub.owner.auth, ADD, { u: url })).addConceptDescription;
+    expect(await restGet(`${url}descriptions/`)).toEqual([
+      expect.objectContaining({ uuid: added.id, description: 'First letter' }),
+    ]);
+    expect(errorCode(await gql(t, stranger.auth, ADD, { u: url }))).toBe('FORBIDDEN');
+  });
+
+  it('apiVersion, toggles and refreshSummary answer as /version/, /toggles/ and PUT …/summary/', async () => {
+    const version = await request(t.app).get('/version/');
+    const data = dataOf(await gql(t, undefined, '{ apiVersion toggles }'));
+    expect(data.apiVersion).toBe(version.body);
+    expect(data.toggles).toEqual((await request(t.app).get('/toggles/')).body);
+
+    const REFRESH = `mutation($u: String!) { refreshSummary(url: $u) { url } }`;
+    expect(dataOf(await gql(t, pub.owner.auth, REFRESH, { u: pub.url })).refreshSummary).toEqual({
+      url: pub.url,
+    });
+    const rest = await request(t.app).put(`${pub.url}summary/`).set('Authorization', stranger.auth);
+    expect(rest.status).toBe(403);
+    expect(errorCode(await gql(t, stranger.auth, REFRESH, { u: pub.url }))).toBe('FORBIDDEN');
+  });
+
+  it('User.orgSources lists the sources of the user’s orgs, as REST /users/:user/orgs/sources/', async () => {
+    const rest = await restGet(`/users/${priv.owner.username}/orgs/sources/`, stranger.auth);
+    const query = `query($u: String!) { user(username: $u) { orgSources { totalCount items { id } } } }`;
+    const page = dataOf(await gql(t, stranger.auth, query, { u: priv.owner.username })).user
+      .orgSources;
+    expect(ids(page.items)).toEqual(ids(rest));
+    expect(ids(page.items)).not.toContain(priv.id);
   });
 });

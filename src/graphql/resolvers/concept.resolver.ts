@@ -119,7 +119,7 @@ export class ConceptResolver {
     @Args() global: GlobalConceptArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
-    if (source === null) {
+    if (source === null || source === undefined) {
       if (onlyHierarchyRoot) {
         throw AppError.field('onlyHierarchyRoot', "Only with `source`: a source's hierarchy root.");
       }

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AppError } from '../../errors';
 import { parseMappingUrl, parseRepoUrl, refOf, type Ends } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
@@ -66,7 +67,7 @@ export class MappingResolver {
     @Args() global: GlobalMappingArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingPage> {
-    if (source === null) {
+    if (source === null || source === undefined) {
       return MappingPage.of(
         await ctx.services.mappings.listPublic(ctx, globalMappingParamsOf(args, global)),
       );
@@ -238,7 +239,7 @@ export class ConceptMappingsResolver {
 
   @FieldResolver(() => MappingPage, {
     description:
-      'Its mappings as a page with the list filters, as REST `…/concepts/C/mappings/`: those its source (at the version it was read through) holds from it, and with `includeInverseMappings` those to it after them (then paged by offset only).',
+      'Its mappings as a page with the list filters, as REST `…/concepts/C/mappings/`: those its source (at the version it was read through) holds from it, and with `includeInverseMappings` those to it after them (then paged by `limit`/`offset` only, its `edges` empty: read `items`).',
   })
   async mappingList(
     @Root() concept: ConceptObject,
@@ -255,15 +256,35 @@ export class ConceptMappingsResolver {
       ...refOf(source),
       version: source.version.mnemonic === 'HEAD' ? undefined : source.version.mnemonic,
     };
-    return MappingPage.of(
-      await ctx.services.mappings.listForConcept(
-        ctx,
-        ref,
-        concept.id,
-        includeInverseMappings,
-        mappingListParamsOf(args),
-      ),
-    );
+    const params = mappingListParamsOf(args);
+    if (!includeInverseMappings) {
+      return MappingPage.of(
+        await ctx.services.mappings.listForConcept(ctx, ref, concept.id, false, params),
+      );
+    }
+    // Two lists in one (REST pages it by offset only): no keyset, so no cursors.
+    if (params.first !== undefined || params.after !== undefined) {
+      throw AppError.field(
+        params.after !== undefined ? 'after' : 'first',
+        'With includeInverseMappings this list pages by limit/offset only.',
+      );
+    }
+    const page = await ctx.services.mappings.listForConcept(ctx, ref, concept.id, true, {
+      ...params,
+      withCursors: false,
+    });
+    const items = page.items.map((item) => MappingObject.of(item));
+    return {
+      totalCount: page.total,
+      items,
+      edges: [],
+      pageInfo: {
+        hasNextPage: page.limit > 0 && page.offset + page.items.length < page.total,
+        hasPreviousPage: page.offset > 0,
+        startCursor: null,
+        endCursor: null,
+      },
+    };
   }
 }
 
