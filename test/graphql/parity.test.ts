@@ -213,6 +213,29 @@ describe('the twins built for parity answer as REST does', () => {
     expect(errorCode(within)).toBe('INVALID');
   });
 
+  it('includeFacets counts the facets REST answers with the includeFacets header', async () => {
+    const rest = await request(t.app)
+      .get(`${pub.url}concepts/?limit=1`)
+      .set('includeFacets', 'true');
+    expect(rest.status).toBe(200);
+    const fields = (rest.body as { facets: { fields: Record<string, Array<[string, number]>> } })
+      .facets.fields;
+    const query = `query($u: String!) { concepts(source: $u, limit: 1, includeFacets: true) {
+      facets { field values { value count } } } plain: concepts(source: $u, limit: 1) { facets { field } } }`;
+    const data = dataOf(await gql(t, undefined, query, { u: pub.url }));
+    const asRest = Object.fromEntries(
+      data.concepts.facets.map(
+        (f: { field: string; values: Array<{ value: string; count: number }> }) => [
+          f.field,
+          f.values.map((v) => [v.value, v.count]),
+        ],
+      ),
+    );
+    expect(asRest).toEqual(fields);
+    expect(asRest.conceptClass).toEqual([['Misc', 3]]);
+    expect(data.plain.facets).toBeNull();
+  });
+
   it('mappings without a source: REST /mappings/ with the same filters (mapType, updatedBy)', async () => {
     const rest = await restGet(
       `/mappings/?source=${pub.id},${priv.id}&mapType=SAME-AS&updatedBy=${pub.owner.username}&limit=0`,

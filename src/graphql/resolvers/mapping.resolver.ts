@@ -2,6 +2,7 @@ import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } f
 import { AppError } from '../../errors';
 import { parseMappingUrl, parseRepoUrl, refOf, type Ends } from '../../services';
 import type { GraphQLContext } from '../context';
+import { facetsOf } from '../types/facets.type';
 import {
   CreateMappingPayload,
   type MappingPayload,
@@ -284,6 +285,7 @@ export class ConceptMappingsResolver {
         startCursor: null,
         endCursor: null,
       },
+      facets: facetsOf(page),
     };
   }
 }

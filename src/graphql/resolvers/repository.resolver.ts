@@ -10,6 +10,7 @@ import {
   type RepoView,
 } from '../../services';
 import type { GraphQLContext } from '../context';
+import { facetsOf } from '../types/facets.type';
 import { HEAD } from '../../db/entities';
 import { type DeletePayload, slashed } from '../types/payload.type';
 import {
@@ -54,7 +55,11 @@ function detailObject({ view, counts }: RepoDetail): RepositoryObject {
 }
 
 function pageOf(page: Page<RepoView>): RepositoryPage {
-  return { totalCount: page.total, items: page.items.map((view) => repositoryObject(view)) };
+  return {
+    totalCount: page.total,
+    items: page.items.map((view) => repositoryObject(view)),
+    facets: facetsOf(page),
+  };
 }
 
 /** Fields every source and collection has, resolved through per-request loaders. */

@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
+import { facetsOf } from '../types/facets.type';
 import { AppError } from '../../errors';
 import { payloadOf, readableAfter } from '../types/payload.type';
 import {
@@ -50,7 +51,11 @@ export class UserResolver {
       ctx,
       listParamsOf(args, { company: args.company, location: args.location }),
     );
-    return { totalCount: page.total, items: page.items.map((u) => UserType.from(u)) };
+    return {
+      totalCount: page.total,
+      items: page.items.map((u) => UserType.from(u)),
+      facets: facetsOf(page),
+    };
   }
 
   @FieldResolver(() => Int, { description: 'Orgs of this user that the caller may see.' })
@@ -108,7 +113,11 @@ export class UserResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationPage> {
     const page = await ctx.services.orgs.list(ctx, listParamsOf(args), user.entity);
-    return { totalCount: page.total, items: page.items.map((o) => OrganizationType.from(o)) };
+    return {
+      totalCount: page.total,
+      items: page.items.map((o) => OrganizationType.from(o)),
+      facets: facetsOf(page),
+    };
   }
 
   @Mutation(() => LoginPayload, {

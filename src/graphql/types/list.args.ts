@@ -61,6 +61,12 @@ export class UserListArgs extends ListArgs {
   @Field(() => [String], { nullable: true, description: 'Any of these companies.' })
   company?: string[];
 
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
+
   @Field(() => [String], { nullable: true, description: 'Any of these locations.' })
   location?: string[];
 }
@@ -83,6 +89,8 @@ export function listParamsOf(
     first: args.first ?? undefined,
     after: args.after ?? undefined,
     withCursors: args instanceof CursorListArgs,
+    // The lists that count facets take `includeFacets` (issue 28 parity).
+    includeFacets: (args as { includeFacets?: boolean }).includeFacets === true || undefined,
   };
 }
 
@@ -123,6 +131,12 @@ export class RepoListArgs extends ListArgs {
 
   @Field({ defaultValue: false, description: 'Every version, not only HEAD.' })
   allVersions: boolean;
+
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
 
   @Field(() => [ExtrasFilterInput], { nullable: true, description: EXTRAS_DESCRIPTION })
   extras?: ExtrasFilterInput[];
@@ -166,6 +180,12 @@ export class ConceptListArgs extends CursorListArgs {
   @Field({ defaultValue: false, description: 'Retired concepts too.' })
   includeRetired: boolean;
 
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
+
   @Field(() => [ExtrasFilterInput], { nullable: true, description: EXTRAS_DESCRIPTION })
   extras?: ExtrasFilterInput[];
 
@@ -203,6 +223,12 @@ export class MappingListArgs extends CursorListArgs {
 
   @Field({ defaultValue: false, description: 'Retired mappings too.' })
   includeRetired: boolean;
+
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
 
   @Field(() => [String], { nullable: true, description: 'Codes of either end.' })
   concept?: string[];

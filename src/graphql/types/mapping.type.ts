@@ -12,6 +12,7 @@ import {
 import { ChecksumsObject } from './concept.type';
 import { connectionOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
+import { FACETS, FacetObject, facetsOf } from './facets.type';
 
 @ObjectType('MappingEnd', {
   description: 'One end of a mapping: as given, and what it resolved to (spec core §2.7).',
@@ -190,9 +191,12 @@ export class MappingPage {
   @Field(() => PageInfoObject, { description: PAGE_INFO })
   pageInfo: PageInfoObject;
 
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
+
   static of(page: Page<MappingItem>): MappingPage {
     const items = page.items.map((item) => MappingObject.of(item));
-    return { totalCount: page.total, items, ...connectionOf(page, items) };
+    return { totalCount: page.total, items, ...connectionOf(page, items), facets: facetsOf(page) };
   }
 }
 

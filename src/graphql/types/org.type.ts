@@ -10,6 +10,7 @@ import {
   UPDATED_BY,
   UPDATED_ON,
 } from './descriptions';
+import { FACETS, FacetObject } from './facets.type';
 
 /** The three levels of public access (spec core §2.3). */
 export enum PublicAccess {
@@ -121,6 +122,9 @@ export class OrganizationPage {
 
   @Field(() => [OrganizationType], { description: 'The organizations of this page.' })
   items: OrganizationType[];
+
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
 }
 
 @InputType('CreateOrganizationInput', { description: 'A new organization.' })

@@ -3,6 +3,7 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { UserEntity } from '../../db/entities';
 import type { UserCounts, UserDetail } from '../../services';
 import { CREATED_ON, EXTRAS, TOTAL_COUNT, UPDATED_BY, UPDATED_ON } from './descriptions';
+import { FACETS, FacetObject } from './facets.type';
 
 const PREFERRED_LOCALE = 'Ordered comma-separated locales, e.g. `en,es`; defaults to `en`.';
 
@@ -115,6 +116,9 @@ export class UserPage {
 
   @Field(() => [UserType], { description: 'The users of this page.' })
   items: UserType[];
+
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
 }
 
 @ObjectType('LoginPayload', { description: 'What a successful login returns.' })
