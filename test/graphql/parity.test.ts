@@ -364,6 +364,22 @@ describe('the twins built for parity answer as REST does', () => {
     expect(errorCode(await gql(t, stranger.auth, REFRESH, { u: pub.url }))).toBe('FORBIDDEN');
   });
 
+  it('startBulkImport takes fileUrl, refused as REST refuses file_url from a host not allowed', async () => {
+    const fileUrl = 'http://elsewhere.example/x.json';
+    const rest = await request(t.app)
+      .post('/importers/bulk-import/')
+      .set('Authorization', pub.owner.auth)
+      .send({ file_url: fileUrl });
+    expect(rest.status).toBe(400);
+    const START = `mutation($f: String, $c: String) { startBulkImport(fileUrl: $f, content: $c) { task { id } } }`;
+    const refused = await gql(t, pub.owner.auth, START, { f: fileUrl });
+    expect(errorCode(refused)).toBe('INVALID');
+    expect(refused.errors?.[0].message).toBe(rest.body.message);
+    expect(errorCode(await gql(t, undefined, START, { f: fileUrl }))).toBe('UNAUTHENTICATED');
+    const both = await gql(t, pub.owner.auth, START, { f: fileUrl, c: '{}' });
+    expect(errorCode(both)).toBe('INVALID');
+  });
+
   it('User.orgSources lists the sources of the user’s orgs, as REST /users/:user/orgs/sources/', async () => {
     const rest = await restGet(`/users/${priv.owner.username}/orgs/sources/`, stranger.auth);
     const query = `query($u: String!) { user(username: $u) { orgSources { totalCount items { id } } } }`;
