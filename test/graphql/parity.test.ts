@@ -9,6 +9,7 @@ import {
   createConcept,
   createMappingBetween,
   createSource,
+  createVersion,
   type TestSource,
 } from '../factories/content';
 import { dataOf, errorCode, gql } from './gql';
@@ -378,6 +379,38 @@ describe('the twins built for parity answer as REST does', () => {
     expect(errorCode(await gql(t, undefined, START, { f: fileUrl }))).toBe('UNAUTHENTICATED');
     const both = await gql(t, pub.owner.auth, START, { f: fileUrl, c: '{}' });
     expect(errorCode(both)).toBe('INVALID');
+  });
+
+  it('compareSourceVersions with includeSameCodes lists the unchanged codes, as $compare verbosity 3', async () => {
+    const src = await createSource(t, { id: uniqueId('CMP') });
+    for (const id of ['X', 'Y', 'Z']) await createConcept(t, src.url, src.owner, { id });
+    await createVersion(t, src.url, src.owner, 'v1');
+    const edit = await request(t.app)
+      .patch(`${src.url}concepts/Y/`)
+      .set('Authorization', src.owner.auth)
+      .send({ concept_class: 'Drug' });
+    expect(edit.status).toBe(200);
+    const versions = { version1: `${src.url}v1/`, version2: src.url };
+    const rest = await request(t.app)
+      .post('/sources/$compare/?verbosity=3')
+      .set('Authorization', src.owner.auth)
+      .send(versions);
+    expect(rest.status).toBe(200);
+    const query = `query($a: String!, $b: String!) { compareSourceVersions(version1: $a, version2: $b, includeSameCodes: true) {
+      concepts { major same sameCodes } } }`;
+    const compared = dataOf(
+      await gql(t, src.owner.auth, query, { a: versions.version1, b: versions.version2 }),
+    ).compareSourceVersions.concepts;
+    expect(compared.major).toEqual(rest.body.concepts.changed_major.mnemonic);
+    expect([...compared.sameCodes].sort()).toEqual(
+      [...rest.body.concepts.same_major.mnemonic].sort(),
+    );
+    expect([...compared.sameCodes].sort()).toEqual(['X', 'Z']);
+    const plain = `query($a: String!, $b: String!) { compareSourceVersions(version1: $a, version2: $b) { concepts { sameCodes } } }`;
+    const without = dataOf(
+      await gql(t, src.owner.auth, plain, { a: versions.version1, b: versions.version2 }),
+    );
+    expect(without.compareSourceVersions.concepts.sameCodes).toBeNull();
   });
 
   it('User.orgSources lists the sources of the user’s orgs, as REST /users/:user/orgs/sources/', async () => {

@@ -18,11 +18,16 @@ export class CompareResolver {
   async compareSourceVersions(
     @Arg('version1', { description: 'The URL of one source version.' }) version1: string,
     @Arg('version2', { description: 'The URL of the other source version.' }) version2: string,
+    @Arg('includeSameCodes', {
+      defaultValue: false,
+      description: 'List the unchanged codes too (`sameCodes`), as REST `verbosity` 3 and up.',
+    })
+    includeSameCodes: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<VersionComparisonObject> {
     const input = { version1, version2 };
     return VersionComparisonObject.from(
-      await ctx.services.versionComparisons.compare(ctx, input),
+      await ctx.services.versionComparisons.compare(ctx, input, { sameCodes: includeSameCodes }),
       input,
     );
   }

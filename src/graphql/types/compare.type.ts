@@ -72,6 +72,13 @@ export class ContentChangesObject {
   @Field(() => Int, { description: 'Active in both with the same checksums.' })
   same: number;
 
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Their codes, when asked with `includeSameCodes` (REST `verbosity` 3 and up); else null.',
+  })
+  sameCodes: string[] | null;
+
   static from(changes: ContentChanges): ContentChangesObject {
     const { new: added, removed, retired, major, minor, same } = changes;
     return Object.assign(new ContentChangesObject(), {
@@ -81,6 +88,7 @@ export class ContentChangesObject {
       major,
       minor,
       same,
+      sameCodes: changes.sameCodes ?? null,
     });
   }
 }
