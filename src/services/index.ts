@@ -104,6 +104,7 @@ export type {
 } from './content/repository.service';
 export type { RepoContentVisitor, RepoDetailInclude } from './content/repository-detail.service';
 export { CHANGE_KINDS, compareInput } from './content/version-compare.service';
+export { changelogMarkdown } from './content/changelog-markdown';
 export type {
   ChangeKind,
   Changelog,

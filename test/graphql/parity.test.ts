@@ -381,7 +381,7 @@ describe('the twins built for parity answer as REST does', () => {
     expect(errorCode(both)).toBe('INVALID');
   });
 
-  it('compareSourceVersions with includeSameCodes lists the unchanged codes, as $compare verbosity 3', async () => {
+  it('compareSourceVersions: includeSameCodes as $compare verbosity 3, changelog.markdown as output=markdown', async () => {
     const src = await createSource(t, { id: uniqueId('CMP') });
     for (const id of ['X', 'Y', 'Z']) await createConcept(t, src.url, src.owner, { id });
     await createVersion(t, src.url, src.owner, 'v1');
@@ -406,6 +406,17 @@ describe('the twins built for parity answer as REST does', () => {
       [...rest.body.concepts.same_major.mnemonic].sort(),
     );
     expect([...compared.sameCodes].sort()).toEqual(['X', 'Z']);
+    const markdown = await request(t.app)
+      .post('/sources/$changelog/?output=markdown')
+      .set('Authorization', src.owner.auth)
+      .send(versions);
+    expect(markdown.status).toBe(200);
+    const log = `query($a: String!, $b: String!) { compareSourceVersions(version1: $a, version2: $b) { changelog { markdown } } }`;
+    const note = dataOf(
+      await gql(t, src.owner.auth, log, { a: versions.version1, b: versions.version2 }),
+    ).compareSourceVersions.changelog.markdown;
+    expect(note).toBe(markdown.body.markdown);
+    expect(note).toContain('Changed in meaning concepts (1)');
     const plain = `query($a: String!, $b: String!) { compareSourceVersions(version1: $a, version2: $b) { concepts { sameCodes } } }`;
     const without = dataOf(
       await gql(t, src.owner.auth, plain, { a: versions.version1, b: versions.version2 }),

@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { changelogMarkdown } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   ChangelogObject,
@@ -43,6 +44,7 @@ export class CompareResolver {
     return {
       concepts: log.concepts.map((c) => ConceptChangeObject.from(c)),
       mappings: log.mappings.map((m) => MappingChangeObject.from(m)),
+      markdown: changelogMarkdown(log),
     };
   }
 }

@@ -221,6 +221,12 @@ export class ChangelogObject {
 
   @Field(() => [MappingChangeObject], { description: 'Changed mappings from no concept above.' })
   mappings: MappingChangeObject[];
+
+  @Field({
+    description:
+      'A release note of these changes in Markdown: a summary table, then each change in words (REST `output=markdown`).',
+  })
+  markdown: string;
 }
 
 @ObjectType('VersionComparison', {
