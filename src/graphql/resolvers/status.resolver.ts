@@ -6,6 +6,7 @@ import { API_VERSION } from '../../services';
 @Resolver()
 export class StatusResolver {
   @Query(() => String, {
+    nullable: true,
     description: 'The API version (spec core §9.1), as REST `/version/` and `X-OCL-API-VERSION`.',
   })
   apiVersion(): string {
@@ -13,6 +14,7 @@ export class StatusResolver {
   }
 
   @Query(() => GraphQLJSONObject, {
+    nullable: true,
     description: "OCL's feature toggles, as REST `/toggles/`: none here, an empty object.",
   })
   toggles(): Record<string, boolean> {
