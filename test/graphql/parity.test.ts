@@ -473,6 +473,50 @@ describe('the twins built for parity answer as REST does', () => {
     expect(without.compareSourceVersions.concepts.sameCodes).toBeNull();
   });
 
+  it('lookupValues, verifyEmail and oidcSignupUrl answer or refuse as their REST routes do', async () => {
+    const rest = await restGet(`${pub.url}concepts/lookup/`);
+    const values = dataOf(
+      await gql(t, undefined, `query($s: String!) { lookupValues(source: $s) { id } }`, {
+        s: pub.url,
+      }),
+    ).lookupValues;
+    expect(ids(values)).toEqual(ids(rest));
+    const hidden = await gql(
+      t,
+      stranger.auth,
+      `query($s: String!) { lookupValues(source: $s) { id } }`,
+      {
+        s: priv.url,
+      },
+    );
+    expect(['FORBIDDEN', 'NOT_FOUND']).toContain(errorCode(hidden));
+
+    // verifyEmail: a wrong token refused (400 / INVALID) unless the signup named a failure page.
+    const username = uniqueId('signup');
+    const email = `${username}@example.org`;
+    const signedUp = await request(t.app)
+      .post('/users/signup/')
+      .send({ username, name: 'S', email, password: 'signup-password' });
+    expect(signedUp.status).toBe(201);
+    const wrong = '1'.repeat(40);
+    expect((await request(t.app).get(`/users/${username}/verify/${wrong}/`)).status).toBe(400);
+    const VERIFY = `mutation($u: String!, $t: String!) { verifyEmail(username: $u, token: $t) { id verified redirectTo } }`;
+    expect(errorCode(await gql(t, undefined, VERIFY, { u: username, t: wrong }))).toBe('INVALID');
+    const token = /\/verify\/([0-9a-f]{40})\//.exec(t.mailer.lastTo(email)?.text ?? '')?.[1];
+    expect(dataOf(await gql(t, undefined, VERIFY, { u: username, t: token })).verifyEmail).toEqual({
+      id: username,
+      verified: true,
+      redirectTo: null,
+    });
+
+    // Single sign-on is not configured here: both edges refuse alike.
+    const signup = await request(t.app).get('/users/signup/?redirect_uri=http://localhost/cb');
+    expect(signup.status).toBe(405);
+    const url = await gql(t, undefined, `{ oidcSignupUrl(redirectUri: "http://localhost/cb") }`);
+    expect(errorCode(url)).toBe('NOT_ALLOWED');
+    expect(url.errors?.[0].message).toBe(signup.body.message);
+  });
+
   it('User.orgSources lists the sources of the user’s orgs, as REST /users/:user/orgs/sources/', async () => {
     const rest = await restGet(`/users/${priv.owner.username}/orgs/sources/`, stranger.auth);
     const query = `query($u: String!) { user(username: $u) { orgSources { totalCount items { id } } } }`;

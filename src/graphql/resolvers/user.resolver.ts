@@ -196,7 +196,7 @@ export class UserResolver {
 
   @Mutation(() => VerifyEmailPayload, {
     description:
-      "Confirms a user's mail address with the token of the signup mail, as REST `/users/:user/verify/:token/`; a token that does not match is INVALID.",
+      "Confirms a user's mail address with the token of the signup mail, as REST `/users/:user/verify/:token/`: `verified` and the signup's page for the outcome; a token that does not match answers `verified: false` with the failure page the signup named, else is INVALID.",
   })
   async verifyEmail(
     @Arg('username', { description: USERNAME }) username: string,
@@ -204,7 +204,10 @@ export class UserResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<VerifyEmailPayload> {
     const outcome = await ctx.services.users.verifyEmail(username, token);
-    if (!outcome.verified) throw AppError.field('token', 'This verification link is not valid.');
+    // As REST: a wrong token goes to the signup's failure page when it named one, else is refused.
+    if (!outcome.verified && outcome.redirectTo === null) {
+      throw AppError.field('token', 'This verification link is not valid.');
+    }
     return payloadOf(VerifyEmailPayload, { id: username, ...outcome });
   }
 }

@@ -283,7 +283,10 @@ export class VerifyEmailPayload {
   @Field(() => ID, { description: 'The username.' })
   id: string;
 
-  @Field({ description: 'Whether the address is confirmed (true: now or before).' })
+  @Field({
+    description:
+      'Whether the address is confirmed (true: now or before; false: a wrong token, see `redirectTo`).',
+  })
   verified: boolean;
 
   @Field(() => String, {
