@@ -11,6 +11,7 @@ import {
   mappingDerivedColumns,
   type ConceptContent,
   type GeneratedConcept,
+  type GeneratedName,
   type MappingContent,
   type GeneratedDictionary,
 } from './generate';
@@ -42,7 +43,7 @@ import {
 /**
  * Concept reads and search on a CIEL-scale source (60,000 concepts in three languages, 500,000
  * mappings over five sources): GET …/concepts/:id/ under load against the raw database reading
- * the same rows, `q` search latency over 200 realistic queries against the SQL the service sends,
+ * the same rows, `q` search latency and relevance over 260 realistic queries against the SQL the service sends,
  * and the first page of the plain and class-filtered lists.
  */
 export const title =
@@ -51,9 +52,14 @@ export const title =
 const ORG = 'CIEL-BENCH';
 const SOURCE = 'CIEL';
 const SOURCE_PATH = `/orgs/${ORG}/sources/${SOURCE}/`;
-/** Targets (design): the read at half the raw database's rate, a search answered in 20 ms. */
+/**
+ * Targets: the read at half the raw database's rate (design); search on the realistic set p50
+ * ≤ 8 ms and p95 ≤ 25 ms, typo'd queries p95 ≤ 40 ms (issue 27).
+ */
 const READ_RATIO_TARGET = 0.5;
-const SEARCH_P50_TARGET_MS = 20;
+const SEARCH_P50_TARGET_MS = 8;
+const SEARCH_P95_TARGET_MS = 25;
+const TYPO_P95_TARGET_MS = 40;
 
 /** For context: the concept and its current version by repository id and concept id. */
 const RAW_CONCEPT = `
@@ -122,9 +128,21 @@ interface RawMapping {
 }
 
 type Category =
-  'exact id' | 'full name' | 'name prefix' | 'single word' | 'accent-free name' | "typo'd word";
+  | 'exact id'
+  | 'full name'
+  | 'name prefix'
+  | 'single word'
+  | 'accent-free name'
+  | "typo'd word"
+  | 'other word order'
+  | 'synonym'
+  | 'other locale';
 
-/** How many queries of each kind, 200 in all. */
+/**
+ * How many queries of each kind, 260 in all. Every kind but `single word` has one right answer,
+ * the concept the query was made from: those make the relevance set (MRR and recall@10 of the
+ * target among the first ten).
+ */
 const MIX: Array<[Category, number]> = [
   ['exact id', 30],
   ['full name', 40],
@@ -132,7 +150,29 @@ const MIX: Array<[Category, number]> = [
   ['single word', 40],
   ['accent-free name', 30],
   ["typo'd word", 30],
+  ['other word order', 20],
+  ['synonym', 20],
+  ['other locale', 20],
 ];
+
+/** The kinds whose target is the one right answer (relevance is measured on them). */
+const WITH_ANSWER = new Set<Category>(MIX.map(([c]) => c).filter((c) => c !== 'single word'));
+
+/** The reciprocal rank of the query's target among the ids found (0 when not among them). */
+function reciprocalRank(r: SearchResult): number {
+  const at = r.ids.indexOf(r.query.target.id);
+  return at < 0 ? 0 : 1 / (at + 1);
+}
+
+/** MRR and recall@10 over the results of the relevance set among `results`. */
+function relevanceOf(results: SearchResult[]): { mrr: number; recall: number; n: number } {
+  const judged = results.filter((r) => WITH_ANSWER.has(r.query.category));
+  const n = judged.length;
+  if (n === 0) return { mrr: NaN, recall: NaN, n };
+  const mrr = judged.reduce((sum, r) => sum + reciprocalRank(r), 0) / n;
+  const recall = judged.filter((r) => r.ids.includes(r.query.target.id)).length / n;
+  return { mrr, recall, n };
+}
 
 interface SearchQuery {
   category: Category;
@@ -167,14 +207,17 @@ export async function run(): Promise<void> {
     seed: envInt('BENCH_SEED', 20_251_121, 0),
   };
   const listRuns = envInt('BENCH_LIST_RUNS', 50, 1);
-  const server = await startBenchServer();
+  // Every answer rendered: the passes below repeat their requests (an unmeasured one first),
+  // and kept answers (ANSWER_CACHE_MB) would time the bytes kept from it, not the search.
+  const server = await startBenchServer({ ANSWER_CACHE_MB: '0' });
   try {
     printMachine(server);
     print(
       `parameters: (a) ${params.connections} concurrent clients, ${params.seconds} s per run after ` +
         `${params.warmupSeconds} s of warm-up, pool of ${APP_POOL_SIZE} connections (app and ` +
-        `raw); (b) 200 queries one at a time after one unmeasured pass; (c) ${listRuns} ` +
-        `requests one at a time after 5 unmeasured`,
+        `raw); (b) 260 queries one at a time after one unmeasured pass; (c) ${listRuns} ` +
+        `requests one at a time after 5 unmeasured; kept answers off (ANSWER_CACHE_MB=0: each ` +
+        `answer rendered)`,
     );
     print(`database:   ${server.database}`);
     print(
@@ -212,6 +255,7 @@ export async function run(): Promise<void> {
     try {
       await readBenchmark(server, dict, params, inProcess);
       await searchBenchmark(server, dict, sizes.seed, inProcess);
+      await searchPageBenchmark(server, dict, sizes.seed, params);
       await listBenchmark(server, listRuns, inProcess);
     } finally {
       await inProcess.close();
@@ -522,9 +566,9 @@ async function searchBenchmark(
       const of = results.filter((r) => r.query.category === category);
       return searchRow(category, of);
     });
-    rows.push(searchRow('all 200', results));
+    rows.push(searchRow(`all ${results.length}`, results));
     print(
-      `(b) GET ${SOURCE_PATH}concepts/?q=…&limit=10, 200 queries one at a time (HTTP), and the ` +
+      `(b) GET ${SOURCE_PATH}concepts/?q=…&limit=10, ${results.length} queries one at a time (HTTP), and the ` +
         `same search's SQL (count + page) replayed on one pg client (raw)`,
     );
     printColumns(
@@ -537,6 +581,8 @@ async function searchBenchmark(
         'raw p95 ms',
         'hits p50',
         'hits max',
+        'MRR',
+        'R@10',
         'check',
       ],
       rows,
@@ -545,10 +591,26 @@ async function searchBenchmark(
       results.map((r) => r.ms),
       0.5,
     );
+    const p95 = percentile(
+      results.map((r) => r.ms),
+      0.95,
+    );
+    const typoP95 = percentile(
+      results.filter((r) => r.query.category === "typo'd word").map((r) => r.ms),
+      0.95,
+    );
+    const verdict = (value: number, target: number): string =>
+      `${value.toFixed(1)} ms (target ≤ ${target}: ${value <= target ? 'met' : 'MISSED'})`;
     print(
-      `search p50 ${p50.toFixed(1)} ms (target < ${SEARCH_P50_TARGET_MS} ms: ` +
-        `${p50 < SEARCH_P50_TARGET_MS ? 'met' : 'MISSED'}); ${perRequest} SQL statements per ` +
+      `search p50 ${verdict(p50, SEARCH_P50_TARGET_MS)}, p95 ${verdict(p95, SEARCH_P95_TARGET_MS)}, ` +
+        `typo'd p95 ${verdict(typoP95, TYPO_P95_TARGET_MS)}; ${perRequest} SQL statements per ` +
         `search request, 2 of them the search (count, then the page) timed as "raw"`,
+    );
+    const relevance = relevanceOf(results);
+    print(
+      `relevance: MRR ${relevance.mrr.toFixed(3)}, recall@10 ${relevance.recall.toFixed(3)} over ` +
+        `the ${relevance.n} queries with one right answer (the concept each was made from; ` +
+        `every kind but a single word)`,
     );
     const examples = MIX.map(([category]) => results.find((r) => r.query.category === category)!);
     print(`examples: ${examples.map((r) => `'${r.query.q}' (${r.hits})`).join(', ')}`);
@@ -570,6 +632,94 @@ async function searchBenchmark(
   } finally {
     await client.end();
   }
+}
+
+// (d) a search page, GraphQL against its REST twin
+
+/** The GraphQL query a client composes for a search page (issue 27 part 3). */
+const GRAPHQL_SEARCH_PAGE = `query Search($source: String!, $q: String!) {
+  concepts(source: $source, q: $q, limit: 10) { totalCount items { id displayName
+    names { name } mappings { mapType toConcept { id displayName } } } } }`;
+
+/** Issue 27: the nested search page at most 1.5× its REST twin's server CPU. */
+const SEARCH_PAGE_RATIO_TARGET = 1.5;
+
+/**
+ * The search page a client shows (ten concepts with their names and mappings' targets), asked
+ * under load by REST (`?q=…&limit=10&verbose=true&includeMappings=true`) and by its GraphQL twin,
+ * over the same queries in the same order: the server CPU each costs per request.
+ */
+async function searchPageBenchmark(
+  server: BenchServer,
+  dict: GeneratedDictionary,
+  seed: number,
+  params: ReturnType<typeof benchParams>,
+): Promise<void> {
+  const queries = searchQueries(dict.concepts, seed).map((query) => query.q);
+  const rest = measureHttpVaried(
+    server,
+    {
+      label: 'REST …/concepts/?q=…&limit=10&verbose=true&includeMappings=true',
+      next: (() => {
+        let turn = 0;
+        return () => {
+          const q = queries[turn++ % queries.length];
+          return {
+            path:
+              `${SOURCE_PATH}concepts/?q=${encodeURIComponent(q)}&limit=10&verbose=true` +
+              '&includeMappings=true',
+            check: (status, body) =>
+              status === 200 && Array.isArray(JSON.parse(body))
+                ? null
+                : `HTTP ${status} for ${q}: ${body.slice(0, 200)}`,
+          };
+        };
+      })(),
+    },
+    params,
+  );
+  const restResult = await rest;
+  let turn = 0;
+  const graphqlResult = await measureHttpVaried(
+    server,
+    {
+      label:
+        'GraphQL concepts(source, q, limit: 10) { totalCount items { … names mappings { toConcept } } }',
+      headers: { 'apollo-require-preflight': 'true', accept: 'application/json' },
+      next: () => {
+        const q = queries[turn++ % queries.length];
+        return {
+          path:
+            `/graphql?query=${encodeURIComponent(GRAPHQL_SEARCH_PAGE)}&variables=` +
+            encodeURIComponent(JSON.stringify({ source: SOURCE_PATH, q })),
+          check: (status, body) => {
+            const answer = JSON.parse(body) as {
+              data?: { concepts?: { items: unknown[] } };
+              errors?: unknown[];
+            };
+            return status === 200 && !answer.errors && answer.data?.concepts
+              ? null
+              : `HTTP ${status} for ${q}: ${body.slice(0, 200)}`;
+          },
+        };
+      },
+    },
+    params,
+  );
+  print(
+    `(d) a search page under ${params.connections} connections, the ${queries.length} queries of ` +
+      '(b) in turn: REST with verbose and mappings against the GraphQL query a client composes',
+  );
+  printTable([restResult, graphqlResult], restResult);
+  const perRequest = (r: LoadResult): number =>
+    r.cpu?.server && r.completed > 0 ? (r.cpu.server * 1000) / r.completed : NaN;
+  const ratio = perRequest(graphqlResult) / perRequest(restResult);
+  print(
+    `GraphQL/REST server CPU per search page ${perRequest(graphqlResult).toFixed(3)} / ` +
+      `${perRequest(restResult).toFixed(3)} ms = ${ratio.toFixed(2)}× (target ≤ ` +
+      `${SEARCH_PAGE_RATIO_TARGET}: ${ratio <= SEARCH_PAGE_RATIO_TARGET ? 'met' : 'MISSED'})`,
+  );
+  print('');
 }
 
 /** Why the queries that missed their concept missed it, from the stored rows. */
@@ -656,6 +806,10 @@ function searchRow(label: string, results: SearchResult[]): string[] {
     percentile(raw, 0.95).toFixed(1),
     String(percentile(hits, 0.5)),
     String(Math.max(...hits)),
+    ...(() => {
+      const { mrr, recall, n } = relevanceOf(results);
+      return n === 0 ? ['—', '—'] : [mrr.toFixed(3), recall.toFixed(3)];
+    })(),
     checkOf(label, results),
   ];
 }
@@ -675,6 +829,9 @@ function checkOf(label: string, results: SearchResult[]): string {
         'first starts with it',
       );
     case 'accent-free name':
+    case 'other word order':
+    case 'synonym':
+    case 'other locale':
       return count((r) => r.ids.includes(r.query.target.id), 'target in top 10');
     case 'single word':
     case "typo'd word":
@@ -708,7 +865,7 @@ async function search(server: BenchServer, query: SearchQuery): Promise<SearchRe
   };
 }
 
-/** 200 queries from the dictionary's active concepts, the same for a seed. */
+/** 260 queries (`MIX`) from the dictionary's active concepts, the same for a seed. */
 function searchQueries(concepts: GeneratedConcept[], seed: number): SearchQuery[] {
   const random = new Random(seed + 1);
   const active = concepts.filter((c) => !c.retired);
@@ -757,6 +914,29 @@ function searchQueries(concepts: GeneratedConcept[], seed: number): SearchQuery[
             )?.name;
           const target = pick((c) => accented(c) !== undefined);
           queries.push({ category, q: stripAccents(accented(target)!), target });
+          break;
+        }
+        case 'other word order': {
+          // The words of the name in another order ("Pain of knee" → "knee of Pain").
+          const target = pick((c) => wordsOf(c).length >= 2);
+          queries.push({ category, q: [...wordsOf(target)].reverse().join(' '), target });
+          break;
+        }
+        case 'synonym': {
+          const target = pick((c) => c.names.some((n) => !n.preferred));
+          queries.push({
+            category,
+            q: random.pick(target.names.filter((n) => !n.preferred)).name,
+            target,
+          });
+          break;
+        }
+        case 'other locale': {
+          // A preferred name in French or Spanish as written (accents kept).
+          const foreign = (c: GeneratedConcept): GeneratedName[] =>
+            c.names.filter((n) => n.locale !== 'en' && n.preferred);
+          const target = pick((c) => foreign(c).length > 0);
+          queries.push({ category, q: random.pick(foreign(target)).name, target });
           break;
         }
         case "typo'd word": {

@@ -7,7 +7,8 @@ import { codeSystemValidateCode } from './code-system-validate-code';
 import { conceptMapTranslate } from './concept-map-translate';
 import { operation, sendOutcome, sendResource, type Operation } from './http';
 import { capabilityStatement, terminologyCapabilities, versions } from './metadata';
-import { fhirResourceRouter } from './resources';
+import { fhirResourceHandler } from './resources';
+import { FHIR_ROUTES } from './routes';
 import { cacheable } from '../http';
 import { valueSetExpand } from './value-set-expand';
 import { valueSetValidateCode } from './value-set-validate-code';
@@ -36,36 +37,62 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
  */
 const KEPT_OPERATIONS = new Set(['lookup', 'validate-code', 'subsumes', 'translate']);
 
-/** The prefixes the operations answer under (spec ops §4.7). */
-const PREFIXES = ['/fhir', '/orgs/:org', '/users/:user'];
+const METHODS = { GET: 'get', POST: 'post', PUT: 'put', DELETE: 'delete', ALL: 'all' } as const;
+
+/** A table path as Express reads it: `$` is escaped. */
+function expressPath(path: string): string {
+  return path.replace(/\$/g, '\\$');
+}
 
 /**
  * The FHIR R4 edge: metadata, the terminology operations and the resource reads, each answer a
- * FHIR resource, each error an OperationOutcome.
+ * FHIR resource, each error an OperationOutcome. Every route is a row of `FHIR_ROUTES`
+ * (routes.ts), registered in its order.
  */
 export function fhirRouter(services: Services): Router {
   const router = Router();
-  router.get('/fhir/metadata', (req, res) => {
-    sendResource(
-      res,
-      200,
-      req.query.mode === 'terminology' ? terminologyCapabilities(req) : capabilityStatement(req),
-    );
-  });
-  router.get('/fhir/\\$versions', (_req, res) => sendResource(res, 200, versions()));
-  for (const prefix of PREFIXES) {
-    for (const [type, operations] of Object.entries(OPERATIONS)) {
-      for (const [name, handler] of Object.entries(operations)) {
-        const handle = operation(services, handler);
-        for (const path of [`${prefix}/${type}/\\$${name}`, `${prefix}/${type}/:id/\\$${name}`]) {
+  const resource = fhirResourceHandler(services);
+  for (const route of FHIR_ROUTES) {
+    const path = expressPath(route.path);
+    switch (route.interaction) {
+      case 'metadata':
+        router.get(path, (req, res) => {
+          sendResource(
+            res,
+            200,
+            req.query.mode === 'terminology'
+              ? terminologyCapabilities(req)
+              : capabilityStatement(req),
+          );
+        });
+        break;
+      case 'versions':
+        router.get(path, (_req, res) => sendResource(res, 200, versions()));
+        break;
+      case 'operation': {
+        const name = route.operation!;
+        const handle = operation(services, OPERATIONS[route.type!][name]);
+        if (route.method === 'GET') {
           router.get(path, ...(KEPT_OPERATIONS.has(name) ? [cacheable] : []), handle);
+        } else {
           router.post(path, handle);
         }
+        break;
       }
+      case 'not-found':
+        router.all(path, notFound);
+        break;
+      case 'create':
+      case 'update':
+      case 'delete':
+      case 'search':
+      case 'read-by-id':
+      case 'read':
+      case 'history':
+      case 'version-read':
+        router[METHODS[route.method]](path, resource(route));
     }
   }
-  router.use(fhirResourceRouter(services));
-  router.all('/fhir/{*rest}', notFound);
   return router;
 }
 

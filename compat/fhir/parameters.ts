@@ -1,14 +1,13 @@
 import type { Request } from 'express';
 import {
   isTerminologyError,
+  terminologyResources,
   TerminologyError,
   type CodeableConcept,
   type Coding,
   type ParameterValue,
   type TerminologyResource,
 } from '../../src/services';
-
-const TERMINOLOGY_TYPES = new Set(['CodeSystem', 'ValueSet', 'ConceptMap']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -155,22 +154,9 @@ export class OperationParams {
 
   /** The `tx-resource` resources: code systems, value sets and concept maps for this request. */
   txResources(): TerminologyResource[] {
-    return this.all
-      .filter((p) => p.name === 'tx-resource')
-      .map((p, i) => {
-        const resource = p.resource;
-        if (
-          !isRecord(resource) ||
-          typeof resource.resourceType !== 'string' ||
-          !TERMINOLOGY_TYPES.has(resource.resourceType)
-        ) {
-          throw TerminologyError.invalid(
-            `tx-resource ${i + 1} must be a CodeSystem, ValueSet or ConceptMap`,
-            'tx-resource',
-          );
-        }
-        return resource as unknown as TerminologyResource;
-      });
+    return terminologyResources(
+      this.all.filter((p) => p.name === 'tx-resource').map((p) => p.resource),
+    );
   }
 
   /** Parameters echoed in an expansion, as given (booleans and numbers typed for GET). */

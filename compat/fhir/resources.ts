@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { baseUrlOf, requestContext } from '../../src/context';
 import { AppError } from '../../src/errors';
 import type { OwnerRef, ServiceContext, Services, TaskView } from '../../src/services';
@@ -12,14 +12,7 @@ import type {
   StoredResource,
 } from '../../src/services/terminology/fhir-resource.service';
 import { param, queryString } from '../http';
-
-const TYPES: FhirResourceType[] = ['CodeSystem', 'ValueSet', 'ConceptMap'];
-
-/** The owner namespaces of spec operations §4.7. */
-const OWNERS: Array<{ prefix: string; ref: (req: Request) => OwnerRef }> = [
-  { prefix: '/orgs/:org', ref: (req) => ({ type: 'org', id: param(req, 'org') }) },
-  { prefix: '/users/:user', ref: (req) => ({ type: 'user', username: param(req, 'user') }) },
-];
+import type { FhirRoute } from './routes';
 
 /** The element of each type that holds its content (concepts, members, mappings). */
 const CONTENT: Record<FhirResourceType, string> = {
@@ -38,96 +31,86 @@ const SUBSETTED = {
   display: 'Resource encoded in summary mode',
 };
 
+/** The owner a route's namespace names (spec operations §4.7). */
+function ownerOf(route: FhirRoute, req: Request): OwnerRef {
+  return route.namespace === 'org'
+    ? { type: 'org', id: param(req, 'org') }
+    : { type: 'user', username: param(req, 'user') };
+}
+
 /**
  * The FHIR-format resource endpoints (spec operations §2.8, §4.7): sources read as CodeSystem and
  * ConceptMap, collections as ValueSet, under `/fhir/` (server-wide ids, see `globalIdOf`) and in
- * the owner namespaces; creates, updates and deletes. Paths are given in full; operations (`$…`) are routed elsewhere, before
- * this router, and are passed on if they reach it. Errors are AppErrors, for the FHIR error
- * handler to answer as OperationOutcomes.
+ * the owner namespaces; creates, updates and deletes. The handler of each resource row of
+ * `FHIR_ROUTES`; operations (`$…`) are registered before these rows, and are passed on if they
+ * reach one. Errors are AppErrors, for the FHIR error handler to answer as OperationOutcomes.
  */
-export function fhirResourceRouter(services: Services): Router {
+export function fhirResourceHandler(services: Services): (route: FhirRoute) => RequestHandler {
   const resources = services.fhirResources;
-  const router = Router();
-
-  for (const type of TYPES) {
-    // spec operations §4.7: create in the global namespace (owner and id from the accession
-    // identifier) or in an owner's.
-    const create = (namespace: (req: Request) => FhirNamespace): RequestHandler =>
-      handle(async (req, ctx) => {
-        const made = await resources.create(ctx, type, namespace(req), req.body);
-        if ('task' in made) return { status: 202, task: made.task };
-        return { status: 201, location: made.location, body: made.resource };
+  return (route) => {
+    const type = route.type!;
+    const global = route.namespace === 'fhir';
+    const target = (req: Request): FhirTarget =>
+      global
+        ? { kind: 'global', id: param(req, 'id') }
+        : { kind: 'owner', owner: ownerOf(route, req), id: param(req, 'id') };
+    const namespace = (req: Request): FhirNamespace =>
+      global ? { kind: 'global' } : { kind: 'owner', owner: ownerOf(route, req) };
+    const versions = handle(async (req, ctx) => {
+      const view = viewOf(req, type);
+      const { count, page, countOnly } = view.search;
+      const result = await resources.versions(ctx, type, ownerOf(route, req), param(req, 'id'), {
+        count,
+        page,
+        countOnly,
       });
-    router.post(
-      `/fhir/${type}`,
-      create(() => ({ kind: 'global' })),
-    );
-    for (const owner of OWNERS) {
-      router.post(
-        `${owner.prefix}/${type}`,
-        create((req) => ({ kind: 'owner', owner: owner.ref(req) })),
-      );
-    }
-    // Updates and deletes by server-wide id and in the owner namespaces.
-    const update = (target: (req: Request) => FhirTarget): RequestHandler =>
-      handle(async (req, ctx) => {
-        const written = await resources.update(ctx, type, target(req), req.body);
-        return 'task' in written ? { status: 202, task: written.task } : written.resource;
-      });
-    const remove = (target: (req: Request) => FhirTarget): RequestHandler =>
-      handle(async (req, ctx) => {
-        await resources.remove(ctx, type, target(req));
-        return NO_CONTENT;
-      });
-    const global = (req: Request): FhirTarget => ({ kind: 'global', id: param(req, 'id') });
-    router.put(`/fhir/${type}/:id`, update(global));
-    router.delete(`/fhir/${type}/:id`, remove(global));
-    for (const owner of OWNERS) {
-      const target = (req: Request): FhirTarget => ({
-        kind: 'owner',
-        owner: owner.ref(req),
-        id: param(req, 'id'),
-      });
-      router.put(`${owner.prefix}/${type}/:id`, update(target));
-      router.delete(`${owner.prefix}/${type}/:id`, remove(target));
-    }
-    router.get(
-      `/fhir/${type}`,
-      handle(async (req, ctx) => {
-        const view = viewOf(req, type);
-        const result = await resources.search(ctx, type, { kind: 'global' }, view.search);
-        return bundle(req, type, result, view);
-      }),
-    );
-    router.get(
-      `/fhir/${type}/:id`,
-      handle(async (req, ctx) => {
-        const view = viewOf(req, type);
-        const read = await resources.readById(ctx, type, param(req, 'id'), view.search.page);
-        return view.shape(read.resource);
-      }),
-    );
-
-    for (const owner of OWNERS) {
-      const base = `${owner.prefix}/${type}`;
-      router.get(
-        base,
-        handle(async (req, ctx) => {
+      return bundle(req, type, result, view);
+    });
+    switch (route.interaction) {
+      // spec operations §4.7: create in the global namespace (owner and id from the accession
+      // identifier) or in an owner's.
+      case 'create':
+        return handle(async (req, ctx) => {
+          const made = await resources.create(ctx, type, namespace(req), req.body);
+          if ('task' in made) return { status: 202, task: made.task };
+          return { status: 201, location: made.location, body: made.resource };
+        });
+      // Updates and deletes by server-wide id and in the owner namespaces.
+      case 'update':
+        return handle(async (req, ctx) => {
+          const written = await resources.update(ctx, type, target(req), req.body);
+          return 'task' in written ? { status: 202, task: written.task } : written.resource;
+        });
+      case 'delete':
+        return handle(async (req, ctx) => {
+          await resources.remove(ctx, type, target(req));
+          return NO_CONTENT;
+        });
+      case 'search':
+        return handle(async (req, ctx) => {
           const view = viewOf(req, type);
-          const namespace = { kind: 'owner', owner: owner.ref(req) } as const;
-          return bundle(req, type, await resources.search(ctx, type, namespace, view.search), view);
-        }),
-      );
+          return bundle(
+            req,
+            type,
+            await resources.search(ctx, type, namespace(req), view.search),
+            view,
+          );
+        });
+      case 'read-by-id':
+        return handle(async (req, ctx) => {
+          const view = viewOf(req, type);
+          const read = await resources.readById(ctx, type, param(req, 'id'), view.search.page);
+          return view.shape(read.resource);
+        });
       // spec operations §2.8: version-less, the latest released version; none released, an
       // empty searchset.
-      router.get(
-        `${base}/:id`,
-        handle(async (req, ctx) => {
+      case 'read':
+        return handle(async (req, ctx) => {
           const view = viewOf(req, type);
           const read = await resources.read(
             ctx,
             type,
-            owner.ref(req),
+            ownerOf(route, req),
             param(req, 'id'),
             undefined,
             view.search.page,
@@ -139,39 +122,31 @@ export function fhirResourceRouter(services: Services): Router {
             { resources: [], total: 0, pages: 'entries', page: 1, more: false },
             view,
           );
-        }),
-      );
-      const versions = handle(async (req, ctx) => {
-        const view = viewOf(req, type);
-        const { count, page, countOnly } = view.search;
-        const result = await resources.versions(ctx, type, owner.ref(req), param(req, 'id'), {
-          count,
-          page,
-          countOnly,
         });
-        return bundle(req, type, result, view);
-      });
-      router.get(`${base}/:id/version`, versions);
-      router.get(
-        `${base}/:id/version/:version`,
-        handle(async (req, ctx) => {
+      case 'history':
+        return versions;
+      case 'version-read':
+        return handle(async (req, ctx) => {
           const version = param(req, 'version');
           if (version === '*') return versions;
           const view = viewOf(req, type);
           const read = await resources.read(
             ctx,
             type,
-            owner.ref(req),
+            ownerOf(route, req),
             param(req, 'id'),
             version,
             view.search.page,
           );
           return view.shape(read!.resource);
-        }),
-      );
+        });
+      case 'metadata':
+      case 'versions':
+      case 'operation':
+      case 'not-found':
+        throw new Error(`Not a resource route: ${route.interaction} ${route.path}`);
     }
-  }
-  return router;
+  };
 }
 
 /** A resource made: 201 with its `Location`. */

@@ -184,7 +184,11 @@ export const DEFAULT_MATCH_BRIDGE_SOURCE = '/orgs/CIEL/sources/CIEL/';
 export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
 export type { IssueSpec } from './terminology/issues';
 export type * from './terminology/fhir';
-export type { TerminologyService, ValueSetTarget } from './terminology/terminology.service';
+export type {
+  TerminologyService,
+  ValidateRequest,
+  ValueSetTarget,
+} from './terminology/terminology.service';
 export type { CodeInput, ValidateOptions, ValidateResult } from './terminology/validate';
 export type {
   ExpandedProperty,
@@ -194,6 +198,7 @@ export type {
   ExpansionPropertyDefinition,
 } from './terminology/expand';
 export { parseLanguages } from './terminology/languages';
+export { inlineValueSet, terminologyResources } from './terminology/input';
 export type { ImportReport, LineFailure, StartImport } from './transfer/bulk-import.service';
 export type { ImportFormat } from '../repositories';
 

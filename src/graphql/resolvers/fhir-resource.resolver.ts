@@ -20,6 +20,8 @@ import type {
   StoredResource,
 } from '../../services/terminology/fhir-resource.service';
 import type { GraphQLContext } from '../context';
+import { OWNER_URL } from '../types/descriptions';
+import { FhirResourcePage } from '../types/terminology.type';
 import type { ClassType } from 'type-graphql';
 import { type DeletePayload, payloadOf } from '../types/payload.type';
 import {
@@ -45,23 +47,128 @@ registerEnumType(FhirType, {
   },
 });
 
-/** A stored resource named by its canonical URL: `GET /fhir/X/?url=…&version=…`. */
+/**
+ * One stored resource: by canonical URL (`GET /fhir/X/?url=…&version=…`), by id in an owner's
+ * namespace (`GET {owner}/X/:id[/version/:version]`) or by server-wide id (`GET /fhir/X/:id`).
+ */
 @ArgsType()
-class CanonicalReadArgs {
-  @Field(() => String, { description: 'The canonical URL.' })
-  url: string;
+class ResourceReadArgs {
+  @Field(() => String, {
+    nullable: true,
+    description: 'The canonical URL; or name the resource by `id` instead.',
+  })
+  url?: string | null;
 
   @Field(() => String, {
     nullable: true,
-    description: 'The version; none: the latest released one.',
+    description:
+      'The version (HEAD and drafts too when named with `owner` and `id`); none: the latest released one.',
   })
   version?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The resource id: the repository id in the namespace of `owner`, or without `owner` the server-wide id of /fhir/X/:id.',
+  })
+  id?: string | null;
+
+  @Field(() => String, { nullable: true, description: OWNER_URL })
+  owner?: string | null;
 
   @Field(() => Int, {
     nullable: true,
     description: 'The page of its content, 100 entries a page, from 1 (default 1).',
   })
   page?: number | null;
+}
+
+/** The search of `GET {ns}/X/` (spec operations §4.7). */
+@ArgsType()
+class FhirSearchArgs {
+  @Field(() => FhirType, { description: 'The kind of resource.' })
+  type: FhirType;
+
+  @Field(() => String, { nullable: true, description: OWNER_URL })
+  owner?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The canonical URL (or the repository URL).',
+  })
+  url?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'One version (HEAD included), or `*`: every released version; none: the latest released one.',
+  })
+  version?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The name (FHIR `name`).' })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The title (FHIR `title`).' })
+  title?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The status: draft, active or retired.',
+  })
+  status?: string | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'FHIR `_id`: server-wide ids without `owner`, repository ids in its namespace.',
+  })
+  ids?: string[] | null;
+
+  @Field(() => Int, { nullable: true, description: 'FHIR `_count`: entries per page.' })
+  count?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'From 1: the page of entries, or of the content of a one-resource search (`url` or `ids`).',
+  })
+  page?: number | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'FHIR `_summary=true`: definitions only, without concepts, members or mappings.',
+  })
+  definitionsOnly?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'FHIR `_summary=count`: the total only, no resources.',
+  })
+  countOnly?: boolean | null;
+}
+
+/** The released versions of one resource: `GET {owner}/X/:id/version/`. */
+@ArgsType()
+class FhirVersionsArgs {
+  @Field(() => FhirType, { description: 'The kind of resource.' })
+  type: FhirType;
+
+  @Field(() => String, { description: 'The owner URL (/orgs/:org/, /users/:user/).' })
+  owner: string;
+
+  @Field(() => String, { description: 'The repository id in its namespace.' })
+  id: string;
+
+  @Field(() => Int, { nullable: true, description: 'FHIR `_count`: entries per page.' })
+  count?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'The page of versions, from 1.' })
+  page?: number | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'FHIR `_summary=count`: the total only, no resources.',
+  })
+  countOnly?: boolean | null;
 }
 
 const OWNER_DESCRIPTION =
@@ -77,37 +184,89 @@ export class FhirResourceResolver {
   @Query(() => GraphQLJSONObject, {
     nullable: true,
     description:
-      'A source version as a FHIR R4 CodeSystem, by canonical URL; without version, the latest released one. `page`: its concepts 100 at a time.',
+      'A source version as a FHIR R4 CodeSystem, by canonical URL, by id in an owner namespace, or by server-wide id; without version, the latest released one. `page`: its concepts 100 at a time.',
   })
   codeSystem(
-    @Args() args: CanonicalReadArgs,
+    @Args() args: ResourceReadArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
-    return readByUrl(ctx, 'CodeSystem', args);
+    return readOne(ctx, 'CodeSystem', args);
   }
 
   @Query(() => GraphQLJSONObject, {
     nullable: true,
     description:
-      'A collection version as a FHIR R4 ValueSet, by canonical URL; without version, the latest released one. `page`: its members 100 at a time.',
+      'A collection version as a FHIR R4 ValueSet, by canonical URL, by id in an owner namespace, or by server-wide id; without version, the latest released one. `page`: its members 100 at a time.',
   })
   valueSet(
-    @Args() args: CanonicalReadArgs,
+    @Args() args: ResourceReadArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
-    return readByUrl(ctx, 'ValueSet', args);
+    return readOne(ctx, 'ValueSet', args);
   }
 
   @Query(() => GraphQLJSONObject, {
     nullable: true,
     description:
-      "A source version's mappings as a FHIR R4 ConceptMap, by canonical URL; without version, the latest released one. `page`: its mappings 100 at a time.",
+      "A source version's mappings as a FHIR R4 ConceptMap, by canonical URL, by id in an owner namespace, or by server-wide id; without version, the latest released one. `page`: its mappings 100 at a time.",
   })
   conceptMap(
-    @Args() args: CanonicalReadArgs,
+    @Args() args: ResourceReadArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<StoredResource | null> {
-    return readByUrl(ctx, 'ConceptMap', args);
+    return readOne(ctx, 'ConceptMap', args);
+  }
+
+  @Query(() => FhirResourcePage, {
+    nullable: true,
+    description:
+      'GET {ns}/X/: the latest released version of each repository the caller may see (or one version, or every released one: `version: "*"`), as FHIR R4 JSON.',
+  })
+  async fhirResources(
+    @Args() args: FhirSearchArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<FhirResourcePage> {
+    const result = await ctx.services.fhirResources.search(
+      ctx,
+      args.type,
+      namespaceOf(args.owner),
+      {
+        url: args.url ?? undefined,
+        version: args.version ?? undefined,
+        name: args.name ?? undefined,
+        title: args.title ?? undefined,
+        status: args.status ?? undefined,
+        ids: args.ids && args.ids.length > 0 ? args.ids : undefined,
+        count: args.count ?? undefined,
+        page: args.page ?? undefined,
+        countOnly: args.countOnly ?? undefined,
+        definitionsOnly: args.definitionsOnly ?? undefined,
+      },
+    );
+    return FhirResourcePage.from(result);
+  }
+
+  @Query(() => FhirResourcePage, {
+    nullable: true,
+    description:
+      'GET {owner}/X/:id/version/: the released versions of one repository, newest first, definitions only.',
+  })
+  async fhirResourceVersions(
+    @Args() args: FhirVersionsArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<FhirResourcePage> {
+    const result = await ctx.services.fhirResources.versions(
+      ctx,
+      args.type,
+      parseOwnerUrl(args.owner),
+      args.id,
+      {
+        count: args.count ?? undefined,
+        page: args.page ?? undefined,
+        countOnly: args.countOnly ?? undefined,
+      },
+    );
+    return FhirResourcePage.from(result);
   }
 
   @Mutation(() => CreateFhirResourcePayload, {
@@ -122,12 +281,9 @@ export class FhirResourceResolver {
     owner: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<FhirResourceWritePayload> {
-    const namespace: FhirNamespace = owner
-      ? { kind: 'owner', owner: parseOwnerUrl(owner) }
-      : { kind: 'global' };
     return writePayload(
       CreateFhirResourcePayload,
-      await ctx.services.fhirResources.create(ctx, type, namespace, resource),
+      await ctx.services.fhirResources.create(ctx, type, namespaceOf(owner), resource),
     );
   }
 
@@ -188,20 +344,46 @@ function writePayload(
   });
 }
 
-async function readByUrl(
+/** One resource, as `GET /fhir/X/?url=…`, `GET {owner}/X/:id[/version/:v]` or `GET /fhir/X/:id`. */
+async function readOne(
   ctx: GraphQLContext,
   type: FhirResourceType,
-  { url, version, page }: CanonicalReadArgs,
+  { url, version, id, owner, page }: ResourceReadArgs,
 ): Promise<StoredResource | null> {
-  // One resource: every released version is a list, which the FHIR search answers.
+  // One resource: every released version is a list, which `fhirResourceVersions` answers.
   if (version === '*') throw AppError.field('version', 'Name one version, or none for the latest.');
-  const found = await ctx.services.fhirResources.search(
-    ctx,
-    type,
-    { kind: 'global' },
-    { url, version: version ?? undefined, page: page ?? undefined, count: 1 },
-  );
+  if (url && id) throw AppError.field('id', 'Name the resource by `url` or by `id`, not both.');
+  if (id && owner) {
+    const read = await ctx.services.fhirResources.read(
+      ctx,
+      type,
+      parseOwnerUrl(owner),
+      id,
+      version ?? undefined,
+      page ?? undefined,
+    );
+    return read?.resource ?? null;
+  }
+  if (id) {
+    if (version)
+      throw AppError.field(
+        'version',
+        'A server-wide id reads the latest released version; name a version with `owner`.',
+      );
+    return (await ctx.services.fhirResources.readById(ctx, type, id, page ?? undefined)).resource;
+  }
+  if (!url) throw AppError.field('url', 'Name the resource: `url`, or `id` (with `owner`).');
+  const found = await ctx.services.fhirResources.search(ctx, type, namespaceOf(owner), {
+    url,
+    version: version ?? undefined,
+    page: page ?? undefined,
+    count: 1,
+  });
   return found.resources[0] ?? null;
+}
+
+function namespaceOf(owner: string | null | undefined): FhirNamespace {
+  return owner ? { kind: 'owner', owner: parseOwnerUrl(owner) } : { kind: 'global' };
 }
 
 function targetOf(owner: string | null, id: string): FhirTarget {

@@ -1,20 +1,40 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Args, Ctx, Query, Resolver } from 'type-graphql';
 import { AppError } from '../../errors';
-import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { parseLanguages, type CodeInput } from '../../services';
-import type { GraphQLContext } from '../context';
 import {
+  inlineValueSet,
+  parseLanguages,
+  terminologyResources,
+  type CodeInput,
+  type ExpansionOptions,
+  type ParameterValue,
+  type TerminologyResource,
+  type ValidateOptions,
+  type ValidateRequest,
+  type ValueSetTarget,
+} from '../../services';
+import type { GraphQLContext } from '../context';
+import { DISPLAY_LANGUAGE, TX_RESOURCES } from '../types/descriptions';
+import {
+  BatchValidation,
   CodingInput,
+  ExpansionArgs,
+  issueObject,
   LookupResult,
   TranslateResult,
+  ValidateArgs,
   ValidateCodeResult,
+  ValidationInput,
+  ValueSetArgs,
   ValueSetExpansion,
 } from '../types/terminology.type';
 
-const DISPLAY_LANGUAGE =
-  'The languages displays are wanted in, as an HTTP `Accept-Language` value (e.g. `en,fr;q=0.8`).';
-const VALUE_SET_VERSION = 'The value set version to use.';
+const TX_RESOURCES_ARG = { nullable: true, description: TX_RESOURCES } as const;
 
-/** The FHIR terminology operations over the same services as the FHIR edge. */
+/**
+ * The FHIR terminology operations over the same services as the FHIR edge (compat/fhir/routes.ts
+ * names each operation's twin here, and where each FHIR parameter goes).
+ */
 @Resolver()
 export class TerminologyResolver {
   @Query(() => LookupResult, {
@@ -30,6 +50,13 @@ export class TerminologyResolver {
     properties: string[] | null,
     @Arg('displayLanguage', () => String, { nullable: true, description: DISPLAY_LANGUAGE })
     displayLanguage: string | null,
+    @Arg('useSupplements', () => [String], {
+      nullable: true,
+      description: 'FHIR `useSupplement`: code system supplements to apply (canonical URLs).',
+    })
+    useSupplements: string[] | null,
+    @Arg('txResources', () => [GraphQLJSONObject], TX_RESOURCES_ARG)
+    txResources: Record<string, unknown>[] | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<LookupResult> {
     const result = await ctx.services.terminology.lookup(
@@ -38,9 +65,9 @@ export class TerminologyResolver {
         coding,
         properties: properties ?? [],
         languages: parseLanguages(displayLanguage ?? undefined),
-        useSupplements: [],
+        useSupplements: useSupplements ?? [],
       },
-      [],
+      resourcesOf(txResources),
     );
     return LookupResult.from(result);
   }
@@ -48,31 +75,46 @@ export class TerminologyResolver {
   @Query(() => ValidateCodeResult, {
     nullable: true,
     description:
-      '$validate-code: a coding against a value set (`url`), or against its code system when no value set is given.',
+      '$validate-code: a coding or CodeableConcept against a value set (`url`, `valueSet` or `id`), or against its code system when no value set is given.',
   })
   async validateCode(
-    @Arg('coding', () => CodingInput, { description: 'The code to validate.' })
-    coding: CodingInput,
-    @Arg('url', () => String, { nullable: true, description: 'The value set canonical URL.' })
-    url: string | null,
-    @Arg('valueSetVersion', () => String, { nullable: true, description: VALUE_SET_VERSION })
-    valueSetVersion: string | null,
-    @Arg('displayLanguage', () => String, { nullable: true, description: DISPLAY_LANGUAGE })
-    displayLanguage: string | null,
+    @Args() args: ValidateArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ValidateCodeResult> {
-    const input: CodeInput = { kind: 'coding', coding };
-    const options = { languages: parseLanguages(displayLanguage ?? undefined) };
-    const result = await (url
+    const request = validateRequest(args);
+    const result = await (hasValueSet(args)
       ? ctx.services.terminology.validateInValueSet(
           ctx,
-          { url, version: valueSetVersion ?? undefined },
-          input,
-          [],
-          options,
+          request.target,
+          request.input,
+          request.resources,
+          request.options,
         )
-      : ctx.services.terminology.validateInCodeSystem(ctx, input, [], options));
+      : ctx.services.terminology.validateInCodeSystem(ctx, request.input, request.resources, {
+          ...request.options,
+          systemVersion: undefined,
+        }));
     return ValidateCodeResult.from(result);
+  }
+
+  @Query(() => [BatchValidation], {
+    nullable: true,
+    description:
+      'ValueSet/$batch-validate-code: each validation as `validateCode` against a value set makes it, the other arguments its defaults.',
+  })
+  async batchValidateCode(
+    @Arg('validations', () => [ValidationInput], { description: 'The validations to make.' })
+    validations: ValidationInput[],
+    @Args() shared: ValidateArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<BatchValidation[]> {
+    const requests = validations.map((own) => validateRequest({ ...shared, ...definedOf(own) }));
+    const answers = await ctx.services.terminology.validateBatch(ctx, requests);
+    return answers.map((answer) =>
+      'result' in answer
+        ? { validation: ValidateCodeResult.from(answer.result), errors: [] }
+        : { errors: answer.issues.map(issueObject) },
+    );
   }
 
   @Query(() => ValueSetExpansion, {
@@ -80,44 +122,14 @@ export class TerminologyResolver {
     description: 'ValueSet/$expand: a page of the value set expansion.',
   })
   async expandValueSet(
-    @Arg('url', () => String, { description: 'The value set canonical URL.' }) url: string,
-    @Arg('valueSetVersion', () => String, { nullable: true, description: VALUE_SET_VERSION })
-    valueSetVersion: string | null,
-    @Arg('filter', () => String, {
-      nullable: true,
-      description: 'Text that restricts the codes returned.',
-    })
-    filter: string | null,
-    @Arg('count', () => Int, {
-      nullable: true,
-      description: 'Page size (0 or more); none: every code, within the unpaged limit.',
-    })
-    count: number | null,
-    @Arg('offset', () => Int, {
-      nullable: true,
-      description: 'Codes to skip before the page starts (0 or more).',
-    })
-    offset: number | null,
-    @Arg('activeOnly', () => Boolean, { nullable: true, description: 'Leave inactive codes out.' })
-    activeOnly: boolean | null,
-    @Arg('displayLanguage', () => String, { nullable: true, description: DISPLAY_LANGUAGE })
-    displayLanguage: string | null,
+    @Args() args: ValueSetArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ValueSetExpansion> {
-    if ((count ?? 0) < 0 || (offset ?? 0) < 0) {
-      throw AppError.invalid('count and offset must be 0 or more.');
-    }
     const page = await ctx.services.terminology.expand(
       ctx,
-      { url, version: valueSetVersion ?? undefined },
-      [],
-      {
-        filter: filter ?? undefined,
-        count: count ?? undefined,
-        offset: offset ?? undefined,
-        activeOnly: activeOnly ?? undefined,
-        languages: parseLanguages(displayLanguage ?? undefined),
-      },
+      targetOf(args),
+      resourcesOf(args.txResources),
+      { ...expansionOptions(args), echo: echoOf(args) },
     );
     return ValueSetExpansion.from(page);
   }
@@ -141,17 +153,25 @@ export class TerminologyResolver {
       description: 'Translate from targets back to sources (default false).',
     })
     reverse: boolean | null,
+    @Arg('conceptMapVersion', () => String, {
+      nullable: true,
+      description: 'The concept map version to use.',
+    })
+    conceptMapVersion: string | null,
+    @Arg('txResources', () => [GraphQLJSONObject], TX_RESOURCES_ARG)
+    txResources: Record<string, unknown>[] | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TranslateResult> {
     const result = await ctx.services.terminology.translate(
       ctx,
       {
         url: url ?? undefined,
+        conceptMapVersion: conceptMapVersion ?? undefined,
         coding,
         targetSystem: targetSystem ?? undefined,
         reverse: reverse ?? false,
       },
-      [],
+      resourcesOf(txResources),
     );
     return TranslateResult.from(result);
   }
@@ -164,8 +184,120 @@ export class TerminologyResolver {
   async subsumes(
     @Arg('codingA', () => CodingInput, { description: 'The first code.' }) codingA: CodingInput,
     @Arg('codingB', () => CodingInput, { description: 'The second code.' }) codingB: CodingInput,
+    @Arg('txResources', () => [GraphQLJSONObject], TX_RESOURCES_ARG)
+    txResources: Record<string, unknown>[] | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<string> {
-    return (await ctx.services.terminology.subsumes(ctx, codingA, codingB, [])).outcome;
+    return (
+      await ctx.services.terminology.subsumes(ctx, codingA, codingB, resourcesOf(txResources))
+    ).outcome;
   }
+}
+
+function resourcesOf(values: Record<string, unknown>[] | null | undefined): TerminologyResource[] {
+  return terminologyResources(values ?? []);
+}
+
+const list = (values: string[] | null | undefined): string[] | undefined => values ?? undefined;
+
+/** The expansion parameters, as the FHIR edge reads them (`expansionOptions`, options.ts). */
+function expansionOptions(args: ExpansionArgs): Omit<ExpansionOptions, 'maxCodes'> {
+  if ((args.count ?? 0) < 0 || (args.offset ?? 0) < 0) {
+    throw AppError.invalid('count and offset must be 0 or more.');
+  }
+  return {
+    activeOnly: args.activeOnly ?? undefined,
+    filter: args.filter ?? undefined,
+    count: args.count ?? undefined,
+    offset: args.offset ?? undefined,
+    excludeNested: args.excludeNested ?? undefined,
+    includeDesignations: args.includeDesignations ?? undefined,
+    designations: list(args.designations),
+    languages: parseLanguages(args.displayLanguage ?? undefined),
+    properties: list(args.properties),
+    systemVersions: list(args.systemVersions),
+    checkSystemVersions: list(args.checkSystemVersions),
+    forceSystemVersions: list(args.forceSystemVersions),
+    defaultValueSetVersions: list(args.defaultValueSetVersions),
+    useSupplements: list(args.useSupplements),
+  };
+}
+
+/**
+ * The parameters an expansion echoes (FHIR names, as the FHIR edge echoes those given): the
+ * arguments set, in this order.
+ */
+const ECHOED: Array<[keyof ExpansionArgs, string]> = [
+  ['activeOnly', 'activeOnly'],
+  ['checkSystemVersions', 'check-system-version'],
+  ['count', 'count'],
+  ['defaultValueSetVersions', 'default-valueset-version'],
+  ['designations', 'designation'],
+  ['displayLanguage', 'displayLanguage'],
+  ['excludeNested', 'excludeNested'],
+  ['filter', 'filter'],
+  ['forceSystemVersions', 'force-system-version'],
+  ['includeDesignations', 'includeDesignations'],
+  ['offset', 'offset'],
+  ['systemVersions', 'system-version'],
+];
+
+function echoOf(args: ExpansionArgs): ParameterValue[] {
+  return ECHOED.flatMap(([arg, name]): ParameterValue[] => {
+    const value = args[arg];
+    if (value === undefined || value === null) return [];
+    if (Array.isArray(value)) {
+      return value
+        .filter((v): v is string => typeof v === 'string')
+        .map((v) => ({ name, valueString: v }));
+    }
+    if (typeof value === 'boolean') return [{ name, valueBoolean: value }];
+    if (typeof value === 'number') return [{ name, valueInteger: value }];
+    return typeof value === 'string' ? [{ name, valueString: value }] : [];
+  });
+}
+
+function hasValueSet(args: ValueSetArgs): boolean {
+  return Boolean(args.url || args.valueSet || args.id);
+}
+
+function targetOf(args: ValueSetArgs): ValueSetTarget {
+  return {
+    url: args.url ?? undefined,
+    version: args.valueSetVersion ?? undefined,
+    valueSet: args.valueSet ? inlineValueSet(args.valueSet) : undefined,
+    id: args.id ?? undefined,
+  };
+}
+
+/** The code to validate: a CodeableConcept, or a coding (FHIR's `coding` form). */
+function codeInputOf(args: ValidateArgs): CodeInput {
+  if (args.codeableConcept) return { kind: 'codeableConcept', concept: args.codeableConcept };
+  if (args.coding) return { kind: 'coding', coding: args.coding };
+  throw AppError.field('coding', 'Give the code to validate: `coding` or `codeableConcept`.');
+}
+
+/** A $validate-code as the FHIR edge reads one (`valueSetTarget`, `codeInput`, `validateOptions`). */
+function validateRequest(args: ValidateArgs): ValidateRequest {
+  const options: Omit<ValidateOptions, 'maxCodes'> = {
+    ...expansionOptions(args),
+    inferSystem: args.inferSystem ?? undefined,
+    lenientDisplay: args.lenientDisplay ?? undefined,
+    abstractAllowed: args.abstract ?? undefined,
+    systemVersion: args.systemVersion ?? undefined,
+    membershipOnly: args.membershipOnly ?? undefined,
+  };
+  return {
+    target: targetOf(args),
+    input: codeInputOf(args),
+    resources: resourcesOf(args.txResources),
+    options,
+  };
+}
+
+/** The fields a validation sets (they win over the shared arguments). */
+function definedOf(own: ValidationInput): Partial<ValidateArgs> {
+  return Object.fromEntries(
+    Object.entries(own).filter(([, value]) => value !== undefined && value !== null),
+  );
 }

@@ -16,3 +16,11 @@ export function renamedTo(name: string): string {
 }
 
 export const OFFSET = 'Records to skip before the page starts (zero-based).';
+
+/** The terminology operations' shared arguments. */
+export const DISPLAY_LANGUAGE =
+  'The languages displays are wanted in, as an HTTP `Accept-Language` value (e.g. `en,fr;q=0.8`).';
+export const TX_RESOURCES =
+  'FHIR `tx-resource`: code systems, value sets and concept maps (FHIR R4 JSON) used for this request only, before stored content of the same URL and version; never stored.';
+export const OWNER_URL =
+  'The owner URL (/orgs/:org/, /users/:user/); none: the server-wide namespace of /fhir/.';

@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { ArgsType, Field, InputType, Int, ObjectType } from 'type-graphql';
 import type {
+  CodeableConcept,
   Coding,
   ExpansionEntry,
   ExpansionPage,
@@ -9,6 +10,8 @@ import type {
 } from '../../services';
 import type { LookupResult as CoreLookupResult } from '../../services/terminology/lookup';
 import type { TranslationResult } from '../../services/terminology/translate';
+import type { FhirResult } from '../../services/terminology/fhir-resource.service';
+import { DISPLAY_LANGUAGE, TX_RESOURCES } from './descriptions';
 
 @InputType({ description: 'A FHIR Coding: a code of a code system (version).' })
 export class CodingInput implements Coding {
@@ -40,8 +43,26 @@ export class CodingObject {
   display?: string;
 }
 
+@InputType({ description: 'A FHIR CodeableConcept: codings that mean one thing, and a text.' })
+export class CodeableConceptInput implements CodeableConcept {
+  @Field(() => [CodingInput], { nullable: true, description: 'The codings.' })
+  coding?: CodingInput[];
+
+  @Field(() => String, { nullable: true, description: 'A text for the concept.' })
+  text?: string;
+}
+
+@ObjectType({ description: 'A CodeableConcept as $validate-code answers it.' })
+export class CodeableConceptObject {
+  @Field(() => [CodingObject], { description: 'The codings.' })
+  coding!: CodingObject[];
+
+  @Field(() => String, { nullable: true, description: 'Its text.' })
+  text?: string;
+}
+
 /** An issue in the shape of an OperationOutcome issue (severity, code, details, expression). */
-function issueObject(spec: IssueSpec): Record<string, unknown> {
+export function issueObject(spec: IssueSpec): Record<string, unknown> {
   return {
     severity: spec.severity,
     code: spec.code,
@@ -92,6 +113,24 @@ export class ValidateCodeResult {
   @Field(() => Boolean, { description: 'Whether the code is inactive.' })
   inactive!: boolean;
 
+  @Field(() => String, {
+    nullable: true,
+    description: "The concept's status when it is not simply active (`retired`, `deprecated`, …).",
+  })
+  status?: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The code as the code system spells it, when the input differs from it by case.',
+  })
+  normalizedCode?: string;
+
+  @Field(() => CodeableConceptObject, {
+    nullable: true,
+    description: 'The CodeableConcept validated, when one was given.',
+  })
+  codeableConcept?: CodeableConceptObject;
+
   @Field(() => [GraphQLJSONObject], {
     description: 'OperationOutcome issues (severity, code, details with a tx-issue-type).',
   })
@@ -111,6 +150,12 @@ export class ValidateCodeResult {
       version: result.version,
       display: result.display,
       inactive: result.inactive === true,
+      status: result.status,
+      normalizedCode: result.normalizedCode,
+      codeableConcept: result.codeableConcept && {
+        coding: result.codeableConcept.coding ?? [],
+        text: result.codeableConcept.text,
+      },
       issues: result.issues.map(issueObject),
     };
   }
@@ -337,6 +382,12 @@ export class ValueSetExpansion {
   @Field(() => [ExpandedCodeObject], { description: "The page's codes (roots of a hierarchy)." })
   contains!: ExpandedCodeObject[];
 
+  @Field(() => GraphQLJSONObject, {
+    description:
+      'The value set expanded, as FHIR R4 JSON with its definition (compose): FHIR `includeDefinition`.',
+  })
+  definition!: Record<string, unknown>;
+
   static from(page: ExpansionPage): ValueSetExpansion {
     return {
       url: page.valueSet.url,
@@ -349,6 +400,245 @@ export class ValueSetExpansion {
       offset: page.offset,
       parameters: page.parameters.map((p) => ({ name: p.name, value: textOf(p) })),
       contains: page.contains.map((c) => ExpandedCodeObject.from(c)),
+      definition: page.valueSet,
+    };
+  }
+}
+
+/**
+ * The expansion parameters (FHIR `EXPANSION_PARAMETERS`) that $expand and $validate-code share,
+ * each named as in FHIR or in the plural of a repeated FHIR parameter.
+ */
+@ArgsType()
+export class ExpansionArgs {
+  @Field(() => String, { nullable: true, description: 'Text that restricts the codes returned.' })
+  filter?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Page size (0 or more); none: every code, within the unpaged limit.',
+  })
+  count?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Codes to skip before the page starts (0 or more).',
+  })
+  offset?: number | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Leave inactive codes out.' })
+  activeOnly?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: DISPLAY_LANGUAGE })
+  displayLanguage?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'FHIR `excludeNested`: the codes as a flat list, no hierarchy.',
+  })
+  excludeNested?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'FHIR `includeDesignations`: each code with its designations.',
+  })
+  includeDesignations?: boolean | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'FHIR `designation`: the designations wanted, each a language or the `system|code` of a use.',
+  })
+  designations?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'FHIR `property`: the properties each code carries (codes of properties).',
+  })
+  properties?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'FHIR `system-version`: the version of a code system (`url|version`) where the value set names none.',
+  })
+  systemVersions?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'FHIR `check-system-version`: a value set naming another version of the code system (`url|version`) is an error.',
+  })
+  checkSystemVersions?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'FHIR `force-system-version`: this version of the code system (`url|version`) whatever the value set says.',
+  })
+  forceSystemVersions?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'FHIR `default-valueset-version`: the version of an included value set (`url|version`) that names none.',
+  })
+  defaultValueSetVersions?: string[] | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'FHIR `useSupplement`: code system supplements to apply (canonical URLs).',
+  })
+  useSupplements?: string[] | null;
+
+  @Field(() => [GraphQLJSONObject], { nullable: true, description: TX_RESOURCES })
+  txResources?: Record<string, unknown>[] | null;
+}
+
+/** The value set of a ValueSet operation: stored or brought by canonical URL, inline, or by id. */
+@ArgsType()
+export class ValueSetArgs extends ExpansionArgs {
+  @Field(() => String, {
+    nullable: true,
+    description: 'The value set canonical URL (`url|version` too).',
+  })
+  url?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The value set version to use.' })
+  valueSetVersion?: string | null;
+
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'FHIR `valueSet`: a value set given inline (FHIR R4 JSON), instead of `url`.',
+  })
+  valueSet?: Record<string, unknown> | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The id of a value set among `txResources` (FHIR `/ValueSet/:id/$…`), instead of `url`.',
+  })
+  id?: string | null;
+}
+
+/** The parameters of $validate-code beside the value set's. */
+@ArgsType()
+export class ValidateArgs extends ValueSetArgs {
+  @Field(() => CodingInput, {
+    nullable: true,
+    description: 'The code to validate (FHIR `coding`, or `code`, `system`, `display`).',
+  })
+  coding?: CodingInput | null;
+
+  @Field(() => CodeableConceptInput, {
+    nullable: true,
+    description: 'FHIR `codeableConcept`: codings to validate together, instead of `coding`.',
+  })
+  codeableConcept?: CodeableConceptInput | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'FHIR `systemVersion` (value sets only): the code system version when the coding names none.',
+  })
+  systemVersion?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "FHIR `inferSystem`: the code's system is inferred from the value set.",
+  })
+  inferSystem?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'FHIR `lenient-display-validation`: a wrong display is a warning, not an error.',
+  })
+  lenientDisplay?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'FHIR `abstract`: whether abstract (not selectable) codes are valid.',
+  })
+  abstract?: boolean | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'FHIR `valueset-membership-only`: only membership is checked (not displays nor status).',
+  })
+  membershipOnly?: boolean | null;
+}
+
+@InputType({
+  description:
+    'One validation of $batch-validate-code: what it sets wins over the arguments shared by all.',
+})
+export class ValidationInput {
+  @Field(() => String, {
+    nullable: true,
+    description: 'The value set canonical URL (`url|version` too).',
+  })
+  url?: string;
+
+  @Field(() => String, { nullable: true, description: 'The value set version to use.' })
+  valueSetVersion?: string;
+
+  @Field(() => CodingInput, { nullable: true, description: 'The code to validate.' })
+  coding?: CodingInput;
+
+  @Field(() => CodeableConceptInput, {
+    nullable: true,
+    description: 'Codings to validate together, instead of `coding`.',
+  })
+  codeableConcept?: CodeableConceptInput;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The code system version when the coding names none.',
+  })
+  systemVersion?: string;
+
+  @Field(() => String, { nullable: true, description: DISPLAY_LANGUAGE })
+  displayLanguage?: string;
+}
+
+@ObjectType({
+  description:
+    'The answer to one validation of $batch-validate-code: its result, or the issues that kept it from being validated.',
+})
+export class BatchValidation {
+  @Field(() => ValidateCodeResult, {
+    nullable: true,
+    description: 'The validation; null when it could not be made.',
+  })
+  validation?: ValidateCodeResult;
+
+  @Field(() => [GraphQLJSONObject], {
+    description: 'Why it could not be validated (OperationOutcome issues); empty otherwise.',
+  })
+  errors!: Record<string, unknown>[];
+}
+
+@ObjectType({ description: 'A page of FHIR resources, as a FHIR searchset Bundle pages them.' })
+export class FhirResourcePage {
+  @Field(() => Int, { description: 'Resources matching, over every page.' })
+  total!: number;
+
+  @Field(() => Int, { description: 'This page, from 1.' })
+  page!: number;
+
+  @Field(() => Boolean, { description: 'Whether a next page exists.' })
+  more!: boolean;
+
+  @Field(() => [GraphQLJSONObject], { description: 'The resources of this page, FHIR R4 JSON.' })
+  resources!: Record<string, unknown>[];
+
+  static from(result: FhirResult): FhirResourcePage {
+    return {
+      total: result.total,
+      page: result.page,
+      more: result.more,
+      resources: result.resources,
     };
   }
 }

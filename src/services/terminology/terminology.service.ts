@@ -8,7 +8,7 @@ import {
   type PagedSource,
 } from './expand';
 import type { Coding, ConceptSetComponent, TerminologyResource, ValueSetResource } from './fhir';
-import { TerminologyError } from './issues';
+import { isTerminologyError, TerminologyError, type IssueSpec } from './issues';
 import {
   TerminologyLibrary,
   splitCanonical,
@@ -205,6 +205,29 @@ export class TerminologyService {
       ...forValueSet(options, narrowed),
       maxCodes: this.maxExpansion,
     }).validate(input, narrowed);
+  }
+
+  /**
+   * ValueSet/$batch-validate-code: each request validated as `validateInValueSet` validates it,
+   * in order; one that cannot be validated (a `TerminologyError`) is answered by its issues in
+   * its place.
+   */
+  async validateBatch(
+    ctx: ServiceContext,
+    requests: ValidateRequest[],
+  ): Promise<Array<{ result: ValidateResult } | { issues: IssueSpec[] }>> {
+    const answers: Array<{ result: ValidateResult } | { issues: IssueSpec[] }> = [];
+    for (const { target, input, resources, options } of requests) {
+      try {
+        answers.push({
+          result: await this.validateInValueSet(ctx, target, input, resources, options),
+        });
+      } catch (error) {
+        if (!isTerminologyError(error)) throw error;
+        answers.push({ issues: error.issues });
+      }
+    }
+    return answers;
   }
 
   /** ValueSet/$validate-code over the whole value set, its code systems read whole. */
