@@ -1,2 +1,2 @@
-/** The API generation and revision (spec core §9.1), also sent as `X-OCL-API-VERSION`. */
-export const API_VERSION = '2.0.0';
+/** The API version is the services' (spec core §9.1): GraphQL's `apiVersion` answers it too. */
+export { API_VERSION } from '../../src/services';

@@ -103,6 +103,9 @@ function operationOf(row: RouteRow): Record<string, unknown> {
     summary: row.summary,
     tags: [tagOf(row)],
     'x-access': row.access,
+    // Issue 28 parity: the GraphQL field answering the same, or why there is none.
+    ...(row.graphql ? { 'x-graphql': row.graphql } : {}),
+    ...(row.transportOnly ? { 'x-transport-only': row.transportOnly } : {}),
     // public: credentials optional (they widen what is seen); otherwise required.
     security: row.access === 'public' ? [{}, { token: [] }] : [{ token: [] }],
     responses: {

@@ -1,9 +1,9 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { AppError } from '../../src/errors';
-import type { Services } from '../../src/services';
+import { changelogMarkdown, type Services } from '../../src/services';
 import { bodyOf, ok, queryString } from '../http';
-import { changelogJson, changelogMarkdown, comparisonJson, VERBOSITY } from './compare.mapper';
+import { changelogJson, comparisonJson, VERBOSITY } from './compare.mapper';
 import { handlers } from './table';
 
 /** The query of `$compare` and `$changelog` (both also read `verbosity` from the body). */

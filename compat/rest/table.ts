@@ -19,6 +19,14 @@ export interface RouteRow {
   path: string;
   handler: Handler;
   /**
+   * Its GraphQL twin (issue 28 parity): the field answering the same with the same parameters and
+   * rules through the same service call, as `Type.field` (`Query.concepts`,
+   * `Mutation.updateConcept`, `Concept.names`). test/graphql/parity.test.ts checks it exists.
+   */
+  graphql?: string;
+  /** Why a route has no GraphQL twin: it is about the transport only (a probe, file bytes). */
+  transportOnly?: string;
+  /**
    * A read of stored content whose answer each process may keep for the caller until content
    * changes (`AnswerCache`, compat/http/answer-cache.ts).
    */

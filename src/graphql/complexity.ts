@@ -33,7 +33,7 @@ export type ChargeRequests = (units: number) => Promise<number | undefined>;
 /**
  * A list field costs its items times the cost of one item: `first` items on a cursor page, else
  * `limit` (or `UNBOUNDED_LIST` for `limit: 0`), so nesting lists multiplies as their database
- * work does; searching it costs `searchCost` more.
+ * work does; searching it or counting its facets costs `searchCost` more (each).
  */
 function listEstimator(searchCost: number): ComplexityEstimator {
   return ({ args, childComplexity }) => {
@@ -45,7 +45,9 @@ function listEstimator(searchCost: number): ComplexityEstimator {
           ? UNBOUNDED_LIST
           : Math.max(args.limit, 1);
     const search = typeof args.q === 'string' && args.q.trim() !== '' ? searchCost : 0;
-    return 1 + search + items * Math.max(childComplexity, 1);
+    // Facets count every match of the list, field by field: a search's work.
+    const facets = args.includeFacets === true ? searchCost : 0;
+    return 1 + search + facets + items * Math.max(childComplexity, 1);
   };
 }
 

@@ -3,6 +3,9 @@ import { buildSchema, type PubSub } from 'type-graphql';
 import { CollectionContentResolver, CollectionResolver } from './resolvers/collection.resolver';
 import { CompareResolver } from './resolvers/compare.resolver';
 import { ConceptResolver, SourceConceptsResolver } from './resolvers/concept.resolver';
+import { ConceptItemResolver } from './resolvers/concept-item.resolver';
+import { ExtrasResolver } from './resolvers/extras.resolver';
+import { StatusResolver } from './resolvers/status.resolver';
 import {
   ConceptMappingsResolver,
   MappingResolver,
@@ -50,6 +53,9 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       UserRepositoriesResolver,
       ConceptResolver,
       SourceConceptsResolver,
+      ConceptItemResolver,
+      ExtrasResolver,
+      StatusResolver,
       MappingResolver,
       ConceptMappingsResolver,
       SourceMappingsResolver,

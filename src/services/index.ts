@@ -104,6 +104,7 @@ export type {
 } from './content/repository.service';
 export type { RepoContentVisitor, RepoDetailInclude } from './content/repository-detail.service';
 export { CHANGE_KINDS, compareInput } from './content/version-compare.service';
+export { changelogMarkdown } from './content/changelog-markdown';
 export type {
   ChangeKind,
   Changelog,
@@ -155,6 +156,7 @@ export {
   repoUrl,
 } from './shared/urls';
 export type { ConceptRef, MappingRef, OwnerRef, RepoRef } from './shared/urls';
+export { API_VERSION } from './shared/version';
 
 // The schemas the services validate request bodies with (the API reference describes them).
 export { authInput } from './accounts/auth.service';

@@ -47,7 +47,7 @@ describe('aliases and searches', () => {
     expect(res.body.data.s49.totalCount).toBe(1);
   });
 
-  test('a search costs more than the item it returns', async () => {
+  test('a search, or counting facets, costs more than the item it returns', async () => {
     const cheap = await createTestApp({ GRAPHQL_MAX_COST: '100' });
     try {
       const one = `{ concepts(source: "${sourceUrl}", limit: 1) { items { id } } }`;
@@ -56,6 +56,10 @@ describe('aliases and searches', () => {
       const res = await request(cheap.app).post('/graphql').send({ query: search });
       expect(res.status).toBe(400);
       expect(res.body.errors[0].message).toMatch(/cost limit of 100 exceeded, found 1\d\d\b/);
+      const facets = `{ concepts(source: "${sourceUrl}", includeFacets: true, limit: 1) { facets { field } } }`;
+      const counted = await request(cheap.app).post('/graphql').send({ query: facets });
+      expect(counted.status).toBe(400);
+      expect(counted.body.errors[0].message).toMatch(/cost limit of 100 exceeded, found 1\d\d\b/);
     } finally {
       await cheap.close();
     }

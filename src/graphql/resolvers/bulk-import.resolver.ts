@@ -28,11 +28,14 @@ export class BulkImportType {
 export class BulkImportResolver {
   @Mutation(() => StartBulkImportPayload, {
     description:
-      'Queues an import of `content` (OCL JSON lines, or CSV of concepts and mappings with `attr:<name>:<type>` columns) as the caller; read it with `bulkImport` or `task`.',
+      'Queues an import of `content` or the file at `fileUrl` (OCL JSON lines, or CSV of concepts and mappings with `attr:<name>:<type>` columns) as the caller; read it with `bulkImport` or `task`.',
   })
   async startBulkImport(
-    @Arg('content', () => String, { description: 'The file to import, as text.' })
-    content: string,
+    @Arg('content', () => String, {
+      nullable: true,
+      description: 'The file to import, as text; or name it by `fileUrl`.',
+    })
+    content: string | null | undefined,
     @Arg('format', () => String, {
       nullable: true,
       description: '`json` (JSON lines) or `csv`; by content when absent.',
@@ -49,13 +52,20 @@ export class BulkImportResolver {
         'A named queue (letters, digits, `_ . -`) refuses a second active import of the same user; none: `default`, which refuses none.',
     })
     queue: string | null | undefined,
+    @Arg('fileUrl', () => String, {
+      nullable: true,
+      description:
+        'Where to fetch the file from instead of `content`, as REST `file_url` (only from the hosts the deployment allows).',
+    })
+    fileUrl: string | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TaskPayload> {
     if (format != null && !['json', 'jsonl', 'csv'].includes(format)) {
       throw AppError.field('format', "Must be 'json' (JSON lines) or 'csv'.");
     }
     const task = await ctx.services.bulkImports.start(ctx, {
-      content: Buffer.from(content),
+      content: content == null ? undefined : Buffer.from(content),
+      fileUrl: fileUrl ?? undefined,
       format: format == null ? undefined : format === 'csv' ? 'csv' : 'jsonl',
       updateIfExists,
       queue: queue ?? undefined,

@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { changelogMarkdown } from '../../services';
 import type { GraphQLContext } from '../context';
 import {
   ChangelogObject,
@@ -18,11 +19,16 @@ export class CompareResolver {
   async compareSourceVersions(
     @Arg('version1', { description: 'The URL of one source version.' }) version1: string,
     @Arg('version2', { description: 'The URL of the other source version.' }) version2: string,
+    @Arg('includeSameCodes', {
+      defaultValue: false,
+      description: 'List the unchanged codes too (`sameCodes`), as REST `verbosity` 3 and up.',
+    })
+    includeSameCodes: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<VersionComparisonObject> {
     const input = { version1, version2 };
     return VersionComparisonObject.from(
-      await ctx.services.versionComparisons.compare(ctx, input),
+      await ctx.services.versionComparisons.compare(ctx, input, { sameCodes: includeSameCodes }),
       input,
     );
   }
@@ -38,6 +44,7 @@ export class CompareResolver {
     return {
       concepts: log.concepts.map((c) => ConceptChangeObject.from(c)),
       mappings: log.mappings.map((m) => MappingChangeObject.from(m)),
+      markdown: changelogMarkdown(log),
     };
   }
 }

@@ -39,6 +39,11 @@ import {
   CursorListArgs,
   listParamsOf,
 } from '../types/list.args';
+import {
+  GlobalConceptArgs,
+  globalConceptParamsOf,
+  refuseGlobalFilters,
+} from '../types/global-list.args';
 import { repositoryObject, SourceObject, type RepositoryObject } from '../types/repository.type';
 
 /** Whether the query selects this field directly on the resolved object (fragments aside). */
@@ -98,16 +103,31 @@ export class ConceptResolver {
 
   @Query(() => ConceptPage, {
     nullable: true,
-    description: 'The concepts of a source (its URL; a version URL lists that version).',
+    description:
+      'The concepts of a source (its URL; a version URL lists that version), or without `source` the current concepts of every public source, as REST `/concepts/` (spec core §4.3).',
   })
   async concepts(
-    @Arg('source', { description: 'The REST URL of the source, or of one of its versions.' })
-    source: string,
+    @Arg('source', () => String, {
+      nullable: true,
+      description:
+        'The REST URL of the source, or of one of its versions; none: every public source (`/concepts/`).',
+    })
+    source: string | null,
     @Args() args: ConceptListArgs,
     @Arg('onlyHierarchyRoot', { defaultValue: false, description: ONLY_HIERARCHY_ROOT })
     onlyHierarchyRoot: boolean,
+    @Args() global: GlobalConceptArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConceptPage> {
+    if (source === null || source === undefined) {
+      if (onlyHierarchyRoot) {
+        throw AppError.field('onlyHierarchyRoot', "Only with `source`: a source's hierarchy root.");
+      }
+      return ConceptPage.of(
+        await ctx.services.concepts.listPublic(ctx, globalConceptParamsOf(args, global)),
+      );
+    }
+    refuseGlobalFilters(global, 'source');
     return ConceptPage.of(
       await ctx.services.concepts.list(
         ctx,

@@ -1,6 +1,8 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AppError } from '../../errors';
 import { parseMappingUrl, parseRepoUrl, refOf, type Ends } from '../../services';
 import type { GraphQLContext } from '../context';
+import { facetsOf } from '../types/facets.type';
 import {
   CreateMappingPayload,
   type MappingPayload,
@@ -16,6 +18,11 @@ import {
   MappingListArgs,
   mappingListParamsOf,
 } from '../types/list.args';
+import {
+  GlobalMappingArgs,
+  globalMappingParamsOf,
+  refuseGlobalFilters,
+} from '../types/global-list.args';
 import { MappingEndObject, MappingInput, MappingObject, MappingPage } from '../types/mapping.type';
 import { SourceObject } from '../types/repository.type';
 
@@ -47,14 +54,26 @@ export class MappingResolver {
 
   @Query(() => MappingPage, {
     nullable: true,
-    description: 'The mappings of a source (its URL; a version URL lists that version).',
+    description:
+      'The mappings of a source (its URL; a version URL lists that version), or without `source` the current mappings of every public source, as REST `/mappings/` (spec core §4.4).',
   })
   async mappings(
-    @Arg('source', { description: 'The REST URL of the source, or of one of its versions.' })
-    source: string,
+    @Arg('source', () => String, {
+      nullable: true,
+      description:
+        'The REST URL of the source, or of one of its versions; none: every public source (`/mappings/`).',
+    })
+    source: string | null,
     @Args() args: MappingListArgs,
+    @Args() global: GlobalMappingArgs,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingPage> {
+    if (source === null || source === undefined) {
+      return MappingPage.of(
+        await ctx.services.mappings.listPublic(ctx, globalMappingParamsOf(args, global)),
+      );
+    }
+    refuseGlobalFilters(global, 'source');
     return MappingPage.of(
       await ctx.services.mappings.list(
         ctx,
@@ -217,6 +236,57 @@ export class ConceptMappingsResolver {
     return (await ctx.services.mappings.ofConcept(ctx, concept.view, true)).map((view) =>
       MappingObject.from(view),
     );
+  }
+
+  @FieldResolver(() => MappingPage, {
+    description:
+      'Its mappings as a page with the list filters, as REST `…/concepts/C/mappings/`: those its source (at the version it was read through) holds from it, and with `includeInverseMappings` those to it after them (then paged by `limit`/`offset` only, its `edges` empty: read `items`).',
+  })
+  async mappingList(
+    @Root() concept: ConceptObject,
+    @Arg('includeInverseMappings', {
+      defaultValue: false,
+      description: 'Also the mappings to this concept, after those from it.',
+    })
+    includeInverseMappings: boolean,
+    @Args() args: MappingListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<MappingPage> {
+    const { source } = concept.view;
+    const ref = {
+      ...refOf(source),
+      version: source.version.mnemonic === 'HEAD' ? undefined : source.version.mnemonic,
+    };
+    const params = mappingListParamsOf(args);
+    if (!includeInverseMappings) {
+      return MappingPage.of(
+        await ctx.services.mappings.listForConcept(ctx, ref, concept.id, false, params),
+      );
+    }
+    // Two lists in one (REST pages it by offset only): no keyset, so no cursors.
+    if (params.first !== undefined || params.after !== undefined) {
+      throw AppError.field(
+        params.after !== undefined ? 'after' : 'first',
+        'With includeInverseMappings this list pages by limit/offset only.',
+      );
+    }
+    const page = await ctx.services.mappings.listForConcept(ctx, ref, concept.id, true, {
+      ...params,
+      withCursors: false,
+    });
+    const items = page.items.map((item) => MappingObject.of(item));
+    return {
+      totalCount: page.total,
+      items,
+      edges: [],
+      pageInfo: {
+        hasNextPage: page.limit > 0 && page.offset + page.items.length < page.total,
+        hasPreviousPage: page.offset > 0,
+        startCursor: null,
+        endCursor: null,
+      },
+      facets: facetsOf(page),
+    };
   }
 }
 

@@ -1,6 +1,6 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { ExchangeOidcCodePayload } from '../types/oidc.type';
+import { ExchangeOidcCodePayload, OidcSignInArgs, oidcSignInInput } from '../types/oidc.type';
 import { UserType } from '../types/user.type';
 
 const STATE = 'An opaque value the provider sends back with the redirect.';
@@ -37,6 +37,27 @@ export class OidcResolver {
       codeChallenge: codeChallenge ?? undefined,
       codeChallengeMethod: codeChallengeMethod ?? undefined,
     });
+  }
+
+  @Query(() => String, {
+    nullable: true,
+    description:
+      "Where to send the browser to sign up: the identity provider's registration page (REST `/users/signup/`).",
+  })
+  async oidcSignupUrl(@Args() args: OidcSignInArgs, @Ctx() ctx: GraphQLContext): Promise<string> {
+    return ctx.services.oidc.signupUrl(oidcSignInInput(args));
+  }
+
+  @Query(() => String, {
+    nullable: true,
+    description:
+      "Where to send the browser to reset a password: the identity provider's page (REST `/users/password/reset/`).",
+  })
+  async oidcPasswordResetUrl(
+    @Args() args: OidcSignInArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<string> {
+    return ctx.services.oidc.passwordResetUrl(oidcSignInInput(args));
   }
 
   @Query(() => String, {

@@ -1,5 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
+import { facetsOf } from '../types/facets.type';
 import { type DeletePayload, readableAfter } from '../types/payload.type';
 import {
   AddMemberPayload,
@@ -39,7 +40,11 @@ export class OrgResolver {
       ctx,
       listParamsOf(args, { company: args.company, location: args.location }),
     );
-    return { totalCount: page.total, items: page.items.map((o) => OrganizationType.from(o)) };
+    return {
+      totalCount: page.total,
+      items: page.items.map((o) => OrganizationType.from(o)),
+      facets: facetsOf(page),
+    };
   }
 
   @FieldResolver(() => UserPage, {
@@ -51,7 +56,11 @@ export class OrgResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserPage> {
     const page = await ctx.services.orgs.members(ctx, org.entity, listParamsOf(args));
-    return { totalCount: page.total, items: page.items.map((u) => UserType.from(u)) };
+    return {
+      totalCount: page.total,
+      items: page.items.map((u) => UserType.from(u)),
+      facets: facetsOf(page),
+    };
   }
 
   @FieldResolver(() => Boolean, {

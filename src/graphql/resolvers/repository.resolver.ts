@@ -10,6 +10,7 @@ import {
   type RepoView,
 } from '../../services';
 import type { GraphQLContext } from '../context';
+import { facetsOf } from '../types/facets.type';
 import { HEAD } from '../../db/entities';
 import { type DeletePayload, slashed } from '../types/payload.type';
 import {
@@ -62,7 +63,11 @@ function detailObject({ view, counts }: RepoDetail): RepositoryObject {
 }
 
 function pageOf(page: Page<RepoView>): RepositoryPage {
-  return { totalCount: page.total, items: page.items.map((view) => repositoryObject(view)) };
+  return {
+    totalCount: page.total,
+    items: page.items.map((view) => repositoryObject(view)),
+    facets: facetsOf(page),
+  };
 }
 
 /** Fields every source and collection has, resolved through per-request loaders. */
@@ -436,6 +441,36 @@ export class UserRepositoriesResolver {
     return ownerList(ctx, args, {
       kind: 'collection',
       owner: { type: 'user', username: user.username },
+    });
+  }
+
+  @FieldResolver(() => SourcePage, {
+    description:
+      "Sources of this user's organizations that the caller may see, as REST `/users/:user/orgs/sources/`.",
+  })
+  async orgSources(
+    @Root() user: UserType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, {
+      kind: 'source',
+      ofOrgsOf: { type: 'user', username: user.username },
+    });
+  }
+
+  @FieldResolver(() => CollectionPage, {
+    description:
+      "Collections of this user's organizations that the caller may see, as REST `/users/:user/orgs/collections/`.",
+  })
+  async orgCollections(
+    @Root() user: UserType,
+    @Args() args: RepoListArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RepositoryPage> {
+    return ownerList(ctx, args, {
+      kind: 'collection',
+      ofOrgsOf: { type: 'user', username: user.username },
     });
   }
 }

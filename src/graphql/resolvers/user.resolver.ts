@@ -1,6 +1,8 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { readableAfter } from '../types/payload.type';
+import { facetsOf } from '../types/facets.type';
+import { AppError } from '../../errors';
+import { payloadOf, readableAfter } from '../types/payload.type';
 import {
   CreateUserPayload,
   DeactivateUserPayload,
@@ -19,6 +21,7 @@ import {
   UpdateUserInput,
   UserPage,
   UserType,
+  VerifyEmailPayload,
 } from '../types/user.type';
 
 const USERNAME = 'The username.';
@@ -48,7 +51,11 @@ export class UserResolver {
       ctx,
       listParamsOf(args, { company: args.company, location: args.location }),
     );
-    return { totalCount: page.total, items: page.items.map((u) => UserType.from(u)) };
+    return {
+      totalCount: page.total,
+      items: page.items.map((u) => UserType.from(u)),
+      facets: facetsOf(page),
+    };
   }
 
   @FieldResolver(() => Int, { description: 'Orgs of this user that the caller may see.' })
@@ -106,7 +113,11 @@ export class UserResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<OrganizationPage> {
     const page = await ctx.services.orgs.list(ctx, listParamsOf(args), user.entity);
-    return { totalCount: page.total, items: page.items.map((o) => OrganizationType.from(o)) };
+    return {
+      totalCount: page.total,
+      items: page.items.map((o) => OrganizationType.from(o)),
+      facets: facetsOf(page),
+    };
   }
 
   @Mutation(() => LoginPayload, {
@@ -181,6 +192,23 @@ export class UserResolver {
   ): Promise<UserPayload> {
     await ctx.services.users.reactivate(ctx, username);
     return userPayload(ReactivateUserPayload, username, await userAfter(ctx, username));
+  }
+
+  @Mutation(() => VerifyEmailPayload, {
+    description:
+      "Confirms a user's mail address with the token of the signup mail, as REST `/users/:user/verify/:token/`: `verified` and the signup's page for the outcome; a token that does not match answers `verified: false` with the failure page the signup named, else is INVALID.",
+  })
+  async verifyEmail(
+    @Arg('username', { description: USERNAME }) username: string,
+    @Arg('token', { description: 'The token the signup mail carried.' }) token: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<VerifyEmailPayload> {
+    const outcome = await ctx.services.users.verifyEmail(username, token);
+    // As REST: a wrong token goes to the signup's failure page when it named one, else is refused.
+    if (!outcome.verified && outcome.redirectTo === null) {
+      throw AppError.field('token', 'This verification link is not valid.');
+    }
+    return payloadOf(VerifyEmailPayload, { id: username, ...outcome });
   }
 }
 

@@ -12,6 +12,7 @@ import type { GraphQLContext } from '../context';
 import { type DeletePayload, payloadOf, slashed } from '../types/payload.type';
 import {
   ApiTokenPayload,
+  RefreshSummaryPayload,
   deleted,
   FollowPayload,
   followPayload,
@@ -131,6 +132,33 @@ export class WebClientResolver {
   ): Promise<RepositorySummaryObject> {
     return RepositorySummaryObject.from(
       await ctx.services.summaries.repoSummary(ctx, parseRepoUrl(url), { verbose }),
+    );
+  }
+
+  @Mutation(() => RefreshSummaryPayload, {
+    description:
+      'Asks for the summary of a repository (its REST URL, at HEAD or a version) to be refreshed, as REST `PUT …/summary/` (editors only; summaries here are computed on each read).',
+  })
+  async refreshSummary(
+    @Arg('url', { description: 'The REST URL of the source or collection, or of a version.' })
+    url: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RefreshSummaryPayload> {
+    await ctx.services.summaries.refresh(ctx, parseRepoUrl(url));
+    return payloadOf(RefreshSummaryPayload, { url: slashed(url) });
+  }
+
+  @Query(() => [ConceptObject], {
+    nullable: true,
+    description:
+      "A lookup source's values (its REST URL, at HEAD): all its concepts, as REST `…/concepts/lookup/`.",
+  })
+  async lookupValues(
+    @Arg('source', { description: 'The REST URL of the lookup source.' }) source: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConceptObject[]> {
+    return (await ctx.services.lookups.values(ctx, parseRepoUrl(source, 'source'))).map((view) =>
+      ConceptObject.from(view),
     );
   }
 

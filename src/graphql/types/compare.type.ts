@@ -73,6 +73,13 @@ export class ContentChangesObject {
   @Field(() => Int, { description: 'Active in both with the same checksums.' })
   same: number;
 
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Their codes, when asked with `includeSameCodes` (REST `verbosity` 3 and up); else null.',
+  })
+  sameCodes: string[] | null;
+
   static from(changes: ContentChanges): ContentChangesObject {
     const { new: added, removed, retired, major, minor, same } = changes;
     return Object.assign(new ContentChangesObject(), {
@@ -82,6 +89,7 @@ export class ContentChangesObject {
       major,
       minor,
       same,
+      sameCodes: changes.sameCodes ?? null,
     });
   }
 }
@@ -214,6 +222,12 @@ export class ChangelogObject {
 
   @Field(() => [MappingChangeObject], { description: 'Changed mappings from no concept above.' })
   mappings: MappingChangeObject[];
+
+  @Field({
+    description:
+      'A release note of these changes in Markdown: a summary table, then each change in words (REST `output=markdown`).',
+  })
+  markdown: string;
 }
 
 @ObjectType('VersionComparison', {

@@ -4,6 +4,7 @@ import type { ConceptDescription, ConceptName } from '../../db/entities';
 import { repoUrl, type ConceptDetail, type ConceptView, type Page } from '../../services';
 import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
+import { FACETS, FacetObject, facetsOf } from './facets.type';
 
 @ObjectType('ConceptName', { description: 'A name of a concept (spec core §2.6).' })
 export class ConceptNameObject {
@@ -240,9 +241,12 @@ export class ConceptPage {
   @Field(() => PageInfoObject, { description: PAGE_INFO })
   pageInfo: PageInfoObject;
 
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
+
   static of(page: Page<ConceptView>): ConceptPage {
     const items = page.items.map((view) => ConceptObject.from(view));
-    return connectionPageOf(page, items);
+    return Object.assign(connectionPageOf(page, items), { facets: facetsOf(page) });
   }
 }
 

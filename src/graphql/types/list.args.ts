@@ -75,6 +75,12 @@ class OwnerListArgs extends ListArgs {
   @Field(() => [String], { nullable: true, description: 'Any of these companies.' })
   company?: string[];
 
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
+
   @Field(() => [String], { nullable: true, description: 'Any of these locations.' })
   location?: string[];
 }
@@ -128,6 +134,8 @@ export function listParamsOf(
     first: args.first ?? undefined,
     after: args.after ?? undefined,
     withCursors: args instanceof CursorListArgs,
+    // The lists that count facets take `includeFacets` (issue 28 parity).
+    includeFacets: (args as { includeFacets?: boolean }).includeFacets === true || undefined,
   };
 }
 
@@ -164,6 +172,12 @@ class RepoCommonListArgs extends ListArgs {
 
   @Field({ defaultValue: false, description: 'Every version, not only HEAD.' })
   allVersions: boolean;
+
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
 
   @Field(() => [ExtrasFilterInput], { nullable: true, description: EXTRAS_DESCRIPTION })
   extras?: ExtrasFilterInput[];
@@ -278,6 +292,12 @@ export class ConceptListArgs extends CursorListArgs {
   @Field({ defaultValue: false, description: 'Retired concepts too.' })
   includeRetired: boolean;
 
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
+
   @Field(() => [ExtrasFilterInput], { nullable: true, description: EXTRAS_DESCRIPTION })
   extras?: ExtrasFilterInput[];
 
@@ -318,6 +338,12 @@ export class MappingListArgs extends CursorListArgs {
 
   @Field({ defaultValue: false, description: 'Retired mappings too.' })
   includeRetired: boolean;
+
+  @Field({
+    defaultValue: false,
+    description: "Count the list's facets (REST `includeFacets`), answered in the page's `facets`.",
+  })
+  includeFacets: boolean;
 
   @Field(() => [String], { nullable: true, description: 'Codes of either end.' })
   concept?: string[];
@@ -360,6 +386,12 @@ export class MappingListArgs extends CursorListArgs {
     description: "`Organization` or `User`: the kind of owner of the to end's source.",
   })
   toConceptOwnerType?: string[];
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Only versions written by these users (usernames), as REST `updatedBy`.',
+  })
+  updatedBy?: string[];
 }
 
 export function mappingListParamsOf(args: MappingListArgs): ListParams {
@@ -376,5 +408,6 @@ export function mappingListParamsOf(args: MappingListArgs): ListParams {
     toConceptOwner: args.toConceptOwner,
     fromConceptOwnerType: args.fromConceptOwnerType,
     toConceptOwnerType: args.toConceptOwnerType,
+    updatedBy: args.updatedBy,
   });
 }

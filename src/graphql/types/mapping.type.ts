@@ -13,6 +13,7 @@ import { ChecksumsObject } from './concept.type';
 import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 import { OwnerType } from './enums';
+import { FACETS, FacetObject, facetsOf } from './facets.type';
 
 @ObjectType('MappingEnd', {
   description: 'One end of a mapping: as given, and what it resolved to (spec core §2.7).',
@@ -191,9 +192,12 @@ export class MappingPage {
   @Field(() => PageInfoObject, { description: PAGE_INFO })
   pageInfo: PageInfoObject;
 
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
+
   static of(page: Page<MappingItem>): MappingPage {
     const items = page.items.map((item) => MappingObject.of(item));
-    return connectionPageOf(page, items);
+    return Object.assign(connectionPageOf(page, items), { facets: facetsOf(page) });
   }
 }
 

@@ -11,6 +11,7 @@ import {
   UPDATED_BY,
   UPDATED_ON,
 } from './descriptions';
+import { FACETS, FacetObject } from './facets.type';
 
 /**
  * The three levels of public access (spec core §2.3). The values were spelled as REST spells them
@@ -146,6 +147,9 @@ export class OrganizationPage {
 
   @Field(() => [OrganizationType], { description: 'The organizations of this page.' })
   items: OrganizationType[];
+
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
 }
 
 @InputType('CreateOrganizationInput', { description: 'A new organization.' })

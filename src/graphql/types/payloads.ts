@@ -385,6 +385,14 @@ export class ApiTokenPayload {
   token: string;
 }
 
+@ObjectType('RefreshSummaryPayload', {
+  description: 'A summary refresh asked for (summaries here are computed on each read).',
+})
+export class RefreshSummaryPayload {
+  @Field({ description: 'The REST URL of the repository (version), as given.' })
+  url: string;
+}
+
 @ObjectType('AddReferencesPayload', {
   description:
     'What an add answers: each reference’s result, or — for an add of more than 2,000 references still running after 25 s, or when `background` was asked — the task running it (read it with `task(id)`). The references refused are in `userErrors` too; the others were added.',

@@ -4,6 +4,7 @@ import { HEAD } from '../../db/entities';
 import { hierarchyRootUrl, repoUrl, ownerUrl, type RepoView } from '../../services';
 import { EXTERNAL_ID, EXTRAS } from './descriptions';
 import { OwnerType } from './enums';
+import { FACETS, FacetObject } from './facets.type';
 import { PublicAccess } from './org.type';
 
 const COLLECTION_TYPE = 'A free descriptor of its kind, e.g. a subset or a value set.';
@@ -272,6 +273,9 @@ export class RepositoryPage {
 
   @Field(() => [RepositoryObject], { description: 'The sources and collections of this page.' })
   items: RepositoryObject[];
+
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
 }
 
 @ObjectType('SourcePage', {
@@ -283,6 +287,9 @@ export class SourcePage {
 
   @Field(() => [SourceObject], { description: 'The sources of this page.' })
   items: RepositoryObject[];
+
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
 }
 
 @ObjectType('CollectionPage', {
@@ -295,6 +302,9 @@ export class CollectionPage {
 
   @Field(() => [CollectionObject], { description: 'The collections of this page.' })
   items: RepositoryObject[];
+
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
 }
 
 @InputType('ExtrasFilterInput', { description: '`extras.<name>` filter (spec operations §4.9).' })

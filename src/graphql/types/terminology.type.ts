@@ -52,7 +52,7 @@ export class CodeableConceptInput implements CodeableConcept {
   text?: string;
 }
 
-@ObjectType({ description: 'A CodeableConcept as $validate-code answers it.' })
+@ObjectType('CodeableConcept', { description: 'A CodeableConcept as $validate-code answers it.' })
 export class CodeableConceptObject {
   @Field(() => [CodingObject], { description: 'The codings.' })
   coding!: CodingObject[];

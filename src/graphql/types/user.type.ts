@@ -3,6 +3,7 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { UserEntity } from '../../db/entities';
 import type { UserCounts, UserDetail } from '../../services';
 import { CREATED_ON, EXTRAS, TOTAL_COUNT, UPDATED_BY, UPDATED_ON } from './descriptions';
+import { FACETS, FacetObject } from './facets.type';
 
 const PREFERRED_LOCALE = 'Ordered comma-separated locales, e.g. `en,es`; defaults to `en`.';
 
@@ -115,6 +116,9 @@ export class UserPage {
 
   @Field(() => [UserType], { description: 'The users of this page.' })
   items: UserType[];
+
+  @Field(() => [FacetObject], { nullable: true, description: FACETS })
+  facets?: FacetObject[] | null;
 }
 
 @ObjectType('LoginPayload', { description: 'What a successful login returns.' })
@@ -270,4 +274,25 @@ export class UpdateUserInput {
     description: 'Superusers only: approved for `$match` (when the instance requires approval).',
   })
   matchApproved?: boolean | null;
+}
+
+@ObjectType('VerifyEmailPayload', {
+  description: "A user's mail address confirmed by the token the signup mail carried.",
+})
+export class VerifyEmailPayload {
+  @Field(() => ID, { description: 'The username.' })
+  id: string;
+
+  @Field({
+    description:
+      'Whether the address is confirmed (true: now or before; false: a wrong token, see `redirectTo`).',
+  })
+  verified: boolean;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The page the signup named for this outcome, where a browser goes next; null: none.',
+  })
+  redirectTo: string | null;
 }
