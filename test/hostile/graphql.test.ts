@@ -60,14 +60,16 @@ const IDENT = /^(id|username|name|mnemonic|conceptClass|datatype|mapType|nameTyp
 
 /** Which family a mutation belongs to (for the per-family tests and the fingerprint). */
 function familyOf(name: string): string {
-  if (/Concepts?$/.test(name)) return 'concepts';
+  if (/Concepts?$|Concept(Name|Description)$/.test(name)) return 'concepts';
   if (/Mapping$/.test(name)) return 'mappings';
   if (/Version$|Export$/.test(name)) return 'versions';
-  if (/(Source|Collection)$/.test(name)) return 'repositories';
+  // Extras and the summary, by URL: a source's in the attacks (any resource's in use).
+  if (/(Source|Collection)$|^(setExtra|deleteExtra|refreshSummary)$/.test(name))
+    return 'repositories';
   if (/References|Expansion/.test(name)) return 'collection contents';
   if (/UrlRegistry/.test(name)) return 'url-registry';
   if (/Org$|Member$/.test(name)) return 'orgs';
-  if (/User$|^login$|^signup$|^exchangeOidcCode$/.test(name)) return 'users';
+  if (/User$|^login$|^signup$|^exchangeOidcCode$|^verifyEmail$/.test(name)) return 'users';
   if (/FhirResource$/.test(name)) return 'fhir resources';
   if (/BulkImport$/.test(name)) return 'bulk imports';
   if (/^(pin|movePin|unpin|follow|unfollow|apiToken)$/.test(name)) return 'web client';
