@@ -101,6 +101,8 @@ export function collectionHandlers(services: Services) {
     concepts: async (req, ctx) =>
       conceptListReply(
         req,
+        ctx,
+        services,
         await collections.listConcepts(
           ctx,
           repoOf(req),

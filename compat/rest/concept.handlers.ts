@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { ConceptView, Page, Services } from '../../src/services';
+import type { ConceptView, MappingItem, Page, ServiceContext, Services } from '../../src/services';
 import { z } from 'zod';
 import {
   bodyOf,
@@ -22,13 +22,26 @@ import {
   conceptSummary,
   conceptVersionEntry,
 } from './concept.mapper';
+import { mappingSummary } from './mapping.mapper';
 import { optionalParam, repoOf } from './owners';
 import { handlers } from './table';
 
 const FILTERS = ['conceptClass', 'datatype', 'locale', 'includeRetired'];
 
+/** Concept lists bring each concept's mappings along when asked (spec core §4.3). */
+export const CONCEPTS_QUERY = LIST_QUERY.extend({
+  includeMappings: z
+    .string()
+    .optional()
+    .describe('true: each concept with the mappings its source holds from it (default false).'),
+  includeInverseMappings: z
+    .string()
+    .optional()
+    .describe('true: each concept with the mappings its source holds to it (default false).'),
+});
+
 /** A source's concept list also answers a hierarchy view's first level. */
-export const SOURCE_CONCEPTS_QUERY = LIST_QUERY.extend({
+export const SOURCE_CONCEPTS_QUERY = CONCEPTS_QUERY.extend({
   onlyHierarchyRoot: z
     .string()
     .optional()
@@ -53,10 +66,17 @@ export function conceptHandlers(services: Services) {
       );
   return handlers({
     listPublic: async (req, ctx) =>
-      conceptListReply(req, await concepts.listPublic(ctx, listParams(req, GLOBAL_FILTERS))),
+      conceptListReply(
+        req,
+        ctx,
+        services,
+        await concepts.listPublic(ctx, listParams(req, GLOBAL_FILTERS)),
+      ),
     list: async (req, ctx) =>
       conceptListReply(
         req,
+        ctx,
+        services,
         await concepts.list(ctx, repoOf(req), listParams(req, FILTERS), {
           onlyHierarchyRoot: flag(req.query.onlyHierarchyRoot),
         }),
@@ -65,11 +85,15 @@ export function conceptHandlers(services: Services) {
     children: async (req, ctx) =>
       conceptListReply(
         req,
+        ctx,
+        services,
         await concepts.children(ctx, repoOf(req), param(req, 'concept'), listParams(req, FILTERS)),
       ),
     parents: async (req, ctx) =>
       conceptListReply(
         req,
+        ctx,
+        services,
         await concepts.parents(ctx, repoOf(req), param(req, 'concept'), listParams(req, FILTERS)),
       ),
     create: async (req, ctx) => {
@@ -221,8 +245,41 @@ export function conceptExtrasHandlers(services: Services) {
   });
 }
 
-/** Summaries, or details with `verbose=true` (the list read their version counts). */
-export function conceptListReply(req: Request, page: Page<ConceptView>): Reply {
-  if (!flag(req.query.verbose)) return list(page, conceptSummary, req);
-  return list(page, (view: ConceptView) => conceptDetail(view, view.versionCount ?? 0), req);
+/**
+ * Summaries, or details with `verbose=true` (the list read their version counts); with
+ * `includeMappings` / `includeInverseMappings` (spec core §4.3: off by default, verbose or not)
+ * each item also carries the mappings its source holds from it / to it, read for the whole page
+ * at once.
+ */
+export async function conceptListReply(
+  req: Request,
+  ctx: ServiceContext,
+  services: Services,
+  page: Page<ConceptView>,
+): Promise<Reply> {
+  const render = flag(req.query.verbose)
+    ? (view: ConceptView): object => conceptDetail(view, view.versionCount ?? 0)
+    : conceptSummary;
+  const itemsOf = async (asked: unknown, inverse: boolean): Promise<MappingItem[][] | undefined> =>
+    flag(asked) ? services.mappings.itemsOfConcepts(ctx, page.items, inverse) : undefined;
+  const [mappings, inverse] = await Promise.all([
+    itemsOf(req.query.includeMappings, false),
+    itemsOf(req.query.includeInverseMappings, true),
+  ]);
+  if (!mappings && !inverse) return list(page, render, req);
+  const at = new Map(page.items.map((view, i) => [view, i]));
+  const summaries = (items: MappingItem[]): object[] =>
+    items.map(({ view, ends }) => mappingSummary(view, ends));
+  return list(
+    page,
+    (view: ConceptView) => {
+      const i = at.get(view)!;
+      return {
+        ...render(view),
+        ...(mappings ? { mappings: summaries(mappings[i]) } : {}),
+        ...(inverse ? { inverse_mappings: summaries(inverse[i]) } : {}),
+      };
+    },
+    req,
+  );
 }

@@ -24,6 +24,7 @@ import {
   conceptExtrasHandlers,
   conceptHandlers,
   conceptItemHandlers,
+  CONCEPTS_QUERY,
   SOURCE_CONCEPTS_QUERY,
 } from './concept.handlers';
 import { exportHandlers } from './export.handlers';
@@ -243,7 +244,7 @@ export function restRoutes(services: Services): RouteRow[] {
     { method: 'DELETE', path: '/user/collections/:collection/:version/', handler: repo.repo.removeVersion, graphql: 'Mutation.deleteCollectionVersion', access: 'signed-in', summary: 'Delete a collection version' },
 
     // Concepts (spec core §4.3, §2.6)
-    { method: 'GET', path: '/concepts/', handler: concept.listPublic, graphql: 'Query.concepts', access: 'public', summary: 'Concepts across public sources', query: LIST_QUERY },
+    { method: 'GET', path: '/concepts/', handler: concept.listPublic, graphql: 'Query.concepts', access: 'public', summary: 'Concepts across public sources', query: CONCEPTS_QUERY },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/', handler: concept.list, graphql: 'Query.concepts', cached: true, access: 'public', summary: "A source's concepts", query: SOURCE_CONCEPTS_QUERY },
     { method: 'POST', path: '/orgs/:org/sources/:source/concepts/', handler: concept.create, graphql: 'Mutation.createConcept', access: 'signed-in', summary: 'Create a concept', input: conceptInput.create },
     { method: 'GET', path: '/orgs/:org/sources/:source/concepts/:concept/', handler: concept.get, graphql: 'Query.concept', cached: true, access: 'public', summary: 'A concept' },

@@ -571,3 +571,73 @@ describe('list counts (spec core §2.1 num_found)', () => {
     expect(page.body.map((c: { id: string }) => c.id)).toEqual(['C']);
   });
 });
+
+describe('a concept list with includeMappings / includeInverseMappings (spec core §4.3)', () => {
+  const mapping = (url: string, user: TestUser, body: object) =>
+    request(t.app).post(`${url}mappings/`).set('Authorization', user.auth).send(body);
+
+  it('brings each concept its mappings as its detail shows them, only when asked, in constant statements', async () => {
+    const src = await source();
+    const ids = ['A', 'B', 'C', 'D'];
+    for (const id of ids) {
+      await createConcept(src.url, src.owner, {
+        ...MALARIA,
+        id,
+        names: [{ name: `Name ${id}`, locale: 'en' }],
+      });
+    }
+    // A → B, A → C, B → C: A has two mappings, B one, C two inverse ones, D none.
+    for (const [from, to] of [
+      ['A', 'B'],
+      ['A', 'C'],
+      ['B', 'C'],
+    ]) {
+      const made = await mapping(src.url, src.owner, {
+        map_type: 'SAME-AS',
+        from_concept_url: `${src.url}concepts/${from}/`,
+        to_concept_url: `${src.url}concepts/${to}/`,
+      });
+      expect(made.status).toBe(201);
+    }
+    const targets = (items: Array<Record<string, unknown>>, key: string): object =>
+      Object.fromEntries(
+        items.map((item): [string, unknown[] | undefined] => [
+          String(item.id),
+          (item[key] as Array<Record<string, unknown>> | undefined)?.map((m) =>
+            key === 'mappings' ? m.to_concept_code : m.from_concept_code,
+          ),
+        ]),
+      );
+
+    const plain = await request(t.app).get(`${src.url}concepts/?verbose=true`);
+    expect(plain.status).toBe(200);
+    expect(plain.body.every((item: object) => !('mappings' in item))).toBe(true);
+
+    const asked = await request(t.app).get(
+      `${src.url}concepts/?includeMappings=true&includeInverseMappings=true`,
+    );
+    expect(asked.status).toBe(200);
+    expect(targets(asked.body, 'mappings')).toEqual({ A: ['B', 'C'], B: ['C'], C: [], D: [] });
+    expect(targets(asked.body, 'inverse_mappings')).toEqual({
+      A: [],
+      B: ['A'],
+      C: ['A', 'B'],
+      D: [],
+    });
+    // Each mapping as the concept's detail shows it.
+    const detail = await request(t.app).get(`${src.url}concepts/A/`);
+    const inList = asked.body.find((item: { id: string }) => item.id === 'A');
+    expect(inList.mappings).toEqual(detail.body.mappings);
+
+    // Read for the page at once: a page of one and a page of four send as many statements.
+    const statements = async (limit: number): Promise<number> => {
+      t.queries.count = 0;
+      const res = await request(t.app).get(
+        `${src.url}concepts/?includeMappings=true&limit=${limit}`,
+      );
+      expect(res.body).toHaveLength(limit);
+      return t.queries.count;
+    };
+    expect(await statements(4)).toBe(await statements(1));
+  });
+});

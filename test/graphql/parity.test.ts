@@ -58,6 +58,8 @@ const REST_PARAMS: Record<string, string[] | string> = {
   updatedSince: ['updatedSince'],
   onlyHierarchyRoot: ['onlyHierarchyRoot'],
   verbose: 'summaries or details: GraphQL answers the fields selected',
+  includeMappings: 'select `mappings` on each concept',
+  includeInverseMappings: 'select `inverseMappings` on each concept',
   facetsOnly: 'select `facets` without `items` (with `includeFacets: true`)',
   verbosity: 'the fields selected, and `includeSameCodes` for the unchanged codes (verbosity 3)',
   output: 'select `changelog { markdown }` for the Markdown release note',

@@ -551,6 +551,21 @@ export class MappingService {
     return rows.map((version, i) => ({ source, mapping: mappings[i]!, version }));
   }
 
+  /**
+   * The mappings each concept's source holds from it (or, `inverse`, to it), ends resolved, in the
+   * order of `concepts`: a concept list's `includeMappings` (spec core §4.3), batched across the
+   * page (one read of the mappings, one of their ends).
+   */
+  async itemsOfConcepts(
+    ctx: ServiceContext,
+    concepts: ConceptView[],
+    inverse: boolean,
+  ): Promise<MappingItem[][]> {
+    const views = await Promise.all(concepts.map((c) => this.ofConcept(ctx, c, inverse)));
+    const ends = await this.resolveEnds(ctx, views.flat());
+    return views.map((list) => list.map((view) => ({ view, ends: ends.get(view.version.id)! })));
+  }
+
   private async visibleSource(ctx: ServiceContext, repositoryId: string): Promise<RepoView | null> {
     const source = await this.repositories.headView(ctx, repositoryId);
     return source && (await mayViewRepo(ctx, source.repo)) ? source : null;
