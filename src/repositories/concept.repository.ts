@@ -31,6 +31,7 @@ import {
   likeLiteral,
   named,
   orderBy,
+  rankedSliceOf,
   searchWords,
   sliceOf,
   whereAnyOf,
@@ -423,7 +424,14 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     orderBy(qb, sort, ORDER, rank);
     if (this.byMembers(where, filter, sort))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
-    return sliceOf(qb, window, keyColumns(sort, ORDER, KEY_TYPES, rank));
+    const keys = keyColumns(sort, ORDER, KEY_TYPES, rank);
+    // Ranked, every match is read for its rank: counted in the same scan (cursor pages too).
+    if (rank && sort.key === 'bestMatch') {
+      return rankedSliceOf(this.em, qb, window, keys, (ids) =>
+        this.versions.findBy({ id: In(ids) }),
+      );
+    }
+    return sliceOf(qb, window, keys);
   }
 
   /**

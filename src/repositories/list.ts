@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'typeorm';
+import type { EntityManager, SelectQueryBuilder } from 'typeorm';
 
 /** Who is looking: a list never returns what this viewer may not see. */
 /**
@@ -315,6 +315,57 @@ export async function sliceOf<T extends object>(
       keyValuesOf(keys, byId.get(String((entity as { id?: unknown }).id))!.cursor_keys),
     ),
     ...(lazily ? { count: () => (counted ??= counter.getCount()) } : {}),
+  };
+}
+
+/**
+ * `sliceOf` for an order led by a computed rank (a `q` search by best match), in one scan: the
+ * matches are found once, narrow (id and sort keys, `MATERIALIZED`), counted, and the window's
+ * ids picked from them; only those rows are then read whole (`load`, by id). A rank must be
+ * computed for every match anyway, so a separate count found them all a second time (for a
+ * common word at CIEL scale, 100 of the search's 250 ms). `em` runs it (the caller's
+ * transaction, if any).
+ */
+export async function rankedSliceOf<T extends { id: string }>(
+  em: EntityManager,
+  qb: SelectQueryBuilder<T>,
+  window: Window,
+  keys: readonly KeyColumn[],
+  load: (ids: string[]) => Promise<T[]>,
+): Promise<Slice<T>> {
+  // In parentheses: TypeORM reads a bare `alias.column` as an entity property and selects it twice.
+  const hits = qb.clone().orderBy().select(`(${qb.alias}.id)`, 'id');
+  keys.forEach((key, i) => hits.addSelect(`(${key.sql})`, `k${i}`));
+  const inHits = keys.map((key, i) => ({ ...key, sql: `h.k${i}` }));
+  const parameters: Record<string, unknown> = { ...hits.getParameters() };
+  const after = window.after ? afterSql(inHits, window.after, named('keyset', parameters)) : 'true';
+  const order = inHits.map((key) => `${key.sql} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
+  const limit = window.limit > 0 ? ` LIMIT ${window.limit}` : '';
+  const offset = window.offset > 0 ? ` OFFSET ${window.offset}` : '';
+  const columns = inHits.map((key) => key.sql).join(', ');
+  const pageOrder = inHits.map((key, i) => `p.k${i} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
+  const [sql, values] = em.connection.driver.escapeQueryWithParameters(
+    `WITH h AS MATERIALIZED (${hits.getQuery()})
+     SELECT t.total, p.id, p.keys
+     FROM (SELECT count(*)::int AS total FROM h) t
+     LEFT JOIN LATERAL (
+       SELECT h.id::text AS id, ${keysJsonSql(inHits)} AS keys, ${columns}
+       FROM h WHERE ${after} ORDER BY ${order}${limit}${offset}) p ON true
+     ORDER BY ${pageOrder}`,
+    parameters,
+  );
+  const found = await em.query<Array<{ total: number; id: string | null; keys: unknown }>>(
+    sql,
+    values,
+  );
+  const page = found.filter((row) => row.id !== null);
+  const ids = page.map((row) => row.id!);
+  const rows = ids.length > 0 ? await load(ids) : [];
+  const byId = new Map(rows.map((row) => [String(row.id), row]));
+  return {
+    rows: ids.map((id) => byId.get(id)!),
+    total: found[0].total,
+    keys: page.map((row) => keyValuesOf(keys, row.keys)),
   };
 }
 
