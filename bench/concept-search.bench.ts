@@ -569,7 +569,7 @@ async function searchBenchmark(
     rows.push(searchRow(`all ${results.length}`, results));
     print(
       `(b) GET ${SOURCE_PATH}concepts/?q=…&limit=10, ${results.length} queries one at a time (HTTP), and the ` +
-        `same search's SQL (count + page) replayed on one pg client (raw)`,
+        `same search's statements on concept_versions replayed on one pg client (raw)`,
     );
     printColumns(
       [
@@ -604,7 +604,7 @@ async function searchBenchmark(
     print(
       `search p50 ${verdict(p50, SEARCH_P50_TARGET_MS)}, p95 ${verdict(p95, SEARCH_P95_TARGET_MS)}, ` +
         `typo'd p95 ${verdict(typoP95, TYPO_P95_TARGET_MS)}; ${perRequest} SQL statements per ` +
-        `search request, 2 of them the search (count, then the page) timed as "raw"`,
+        `search request, those on concept_versions (the search, then its rows) timed as "raw"`,
     );
     const relevance = relevanceOf(results);
     print(

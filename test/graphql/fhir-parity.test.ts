@@ -11,14 +11,8 @@ import { EXPANSION_PARAMETERS } from '../../compat/fhir/options';
 import { OperationParams } from '../../compat/fhir/parameters';
 import { FHIR_ROUTES, type FhirRoute } from '../../compat/fhir/routes';
 import { buildGraphqlSchema } from '../../src/graphql/schema';
-import { createTestApp, createUser, uniqueId, type TestApp } from '../factories';
-import {
-  createConcept,
-  createMappingBetween,
-  createRepo,
-  createVersion,
-} from '../factories/content';
-import { orgWithPeople } from '../factories/people';
+import { createTestApp, createUser, type TestApp } from '../factories';
+import { terminologyWorld } from '../factories/terminology';
 import { dataOf, errorCode, gql, type Json } from './gql';
 
 /**
@@ -144,53 +138,9 @@ describe('every FHIR route has a GraphQL twin', () => {
   });
 });
 
-/** An org's public source S (A; B under A; A SAME-AS B), released v1, and a collection V of A. */
-async function world(orgFields: Record<string, unknown> = {}) {
-  const {
-    org: { id: org },
-    admin,
-    member,
-  } = await orgWithPeople(t, orgFields);
-  const system = `http://example.org/fhir-parity/${uniqueId('cs')}`;
-  const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: system });
-  const concept = (id: string) => `/orgs/${org}/sources/S/concepts/${id}/`;
-  await createConcept(t, source.url, admin, {
-    id: 'A',
-    names: [
-      { name: 'Alpha', locale: 'en', locale_preferred: true },
-      { name: 'Alpha fr', locale: 'fr', locale_preferred: true },
-    ],
-  });
-  await createConcept(t, source.url, admin, {
-    id: 'B',
-    names: [{ name: 'Beta', locale: 'en', locale_preferred: true }],
-    parent_concept_urls: [concept('A')],
-  });
-  await createMappingBetween(t, source.url, admin, ['M1', 'SAME-AS', concept('A'), concept('B')]);
-  await createVersion(t, source.url, admin, 'v1', { released: true });
-  const valueSet = `http://example.org/fhir-parity/${uniqueId('vs')}`;
-  const collection = await createRepo(
-    t,
-    `/orgs/${org}`,
-    admin,
-    { id: 'V', canonical_url: valueSet },
-    'collections',
-  );
-  await request(t.app)
-    .put(`${collection.url}references/`)
-    .set('Authorization', admin.auth)
-    .send({
-      data: {
-        expressions: [
-          `/orgs/${org}/sources/S/v1/concepts/A/`,
-          `/orgs/${org}/sources/S/v1/concepts/B/`,
-        ],
-      },
-    })
-    .expect(200);
-  await createVersion(t, collection.url, admin, 'c1', { released: true });
-  return { org, admin, member, system, valueSet };
-}
+/** The terminology fixture (test/factories/terminology.ts): A named in French too, A and B in V. */
+const world = (orgFields: Record<string, unknown> = {}) =>
+  terminologyWorld(t, { orgFields, members: ['A', 'B'], frenchName: true });
 
 type Parameter = { name: string; part?: Parameter[]; [value: string]: unknown };
 

@@ -1,12 +1,6 @@
 import request from 'supertest';
-import { createTestApp, createUser, uniqueId, type TestApp } from '../factories';
-import {
-  createConcept,
-  createMappingBetween,
-  createRepo,
-  createVersion,
-} from '../factories/content';
-import { orgWithPeople } from '../factories/people';
+import { createTestApp, createUser, type TestApp } from '../factories';
+import { terminologyWorld } from '../factories/terminology';
 import { dataOf, errorCode, gql } from './gql';
 
 /**
@@ -20,43 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-/** An org's source (A, and B under A, mapped A SAME-AS B) and a collection of A, released. */
-async function world(orgFields: Record<string, unknown> = {}) {
-  const {
-    org: { id: org },
-    admin,
-    member,
-  } = await orgWithPeople(t, orgFields);
-  const system = `http://example.org/gql-tx/${uniqueId('cs')}`;
-  const source = await createRepo(t, `/orgs/${org}`, admin, { id: 'S', canonical_url: system });
-  const concept = (id: string) => `/orgs/${org}/sources/S/concepts/${id}/`;
-  await createConcept(t, source.url, admin, {
-    id: 'A',
-    names: [{ name: 'Alpha', locale: 'en', locale_preferred: true }],
-  });
-  await createConcept(t, source.url, admin, {
-    id: 'B',
-    names: [{ name: 'Beta', locale: 'en', locale_preferred: true }],
-    parent_concept_urls: [concept('A')],
-  });
-  await createMappingBetween(t, source.url, admin, ['M1', 'SAME-AS', concept('A'), concept('B')]);
-  await createVersion(t, source.url, admin, 'v1', { released: true });
-  const valueSet = `http://example.org/gql-tx/${uniqueId('vs')}`;
-  const collection = await createRepo(
-    t,
-    `/orgs/${org}`,
-    admin,
-    { id: 'V', canonical_url: valueSet },
-    'collections',
-  );
-  await request(t.app)
-    .put(`${collection.url}references/`)
-    .set('Authorization', admin.auth)
-    .send({ data: { expressions: [`/orgs/${org}/sources/S/v1/concepts/A/`] } })
-    .expect(200);
-  await createVersion(t, collection.url, admin, 'c1', { released: true });
-  return { org, admin, member, system, valueSet };
-}
+/** The terminology fixture (test/factories/terminology.ts): its collection holds A only. */
+const world = (orgFields: Record<string, unknown> = {}) => terminologyWorld(t, { orgFields });
 
 const OPERATIONS = `query ($system: String!, $valueSet: String!) {
   lookup(coding: { system: $system, code: "B" }) { name version display }
