@@ -34,6 +34,7 @@ import {
   rankedSliceOf,
   searchWords,
   sliceOf,
+  transpositions,
   whereAnyOf,
   whereExtras,
   whereWordsMatch,
@@ -166,8 +167,9 @@ const FOLDED_DISPLAY_NAME = `lower(public.unaccent('public.unaccent'::regdiction
  * How close: when every word was found as written (the first pass, `exact`), the share of the
  * words that begin a word of the name; a few `LIKE`s on the name, where trigram
  * `word_similarity` cost about 20 µs a row and most of a common word's search (41,000 rows ranked
- * for one page). When the words were found only with a typo undone (`swaps`, `similar`), the
- * name's trigram similarity to `q`, which scores a near miss; those passes find fewer rows.
+ * for one page). When they were found with two neighbouring letters swapped back (`swaps`), the
+ * same with the spellings they were found by. Only the last pass (`similar`, any typo) ranks by
+ * the name's trigram similarity to `q`, which scores a near miss.
  */
 function rankOf(
   words: string[],
@@ -176,14 +178,20 @@ function rankOf(
   const q = words.join(' ');
   const parameters: Record<string, unknown> = { q, qPrefix: `${likeLiteral(q)}%` };
   let closeness: string;
-  if (tolerance === 'exact') {
+  if (tolerance === 'similar') {
+    closeness = `10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`;
+  } else {
+    // A word begins one of the name's words as written, or (`swaps`) as any spelling the search
+    // matched it by (`whereWordsMatch`: two neighbouring letters swapped back).
     const starts = words.map((word, i) => {
-      parameters[`qWord${i}`] = `% ${likeLiteral(word)}%`;
-      return `(CASE WHEN ' ' || ${FOLDED_DISPLAY_NAME} LIKE :qWord${i} THEN 1 ELSE 0 END)`;
+      const spellings =
+        tolerance === 'swaps' && word.length >= 6 ? [word, ...transpositions(word)] : [word];
+      const patterns = spellings.map((spelling) => `% ${likeLiteral(spelling)}%`);
+      parameters[`qWord${i}`] = patterns.length === 1 ? patterns[0] : patterns;
+      const like = patterns.length === 1 ? `LIKE :qWord${i}` : `LIKE ANY(:qWord${i})`;
+      return `(CASE WHEN ' ' || ${FOLDED_DISPLAY_NAME} ${like} THEN 1 ELSE 0 END)`;
     });
     closeness = `10.0 * (${starts.join(' + ')}) / ${words.length}`;
-  } else {
-    closeness = `10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`;
   }
   return {
     expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
