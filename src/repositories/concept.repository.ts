@@ -486,10 +486,11 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       this.em,
       ConceptVersionEntity,
       pages.map((page, i) => {
-        const qb = this.filtered({ scope: 'source', ...page.where }, {}).select(
-          `json_build_array(cv.id, ${keysJsonSql(keys[i])})`,
-          'key',
-        );
+        // The window picked on plain columns (an index-only walk for HEAD), each row's JSON built
+        // after the offset: built before it, a page far into the list paid for every row skipped.
+        // In parentheses: TypeORM reads a bare `alias.column` as an entity property.
+        const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('(cv.id)', 'id');
+        keys[i].forEach((key, k) => qb.addSelect(`(${key.sql})`, `k${k}`));
         orderBy(qb, page.sort, ORDER);
         if (page.window.after) {
           const parameters: Record<string, unknown> = {};
@@ -500,7 +501,13 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         }
         if (page.window.limit > 0) qb.limit(page.window.limit);
         if (page.window.offset > 0) qb.offset(page.window.offset);
-        return qb.getQueryAndParameters();
+        const [sql, parameters] = qb.getQueryAndParameters();
+        const inPage = keys[i].map((key, k) => ({ ...key, sql: `p.k${k}` }));
+        const order = inPage.map((key) => `${key.sql} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
+        return [
+          `SELECT json_build_array(p.id, ${keysJsonSql(inPage)}) AS key FROM (${sql}) p ORDER BY ${order}`,
+          parameters,
+        ] as [string, unknown[]];
       }),
     );
     return found.map((part, i) => ({

@@ -51,3 +51,36 @@ it.each([
   });
   expect(plan).toContain(`Index Only Scan using ${index}`);
 });
+
+it('a plain list page, however far into the list, walks only the index of active concepts', async () => {
+  const source = await createSource(t);
+  await createConcepts(
+    t,
+    source.url,
+    source.owner,
+    ['A', 'B', 'C', 'D', 'E'].map((id) => [id, `Name ${id}`, 'Misc'] as const),
+  );
+  await t.dataSource.query('VACUUM (ANALYZE) concept_versions');
+  const statements: string[] = [];
+  t.queries.texts = statements;
+  try {
+    const res = await request(t.app).get(`${source.url}concepts/?limit=2&page=2`);
+    expect(res.status).toBe(200);
+    expect(res.body.map((c: { id: string }) => c.id)).toEqual(['C', 'D']);
+  } finally {
+    t.queries.texts = undefined;
+  }
+  const page = statements.filter(
+    (sql) => /unnest\(ARRAY\(/.test(sql) && /concept_versions/.test(sql),
+  );
+  expect(page).toHaveLength(1);
+  const plan = await t.dataSource.transaction(async (em) => {
+    await em.query('SET LOCAL enable_seqscan = off');
+    await em.query('SET LOCAL enable_bitmapscan = off');
+    const rows = await em.query<Array<{ 'QUERY PLAN': string }>>(
+      `EXPLAIN (GENERIC_PLAN) ${page[0]}`,
+    );
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+  expect(plan).toContain('Index Only Scan using concept_versions_head_active');
+});

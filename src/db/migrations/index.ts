@@ -27,7 +27,7 @@ import { RepositoryMeta1765200000000 } from './1765200000000-repository-meta';
 import { VersionDiffs1765300000000 } from './1765300000000-version-diffs';
 import { AccountNotifications1765400000000 } from './1765400000000-account-notifications';
 import { ContentNotifications1765500000000 } from './1765500000000-content-notifications';
-import { CountedFromIndex1765600000000 } from './1765600000000-counted-from-index';
+import { ListsFromIndexes1765600000000 } from './1765600000000-lists-from-indexes';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -60,5 +60,5 @@ export const migrations = [
   VersionDiffs1765300000000,
   AccountNotifications1765400000000,
   ContentNotifications1765500000000,
-  CountedFromIndex1765600000000,
+  ListsFromIndexes1765600000000,
 ];
