@@ -27,12 +27,15 @@ import {
   afterSql,
   keyColumns,
   keysJsonSql,
+  keysOf,
   keyValuesOf,
   likeLiteral,
   named,
   orderBy,
+  orderSql,
   rankedSliceOf,
   searchWords,
+  selectKeys,
   sliceOf,
   transpositions,
   whereAnyOf,
@@ -488,9 +491,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       pages.map((page, i) => {
         // The window picked on plain columns (an index-only walk for HEAD), each row's JSON built
         // after the offset: built before it, a page far into the list paid for every row skipped.
-        // In parentheses: TypeORM reads a bare `alias.column` as an entity property.
         const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('(cv.id)', 'id');
-        keys[i].forEach((key, k) => qb.addSelect(`(${key.sql})`, `k${k}`));
+        selectKeys(qb, keys[i]);
         orderBy(qb, page.sort, ORDER);
         if (page.window.after) {
           const parameters: Record<string, unknown> = {};
@@ -502,10 +504,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         if (page.window.limit > 0) qb.limit(page.window.limit);
         if (page.window.offset > 0) qb.offset(page.window.offset);
         const [sql, parameters] = qb.getQueryAndParameters();
-        const inPage = keys[i].map((key, k) => ({ ...key, sql: `p.k${k}` }));
-        const order = inPage.map((key) => `${key.sql} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
+        const inPage = keysOf(keys[i], 'p');
         return [
-          `SELECT json_build_array(p.id, ${keysJsonSql(inPage)}) AS key FROM (${sql}) p ORDER BY ${order}`,
+          `SELECT json_build_array(p.id, ${keysJsonSql(inPage)}) AS key FROM (${sql}) p ORDER BY ${orderSql(inPage)}`,
           parameters,
         ] as [string, unknown[]];
       }),

@@ -319,6 +319,27 @@ export async function sliceOf<T extends object>(
 }
 
 /**
+ * Selects each of `keys` as `k0`, `k1`, … for a query that wraps this one (in parentheses:
+ * TypeORM reads a bare `alias.column` as an entity property and selects it twice).
+ */
+export function selectKeys<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  keys: readonly KeyColumn[],
+): void {
+  keys.forEach((key, i) => qb.addSelect(`(${key.sql})`, `k${i}`));
+}
+
+/** `keys` as the wrapping query reads them: the columns `k0`, `k1`, … of `alias`. */
+export function keysOf(keys: readonly KeyColumn[], alias: string): KeyColumn[] {
+  return keys.map((key, i) => ({ ...key, sql: `${alias}.k${i}` }));
+}
+
+/** The ORDER BY list of `keys`, each in its direction (nulls where PostgreSQL puts them). */
+export function orderSql(keys: readonly KeyColumn[]): string {
+  return keys.map((key) => `${key.sql} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
+}
+
+/**
  * `sliceOf` for an order led by a computed rank (a `q` search by best match), in one scan: the
  * matches are found once, narrow (id and sort keys, `MATERIALIZED`), counted, and the window's
  * ids picked from them; only those rows are then read whole (`load`, by id). A rank must be
@@ -333,25 +354,23 @@ export async function rankedSliceOf<T extends { id: string }>(
   keys: readonly KeyColumn[],
   load: (ids: string[]) => Promise<T[]>,
 ): Promise<Slice<T>> {
-  // In parentheses: TypeORM reads a bare `alias.column` as an entity property and selects it twice.
   const hits = qb.clone().orderBy().select(`(${qb.alias}.id)`, 'id');
-  keys.forEach((key, i) => hits.addSelect(`(${key.sql})`, `k${i}`));
-  const inHits = keys.map((key, i) => ({ ...key, sql: `h.k${i}` }));
+  selectKeys(hits, keys);
+  const inHits = keysOf(keys, 'h');
   const parameters: Record<string, unknown> = { ...hits.getParameters() };
   const after = window.after ? afterSql(inHits, window.after, named('keyset', parameters)) : 'true';
-  const order = inHits.map((key) => `${key.sql} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
   const limit = window.limit > 0 ? ` LIMIT ${window.limit}` : '';
   const offset = window.offset > 0 ? ` OFFSET ${window.offset}` : '';
-  const columns = inHits.map((key) => key.sql).join(', ');
-  const pageOrder = inHits.map((key, i) => `p.k${i} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
+  const inPage = keysOf(keys, 'p');
   const [sql, values] = em.connection.driver.escapeQueryWithParameters(
     `WITH h AS MATERIALIZED (${hits.getQuery()})
      SELECT t.total, p.id, p.keys
      FROM (SELECT count(*)::int AS total FROM h) t
      LEFT JOIN LATERAL (
-       SELECT h.id::text AS id, ${keysJsonSql(inHits)} AS keys, ${columns}
-       FROM h WHERE ${after} ORDER BY ${order}${limit}${offset}) p ON true
-     ORDER BY ${pageOrder}`,
+       SELECT h.id::text AS id, ${keysJsonSql(inHits)} AS keys,
+         ${inHits.map((key) => key.sql).join(', ')}
+       FROM h WHERE ${after} ORDER BY ${orderSql(inHits)}${limit}${offset}) p ON true
+     ORDER BY ${orderSql(inPage)}`,
     parameters,
   );
   const found = await em.query<Array<{ total: number; id: string | null; keys: unknown }>>(

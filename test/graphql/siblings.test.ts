@@ -50,7 +50,9 @@ describe('nested GraphQL across sibling sources', () => {
     for (const n of [1, 4, 10]) {
       const org = await orgWithSources(n);
       // The counter sees the whole app: statements of work the set-up left running (the app's
-      // start-up, a task) only ever add. Asked twice, the fewer is the query's own.
+      // start-up, a task, what is read again when the set-up's writes are heard) only ever add.
+      // So every write is heard first, and of two asks the fewer is the query's own.
+      await t.services.notifications.settle();
       const asked: number[] = [];
       let data: Json = {};
       for (let i = 0; i < 2; i += 1) {
