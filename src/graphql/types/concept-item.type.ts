@@ -64,14 +64,17 @@ const ID_DESCRIPTION = 'The uuid of the item, which its REST URL uses.';
 const URL_DESCRIPTION = 'The REST URL of the item (`…/concepts/C/names/:uuid/`).';
 const CONCEPT_DESCRIPTION = 'The concept at the version the mutation made.';
 
-function namePayload(
+/** A payload type answering one item of `itemType` (a name or a description) as stored. */
+function itemPayload<T extends object>(
+  itemType: ClassType<T>,
+  itemDescription: string,
   name: string,
   description: string,
-): ClassType<ConceptItemPayload<ConceptNameObject>> {
+): ClassType<ConceptItemPayload<T>> {
   @ObjectType(name, { description })
   class Payload {
-    @Field(() => ConceptNameObject, { description: 'The name as stored.' })
-    item: ConceptNameObject;
+    @Field(() => itemType, { description: itemDescription })
+    item: T;
 
     @Field(() => ID, { description: ID_DESCRIPTION })
     id: string;
@@ -86,27 +89,11 @@ function namePayload(
   return Payload;
 }
 
-function descriptionPayload(
-  name: string,
-  description: string,
-): ClassType<ConceptItemPayload<ConceptDescriptionObject>> {
-  @ObjectType(name, { description })
-  class Payload {
-    @Field(() => ConceptDescriptionObject, { description: 'The description as stored.' })
-    item: ConceptDescriptionObject;
+const namePayload = (name: string, description: string) =>
+  itemPayload(ConceptNameObject, 'The name as stored.', name, description);
 
-    @Field(() => ID, { description: ID_DESCRIPTION })
-    id: string;
-
-    @Field({ description: URL_DESCRIPTION })
-    url: string;
-
-    @Field(() => ConceptObject, { description: CONCEPT_DESCRIPTION })
-    concept: ConceptObject;
-  }
-  Object.defineProperty(Payload, 'name', { value: name });
-  return Payload;
-}
+const descriptionPayload = (name: string, description: string) =>
+  itemPayload(ConceptDescriptionObject, 'The description as stored.', name, description);
 
 export const AddConceptNamePayload = namePayload(
   'AddConceptNamePayload',
