@@ -36,6 +36,7 @@ import {
   type Statement,
   printTable,
   request,
+  settleTasks,
   startBenchServer,
   type BenchServer,
 } from './harness';
@@ -253,10 +254,15 @@ export async function run(): Promise<void> {
 
     const inProcess = await openInProcess(server.databaseUrl);
     try {
-      await readBenchmark(server, dict, params, inProcess);
-      await searchBenchmark(server, dict, sizes.seed, inProcess);
-      await searchPageBenchmark(server, dict, sizes.seed, params);
-      await listBenchmark(server, listRuns, inProcess);
+      // BENCH_PARTS picks the parts to run (default all: abcd).
+      const parts = process.env.BENCH_PARTS ?? 'abcd';
+      if (parts.includes('a')) await readBenchmark(server, dict, params, inProcess);
+      if (parts.includes('b')) await searchBenchmark(server, dict, sizes.seed, inProcess);
+      if (parts.includes('d')) await searchPageBenchmark(server, dict, sizes.seed, params);
+      if (parts.includes('c')) {
+        await listBenchmark(server, listRuns, inProcess);
+        await otherListsBenchmark(server, admin, listRuns);
+      }
     } finally {
       await inProcess.close();
     }
@@ -1033,6 +1039,79 @@ async function listBenchmark(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The first pages of the other lists a dictionary is browsed by (issue 27 part 2), filtered as
+ * clients filter them, one request at a time: the source's list by datatype, locale and
+ * `updatedSince`; its mappings; a collection's concepts (a collection of the source's drugs);
+ * and the global `/concepts/` and `/mappings/` over every public source.
+ */
+async function otherListsBenchmark(
+  server: BenchServer,
+  token: string,
+  runs: number,
+): Promise<void> {
+  const collection = `/orgs/${ORG}/collections/DRUGS/`;
+  await request(server, 'POST', `/orgs/${ORG}/collections/`, {
+    token,
+    body: { id: 'DRUGS', name: 'Drugs', collection_type: 'Value Set' },
+    status: 201,
+  });
+  const put = await fetch(`${server.url}${collection}references/`, {
+    method: 'PUT',
+    headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ data: { expressions: [`${SOURCE_PATH}concepts/?conceptClass=Drug`] } }),
+  });
+  if (put.status !== 200 && put.status !== 202)
+    throw new Error(`PUT ${collection}references/ answered ${put.status}: ${await put.text()}`);
+  await settleTasks(server, token, { quiet: true });
+  // Every concept was written before this hour; none after now.
+  const before = new Date(Date.now() - 3_600_000).toISOString();
+  const now = new Date().toISOString();
+  const lists: Array<[string, string]> = [
+    ['source, ?datatype=Numeric', `${SOURCE_PATH}concepts/?datatype=Numeric`],
+    ['source, ?locale=fr', `${SOURCE_PATH}concepts/?locale=fr`],
+    ['source, ?updatedSince (all)', `${SOURCE_PATH}concepts/?updatedSince=${before}`],
+    ['source, ?updatedSince (none)', `${SOURCE_PATH}concepts/?updatedSince=${now}`],
+    ['source mappings', `${SOURCE_PATH}mappings/?`],
+    ['source mappings, ?mapType=SAME-AS', `${SOURCE_PATH}mappings/?mapType=SAME-AS`],
+    ['collection', `${collection}concepts/?`],
+    ['collection, ?datatype=N/A', `${collection}concepts/?datatype=N%2FA`],
+    ['collection, ?locale=fr', `${collection}concepts/?locale=fr`],
+    ['global /concepts/', '/concepts/?'],
+    ['global /concepts/, ?conceptClass=Drug', '/concepts/?conceptClass=Drug'],
+    ['global /concepts/, ?locale=fr', '/concepts/?locale=fr'],
+    ['global /concepts/, ?updatedSince (all)', `/concepts/?updatedSince=${before}`],
+    ['global /mappings/', '/mappings/?'],
+    ['global /mappings/, ?mapType=SAME-AS', '/mappings/?mapType=SAME-AS'],
+  ];
+  const rows: string[][] = [];
+  for (const [label, list] of lists) {
+    const path = `${list}${list.endsWith('?') ? '' : '&'}limit=25`;
+    const times: number[] = [];
+    let found = '';
+    for (let i = -5; i < runs; i += 1) {
+      const started = performance.now();
+      const res = await fetch(server.url + path);
+      const text = await res.text();
+      if (i >= 0) times.push(performance.now() - started);
+      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+      found = res.headers.get('num_found') ?? '';
+      const relation = res.headers.get('num_found_relation');
+      if (relation) found += ` (${relation})`;
+    }
+    rows.push([
+      label,
+      String(runs),
+      percentile(times, 0.5).toFixed(1),
+      percentile(times, 0.95).toFixed(1),
+      found,
+    ]);
+  }
+  print('');
+  print('(c2) other first pages (?limit=25), one request at a time, anonymous');
+  printColumns(['', 'requests', 'p50 ms', 'p95 ms', 'num_found'], rows);
 }
 
 // ---------------------------------------------------------------------------------------------

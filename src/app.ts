@@ -43,6 +43,7 @@ const ALLOWED_HEADERS = [
 ];
 const EXPOSED_HEADERS = [
   'num_found',
+  'num_found_relation',
   'num_returned',
   'offset',
   'pages',

@@ -31,6 +31,7 @@ const envSchema = z.object({
   DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
   CASCADE_MAX_RESOURCES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  LIST_COUNT_CAP: z.coerce.number().int().min(0).max(100_000_000).default(10_000),
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
@@ -152,6 +153,8 @@ export interface Config {
   services: {
     /** The most concepts and mappings one `$cascade` answers (spec operations §4.2). */
     cascadeMaxResources: number;
+    /** Concept and mapping lists count exactly up to this many (`LIST_COUNT_CAP`); 0: always. */
+    listCountCap: number;
     /** The most codes one FHIR expansion may hold. */
     expansionMaxCodes: number;
     /** The most codes an expansion without `count`/`offset` answers (more must be paged). */
@@ -259,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     answerCacheBytes: e.ANSWER_CACHE_MB * 1024 * 1024,
     services: {
       cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
+      listCountCap: e.LIST_COUNT_CAP,
       expansionMaxCodes: e.EXPANSION_MAX_CODES,
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,

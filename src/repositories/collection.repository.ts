@@ -8,6 +8,7 @@ import {
   likeLiteral,
   searchWords,
   visibleRepository,
+  type Counted,
   type KeyColumn,
   type KeyType,
   type Slice,
@@ -299,9 +300,10 @@ export class CollectionRepository {
       return count[0].n;
     };
     let counted: Promise<number> | undefined;
-    const count = (): Promise<number> => (counted ??= countAll());
+    const countNow = (): Promise<number> => (counted ??= countAll());
+    const count = async (): Promise<Counted> => ({ total: await countNow(), exact: true });
     // A cursor page counts the whole list only when asked (`Window.countLazily`).
-    const total = window.countLazily ? Number.NaN : await count();
+    const total = window.countLazily ? Number.NaN : await countNow();
     const keys = REFERENCE_KEYS;
     if (window.after) where += ` AND ${afterSql(keys, window.after, (v) => `$${params.push(v)}`)}`;
     const rows = await this.em.query<Array<ReferenceRow & { cursorKeys?: unknown }>>(

@@ -436,8 +436,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (this.byMembers(where, filter, sort))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
     const keys = keyColumns(sort, ORDER, KEY_TYPES, rank);
-    // Ranked, every match is read for its rank: counted in the same scan (cursor pages too).
-    if (rank && sort.key === 'bestMatch') {
+    // Ranked, every match is read for its rank; filtered, an expansion resolves every member's
+    // version first: either way counted in the same scan (cursor pages too).
+    if ((rank && sort.key === 'bestMatch') || (where as ConceptScope).scope === 'expansion') {
       return rankedSliceOf(this.em, qb, window, keys, (ids) =>
         this.versions.findBy({ id: In(ids) }),
       );

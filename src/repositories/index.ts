@@ -32,6 +32,7 @@ export { insertRows } from './bulk';
 export type { BulkImportRecord, ImportFormat } from './bulk-import.repository';
 export { AUTO_EXPANSION } from './repo.repository';
 export type {
+  Counted,
   ExtrasCondition,
   ExtrasFilter,
   FacetCounts,

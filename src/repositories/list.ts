@@ -61,13 +61,29 @@ export interface Window {
    * not read with the page; `Slice.total` is then NaN.
    */
   countLazily?: boolean;
+  /**
+   * Count exactly up to this many rows (0 or absent: all of them); when more match, the count is
+   * the cap, not exact (`Counted.exact`), and the window reads one row more to know whether rows
+   * follow it (`Slice.more`). The count reads no further than the cap.
+   */
+  countCap?: number;
+}
+
+/** A list's count: exact, or (`exact` false) the count cap, with more rows matching. */
+export interface Counted {
+  total: number;
+  exact: boolean;
 }
 
 export interface Slice<T> {
   rows: T[];
   total: number;
+  /** false when `total` is the window's count cap and more rows match; absent: exact. */
+  exact?: boolean;
+  /** With a count cap: whether rows follow the window (one more row was read). */
+  more?: boolean;
   /** With `Window.countLazily`: counts the whole list (once, when first called). */
-  count?: () => Promise<number>;
+  count?: () => Promise<Counted>;
   /** Each row's sort keys (`KeyValues`), in the order of `rows`: on the lists cursors page. */
   keys?: KeyValues[];
 }
@@ -289,17 +305,25 @@ export async function sliceOf<T extends object>(
   window: Window,
   keys?: readonly KeyColumn[],
 ): Promise<Slice<T>> {
+  const cap = window.countCap ?? 0;
   const counter = qb.clone().orderBy();
-  let counted: Promise<number> | undefined;
+  let counted: Promise<Counted> | undefined;
+  const count = (): Promise<Counted> => (counted ??= countUpTo(counter, cap));
   const lazily = window.countLazily === true && keys !== undefined;
-  const total = lazily ? Number.NaN : await counter.getCount();
-  if (window.limit > 0) qb.limit(window.limit);
+  const { total, exact } = lazily ? { total: Number.NaN, exact: true } : await count();
+  // Past the cap, one row more says whether rows follow the window.
+  const peek = !exact && window.limit > 0;
+  if (window.limit > 0) qb.limit(window.limit + (peek ? 1 : 0));
   if (window.offset > 0) qb.offset(window.offset);
+  const inexact = exact ? {} : { exact: false };
+  const cut = <R>(rows: R[]): { rows: R[]; more?: boolean } =>
+    peek ? { rows: rows.slice(0, window.limit), more: rows.length > window.limit } : { rows };
+  const beyond = exact && (total === 0 || window.offset >= total);
   if (!keys) {
-    const rows = total === 0 || window.offset >= total ? [] : await qb.getMany();
-    return { rows, total };
+    const rows = beyond ? [] : await qb.getMany();
+    return { ...cut(rows), total, ...inexact };
   }
-  if (!lazily && (total === 0 || window.offset >= total)) return { rows: [], total, keys: [] };
+  if (!lazily && beyond) return { rows: [], total, keys: [] };
   if (window.after) {
     const parameters: Record<string, unknown> = {};
     qb.andWhere(afterSql(keys, window.after, named('keyset', parameters)), parameters);
@@ -308,14 +332,40 @@ export async function sliceOf<T extends object>(
   const { raw, entities } = await qb.getRawAndEntities<{ cursor_keys: unknown }>();
   const id = `${qb.alias}_id`;
   const byId = new Map(raw.map((row) => [String((row as Record<string, unknown>)[id]), row]));
+  const { rows, more } = cut(entities);
   return {
-    rows: entities,
+    rows,
     total,
-    keys: entities.map((entity) =>
+    ...inexact,
+    ...(more === undefined ? {} : { more }),
+    keys: rows.map((entity) =>
       keyValuesOf(keys, byId.get(String((entity as { id?: unknown }).id))!.cursor_keys),
     ),
-    ...(lazily ? { count: () => (counted ??= counter.getCount()) } : {}),
+    ...(lazily ? { count } : {}),
   };
+}
+
+/**
+ * The number of rows of `qb` (no order), exactly up to `cap` (0: no cap): the count stops at the
+ * cap's next row, so a list of a million rows costs what one of the cap's does.
+ */
+export async function countUpTo<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  cap: number,
+): Promise<Counted> {
+  if (cap <= 0) return { total: await qb.getCount(), exact: true };
+  const capped = qb
+    .clone()
+    .select('1', 'one')
+    .limit(cap + 1);
+  const row = await qb
+    .createQueryBuilder()
+    .select('count(*)::int', 'n')
+    .from(`(${capped.getQuery()})`, 'capped')
+    .setParameters(capped.getParameters())
+    .getRawOne<{ n: number }>();
+  const n = row?.n ?? 0;
+  return n > cap ? { total: cap, exact: false } : { total: n, exact: true };
 }
 
 /**

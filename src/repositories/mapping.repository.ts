@@ -85,15 +85,18 @@ export type MappingScope =
     };
 
 const ORDER: Record<MappingSortKey, string[]> = {
-  bestMatch: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
+  // Map type case-insensitively, then exactly: the order of the indexes `…_listed`, which answer
+  // a `mapType` filter (`lower(map_type) IN …`) in this order too.
+  bestMatch: ['lower(mv.map_type)', 'mv.map_type', 'mv.sort_weight', 'mv.id'],
   lastUpdate: ['mv.created_at', 'mv.id'],
   id: ['mv.mnemonic', 'mv.id'],
-  mapType: ['mv.map_type', 'mv.sort_weight', 'mv.id'],
+  mapType: ['lower(mv.map_type)', 'mv.map_type', 'mv.sort_weight', 'mv.id'],
   sortWeight: ['mv.sort_weight', 'mv.id'],
 };
 
 /** The columns of `ORDER` as keyset paging compares them. */
 const KEY_TYPES: KeyTypes = {
+  'lower(mv.map_type)': { type: 'text', nullable: true },
   'mv.map_type': { type: 'text', nullable: true },
   'mv.sort_weight': { type: 'number', nullable: true },
   'mv.id': { type: 'id' },

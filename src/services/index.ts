@@ -179,6 +179,12 @@ export const DEFAULT_EXPANSION_MAX_CODES = 10_000;
 export const DEFAULT_FHIR_CACHE_CONCEPTS = 200_000;
 /** The default most codes of one expansion that is not paged (`EXPANSION_MAX_UNPAGED_CODES`). */
 export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
+/**
+ * Lists count exactly up to 10,000 items, as OCL's search engine (Elasticsearch tracks total hits
+ * exactly up to 10,000 by default and reports more as at least that many).
+ */
+export const DEFAULT_LIST_COUNT_CAP = 10_000;
+
 /** `$match`'s default bridging reference source (`MATCH_BRIDGE_SOURCE`), as OCL's. */
 export const DEFAULT_MATCH_BRIDGE_SOURCE = '/orgs/CIEL/sources/CIEL/';
 export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
@@ -208,6 +214,11 @@ export const DEFAULT_IMPORT_MAX_BYTES = 256 * 1024 * 1024;
 /** Settings of the services (from the configuration). */
 export interface ServiceOptions {
   cascadeMaxResources?: number;
+  /**
+   * Concept and mapping lists count exactly up to this many items (`LIST_COUNT_CAP`); beyond,
+   * the count is the cap and said to be a lower bound. 0: always exact.
+   */
+  listCountCap?: number;
   /** The most codes a FHIR expansion may hold before it is refused as too costly. */
   expansionMaxCodes?: number;
   /** Concepts of stored code systems kept rendered for the FHIR operations; 0: none. */
@@ -314,10 +325,11 @@ export class Services {
       new PathResolver(this.repos),
       versionEvents,
     );
-    this.concepts = new ConceptService(this.repos, this.repositories);
+    const countCap = options.listCountCap ?? DEFAULT_LIST_COUNT_CAP;
+    this.concepts = new ConceptService(this.repos, this.repositories, countCap);
     this.resolver = new ReferenceResolver(this.repos);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
-    this.mappings = new MappingService(this.repos, this.repositories, this.resolver);
+    this.mappings = new MappingService(this.repos, this.repositories, this.resolver, countCap);
     this.cascade = new CascadeService(
       this.repos,
       this.repositories,

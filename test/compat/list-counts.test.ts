@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../factories';
-import { createConcepts, createSource } from '../factories/content';
+import { createConcepts, createMappingBetween, createSource } from '../factories/content';
 
 /**
  * A source's concepts narrowed by class or datatype are counted from their index alone (issue 27
@@ -86,4 +86,69 @@ it('a plain list page, however far into the list, walks only the index of active
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   });
   expect(plan).toContain('Index Only Scan using concept_versions_head_active');
+});
+
+/** The plan of `sql` as a large table would get it: no sequential scan, bitmap or sort. */
+async function largePlanOf(sql: string): Promise<string> {
+  return t.dataSource.transaction(async (em) => {
+    for (const setting of ['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) {
+      await em.query(`SET LOCAL ${setting} = off`);
+    }
+    const rows = await em.query<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN (GENERIC_PLAN) ${sql}`);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+}
+
+/** The statements a GET sends that read `table` with an ORDER BY (the page, not the count). */
+async function pageStatements(path: string, table: string): Promise<string[]> {
+  const statements: string[] = [];
+  t.queries.texts = statements;
+  try {
+    const res = await request(t.app).get(path);
+    expect(res.status).toBe(200);
+  } finally {
+    t.queries.texts = undefined;
+  }
+  return statements.filter((sql) => sql.includes(`FROM "${table}"`) && /ORDER BY/.test(sql));
+}
+
+it.each([
+  ['a source', true, ''],
+  ['a source, by map type', true, 'mapType=SAME-AS&'],
+  ['every public source', false, ''],
+  ['every public source, by map type', false, 'mapType=SAME-AS&'],
+])(
+  'the first page of the mappings of %s walks an index in the list order',
+  async (_, inSource, filter) => {
+    const source = await createSource(t);
+    await createConcepts(t, source.url, source.owner, [
+      ['A', 'Aspirin', 'Drug'],
+      ['B', 'Blood pressure', 'Test'],
+    ]);
+    await createMappingBetween(t, source.url, source.owner, [
+      'M1',
+      'SAME-AS',
+      `${source.url}concepts/A/`,
+      `${source.url}concepts/B/`,
+    ]);
+    await t.dataSource.query('VACUUM (ANALYZE) mapping_versions');
+    const path = `${inSource ? source.url : '/'}mappings/?${filter}limit=2`;
+    const [page] = await pageStatements(path, 'mapping_versions');
+    // Either index in the list order serves a source's page on a few rows; none sorts.
+    const plan = await largePlanOf(page);
+    expect(plan).toMatch(
+      inSource
+        ? /Index (Only )?Scan using mapping_versions_(head|public)_listed/
+        : /Index (Only )?Scan using mapping_versions_public_listed/,
+    );
+    expect(plan).not.toContain('Sort');
+  },
+);
+
+it('the first page of /concepts/ walks the index of the newest active concepts', async () => {
+  const source = await createSource(t);
+  await createConcepts(t, source.url, source.owner, [['A', 'Aspirin', 'Drug']]);
+  await t.dataSource.query('VACUUM (ANALYZE) concept_versions');
+  const [page] = await pageStatements('/concepts/?limit=2', 'concept_versions');
+  expect(await largePlanOf(page)).toContain('Index Scan using concept_versions_public_recent');
 });

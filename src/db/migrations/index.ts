@@ -28,6 +28,7 @@ import { VersionDiffs1765300000000 } from './1765300000000-version-diffs';
 import { AccountNotifications1765400000000 } from './1765400000000-account-notifications';
 import { ContentNotifications1765500000000 } from './1765500000000-content-notifications';
 import { ListsFromIndexes1765600000000 } from './1765600000000-lists-from-indexes';
+import { ListOrders1765700000000 } from './1765700000000-list-orders';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   AccountNotifications1765400000000,
   ContentNotifications1765500000000,
   ListsFromIndexes1765600000000,
+  ListOrders1765700000000,
 ];

@@ -277,6 +277,7 @@ export class ConceptMappingsResolver {
     const items = page.items.map((item) => MappingObject.of(item));
     return {
       totalCount: page.total,
+      totalCountExact: page.totalExact !== false,
       items,
       edges: [],
       pageInfo: {

@@ -2,7 +2,13 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { ConceptDescription, ConceptName } from '../../db/entities';
 import { repoUrl, type ConceptDetail, type ConceptView, type Page } from '../../services';
-import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import {
+  connectionPageOf,
+  EDGE_CURSOR,
+  PAGE_INFO,
+  PageInfoObject,
+  TOTAL_COUNT_EXACT,
+} from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 import { FACETS, FacetObject, facetsOf } from './facets.type';
 
@@ -229,6 +235,9 @@ export class ConceptEdge {
 export class ConceptPage {
   @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number | Promise<number>;
+
+  @Field(() => Boolean, { description: TOTAL_COUNT_EXACT })
+  totalCountExact: boolean | Promise<boolean>;
 
   @Field(() => [ConceptObject], { description: 'The concepts of this page.' })
   items: ConceptObject[];

@@ -60,23 +60,38 @@ export function connectionOf<T, N>(
 }
 
 /**
- * A cursor list's page fields: `items`, `edges`, `pageInfo` and `totalCount`, which a cursor page
- * (`first`/`after`) counts only when the query reads it (a getter: the field resolves it).
+ * A cursor list's page fields: `items`, `edges`, `pageInfo`, `totalCount` and `totalCountExact`,
+ * which a cursor page (`first`/`after`) counts only when the query reads them (getters: the
+ * fields resolve them).
  */
 export function connectionPageOf<T, N>(
   page: Page<T>,
   items: N[],
 ): {
   totalCount: number | Promise<number>;
+  totalCountExact: boolean | Promise<boolean>;
   items: N[];
   edges: Array<{ cursor: string; node: N }>;
   pageInfo: PageInfoObject;
 } {
   const fields = { items, ...connectionOf(page, items) };
   const { countTotal } = page;
-  if (!countTotal) return { totalCount: page.total, ...fields };
-  return Object.defineProperty({ ...fields, totalCount: 0 }, 'totalCount', {
-    get: countTotal,
-    enumerable: true,
-  });
+  if (!countTotal) {
+    return { totalCount: page.total, totalCountExact: page.totalExact !== false, ...fields };
+  }
+  return Object.defineProperties(
+    {
+      ...fields,
+      totalCount: 0,
+      totalCountExact: true,
+    },
+    {
+      totalCount: { get: () => countTotal().then((c) => c.total), enumerable: true },
+      totalCountExact: { get: () => countTotal().then((c) => c.exact), enumerable: true },
+    },
+  );
 }
+
+/** What `totalCountExact` says, on the pages of lists counted up to a cap. */
+export const TOTAL_COUNT_EXACT =
+  "Whether `totalCount` is exact. Concept and mapping lists are counted exactly up to the instance's `LIST_COUNT_CAP` (10,000 by default); when more match, `totalCount` is the cap and this is false (at least that many, as Elasticsearch reports a total beyond its count).";

@@ -10,7 +10,13 @@ import {
   type ResolvedEnd,
 } from '../../services';
 import { ChecksumsObject } from './concept.type';
-import { connectionPageOf, EDGE_CURSOR, PAGE_INFO, PageInfoObject } from './connection.type';
+import {
+  connectionPageOf,
+  EDGE_CURSOR,
+  PAGE_INFO,
+  PageInfoObject,
+  TOTAL_COUNT_EXACT,
+} from './connection.type';
 import { EXTERNAL_ID, TOTAL_COUNT } from './descriptions';
 import { OwnerType } from './enums';
 import { FACETS, FacetObject, facetsOf } from './facets.type';
@@ -180,6 +186,9 @@ export class MappingEdge {
 export class MappingPage {
   @Field(() => Int, { description: TOTAL_COUNT })
   totalCount: number | Promise<number>;
+
+  @Field(() => Boolean, { description: TOTAL_COUNT_EXACT })
+  totalCountExact: boolean | Promise<boolean>;
 
   @Field(() => [MappingObject], { description: 'The mappings of this page.' })
   items: MappingObject[];

@@ -250,6 +250,8 @@ export class ConceptService {
   constructor(
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
+    /** Lists are counted exactly up to this many concepts (`LIST_COUNT_CAP`); 0: always. */
+    private readonly countCap = 0,
   ) {}
 
   /** Creates a concept in HEAD with its first version; 400 when the id is taken. */
@@ -922,6 +924,7 @@ export class ConceptService {
         filter: listFilterOf(params),
       },
       this.repos.concepts.keyTypes(scope, filter, sort),
+      this.countCap,
     );
     const { window } = paging;
     // Search by substring first (the trigram index answers it quickly); only when nothing
@@ -941,7 +944,8 @@ export class ConceptService {
         : await this.repos.concepts.search(scope, filter, sort, window);
     for (const tolerance of ['swaps', 'similar'] as const) {
       // Whether the whole list has a match (a cursor page counts it only here, when it has none).
-      if (!filter.q || found.rows.length > 0 || (await (found.count?.() ?? found.total)) > 0) break;
+      if (!filter.q || found.rows.length > 0 || ((await found.count?.())?.total ?? found.total) > 0)
+        break;
       filter.tolerance = tolerance;
       found = await this.repos.concepts.search(scope, filter, sort, window);
     }

@@ -133,6 +133,8 @@ export class MappingService {
     private readonly repos: Repositories,
     private readonly repositories: RepositoryService,
     private readonly resolver: ReferenceResolver,
+    /** Lists are counted exactly up to this many mappings (`LIST_COUNT_CAP`); 0: always. */
+    private readonly countCap = 0,
   ) {}
 
   async create(ctx: ServiceContext, sourceRef: RepoRef, input: unknown): Promise<MappingDetail> {
@@ -677,6 +679,7 @@ export class MappingService {
         filter: listFilterOf(params),
       },
       this.repos.mappings.keyTypes(filter, sort),
+      this.countCap,
     );
     const slice = pageSlice(
       await this.repos.mappings.search(scope, filter, sort, paging.window),

@@ -31,10 +31,16 @@ export interface Paging {
  * The paging of a list request: its window checked (`windowOf`), and with `first` or `after` a
  * keyset window after the cursor's position, which must be a cursor of this `list` (its scope,
  * order and filters, as the service names them) with keys of `types`. Cursors go forward only
- * and never with an offset.
+ * and never with an offset. `countCap`: the list is counted exactly up to that many (`Window`).
  */
-export function pagingOf(params: ListParams, list: unknown, types: readonly KeyType[]): Paging {
-  const window = windowOf(params);
+export function pagingOf(
+  params: ListParams,
+  list: unknown,
+  types: readonly KeyType[],
+  countCap = 0,
+): Paging {
+  // A list asked whole (`limit` 0) counts what it reads anyway.
+  const window = { ...windowOf(params), ...(countCap > 0 && params.limit > 0 ? { countCap } : {}) };
   const identity = JSON.stringify(list);
   if (params.first === undefined && params.after === undefined) {
     return { window, cursor: false, size: null, list: identity };
@@ -52,7 +58,13 @@ export function pagingOf(params: ListParams, list: unknown, types: readonly KeyT
   const after =
     params.after === undefined ? undefined : decodeCursor(params.after, identity, types);
   return {
-    window: { limit: size === null ? 0 : size + 1, offset: 0, after, countLazily: true },
+    window: {
+      limit: size === null ? 0 : size + 1,
+      offset: 0,
+      after,
+      countLazily: true,
+      ...(countCap > 0 ? { countCap } : {}),
+    },
     cursor: true,
     size,
     list: identity,
@@ -66,12 +78,14 @@ export interface PageSlice<T> extends Slice<T> {
 
 /**
  * The page of a slice read by `paging`: a cursor page reads one row more than it shows, which
- * says whether more follow (no count); an offset page knows from the count.
+ * says whether more follow (no count); an offset page knows from the count (or, past a count
+ * cap, from the one row more it read).
  */
 export function pageSlice<T>(slice: Slice<T>, paging: Paging, params: ListParams): PageSlice<T> {
   const { size } = paging;
   if (!paging.cursor) {
-    const hasNextPage = params.limit > 0 && params.offset + slice.rows.length < slice.total;
+    const hasNextPage =
+      slice.more ?? (params.limit > 0 && params.offset + slice.rows.length < slice.total);
     return { ...slice, hasNextPage };
   }
   if (size === null || slice.rows.length <= size) return { ...slice, hasNextPage: false };
@@ -97,6 +111,7 @@ export function keyedPage<T>(
 ): Page<T> {
   return {
     ...pageOf(items, slice.total, params, facets),
+    ...(slice.exact === false ? { totalExact: false } : {}),
     cursors:
       paging.cursor || params.withCursors
         ? slice.keys?.map((keys) => encodeCursor(paging.list, keys))

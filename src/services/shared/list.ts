@@ -1,5 +1,12 @@
 import { AppError } from '../../errors';
-import type { ExtrasFilter, FacetCounts, Listing, SortSpec, Window } from '../../repositories';
+import type {
+  Counted,
+  ExtrasFilter,
+  FacetCounts,
+  Listing,
+  SortSpec,
+  Window,
+} from '../../repositories';
 
 /** Edge-neutral list request: what REST query strings and GraphQL arguments both become. */
 export interface ListParams {
@@ -40,7 +47,12 @@ export interface Page<T> {
    * On a cursor page (`first`/`after`): counts the whole list, read only when called (GraphQL
    * `totalCount` when selected); `total` is then NaN.
    */
-  countTotal?: () => Promise<number>;
+  countTotal?: () => Promise<Counted>;
+  /**
+   * false when `total` is the list's count cap (`LIST_COUNT_CAP`) and more items match; absent:
+   * exact.
+   */
+  totalExact?: boolean;
   limit: number;
   offset: number;
   facets?: FacetCounts;

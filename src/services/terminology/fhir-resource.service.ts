@@ -39,7 +39,7 @@ import {
   type FhirConcept,
 } from './fhir-content';
 import type { ServiceContext } from '../shared/context';
-import { defaultListParams } from '../shared/list';
+import { defaultListParams, type Page } from '../shared/list';
 import {
   mappingContentOf,
   mappingVersionRow,
@@ -1138,7 +1138,9 @@ export class FhirResourceService {
         : { limit: CONTENT_PAGE_SIZE, offset: (page - 1) * CONTENT_PAGE_SIZE },
     );
     const ref: RepoRef = { ...refOf(view), version: view.version.mnemonic };
-    const more = (total: number, returned: number) => params.offset + returned < total;
+    // Past a list's count cap only the page knows whether more follow.
+    const more = (page: Page<unknown>) =>
+      page.hasNextPage ?? params.offset + page.items.length < page.total;
     switch (type) {
       case 'CodeSystem': {
         // Retired concepts too, with `inactive` true; in code order, so that pages are stable.
@@ -1160,7 +1162,7 @@ export class FhirResourceService {
           concepts,
           children,
         });
-        return { resource, more: more(found.total, found.items.length) };
+        return { resource, more: more(found) };
       }
       case 'ValueSet': {
         if (page === 'all') {
@@ -1174,13 +1176,13 @@ export class FhirResourceService {
           display: item.version.displayName,
         }));
         const resource = valueSetOf(view, r, await this.membersOf(ctx, view, found));
-        return { resource, more: more(listed.total, found.length) };
+        return { resource, more: more(listed) };
       }
       case 'ConceptMap': {
         const found = await this.mappings.list(ctx, ref, params);
         const entries = await Promise.all(found.items.map((item) => this.entryOf(ctx, view, item)));
         const resource = conceptMapOf(view, r, entries);
-        return { resource, more: more(found.total, found.items.length) };
+        return { resource, more: more(found) };
       }
     }
   }

@@ -1,0 +1,140 @@
+import request from 'supertest';
+import { createTestApp, type TestApp } from '../factories';
+import { createConcepts, createMappingBetween, createSource } from '../factories/content';
+import { dataOf, gql } from '../graphql/gql';
+
+/**
+ * Concept and mapping lists count exactly up to `LIST_COUNT_CAP` (issue 27 part 2); beyond it
+ * the count is the cap, said to be a lower bound as Elasticsearch says it (REST
+ * `num_found_relation: gte`, GraphQL `totalCountExact: false`), and whether a page has a next
+ * one is read from the rows, not the count. Here the cap is 3.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ LIST_COUNT_CAP: '3' });
+});
+afterAll(() => t.close());
+
+async function drugs(): Promise<{ url: string; owner: Parameters<typeof createConcepts>[2] }> {
+  const source = await createSource(t);
+  await createConcepts(t, source.url, source.owner, [
+    ['A', 'Aspirin', 'Drug'],
+    ['B', 'Bisoprolol', 'Drug'],
+    ['C', 'Codeine', 'Drug'],
+    ['D', 'Diclofenac', 'Drug'],
+    ['T', 'Blood test', 'Test'],
+  ]);
+  return { url: source.url, owner: source.owner };
+}
+
+describe('REST', () => {
+  it('a list with more matches than the cap says num_found is the cap and at least that many', async () => {
+    const source = await drugs();
+    const res = await request(t.app).get(`${source.url}concepts/?conceptClass=Drug&limit=2`);
+    expect(res.status).toBe(200);
+    expect(res.body.map((c: { id: string }) => c.id)).toEqual(['A', 'B']);
+    expect(res.headers.num_found).toBe('3');
+    expect(res.headers.num_found_relation).toBe('gte');
+    expect(res.headers.next).toContain('page=2');
+  });
+
+  it('past the cap, the next page is linked while rows follow, and not after the last', async () => {
+    const source = await drugs();
+    const second = await request(t.app).get(
+      `${source.url}concepts/?conceptClass=Drug&limit=1&page=3`,
+    );
+    expect(second.body.map((c: { id: string }) => c.id)).toEqual(['C']);
+    expect(second.headers.next).toContain('page=4');
+    const last = await request(t.app).get(
+      `${source.url}concepts/?conceptClass=Drug&limit=2&page=2`,
+    );
+    expect(last.body.map((c: { id: string }) => c.id)).toEqual(['C', 'D']);
+    expect(last.headers.num_found_relation).toBe('gte');
+    expect(last.headers.next).toBeUndefined();
+  });
+
+  it('a list within the cap is counted exactly and says nothing more', async () => {
+    const source = await drugs();
+    const res = await request(t.app).get(`${source.url}concepts/?conceptClass=Test`);
+    expect(res.headers.num_found).toBe('1');
+    expect(res.headers.num_found_relation).toBeUndefined();
+    // A source's plain list is counted from its kept total, exactly, however long.
+    const all = await request(t.app).get(`${source.url}concepts/?limit=2`);
+    expect(all.headers.num_found).toBe('5');
+    expect(all.headers.num_found_relation).toBeUndefined();
+  });
+
+  it('a list asked whole (limit=0) is counted from what it returns', async () => {
+    const source = await drugs();
+    const res = await request(t.app).get(`${source.url}concepts/?conceptClass=Drug&limit=0`);
+    expect(res.body).toHaveLength(4);
+    expect(res.headers.num_found).toBe('4');
+    expect(res.headers.num_found_relation).toBeUndefined();
+  });
+
+  it('mapping lists are capped the same way', async () => {
+    const source = await drugs();
+    const concept = (id: string): string => `${source.url}concepts/${id}/`;
+    for (const [id, from, to] of [
+      ['M1', 'A', 'B'],
+      ['M2', 'B', 'C'],
+      ['M3', 'C', 'D'],
+      ['M4', 'D', 'A'],
+    ]) {
+      await createMappingBetween(t, source.url, source.owner, [
+        id,
+        'SAME-AS',
+        concept(from),
+        concept(to),
+      ]);
+    }
+    const res = await request(t.app).get(`${source.url}mappings/?mapType=SAME-AS&limit=10`);
+    expect(res.body).toHaveLength(4);
+    expect(res.headers.num_found).toBe('3');
+    expect(res.headers.num_found_relation).toBe('gte');
+    expect(res.headers.next).toBeUndefined();
+  });
+
+  it('browsers may read the header', async () => {
+    const source = await drugs();
+    const res = await request(t.app)
+      .get(`${source.url}concepts/?conceptClass=Drug&limit=2`)
+      .set('Origin', 'https://app.example.org');
+    expect(res.headers['access-control-expose-headers']).toContain('num_found_relation');
+  });
+});
+
+describe('GraphQL', () => {
+  const PAGE = `query($s: String!, $first: Int, $limit: Int) {
+    concepts(source: $s, conceptClass: ["Drug"], first: $first, limit: $limit) {
+      totalCount totalCountExact items { id } pageInfo { hasNextPage }
+    }
+  }`;
+
+  it('totalCount is the cap and totalCountExact false when more match', async () => {
+    const source = await drugs();
+    const page = dataOf(await gql(t, undefined, PAGE, { s: source.url, limit: 2 })).concepts;
+    expect(page).toEqual({
+      totalCount: 3,
+      totalCountExact: false,
+      items: [{ id: 'A' }, { id: 'B' }],
+      pageInfo: { hasNextPage: true },
+    });
+  });
+
+  it('a cursor page counts the same way when asked', async () => {
+    const source = await drugs();
+    const page = dataOf(await gql(t, undefined, PAGE, { s: source.url, first: 2 })).concepts;
+    expect(page.totalCount).toBe(3);
+    expect(page.totalCountExact).toBe(false);
+    const test = dataOf(
+      await gql(
+        t,
+        undefined,
+        `query($s: String!) { concepts(source: $s, conceptClass: ["Test"], first: 5) { totalCount totalCountExact } }`,
+        { s: source.url },
+      ),
+    ).concepts;
+    expect(test).toEqual({ totalCount: 1, totalCountExact: true });
+  });
+});
