@@ -756,12 +756,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     whereAnyOf(qb, 'cv.concept_class', filter.conceptClass, 'conceptClass');
     whereAnyOf(qb, 'cv.datatype', filter.datatype, 'datatype');
     if (filter.locale?.length) {
-      qb.andWhere(
-        `(${filter.locale.map((_, i) => `cv.names @> :loc${i}::jsonb`).join(' OR ')})`,
-        Object.fromEntries(
-          filter.locale.map((l, i) => [`loc${i}`, JSON.stringify([{ locale: l }])]),
-        ),
-      );
+      // The locales of the names, kept as a column the list indexes carry.
+      qb.andWhere('cv.name_locales && :locales::text[]', { locales: filter.locale });
     }
     // An expansion's changes are its members' (joined, edited or removed since then).
     if (filter.updatedSince && where.scope !== 'expansion')

@@ -1,6 +1,11 @@
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../factories';
-import { createConcepts, createMappingBetween, createSource } from '../factories/content';
+import {
+  createConcept,
+  createConcepts,
+  createMappingBetween,
+  createSource,
+} from '../factories/content';
 
 /**
  * A source's concepts narrowed by class or datatype are counted from their index alone (issue 27
@@ -151,4 +156,45 @@ it('the first page of /concepts/ walks the index of the newest active concepts',
   await t.dataSource.query('VACUUM (ANALYZE) concept_versions');
   const [page] = await pageStatements('/concepts/?limit=2', 'concept_versions');
   expect(await largePlanOf(page)).toContain('Index Scan using concept_versions_public_recent');
+});
+
+it('a locale filter finds the concepts with a name in that locale, from the index of active concepts', async () => {
+  const source = await createSource(t);
+  const name = (text: string, locale: string) => ({ name: text, locale, locale_preferred: true });
+  await createConcept(t, source.url, source.owner, { id: 'A', names: [name('Aspirin', 'en')] });
+  await createConcept(t, source.url, source.owner, {
+    id: 'B',
+    names: [name('Fever', 'en'), name('Fièvre', 'fr')],
+  });
+  await createConcept(t, source.url, source.owner, { id: 'C', names: [name('Toux', 'fr')] });
+  const ids = async (query: string): Promise<string[]> => {
+    const res = await request(t.app).get(`${source.url}concepts/?${query}`);
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.num_found)).toBe(res.body.length);
+    return res.body.map((c: { id: string }) => c.id);
+  };
+  expect(await ids('locale=fr')).toEqual(['B', 'C']);
+  expect(await ids('locale=de,en')).toEqual(['A', 'B']);
+  expect(await ids('locale=de')).toEqual([]);
+  // A name added later counts at once (the locales are kept from the names by PostgreSQL).
+  const added = await request(t.app)
+    .post(`${source.url}concepts/A/names/`)
+    .set('Authorization', source.owner.auth)
+    .send({ name: 'Aspirine', locale: 'fr' });
+  expect(added.status).toBe(201);
+  expect(await ids('locale=fr')).toEqual(['A', 'B', 'C']);
+
+  await t.dataSource.query('VACUUM (ANALYZE) concept_versions');
+  const statements: string[] = [];
+  t.queries.texts = statements;
+  try {
+    await request(t.app).get(`${source.url}concepts/?locale=fr&limit=1`);
+  } finally {
+    t.queries.texts = undefined;
+  }
+  const count = statements.filter((sql) => /count\(/i.test(sql) && /concept_versions/.test(sql));
+  expect(count).toHaveLength(1);
+  expect(await largePlanOf(count[0])).toContain(
+    'Index Only Scan using concept_versions_head_active',
+  );
 });

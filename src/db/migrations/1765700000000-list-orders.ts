@@ -13,6 +13,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   otherwise guesses: it guessed 230 drugs among 100,000 public concepts (there were 14,761),
  *   so it sorted every drug for `/concepts/?conceptClass=Drug` (28 ms) rather than walk the
  *   newest concepts until 25 drugs were found (under 4 ms).
+ * - The locales of a concept version's names as a column (`name_locales`, kept by PostgreSQL from
+ *   `names`), carried by the index of a source's active HEAD concepts: a `locale` filter's page
+ *   and count read that index alone instead of each row's names (the count of French names in a
+ *   CIEL-scale source, up to the cap: 42 ms → 7 ms).
  */
 /** The filtered columns (`lower(column) IN …`) whose folded values get statistics. */
 const STATISTICS = [
@@ -38,6 +42,22 @@ export class ListOrders1765700000000 implements MigrationInterface {
       `CREATE INDEX mapping_versions_public_listed ON mapping_versions
        (lower(map_type), map_type, sort_weight, id) WHERE valid_to_seq IS NULL AND NOT retired`,
     );
+    await q.query(`
+      CREATE FUNCTION registry_name_locales(names jsonb) RETURNS text[]
+      LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT coalesce(array_agg(DISTINCT n->>'locale') FILTER (WHERE n->>'locale' IS NOT NULL),
+          '{}')
+        FROM jsonb_array_elements(CASE jsonb_typeof(names) WHEN 'array' THEN names ELSE '[]' END) n
+      $$`);
+    await q.query(
+      `ALTER TABLE concept_versions ADD COLUMN name_locales text[] NOT NULL
+       GENERATED ALWAYS AS (registry_name_locales(names)) STORED`,
+    );
+    await q.query('DROP INDEX concept_versions_head_active');
+    await q.query(
+      `CREATE INDEX concept_versions_head_active ON concept_versions (repository_id, mnemonic, id)
+       INCLUDE (name_locales) WHERE valid_to_seq IS NULL AND NOT retired`,
+    );
     for (const [table, column] of STATISTICS) {
       await q.query(
         `CREATE STATISTICS ${table}_${column}_folded ON (lower(${column})) FROM ${table}`,
@@ -51,6 +71,13 @@ export class ListOrders1765700000000 implements MigrationInterface {
     for (const [table, column] of STATISTICS) {
       await q.query(`DROP STATISTICS ${table}_${column}_folded`);
     }
+    await q.query('DROP INDEX concept_versions_head_active');
+    await q.query(
+      `CREATE INDEX concept_versions_head_active ON concept_versions (repository_id, mnemonic, id)
+       WHERE valid_to_seq IS NULL AND NOT retired`,
+    );
+    await q.query('ALTER TABLE concept_versions DROP COLUMN name_locales');
+    await q.query('DROP FUNCTION registry_name_locales(jsonb)');
     await q.query(`DROP INDEX mapping_versions_public_listed`);
     await q.query(`DROP INDEX mapping_versions_head_listed`);
     await q.query(`DROP INDEX concept_versions_public_recent`);
