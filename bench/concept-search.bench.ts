@@ -620,6 +620,13 @@ async function searchBenchmark(
     );
     const examples = MIX.map(([category]) => results.find((r) => r.query.category === category)!);
     print(`examples: ${examples.map((r) => `'${r.query.q}' (${r.hits})`).join(', ')}`);
+    const slowTypos = results
+      .filter((r) => r.query.category === "typo'd word")
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5);
+    print(
+      `slowest typo'd: ${slowTypos.map((r) => `'${r.query.q}' (${r.hits} hits, ${r.ms.toFixed(1)} ms)`).join(', ')}`,
+    );
     for (const line of await missNotes(client, dict, results)) print(line);
     print('');
 

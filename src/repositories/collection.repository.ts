@@ -810,7 +810,9 @@ function memberRepositoriesSql(resource: 'c' | 'm', expansion: string): string {
  * scalar SQL expression: the kept totals per repository (`expansion_member_totals`: every member
  * less those pinned to a retired version) less the followed members whose current version is
  * retired, found from the few retired current versions of those repositories. No pass over every
- * member.
+ * member. Joined on the members' key (one member at most per version), not `EXISTS`: a new
+ * expansion has no statistics yet, and PostgreSQL, taking it for a handful of members, walked
+ * every member against every retired version (35 ms for 9,000 members, 5 ms joined).
  */
 export function activeMembersSql(
   resource: 'c' | 'm',
@@ -822,10 +824,10 @@ export function activeMembersSql(
       JOIN repositories ar ON ar.id = g.repository_id
       WHERE g.expansion_id = ${expansion} AND g.resource = '${resource}' AND ${visible('ar')})
     - (SELECT count(*) FROM ${t.versions} h JOIN repositories hr ON hr.id = h.repository_id
+         JOIN ${t.members} fx ON fx.expansion_id = ${expansion} AND fx.${t.key} = h.${t.key}
        WHERE h.repository_id IN (SELECT id::bigint FROM ${memberRepositoriesSql(resource, expansion)} mr)
          AND h.valid_to_seq IS NULL AND h.retired AND ${visible('hr')}
-         AND EXISTS (SELECT 1 FROM ${t.members} fx WHERE fx.expansion_id = ${expansion}
-           AND fx.${t.key} = h.${t.key} AND fx.${t.memberVersion} IS NULL)))::int`;
+         AND fx.${t.memberVersion} IS NULL))::int`;
 }
 
 /**
