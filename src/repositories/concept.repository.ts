@@ -33,10 +33,10 @@ import {
   named,
   orderBy,
   orderSql,
+  narrowSliceOf,
   rankedSliceOf,
   searchWords,
   selectKeys,
-  sliceOf,
   transpositions,
   whereAnyOf,
   whereExtras,
@@ -443,7 +443,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         this.versions.findBy({ id: In(ids) }),
       );
     }
-    return sliceOf(qb, window, keys);
+    return narrowSliceOf(this.em, qb, window, keys, (ids) => this.versions.findBy({ id: In(ids) }));
   }
 
   /**

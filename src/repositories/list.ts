@@ -369,6 +369,59 @@ export async function countUpTo<T extends object>(
 }
 
 /**
+ * `sliceOf` for lists of wide rows (concept and mapping versions): the window is picked on the
+ * narrow id and sort keys, which an index can give alone, and only its rows are then read whole
+ * (`load`, by id). Picked on whole rows, a page whose filter an index cannot answer read every row
+ * it skipped (the newest French concepts of every public source: 55 ms, 9 ms narrow). `em` runs
+ * it (the caller's transaction, if any).
+ */
+export async function narrowSliceOf<T extends { id: string }>(
+  em: EntityManager,
+  qb: SelectQueryBuilder<T>,
+  window: Window,
+  keys: readonly KeyColumn[],
+  load: (ids: string[]) => Promise<T[]>,
+): Promise<Slice<T>> {
+  const counter = qb.clone().orderBy();
+  let counted: Promise<Counted> | undefined;
+  const count = (): Promise<Counted> => (counted ??= countUpTo(counter, window.countCap ?? 0));
+  const lazily = window.countLazily === true;
+  const { total, exact } = lazily ? { total: Number.NaN, exact: true } : await count();
+  if (!lazily && exact && (total === 0 || window.offset >= total)) {
+    return { rows: [], total, keys: [] };
+  }
+  // Past the cap, one row more says whether rows follow the window.
+  const peek = !exact && window.limit > 0;
+  const page = qb.clone().select(`(${qb.alias}.id)`, 'id');
+  selectKeys(page, keys);
+  if (window.after) {
+    const parameters: Record<string, unknown> = {};
+    page.andWhere(afterSql(keys, window.after, named('keyset', parameters)), parameters);
+  }
+  if (window.limit > 0) page.limit(window.limit + (peek ? 1 : 0));
+  if (window.offset > 0) page.offset(window.offset);
+  const [sql, parameters] = page.getQueryAndParameters();
+  const inPage = keysOf(keys, 'p');
+  const found = await em.query<Array<{ id: string; keys: unknown }>>(
+    `SELECT p.id::text AS id, ${keysJsonSql(inPage)} AS keys FROM (${sql}) p
+     ORDER BY ${orderSql(inPage)}`,
+    parameters,
+  );
+  const shown = peek ? found.slice(0, window.limit) : found;
+  const ids = shown.map((row) => row.id);
+  const rows = ids.length > 0 ? await load(ids) : [];
+  const byId = new Map(rows.map((row) => [String(row.id), row]));
+  return {
+    rows: ids.map((id) => byId.get(id)!),
+    total,
+    ...(exact ? {} : { exact: false }),
+    ...(peek ? { more: found.length > window.limit } : {}),
+    keys: shown.map((row) => keyValuesOf(keys, row.keys)),
+    ...(lazily ? { count } : {}),
+  };
+}
+
+/**
  * Selects each of `keys` as `k0`, `k1`, … for a query that wraps this one (in parentheses:
  * TypeORM reads a bare `alias.column` as an entity property and selects it twice).
  */

@@ -11,6 +11,7 @@ import {
   named,
   orderBy,
   searchWords,
+  narrowSliceOf,
   sliceOf,
   visibleRepository,
   whereAnyOf,
@@ -326,7 +327,14 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     sort: SortSpec<MappingSortKey>,
     window: Window,
   ): Promise<Slice<MappingVersionEntity>> {
-    return sliceOf(this.ordered(where, filter, sort), window, keysOf(filter, sort));
+    const qb = this.ordered(where, filter, sort);
+    // Ordered by a rank, the page needs it selected: read whole rows then.
+    const ranked =
+      sort.key === 'bestMatch' && (filter.q ? searchWords(filter.q.text) : []).length > 0;
+    if (ranked) return sliceOf(qb, window, keysOf(filter, sort));
+    return narrowSliceOf(this.em, qb, window, keysOf(filter, sort), (ids) =>
+      this.versions.findBy({ id: In(ids) }),
+    );
   }
 
   /** The types of the sort keys of a `search` (what its rows' `keys` hold, `window.after` takes). */

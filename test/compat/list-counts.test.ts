@@ -146,7 +146,8 @@ it.each([
         ? /Index (Only )?Scan using mapping_versions_(head|public)_listed/
         : /Index (Only )?Scan using mapping_versions_public_listed/,
     );
-    expect(plan).not.toContain('Sort');
+    // The page's few rows may be put back in order after the limit; nothing under it sorts.
+    expect(plan.slice(plan.indexOf('Limit'))).not.toContain('Sort');
   },
 );
 
@@ -155,7 +156,7 @@ it('the first page of /concepts/ walks the index of the newest active concepts',
   await createConcepts(t, source.url, source.owner, [['A', 'Aspirin', 'Drug']]);
   await t.dataSource.query('VACUUM (ANALYZE) concept_versions');
   const [page] = await pageStatements('/concepts/?limit=2', 'concept_versions');
-  expect(await largePlanOf(page)).toContain('Index Scan using concept_versions_public_recent');
+  expect(await largePlanOf(page)).toMatch(/Index Only Scan using concept_versions_public_recent/);
 });
 
 it('a locale filter finds the concepts with a name in that locale, from the index of active concepts', async () => {

@@ -29,19 +29,6 @@ export class ListOrders1765700000000 implements MigrationInterface {
   name = 'ListOrders1765700000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(
-      `CREATE INDEX concept_versions_public_recent ON concept_versions (created_at DESC, id DESC)
-       WHERE valid_to_seq IS NULL AND NOT retired`,
-    );
-    await q.query(
-      `CREATE INDEX mapping_versions_head_listed ON mapping_versions
-       (repository_id, lower(map_type), map_type, sort_weight, id)
-       WHERE valid_to_seq IS NULL AND NOT retired`,
-    );
-    await q.query(
-      `CREATE INDEX mapping_versions_public_listed ON mapping_versions
-       (lower(map_type), map_type, sort_weight, id) WHERE valid_to_seq IS NULL AND NOT retired`,
-    );
     await q.query(`
       CREATE FUNCTION registry_name_locales(names jsonb) RETURNS text[]
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -58,6 +45,21 @@ export class ListOrders1765700000000 implements MigrationInterface {
       `CREATE INDEX concept_versions_head_active ON concept_versions (repository_id, mnemonic, id)
        INCLUDE (name_locales, created_at) WHERE valid_to_seq IS NULL AND NOT retired`,
     );
+    // Each carries what a page's filters and visibility read, so a page walks it alone.
+    await q.query(
+      `CREATE INDEX concept_versions_public_recent ON concept_versions (created_at DESC, id DESC)
+       INCLUDE (repository_id, name_locales) WHERE valid_to_seq IS NULL AND NOT retired`,
+    );
+    await q.query(
+      `CREATE INDEX mapping_versions_head_listed ON mapping_versions
+       (repository_id, lower(map_type), map_type, sort_weight, id)
+       WHERE valid_to_seq IS NULL AND NOT retired`,
+    );
+    await q.query(
+      `CREATE INDEX mapping_versions_public_listed ON mapping_versions
+       (lower(map_type), map_type, sort_weight, id) INCLUDE (repository_id)
+       WHERE valid_to_seq IS NULL AND NOT retired`,
+    );
     for (const [table, column] of STATISTICS) {
       await q.query(
         `CREATE STATISTICS ${table}_${column}_folded ON (lower(${column})) FROM ${table}`,
@@ -71,6 +73,9 @@ export class ListOrders1765700000000 implements MigrationInterface {
     for (const [table, column] of STATISTICS) {
       await q.query(`DROP STATISTICS ${table}_${column}_folded`);
     }
+    await q.query('DROP INDEX mapping_versions_public_listed');
+    await q.query('DROP INDEX mapping_versions_head_listed');
+    await q.query('DROP INDEX concept_versions_public_recent');
     await q.query('DROP INDEX concept_versions_head_active');
     await q.query(
       `CREATE INDEX concept_versions_head_active ON concept_versions (repository_id, mnemonic, id)
@@ -78,8 +83,5 @@ export class ListOrders1765700000000 implements MigrationInterface {
     );
     await q.query('ALTER TABLE concept_versions DROP COLUMN name_locales');
     await q.query('DROP FUNCTION registry_name_locales(jsonb)');
-    await q.query(`DROP INDEX mapping_versions_public_listed`);
-    await q.query(`DROP INDEX mapping_versions_head_listed`);
-    await q.query(`DROP INDEX concept_versions_public_recent`);
   }
 }
