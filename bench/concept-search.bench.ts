@@ -995,19 +995,13 @@ async function listBenchmark(
   try {
     for (const page of pages) {
       const path = `${SOURCE_PATH}concepts/?${page.query}`;
-      const times: number[] = [];
       let hits = 0;
-      for (let i = -5; i < runs; i += 1) {
-        const started = performance.now();
-        const res = await fetch(server.url + path);
-        const text = await res.text();
-        if (i >= 0) times.push(performance.now() - started);
-        if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+      const times = await timedGets(server, path, runs, (res, text) => {
         const items = JSON.parse(text) as ConceptSummary[];
         hits = Number(res.headers.get('num_found'));
         if (items.length !== 25 || (page.drugs && items.some((c) => c.concept_class !== 'Drug')))
           throw new Error(`GET ${path}: unexpected page ${text.slice(0, 300)}`);
-      }
+      });
       const all = await inProcess.statementsOf((services, ctx) =>
         services.concepts.list(ctx, sourceRef(), page.params),
       );
@@ -1046,6 +1040,28 @@ async function listBenchmark(
   } finally {
     await client.end();
   }
+}
+
+/**
+ * `runs` GETs of `path` one at a time after 5 unmeasured, each answer checked (200, then `check`);
+ * the times of the measured ones, in ms.
+ */
+async function timedGets(
+  server: BenchServer,
+  path: string,
+  runs: number,
+  check: (res: Response, text: string) => void,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = -5; i < runs; i += 1) {
+    const started = performance.now();
+    const res = await fetch(server.url + path);
+    const text = await res.text();
+    if (i >= 0) times.push(performance.now() - started);
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+    check(res, text);
+  }
+  return times;
 }
 
 /**
@@ -1106,18 +1122,12 @@ async function otherListsBenchmark(
   const rows: string[][] = [];
   for (const [label, list] of lists) {
     const path = `${list}${list.endsWith('?') ? '' : '&'}limit=25`;
-    const times: number[] = [];
     let found = '';
-    for (let i = -5; i < runs; i += 1) {
-      const started = performance.now();
-      const res = await fetch(server.url + path);
-      const text = await res.text();
-      if (i >= 0) times.push(performance.now() - started);
-      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+    const times = await timedGets(server, path, runs, (res) => {
       found = res.headers.get('num_found') ?? '';
       const relation = res.headers.get('num_found_relation');
       if (relation) found += ` (${relation})`;
-    }
+    });
     rows.push([
       label,
       String(runs),

@@ -171,8 +171,9 @@ it('a locale filter finds the concepts with a name in that locale, from the inde
   const ids = async (query: string): Promise<string[]> => {
     const res = await request(t.app).get(`${source.url}concepts/?${query}`);
     expect(res.status).toBe(200);
-    expect(Number(res.headers.num_found)).toBe(res.body.length);
-    return res.body.map((c: { id: string }) => c.id);
+    const body = res.body as Array<{ id: string }>;
+    expect(Number(res.headers.num_found)).toBe(body.length);
+    return body.map((c) => c.id);
   };
   expect(await ids('locale=fr')).toEqual(['B', 'C']);
   expect(await ids('locale=de,en')).toEqual(['A', 'B']);
