@@ -433,17 +433,17 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     const words = filter.q ? searchWords(filter.q) : [];
     const rank = words.length ? rankOf(words, filter.tolerance) : undefined;
     orderBy(qb, sort, ORDER, rank);
+    const inExpansion = where.scope === 'expansion';
     if (this.byMembers(where, filter, sort))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
     const keys = keyColumns(sort, ORDER, KEY_TYPES, rank);
+    const load = (ids: string[]) => this.versions.findBy({ id: In(ids) });
     // Ranked, every match is read for its rank; filtered, an expansion resolves every member's
     // version first: either way counted in the same scan (cursor pages too).
-    if ((rank && sort.key === 'bestMatch') || (where as ConceptScope).scope === 'expansion') {
-      return rankedSliceOf(this.em, qb, window, keys, (ids) =>
-        this.versions.findBy({ id: In(ids) }),
-      );
+    if ((rank && sort.key === 'bestMatch') || inExpansion) {
+      return rankedSliceOf(this.em, qb, window, keys, load);
     }
-    return narrowSliceOf(this.em, qb, window, keys, (ids) => this.versions.findBy({ id: In(ids) }));
+    return narrowSliceOf(this.em, qb, window, keys, load);
   }
 
   /**

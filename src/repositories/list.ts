@@ -305,25 +305,14 @@ export async function sliceOf<T extends object>(
   window: Window,
   keys?: readonly KeyColumn[],
 ): Promise<Slice<T>> {
-  const cap = window.countCap ?? 0;
-  const counter = qb.clone().orderBy();
-  let counted: Promise<Counted> | undefined;
-  const count = (): Promise<Counted> => (counted ??= countUpTo(counter, cap));
-  const lazily = window.countLazily === true && keys !== undefined;
-  const { total, exact } = lazily ? { total: Number.NaN, exact: true } : await count();
-  // Past the cap, one row more says whether rows follow the window.
-  const peek = !exact && window.limit > 0;
-  if (window.limit > 0) qb.limit(window.limit + (peek ? 1 : 0));
+  const counting = await windowCount(qb, window, keys !== undefined);
+  if (window.limit > 0) qb.limit(window.limit + (counting.peek ? 1 : 0));
   if (window.offset > 0) qb.offset(window.offset);
-  const inexact = exact ? {} : { exact: false };
-  const cut = <R>(rows: R[]): { rows: R[]; more?: boolean } =>
-    peek ? { rows: rows.slice(0, window.limit), more: rows.length > window.limit } : { rows };
-  const beyond = exact && (total === 0 || window.offset >= total);
   if (!keys) {
-    const rows = beyond ? [] : await qb.getMany();
-    return { ...cut(rows), total, ...inexact };
+    const rows = counting.empty ? [] : await qb.getMany();
+    return sliceFrom(counting, window, rows);
   }
-  if (!lazily && beyond) return { rows: [], total, keys: [] };
+  if (counting.empty) return { rows: [], total: counting.total, keys: [] };
   if (window.after) {
     const parameters: Record<string, unknown> = {};
     qb.andWhere(afterSql(keys, window.after, named('keyset', parameters)), parameters);
@@ -332,16 +321,63 @@ export async function sliceOf<T extends object>(
   const { raw, entities } = await qb.getRawAndEntities<{ cursor_keys: unknown }>();
   const id = `${qb.alias}_id`;
   const byId = new Map(raw.map((row) => [String((row as Record<string, unknown>)[id]), row]));
-  const { rows, more } = cut(entities);
+  const keysOfRow = (entity: T): KeyValues =>
+    keyValuesOf(keys, byId.get(String((entity as { id?: unknown }).id))!.cursor_keys);
+  return sliceFrom(counting, window, entities, keysOfRow);
+}
+
+/** How a window counts its list, as `Window` asks (`countCap`, `countLazily`). */
+interface WindowCount {
+  total: number;
+  exact: boolean;
+  /** Counts the whole list (once); on a lazily counted window, `Slice.count`. */
+  count: () => Promise<Counted>;
+  lazily: boolean;
+  /** Past the cap, the window reads one row more, which says whether rows follow it. */
+  peek: boolean;
+  /** Nothing to read: the count says the window is past the end. */
+  empty: boolean;
+}
+
+/** The count of `qb`'s rows for `window` (deferred when `lazyAllowed` and the window asks). */
+async function windowCount<T extends object>(
+  qb: SelectQueryBuilder<T>,
+  window: Window,
+  lazyAllowed: boolean,
+): Promise<WindowCount> {
+  const counter = qb.clone().orderBy();
+  let counted: Promise<Counted> | undefined;
+  const count = (): Promise<Counted> => (counted ??= countUpTo(counter, window.countCap ?? 0));
+  const lazily = lazyAllowed && window.countLazily === true;
+  const { total, exact } = lazily ? { total: Number.NaN, exact: true } : await count();
+  return {
+    total,
+    exact,
+    count,
+    lazily,
+    peek: !exact && window.limit > 0,
+    empty: !lazily && exact && (total === 0 || window.offset >= total),
+  };
+}
+
+/**
+ * The slice of the rows read for a window (one more when it peeked, cut off here), with their
+ * sort keys when `keysOfRow` is given.
+ */
+function sliceFrom<T>(
+  counting: WindowCount,
+  window: Window,
+  read: T[],
+  keysOfRow?: (row: T) => KeyValues,
+): Slice<T> {
+  const rows = counting.peek ? read.slice(0, window.limit) : read;
   return {
     rows,
-    total,
-    ...inexact,
-    ...(more === undefined ? {} : { more }),
-    keys: rows.map((entity) =>
-      keyValuesOf(keys, byId.get(String((entity as { id?: unknown }).id))!.cursor_keys),
-    ),
-    ...(lazily ? { count } : {}),
+    total: counting.total,
+    ...(counting.exact ? {} : { exact: false }),
+    ...(counting.peek ? { more: read.length > window.limit } : {}),
+    ...(keysOfRow ? { keys: rows.map(keysOfRow) } : {}),
+    ...(counting.lazily ? { count: counting.count } : {}),
   };
 }
 
@@ -382,23 +418,15 @@ export async function narrowSliceOf<T extends { id: string }>(
   keys: readonly KeyColumn[],
   load: (ids: string[]) => Promise<T[]>,
 ): Promise<Slice<T>> {
-  const counter = qb.clone().orderBy();
-  let counted: Promise<Counted> | undefined;
-  const count = (): Promise<Counted> => (counted ??= countUpTo(counter, window.countCap ?? 0));
-  const lazily = window.countLazily === true;
-  const { total, exact } = lazily ? { total: Number.NaN, exact: true } : await count();
-  if (!lazily && exact && (total === 0 || window.offset >= total)) {
-    return { rows: [], total, keys: [] };
-  }
-  // Past the cap, one row more says whether rows follow the window.
-  const peek = !exact && window.limit > 0;
+  const counting = await windowCount(qb, window, true);
+  if (counting.empty) return { rows: [], total: counting.total, keys: [] };
   const page = qb.clone().select(`(${qb.alias}.id)`, 'id');
   selectKeys(page, keys);
   if (window.after) {
     const parameters: Record<string, unknown> = {};
     page.andWhere(afterSql(keys, window.after, named('keyset', parameters)), parameters);
   }
-  if (window.limit > 0) page.limit(window.limit + (peek ? 1 : 0));
+  if (window.limit > 0) page.limit(window.limit + (counting.peek ? 1 : 0));
   if (window.offset > 0) page.offset(window.offset);
   const [sql, parameters] = page.getQueryAndParameters();
   const inPage = keysOf(keys, 'p');
@@ -407,17 +435,14 @@ export async function narrowSliceOf<T extends { id: string }>(
      ORDER BY ${orderSql(inPage)}`,
     parameters,
   );
-  const shown = peek ? found.slice(0, window.limit) : found;
-  const ids = shown.map((row) => row.id);
+  const shown = sliceFrom(counting, window, found);
+  const ids = shown.rows.map((row) => row.id);
   const rows = ids.length > 0 ? await load(ids) : [];
   const byId = new Map(rows.map((row) => [String(row.id), row]));
   return {
+    ...shown,
     rows: ids.map((id) => byId.get(id)!),
-    total,
-    ...(exact ? {} : { exact: false }),
-    ...(peek ? { more: found.length > window.limit } : {}),
-    keys: shown.map((row) => keyValuesOf(keys, row.keys)),
-    ...(lazily ? { count } : {}),
+    keys: shown.rows.map((row) => keyValuesOf(keys, row.keys)),
   };
 }
 

@@ -331,10 +331,9 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     // Ordered by a rank, the page needs it selected: read whole rows then.
     const ranked =
       sort.key === 'bestMatch' && (filter.q ? searchWords(filter.q.text) : []).length > 0;
-    if (ranked) return sliceOf(qb, window, keysOf(filter, sort));
-    return narrowSliceOf(this.em, qb, window, keysOf(filter, sort), (ids) =>
-      this.versions.findBy({ id: In(ids) }),
-    );
+    const keys = keysOf(filter, sort);
+    if (ranked) return sliceOf(qb, window, keys);
+    return narrowSliceOf(this.em, qb, window, keys, (ids) => this.versions.findBy({ id: In(ids) }));
   }
 
   /** The types of the sort keys of a `search` (what its rows' `keys` hold, `window.after` takes). */

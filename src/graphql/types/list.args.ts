@@ -193,35 +193,27 @@ export class SourceListArgs extends RepoCommonListArgs {
   sourceType?: string[];
 }
 
+/** The collection-only arguments, on `collections` and on `repos` (sources and collections). */
+const COLLECTION_TYPE = 'Collections of any of these collection types.';
+const CONTAINS = 'Collections referencing any of these URLs.';
+
 /** `collections(...)`: no source-only argument (issue 28). */
 @ArgsType()
 export class CollectionListArgs extends RepoCommonListArgs {
-  @Field(() => [String], {
-    nullable: true,
-    description: 'Collections of any of these collection types.',
-  })
+  @Field(() => [String], { nullable: true, description: COLLECTION_TYPE })
   collectionType?: string[];
 
-  @Field(() => [String], {
-    nullable: true,
-    description: 'Collections referencing any of these URLs.',
-  })
+  @Field(() => [String], { nullable: true, description: CONTAINS })
   contains?: string[];
 }
 
 /** `repos(...)`: sources and collections, so the arguments of both and `repoTypes`. */
 @ArgsType()
 export class RepoListArgs extends SourceListArgs {
-  @Field(() => [String], {
-    nullable: true,
-    description: 'Collections of any of these collection types.',
-  })
+  @Field(() => [String], { nullable: true, description: COLLECTION_TYPE })
   collectionType?: string[];
 
-  @Field(() => [String], {
-    nullable: true,
-    description: 'Collections referencing any of these URLs.',
-  })
+  @Field(() => [String], { nullable: true, description: CONTAINS })
   contains?: string[];
 
   @Field({
