@@ -441,6 +441,8 @@ export interface LoadResult {
   seconds: number;
   /** Latency of every answered operation, in ms. */
   latencies: number[];
+  /** The same latencies by the kind each request named (`VariedHttpTarget` requests only). */
+  latenciesByKind?: Map<string, number[]>;
   /** Connection errors, non-2xx answers and unexpected bodies. */
   errors: number;
   /** What went wrong, a few examples. */
@@ -625,8 +627,11 @@ export interface VariedHttpTarget {
   label: string;
   /** Headers every request sends. */
   headers?: Record<string, string>;
-  /** The next request's path, and the check of its answer: a problem, or null when right. */
-  next(): { path: string; check: (status: number, body: string) => string | null };
+  /**
+   * The next request's path, the check of its answer (a problem, or null when right) and the
+   * kind of request it is, whose latencies the result keeps apart.
+   */
+  next(): { path: string; check: (status: number, body: string) => string | null; kind?: string };
 }
 
 /** autocannon GETting `target.next()` paths: a warm-up, then a measured run. */
@@ -637,9 +642,14 @@ export async function measureHttpVaried(
   /** The server processes whose CPU the run counts (default: every registry process). */
   servers?: number[],
 ): Promise<LoadResult> {
-  type Context = { check?: (status: number, body: string) => string | null };
+  type Context = {
+    check?: (status: number, body: string) => string | null;
+    kind?: string;
+    sent?: number;
+  };
   const load = async (seconds: number): Promise<LoadResult> => {
     const latencies: number[] = [];
+    const latenciesByKind = new Map<string, number[]>();
     const failures: string[] = [];
     let mismatches = 0;
     const requests: autocannon.Request[] = [
@@ -648,10 +658,20 @@ export async function measureHttpVaried(
         headers: target.headers,
         setupRequest: (req, context) => {
           const next = target.next();
-          (context as Context).check = next.check;
+          Object.assign(context as Context, {
+            check: next.check,
+            kind: next.kind,
+            sent: performance.now(),
+          });
           return { ...req, path: next.path };
         },
         onResponse: (status, body, context) => {
+          const { kind, sent } = context as Context;
+          if (kind !== undefined && sent !== undefined) {
+            const own = latenciesByKind.get(kind) ?? [];
+            own.push(performance.now() - sent);
+            latenciesByKind.set(kind, own);
+          }
           const problem = (context as Context).check?.(status, body) ?? null;
           if (problem === null) return;
           mismatches += 1;
@@ -670,6 +690,7 @@ export async function measureHttpVaried(
       completed: result.requests.total - mismatches,
       seconds: result.duration,
       latencies,
+      latenciesByKind,
       errors: result.errors + mismatches,
       failures,
       cpu: await meter(),

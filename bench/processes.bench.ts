@@ -95,6 +95,7 @@ export async function run(): Promise<void> {
       await second.stop();
     }
     printResults(results, one);
+    printKinds(results);
     // Why: each request alone on one process, to show which party each one spends.
     const alone: LoadResult[] = [];
     for (const [kind, label] of KINDS.entries()) {
@@ -174,12 +175,15 @@ function mixedLoad(active: GeneratedConcept[], only?: number[]): VariedHttpTarge
       };
     },
   ];
-  const chosen = only ? only.map((kind) => kinds[kind]) : kinds;
+  const chosen = only ?? kinds.map((_, kind) => kind);
   let turn = 0;
   return {
     label: 'mixed',
     headers: { accept: 'application/json', 'apollo-require-preflight': 'true' },
-    next: () => chosen[turn++ % chosen.length](),
+    next: () => {
+      const kind = chosen[turn++ % chosen.length];
+      return { ...kinds[kind](), kind: KINDS[kind] };
+    },
   };
 }
 
@@ -227,5 +231,22 @@ function printResults(results: LoadResult[], baseline: LoadResult): void {
   for (const r of results) {
     for (const failure of r.failures) print(`  ! ${r.label}: ${failure}`);
   }
+  print('');
+}
+
+/** Each kind's own latencies within the mixed runs: the target holds for every kind. */
+function printKinds(results: LoadResult[]): void {
+  printColumns(
+    ['p50 / p99 ms', ...KINDS],
+    results.map((r) => [
+      r.label,
+      ...KINDS.map((kind) => {
+        const own = r.latenciesByKind?.get(kind) ?? [];
+        return own.length === 0
+          ? '–'
+          : `${percentile(own, 0.5).toFixed(1)} / ${percentile(own, 0.99).toFixed(1)}`;
+      }),
+    ]),
+  );
   print('');
 }

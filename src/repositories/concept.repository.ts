@@ -1,5 +1,4 @@
 import {
-  In,
   type EntityManager,
   type EntityTarget,
   type Repository,
@@ -18,7 +17,7 @@ import {
 } from '../db/entities';
 import { insertRows } from './bulk';
 import { activeMembersSql, memberVersionsSql } from './collection.repository';
-import { hydrate, jsonColumns, keyedRowsOfParts, type Raw } from './hydrate';
+import { entitiesByIds, hydrate, jsonColumns, keyedRowsOfParts, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
 import { newestVersionHoldingSql } from './repo.repository';
@@ -299,7 +298,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
 
   /** The display name of each concept's current (HEAD) version, by concept id. */
   async currentNames(conceptIds: readonly string[]): Promise<Map<string, string | null>> {
-    const rows = await this.em.query<Array<{ id: string; name: string | null }>>(
+    const rows = await preparedQuery<{ id: string; name: string | null }>(
+      this.em,
       `SELECT concept_id::text AS id, display_name AS name FROM concept_versions
        WHERE concept_id = ANY($1::bigint[]) AND valid_to_seq IS NULL`,
       [conceptIds],
@@ -308,7 +308,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   }
 
   findConceptsByIds(ids: readonly string[]): Promise<ConceptEntity[]> {
-    return this.concepts.findBy({ id: In([...ids]) });
+    return entitiesByIds(this.em, ConceptEntity, ids);
   }
 
   /**
@@ -437,7 +437,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (this.byMembers(where, filter, sort))
       return this.memberSlice(where, filter.includeRetired ?? false, sort.desc, window);
     const keys = keyColumns(sort, ORDER, KEY_TYPES, rank);
-    const load = (ids: string[]) => this.versions.findBy({ id: In(ids) });
+    const load = (ids: string[]) => entitiesByIds(this.em, ConceptVersionEntity, ids);
     // Ranked, every match is read for its rank; filtered, an expansion resolves every member's
     // version first: either way counted in the same scan (cursor pages too).
     if ((rank && sort.key === 'bestMatch') || inExpansion) {
@@ -502,13 +502,16 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
             parameters,
           );
         }
-        if (page.window.limit > 0) qb.limit(page.window.limit);
-        if (page.window.offset > 0) qb.offset(page.window.offset);
         const [sql, parameters] = qb.getQueryAndParameters();
+        // The window as parameters (no limit: NULL), so that every page shares one text.
+        const window = [...parameters, page.window.limit > 0 ? page.window.limit : null];
+        const limit = window.length;
+        window.push(page.window.offset);
         const inPage = keysOf(keys[i], 'p');
         return [
-          `SELECT json_build_array(p.id, ${keysJsonSql(inPage)}) AS key FROM (${sql}) p ORDER BY ${orderSql(inPage)}`,
-          parameters,
+          `SELECT json_build_array(p.id, ${keysJsonSql(inPage)}) AS key
+           FROM (${sql} LIMIT $${limit} OFFSET $${limit + 1}) p ORDER BY ${orderSql(inPage)}`,
+          window,
         ] as [string, unknown[]];
       }),
     );

@@ -1,4 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityTarget } from 'typeorm';
+import { preparedQuery } from './prepared';
 
 /**
  * A table row as JSON: an object as `to_json` writes it (column names, bigints as numbers,
@@ -101,7 +102,8 @@ export function jsonColumns<T>(
  * The rows of several id-selecting statements (each `[sql, parameters]` selecting one id column of
  * `target`'s table, in its own order) read in one statement: per statement, its rows in its order.
  * Their parameters are renumbered into one list. What lets the sibling lists of one GraphQL query
- * be read together.
+ * be read together. The statement is prepared: the parts' texts hold no values (a window, a list
+ * of ids), only parameters.
  */
 export async function rowsOfParts<T>(
   em: EntityManager,
@@ -123,6 +125,9 @@ export function keyedRowsOfParts<T>(
   return partsOf(em, target, parts, true);
 }
 
+/** The most parts of one `partsOf` statement sent prepared. */
+const PREPARED_PARTS = 4;
+
 async function partsOf<T>(
   em: EntityManager,
   target: EntityTarget<T>,
@@ -143,19 +148,42 @@ async function partsOf<T>(
          FROM unnest(ARRAY(${numbered})) WITH ORDINALITY AS u(id, ord)`;
   });
   const table = em.dataSource.getMetadata(target).tableName;
-  const rows = await em.query<Array<{ part: number; row: Raw; keys: unknown }>>(
-    // A lateral lookup per id (its LIMIT keeps it a nested loop over the primary key): joined,
-    // the planner, which cannot know how few ids there are, may hash the whole table.
-    `SELECT p.part, l.row, p.keys
+  // A lateral lookup per id (its LIMIT keeps it a nested loop over the primary key): joined,
+  // the planner, which cannot know how few ids there are, may hash the whole table. Each row as
+  // the selected columns' array (no search text), which the driver parses fastest.
+  const sql = `SELECT p.part, l.row, p.keys
      FROM (${selects.join('\n UNION ALL ')}) p
-     CROSS JOIN LATERAL (SELECT to_json(t) AS row FROM ${table} t WHERE t.id = p.id LIMIT 1) l
-     ORDER BY p.part, p.ord`,
-    params,
-  );
+     CROSS JOIN LATERAL (SELECT ${jsonColumns(em, target, 't')} AS row
+       FROM ${table} t WHERE t.id = p.id LIMIT 1) l
+     ORDER BY p.part, p.ord`;
+  // The callers' statements differ only in their values (windows and id lists are parameters),
+  // so a few texts serve every request: each planned once per connection. Many siblings make a
+  // text of their own; past a few, they are planned as they come.
+  type Found = { part: number; row: Raw; keys: unknown };
+  const rows =
+    parts.length <= PREPARED_PARTS
+      ? await preparedQuery<Found>(em, sql, params)
+      : await em.query<Found[]>(sql, params);
   const found = parts.map(() => ({ rows: [] as T[], keys: [] as unknown[] }));
   for (const row of rows) {
     found[row.part].rows.push(hydrate(em, target, row.row)!);
     found[row.part].keys.push(row.keys);
   }
   return found;
+}
+
+/** Rows of `target`'s table by their (bigint) ids, in one prepared statement; any order. */
+export async function entitiesByIds<T>(
+  em: EntityManager,
+  target: EntityTarget<T>,
+  ids: readonly string[],
+): Promise<T[]> {
+  if (ids.length === 0) return [];
+  const table = em.dataSource.getMetadata(target).tableName;
+  const rows = await preparedQuery<{ row: Raw }>(
+    em,
+    `SELECT ${jsonColumns(em, target, 't')} AS row FROM ${table} t WHERE t.id = ANY($1::bigint[])`,
+    [ids],
+  );
+  return rows.map((r) => hydrate(em, target, r.row)!);
 }

@@ -1,8 +1,8 @@
-import { In, type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
 import { memberVersionsSql } from './collection.repository';
-import { hydrate, jsonColumns, rowsOfParts, type Raw } from './hydrate';
+import { entitiesByIds, hydrate, jsonColumns, rowsOfParts, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   facetsOf,
@@ -139,7 +139,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
   }
 
   findMappingsByIds(ids: readonly string[]): Promise<MappingEntity[]> {
-    return this.mappings.findBy({ id: In([...ids]) });
+    return entitiesByIds(this.em, MappingEntity, ids);
   }
 
   /** The current (HEAD) version of each mapping. */
@@ -249,7 +249,8 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const qb = this.versions
       .createQueryBuilder('mv')
       .where(
-        `mv.repository_id = :repositoryId AND mv.${inverse ? 'to' : 'from'}_concept_id IN (:...conceptIds)`,
+        // The ids as one array parameter: one text (and one plan) for any number of them.
+        `mv.repository_id = :repositoryId AND mv.${inverse ? 'to' : 'from'}_concept_id = ANY(CAST(:conceptIds AS bigint[]))`,
         {
           repositoryId,
           conceptIds: [...conceptIds],
@@ -333,7 +334,9 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       sort.key === 'bestMatch' && (filter.q ? searchWords(filter.q.text) : []).length > 0;
     const keys = keysOf(filter, sort);
     if (ranked) return sliceOf(qb, window, keys);
-    return narrowSliceOf(this.em, qb, window, keys, (ids) => this.versions.findBy({ id: In(ids) }));
+    return narrowSliceOf(this.em, qb, window, keys, (ids) =>
+      entitiesByIds(this.em, MappingVersionEntity, ids),
+    );
   }
 
   /** The types of the sort keys of a `search` (what its rows' `keys` hold, `window.after` takes). */

@@ -145,12 +145,7 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     }),
     repositoryHead: new DataLoader(async (ids) => {
       const rows = await repos.repos.findRepositoryHeads(ids);
-      for (const row of rows) {
-        loaders.repositoryById.prime(row.repo.id, row.repo);
-        loaders.headVersion.prime(row.repo.id, row.version);
-        if (row.org) loaders.orgById.prime(row.org.id, row.org);
-        if (row.user) loaders.userById.prime(row.user.id, row.user);
-      }
+      for (const row of rows) primeRepositoryHead(loaders, row, false);
       const byId = new Map(rows.map((row) => [row.repo.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
@@ -265,6 +260,19 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
     }),
   };
   return loaders;
+}
+
+/**
+ * What one statement found of a repository at HEAD, kept for the request's other questions: its
+ * row, HEAD version and owner (`head`, unless the `repositoryHead` loader itself is answering).
+ * A path read at HEAD primes it, so that a mapping end in the same source reads nothing again.
+ */
+export function primeRepositoryHead(loaders: Loaders, row: RepositoryHead, head = true): void {
+  if (head) loaders.repositoryHead.prime(row.repo.id, row);
+  loaders.repositoryById.prime(row.repo.id, row.repo);
+  loaders.headVersion.prime(row.repo.id, row.version);
+  if (row.org) loaders.orgById.prime(row.org.id, row.org);
+  if (row.user) loaders.userById.prime(row.user.id, row.user);
 }
 
 /** The key of `latestSourceVersion` for a concept or mapping version row. */

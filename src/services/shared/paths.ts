@@ -1,13 +1,15 @@
-import type {
-  OrganizationEntity,
-  RepositoryEntity,
-  RepositoryVersionEntity,
-  UserEntity,
+import {
+  HEAD,
+  type OrganizationEntity,
+  type RepositoryEntity,
+  type RepositoryVersionEntity,
+  type UserEntity,
 } from '../../db/entities';
 import { AppError } from '../../errors';
 import type { ContentCounts, PathKey, PathRow, Repositories } from '../../repositories';
 import { authorize, can, isSuperuser, requireUser, type RepoAccess } from './access';
 import type { ServiceContext } from './context';
+import { primeRepositoryHead } from './loaders';
 import type { OwnerRef, RepoRef } from './urls';
 
 /** The owner of a repository as the API names it. */
@@ -131,6 +133,8 @@ export async function checkRepo(
         : `Version '${ref.version}' of '${repo.mnemonic}'`,
     );
   }
+  if (version.mnemonic === HEAD)
+    primeRepositoryHead(ctx.loaders, { repo, version, org: found.org, user: found.user });
   return { repo, owner, version };
 }
 
