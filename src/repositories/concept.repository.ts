@@ -1,4 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import {
+  type DataSource,
   type EntityManager,
   type EntityTarget,
   type Repository,
@@ -153,6 +155,35 @@ const KEY_TYPES: KeyTypes = {
   'cv.datatype': { type: 'text', nullable: true },
   'cv.concept_class': { type: 'text', nullable: true },
 };
+
+/** Rows between two anchors of a plain list (`ConceptRepository.anchorOf`). */
+const ANCHOR_STRIDE = 500;
+
+/** A source's plain-list anchors, as of its change `seq`; `complete` when they cover the list. */
+interface Anchors {
+  seq: string;
+  complete: boolean;
+  anchors: KeyValues[];
+}
+
+/** Where an anchored page starts: after `after`, `offset` rows on, in the state `seq`. */
+interface Anchor {
+  seq: string;
+  after: KeyValues;
+  offset: number;
+}
+
+/** The anchors this process keeps, per database (tests run several), by source and order. */
+const anchorCaches = new WeakMap<DataSource, LRUCache<string, Anchors>>();
+
+function anchorsOf(em: EntityManager): LRUCache<string, Anchors> {
+  let kept = anchorCaches.get(em.dataSource);
+  if (!kept) {
+    kept = new LRUCache<string, Anchors>({ max: 1000 });
+    anchorCaches.set(em.dataSource, kept);
+  }
+  return kept;
+}
 
 /**
  * The display name folded as `registry_fold` folds it, written out: that SQL function is not
@@ -480,45 +511,139 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    */
   async plainPages(
     pages: ReadonlyArray<{
-      where: { repositoryId: string; seq: string | null };
+      /** `headSeq`: the source's change number as the caller read it (HEAD only): see `anchorOf`. */
+      where: { repositoryId: string; seq: string | null; headSeq?: string };
       sort: SortSpec<ConceptSortKey>;
       window: Window;
     }>,
   ): Promise<Array<{ rows: ConceptVersionEntity[]; keys: KeyValues[] }>> {
     const keys = pages.map((page) => keyColumns(page.sort, ORDER, KEY_TYPES));
-    const found = await keyedRowsOfParts(
-      this.em,
-      ConceptVersionEntity,
-      pages.map((page, i) => {
-        // The window picked on plain columns (an index-only walk for HEAD), each row's JSON built
-        // after the offset: built before it, a page far into the list paid for every row skipped.
-        const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('(cv.id)', 'id');
-        selectKeys(qb, keys[i]);
-        orderBy(qb, page.sort, ORDER);
-        if (page.window.after) {
-          const parameters: Record<string, unknown> = {};
-          qb.andWhere(
-            afterSql(keys[i], page.window.after, named('keyset', parameters)),
-            parameters,
-          );
-        }
-        const [sql, parameters] = qb.getQueryAndParameters();
-        // The window as parameters (no limit: NULL), so that every page shares one text.
-        const window = [...parameters, page.window.limit > 0 ? page.window.limit : null];
-        const limit = window.length;
-        window.push(page.window.offset);
-        const inPage = keysOf(keys[i], 'p');
-        return [
-          `SELECT json_build_array(p.id, ${keysJsonSql(inPage)}) AS key
-           FROM (${sql} LIMIT $${limit} OFFSET $${limit + 1}) p ORDER BY ${orderSql(inPage)}`,
-          window,
-        ] as [string, unknown[]];
-      }),
+    const anchors = await Promise.all(pages.map((page, i) => this.anchorOf(page, keys[i])));
+    const partOf = (i: number, anchor: Anchor | null): [string, unknown[]] => {
+      const page = pages[i];
+      // The window picked on plain columns (an index-only walk for HEAD), each row's JSON built
+      // after the offset: built before it, a page far into the list paid for every row skipped.
+      const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('(cv.id)', 'id');
+      selectKeys(qb, keys[i]);
+      orderBy(qb, page.sort, ORDER);
+      const after = anchor?.after ?? page.window.after;
+      if (after) {
+        const parameters: Record<string, unknown> = {};
+        qb.andWhere(afterSql(keys[i], after, named('keyset', parameters)), parameters);
+      }
+      if (anchor) {
+        // Read in the anchors' own state only: after another change, no row (read again below).
+        qb.andWhere(
+          '(SELECT r.head_seq FROM repositories r WHERE r.id = :anchoredSource) = :anchoredSeq',
+          { anchoredSource: page.where.repositoryId, anchoredSeq: anchor.seq },
+        );
+      }
+      const [sql, parameters]: [string, unknown[]] = qb.getQueryAndParameters();
+      // The window as parameters (no limit: NULL), so that every page shares one text.
+      const window = [...parameters, page.window.limit > 0 ? page.window.limit : null];
+      const limit = window.length;
+      window.push(anchor ? anchor.offset : page.window.offset);
+      const inPage = keysOf(keys[i], 'p');
+      return [
+        `SELECT json_build_array(p.id, ${keysJsonSql(inPage)}) AS key
+         FROM (${sql} LIMIT $${limit} OFFSET $${limit + 1}) p ORDER BY ${orderSql(inPage)}`,
+        window,
+      ];
+    };
+    const read = (which: number[], anchored: boolean) =>
+      keyedRowsOfParts(
+        this.em,
+        ConceptVersionEntity,
+        which.map((i) => partOf(i, anchored ? anchors[i] : null)),
+      );
+    const found = await read(
+      pages.map((_, i) => i),
+      true,
     );
+    // An anchored page that found nothing: the source changed since its anchors were read (or the
+    // offset is past the end); read as the list is now.
+    const again = anchors.flatMap((anchor, i) => (anchor && found[i].rows.length === 0 ? [i] : []));
+    if (again.length > 0) (await read(again, false)).forEach((part, j) => (found[again[j]] = part));
     return found.map((part, i) => ({
       rows: part.rows,
       keys: part.keys.map((raw) => keyValuesOf(keys[i], raw)),
     }));
+  }
+
+  /**
+   * Where a page far into a source's plain list at HEAD starts, found without skipping every row
+   * before it: the list's every `ANCHOR_STRIDE`-th row's keys, read once per change of the source
+   * (`head_seq`, which every change of its content moves on) and kept by this process, so that
+   * `OFFSET 20000` becomes "after the 20,000th row's keys" (an index seek) plus less than a
+   * stride. Null when no anchor helps: a version's list, a cursor page, a shallow offset, inside a
+   * transaction (which may read what is never committed), or when the caller read the source
+   * in another state than the anchors hold.
+   */
+  private async anchorOf(
+    page: {
+      where: { repositoryId: string; seq: string | null; headSeq?: string };
+      sort: SortSpec<ConceptSortKey>;
+      window: Window;
+    },
+    keys: KeyColumn[],
+  ): Promise<Anchor | null> {
+    const { repositoryId, seq, headSeq } = page.where;
+    const { offset, after } = page.window;
+    if (seq !== null || headSeq === undefined || after || offset < ANCHOR_STRIDE) return null;
+    if (this.em.queryRunner) return null;
+    const kept = anchorsOf(this.em);
+    const key = `${repositoryId}|${page.sort.key}|${page.sort.desc}`;
+    const needed = Math.floor(offset / ANCHOR_STRIDE);
+    let known = kept.get(key);
+    if (!known || known.seq !== headSeq || (!known.complete && known.anchors.length < needed)) {
+      // Twice as deep as asked: a reader paging on finds the next pages anchored too.
+      known = await this.readAnchors(
+        repositoryId,
+        page.sort,
+        keys,
+        2 * (needed + 1) * ANCHOR_STRIDE,
+      );
+      kept.set(key, known);
+    }
+    const k = Math.min(needed, known.anchors.length);
+    if (known.seq !== headSeq || k === 0) return null;
+    return { seq: known.seq, after: known.anchors[k - 1], offset: offset - k * ANCHOR_STRIDE };
+  }
+
+  /**
+   * Every `ANCHOR_STRIDE`-th row's keys of a source's plain list at HEAD, among its first `depth`
+   * rows, with the source's change number, in one statement (one snapshot).
+   */
+  private async readAnchors(
+    repositoryId: string,
+    sort: SortSpec<ConceptSortKey>,
+    keys: KeyColumn[],
+    depth: number,
+  ): Promise<Anchors> {
+    const qb = this.filtered({ scope: 'source', repositoryId, seq: null }, {}).select(
+      '(cv.id)',
+      'id',
+    );
+    selectKeys(qb, keys);
+    orderBy(qb, sort, ORDER);
+    const [sql, parameters]: [string, unknown[]] = qb.getQueryAndParameters();
+    const inPage = keysOf(keys, 'p');
+    const n = parameters.length;
+    const [row] = await this.em.query<Array<{ seq: string; scanned: number; anchors: unknown[] }>>(
+      `WITH p AS MATERIALIZED (
+         SELECT p.*, row_number() OVER (ORDER BY ${orderSql(inPage)}) AS n
+         FROM (${sql} LIMIT $${n + 2}) p)
+       SELECT (SELECT r.head_seq::text FROM repositories r WHERE r.id = $${n + 1}) AS seq,
+         (SELECT count(*)::int FROM p) AS scanned,
+         (SELECT coalesce(json_agg(${keysJsonSql(inPage)} ORDER BY p.n), '[]'::json)
+          FROM p WHERE p.n % ${ANCHOR_STRIDE} = 0) AS anchors`,
+      [...parameters, repositoryId, depth],
+    );
+    return {
+      seq: row.seq,
+      complete: row.scanned < depth,
+      anchors: row.anchors.map((raw) => keyValuesOf(keys, raw)),
+    };
   }
 
   /**

@@ -71,6 +71,8 @@ interface PageShape {
   hierarchy?: boolean;
   /** A source version's list: a plain page is read with its siblings' (`plainConceptPage`). */
   sourceVersionId?: string;
+  /** At HEAD, the source's change number as its path read it (`plainConceptPage`). */
+  sourceHeadSeq?: string;
 }
 
 /** What a read brings along for the detail view (spec core §4.3). */
@@ -779,6 +781,7 @@ export class ConceptService {
     return this.page(ctx, scope, params, sort, sources, {
       ...shape,
       sourceVersionId: source.version.id,
+      sourceHeadSeq: source.version.seq === null ? source.repo.headSeq : undefined,
     });
   }
 
@@ -937,6 +940,7 @@ export class ConceptService {
               repositoryId: scope.repositoryId,
               versionId: shape.sourceVersionId,
               seq: scope.seq,
+              headSeq: shape.sourceHeadSeq,
               sort,
               window,
             }),

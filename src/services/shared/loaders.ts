@@ -223,7 +223,7 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
       const [rows, totals] = await Promise.all([
         repos.concepts.plainPages(
           pages.map((p) => ({
-            where: { repositoryId: p.repositoryId, seq: p.seq },
+            where: { repositoryId: p.repositoryId, seq: p.seq, headSeq: p.headSeq },
             sort: p.sort,
             window: p.window,
           })),
@@ -289,6 +289,8 @@ interface PlainPageKey {
   /** The source version row whose active count is the total. */
   versionId: string;
   seq: string | null;
+  /** At HEAD, the source's change number as the caller read it (what anchors a deep page). */
+  headSeq?: string;
   sort: SortSpec<ConceptSortKey>;
   window: Window;
 }
