@@ -516,7 +516,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       sort: SortSpec<ConceptSortKey>;
       window: Window;
     }>,
-  ): Promise<Array<{ rows: ConceptVersionEntity[]; keys: KeyValues[] }>> {
+  ): Promise<
+    Array<{ rows: ConceptVersionEntity[]; keys: KeyValues[]; concepts: ConceptEntity[] }>
+  > {
     const keys = pages.map((page) => keyColumns(page.sort, ORDER, KEY_TYPES));
     const anchors = await Promise.all(pages.map((page, i) => this.anchorOf(page, keys[i])));
     const partOf = (i: number, anchor: Anchor | null): [string, unknown[]] => {
@@ -555,6 +557,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
         this.em,
         ConceptVersionEntity,
         which.map((i) => partOf(i, anchored ? anchors[i] : null)),
+        { target: ConceptEntity, column: 'concept_id' },
       );
     const found = await read(
       pages.map((_, i) => i),
@@ -567,6 +570,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     return found.map((part, i) => ({
       rows: part.rows,
       keys: part.keys.map((raw) => keyValuesOf(keys[i], raw)),
+      concepts: part.parents,
     }));
   }
 

@@ -99,41 +99,61 @@ export function jsonColumns<T>(
 }
 
 /**
- * The rows of several id-selecting statements (each `[sql, parameters]` selecting one id column of
- * `target`'s table, in its own order) read in one statement: per statement, its rows in its order.
- * Their parameters are renumbered into one list. What lets the sibling lists of one GraphQL query
- * be read together. The statement is prepared: the parts' texts hold no values (a window, a list
- * of ids), only parameters.
+ * The versioned object each row belongs to (a concept version's concept), read in the same
+ * statement: `column` of the row holds its id.
  */
-export async function rowsOfParts<T>(
+export interface PartsParent<P> {
+  target: EntityTarget<P>;
+  column: string;
+}
+
+/** One part's rows, in its order, with their sort keys (keyed parts) and their parents. */
+export interface Part<T, P> {
+  rows: T[];
+  keys: unknown[];
+  /** `parent`'s rows, one a row (when asked). */
+  parents: P[];
+}
+
+/**
+ * The rows of several id-selecting statements (each `[sql, parameters]` selecting one id column of
+ * `target`'s table, in its own order) read in one statement: per statement, its rows in its order
+ * (with their `parent` rows, when asked). Their parameters are renumbered into one list. What lets
+ * the sibling lists of one GraphQL query be read together. The statement is prepared: the parts'
+ * texts hold no values (a window, a list of ids), only parameters.
+ */
+export function rowsOfParts<T, P = never>(
   em: EntityManager,
   target: EntityTarget<T>,
   parts: ReadonlyArray<[string, unknown[]]>,
-): Promise<T[][]> {
-  return (await partsOf(em, target, parts, false)).map((part) => part.rows);
+  parent?: PartsParent<P>,
+): Promise<Array<Part<T, P>>> {
+  return partsOf(em, target, parts, false, parent);
 }
 
 /**
  * `rowsOfParts` for statements that select, instead of an id, `json_build_array(id, keys)`: each
  * row with its sort keys (a JSON array, as `keysJsonSql` builds it), for the lists cursors page.
  */
-export function keyedRowsOfParts<T>(
+export function keyedRowsOfParts<T, P = never>(
   em: EntityManager,
   target: EntityTarget<T>,
   parts: ReadonlyArray<[string, unknown[]]>,
-): Promise<Array<{ rows: T[]; keys: unknown[] }>> {
-  return partsOf(em, target, parts, true);
+  parent?: PartsParent<P>,
+): Promise<Array<Part<T, P>>> {
+  return partsOf(em, target, parts, true, parent);
 }
 
 /** The most parts of one `partsOf` statement sent prepared. */
 const PREPARED_PARTS = 4;
 
-async function partsOf<T>(
+async function partsOf<T, P>(
   em: EntityManager,
   target: EntityTarget<T>,
   parts: ReadonlyArray<[string, unknown[]]>,
   keyed: boolean,
-): Promise<Array<{ rows: T[]; keys: unknown[] }>> {
+  parent?: PartsParent<P>,
+): Promise<Array<Part<T, P>>> {
   if (parts.length === 0) return [];
   const params: unknown[] = [];
   const selects = parts.map(([sql, values], n) => {
@@ -148,26 +168,33 @@ async function partsOf<T>(
          FROM unnest(ARRAY(${numbered})) WITH ORDINALITY AS u(id, ord)`;
   });
   const table = em.dataSource.getMetadata(target).tableName;
+  const parentSql = parent
+    ? `(SELECT ${jsonColumns(em, parent.target, 'o')}
+        FROM ${em.dataSource.getMetadata(parent.target).tableName} o
+        WHERE o.id = t.${parent.column})`
+    : 'NULL::json';
   // A lateral lookup per id (its LIMIT keeps it a nested loop over the primary key): joined,
   // the planner, which cannot know how few ids there are, may hash the whole table. Each row as
   // the selected columns' array (no search text), which the driver parses fastest.
-  const sql = `SELECT p.part, l.row, p.keys
+  const sql = `SELECT p.part, l.row, l.parent, p.keys
      FROM (${selects.join('\n UNION ALL ')}) p
-     CROSS JOIN LATERAL (SELECT ${jsonColumns(em, target, 't')} AS row
+     CROSS JOIN LATERAL (SELECT ${jsonColumns(em, target, 't')} AS row, ${parentSql} AS parent
        FROM ${table} t WHERE t.id = p.id LIMIT 1) l
      ORDER BY p.part, p.ord`;
   // The callers' statements differ only in their values (windows and id lists are parameters),
   // so a few texts serve every request: each planned once per connection. Many siblings make a
   // text of their own; past a few, they are planned as they come.
-  type Found = { part: number; row: Raw; keys: unknown };
+  type Found = { part: number; row: Raw; parent: Raw; keys: unknown };
   const rows =
     parts.length <= PREPARED_PARTS
       ? await preparedQuery<Found>(em, sql, params)
       : await em.query<Found[]>(sql, params);
-  const found = parts.map(() => ({ rows: [] as T[], keys: [] as unknown[] }));
+  const found = parts.map((): Part<T, P> => ({ rows: [], keys: [], parents: [] }));
   for (const row of rows) {
-    found[row.part].rows.push(hydrate(em, target, row.row)!);
-    found[row.part].keys.push(row.keys);
+    const part = found[row.part];
+    part.rows.push(hydrate(em, target, row.row)!);
+    part.keys.push(row.keys);
+    if (parent) part.parents.push(hydrate(em, parent.target, row.parent)!);
   }
   return found;
 }

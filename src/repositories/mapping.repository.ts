@@ -2,7 +2,7 @@ import { type EntityManager, type Repository, type SelectQueryBuilder } from 'ty
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
 import { memberVersionsSql } from './collection.repository';
-import { entitiesByIds, hydrate, jsonColumns, rowsOfParts, type Raw } from './hydrate';
+import { entitiesByIds, hydrate, jsonColumns, rowsOfParts, type Part, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
   facetsOf,
@@ -222,7 +222,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
 
   /**
    * `ofConcepts` of several sources (or changes, or directions) in one statement: each group's
-   * mappings in its order.
+   * mappings in its order, with the mapping each version is of (`parents`).
    */
   ofConceptGroups(
     groups: ReadonlyArray<{
@@ -231,11 +231,12 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
       conceptIds: readonly string[];
       inverse: boolean;
     }>,
-  ): Promise<MappingVersionEntity[][]> {
+  ): Promise<Array<Part<MappingVersionEntity, MappingEntity>>> {
     return rowsOfParts(
       this.em,
       MappingVersionEntity,
       groups.map((g) => this.ofConceptsQuery(g).select('mv.id', 'key').getQueryAndParameters()),
+      { target: MappingEntity, column: 'mapping_id' },
     );
   }
 

@@ -180,10 +180,12 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
         groups.set(group, entry);
       }
       const asked = [...groups.values()];
-      const rowsOf = await repos.mappings.ofConceptGroups(asked);
+      const partsOf = await repos.mappings.ofConceptGroups(asked);
       const found = new Map<string, MappingVersionEntity[]>();
       asked.forEach((g, i) => {
-        for (const row of rowsOf[i]) {
+        // Read with their versions: what the page asks next (`mappingById`) is at hand.
+        for (const mapping of partsOf[i].parents) loaders.mappingById.prime(mapping.id, mapping);
+        for (const row of partsOf[i].rows) {
           const conceptId = (g.inverse ? row.toConceptId : row.fromConceptId) as string;
           const key = conceptMappingsKey(g.repositoryId, g.seq, conceptId, g.inverse);
           found.set(key, [...(found.get(key) ?? []), row]);
@@ -231,8 +233,11 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
         loaders.contentCounts.loadMany(pages.map((p) => p.versionId)),
       ]);
       return pages.map((_, i) => {
+        // Read with their versions: what the page asks next (`conceptById`) is at hand.
+        for (const concept of rows[i].concepts) loaders.conceptById.prime(concept.id, concept);
         const total = totals[i];
-        return total instanceof Error ? total : { ...rows[i], total: total.activeConcepts };
+        const { rows: found, keys } = rows[i];
+        return total instanceof Error ? total : { rows: found, keys, total: total.activeConcepts };
       });
     }),
     conceptVersionCounts: new DataLoader(async (ids) => {
