@@ -48,7 +48,8 @@ export async function run(): Promise<void> {
         `${concepts.toLocaleString('en-US')} concepts with mappings (bench/generate.ts), released`,
       `load:       every connection cycles concept detail, concept search (?q=, 10 results), ` +
         `GraphQL source { concepts(limit: 10) { names mappings { to } } }, FHIR $lookup; ` +
-        `random concepts`,
+        `random concepts; ${envInt('BENCH_PROCS_WARMUP_SECONDS', 10, 0)} s of it unmeasured ` +
+        `first (BENCH_PROCS_WARMUP_SECONDS)`,
     ]);
     const dict = await generateDictionary(server.databaseUrl, {
       org: ORG,
@@ -68,6 +69,17 @@ export async function run(): Promise<void> {
     await settleTasks(server, token);
     const active = dict.concepts.filter((c) => !c.retired);
     const load = mixedLoad(active);
+    // A process just started runs its first thousands of requests slower (its code is compiled
+    // as it runs, its connections prepare their statements): the first run is measured after
+    // the same load has run unmeasured, as it would on a server in service.
+    const warmSeconds = envInt('BENCH_PROCS_WARMUP_SECONDS', 10, 0);
+    if (warmSeconds > 0) {
+      await measureHttpVaried(server, { ...load, label: 'warm-up' }, {
+        ...params,
+        seconds: warmSeconds,
+        warmupSeconds: 0,
+      });
+    }
 
     const one = await measureHttpVaried(server, { ...load, label: 'one process, direct' }, params);
     const results: LoadResult[] = [one];
