@@ -8,6 +8,7 @@ import { ExtrasResolver } from './resolvers/extras.resolver';
 import { StatusResolver } from './resolvers/status.resolver';
 import {
   ConceptMappingsResolver,
+  MappingEndResolver,
   MappingResolver,
   SourceMappingsResolver,
 } from './resolvers/mapping.resolver';
@@ -57,6 +58,7 @@ export async function buildGraphqlSchema(): Promise<GraphQLSchema> {
       ExtrasResolver,
       StatusResolver,
       MappingResolver,
+      MappingEndResolver,
       ConceptMappingsResolver,
       SourceMappingsResolver,
       UrlRegistryResolver,

@@ -1,6 +1,6 @@
 import { createTestApp, type TestApp } from '../factories';
 import { createConcept, createSource, type TestSource } from '../factories/content';
-import { dataOf, errorCode, gql } from './gql';
+import { dataOf, errorCode, gql, type Json } from './gql';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -149,6 +149,52 @@ describe('mappings through GraphQL', () => {
       totalCount: 1,
       items: [{ from: { conceptCode: 'C1' } }],
     });
+  });
+
+  it("an end's concept name is read when asked, for every end at once, and only then", async () => {
+    const src = await source(3);
+    for (const [from, to] of [
+      [0, 1],
+      [1, 2],
+      [2, 0],
+    ]) {
+      await gql(t, src.owner.auth, CREATE, {
+        s: src.url,
+        i: {
+          mapType: 'SAME-AS',
+          fromConceptUrl: `${src.url}concepts/C${from}/`,
+          toSourceUrl: src.url,
+          toConceptCode: `C${to}`,
+        },
+      });
+    }
+    await t.services.notifications.settle();
+    const page = (fields: string) =>
+      `query($s: String!) { concepts(source: $s) { items { id mappings { to { ${fields} } } } } }`;
+    // Of two asks, the fewer statements are the query's own (see siblings.test.ts).
+    const statements = async (query: string) => {
+      const counts: number[] = [];
+      let data: Json = {};
+      for (let i = 0; i < 2; i += 1) {
+        t.queries.count = 0;
+        data = dataOf(await gql(t, undefined, query, { s: src.url }));
+        counts.push(t.queries.count);
+      }
+      return { data, count: Math.min(...counts) };
+    };
+    const codes = await statements(page('conceptCode sourceName'));
+    const named = await statements(page('conceptCode conceptNameResolved'));
+    expect(named.count).toBe(codes.count + 1);
+    expect(
+      named.data.concepts.items.map((c: { mappings: Array<{ to: unknown }> }) => c.mappings),
+    ).toEqual([
+      [{ to: { conceptCode: 'C1', conceptNameResolved: 'Concept 1' } }],
+      [{ to: { conceptCode: 'C2', conceptNameResolved: 'Concept 2' } }],
+      [{ to: { conceptCode: 'C0', conceptNameResolved: 'Concept 0' } }],
+    ]);
+    expect(codes.data.concepts.items[0].mappings).toEqual([
+      { to: { conceptCode: 'C1', sourceName: src.id } },
+    ]);
   });
 
   it('100 concepts with names, mappings and each target concept: the SQL statements do not grow with the concepts', async () => {

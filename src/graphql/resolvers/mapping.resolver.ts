@@ -1,6 +1,6 @@
 import { Arg, Args, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../errors';
-import { parseMappingUrl, parseRepoUrl, refOf, type Ends } from '../../services';
+import { parseMappingUrl, parseRepoUrl, refOf } from '../../services';
 import type { GraphQLContext } from '../context';
 import { facetsOf } from '../types/facets.type';
 import {
@@ -26,11 +26,21 @@ import {
 import { MappingEndObject, MappingInput, MappingObject, MappingPage } from '../types/mapping.type';
 import { SourceObject } from '../types/repository.type';
 
-/** A mapping's ends: as read with it, else resolved (batched across the request). */
-async function endsOf(ctx: GraphQLContext, mapping: MappingObject): Promise<Ends> {
-  if (mapping.ends) return mapping.ends;
-  const ends = await ctx.services.mappings.resolveEnds(ctx, [mapping.view]);
-  return ends.get(mapping.view.version.id)!;
+/**
+ * One end of a mapping: as read with it, else resolved (batched across the request) without its
+ * concept's name, which is read only when the query asks for it.
+ */
+async function endOf(
+  ctx: GraphQLContext,
+  mapping: MappingObject,
+  side: 'from' | 'to',
+): Promise<MappingEndObject> {
+  if (mapping.ends) return MappingEndObject.from(mapping.view, side, mapping.ends[side]);
+  const ends = await ctx.services.mappings.resolveEnds(ctx, [mapping.view], false);
+  const end = ends.get(mapping.view.version.id)![side];
+  return MappingEndObject.from(mapping.view, side, end, () =>
+    ctx.services.mappings.endName(ctx, mapping.view, side, end),
+  );
 }
 
 const MAPPING_URL = 'The REST URL of the mapping (`/orgs/O/sources/S/mappings/M/`).';
@@ -88,12 +98,12 @@ export class MappingResolver {
     @Root() mapping: MappingObject,
     @Ctx() ctx: GraphQLContext,
   ): Promise<MappingEndObject> {
-    return MappingEndObject.from(mapping.view, 'from', (await endsOf(ctx, mapping)).from);
+    return endOf(ctx, mapping, 'from');
   }
 
   @FieldResolver(() => MappingEndObject, { description: 'Its to end.' })
   async to(@Root() mapping: MappingObject, @Ctx() ctx: GraphQLContext): Promise<MappingEndObject> {
-    return MappingEndObject.from(mapping.view, 'to', (await endsOf(ctx, mapping)).to);
+    return endOf(ctx, mapping, 'to');
   }
 
   @FieldResolver(() => ConceptObject, {
@@ -308,5 +318,16 @@ export class SourceMappingsResolver {
       version: version.mnemonic === 'HEAD' ? undefined : version.mnemonic,
     };
     return MappingPage.of(await ctx.services.mappings.list(ctx, ref, mappingListParamsOf(args)));
+  }
+}
+
+@Resolver(() => MappingEndObject)
+export class MappingEndResolver {
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "The target concept's display name, when resolved.",
+  })
+  async conceptNameResolved(@Root() end: MappingEndObject): Promise<string | null> {
+    return typeof end.resolvedName === 'function' ? end.resolvedName() : end.resolvedName;
   }
 }

@@ -43,11 +43,8 @@ export class MappingEndObject {
   })
   conceptUrl: string | null;
 
-  @Field(() => String, {
-    nullable: true,
-    description: "The target concept's display name, when resolved.",
-  })
-  conceptNameResolved: string | null;
+  /** The resolved name (`conceptNameResolved`, `MappingEndResolver`): as read, or read when asked. */
+  resolvedName: string | null | (() => Promise<string | null>);
 
   @Field(() => String, {
     nullable: true,
@@ -68,8 +65,17 @@ export class MappingEndObject {
   })
   sourceName: string | null;
 
-  static from(view: MappingView, side: 'from' | 'to', end: ResolvedEnd): MappingEndObject {
-    return Object.assign(new MappingEndObject(), mappingEnd(view, side, end));
+  /** `nameOf`: the concept's name read when asked, for ends resolved without names. */
+  static from(
+    view: MappingView,
+    side: 'from' | 'to',
+    end: ResolvedEnd,
+    nameOf?: () => Promise<string | null>,
+  ): MappingEndObject {
+    const { conceptNameResolved, ...fields } = mappingEnd(view, side, end);
+    return Object.assign(new MappingEndObject(), fields, {
+      resolvedName: nameOf ?? conceptNameResolved,
+    });
   }
 }
 

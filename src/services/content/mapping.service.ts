@@ -22,6 +22,7 @@ import {
   type MappingDetail,
   type MappingItem,
   type MappingView,
+  type ResolvedEnd,
 } from './mapping-views';
 
 export type { Ends, MappingDetail, MappingItem, MappingView, ResolvedEnd } from './mapping-views';
@@ -470,8 +471,15 @@ export class MappingService {
     };
   }
 
-  /** What each end of these mappings resolved to: its source (if the caller may see it) and concept name. */
-  async resolveEnds(ctx: ServiceContext, views: MappingView[]): Promise<Map<string, Ends>> {
+  /**
+   * What each end of these mappings resolved to: its source (if the caller may see it) and, unless
+   * `withNames` is false, its concept's current name (`endName` reads one when asked).
+   */
+  async resolveEnds(
+    ctx: ServiceContext,
+    views: MappingView[],
+    withNames = true,
+  ): Promise<Map<string, Ends>> {
     const repositoryIds = new Set<string>();
     const conceptIds = new Set<string>();
     for (const { version } of views) {
@@ -479,7 +487,7 @@ export class MappingService {
         const repositoryId = version[`${side}RepositoryId`];
         const conceptId = version[`${side}ConceptId`];
         if (repositoryId) repositoryIds.add(repositoryId);
-        if (repositoryId && conceptId) conceptIds.add(conceptId);
+        if (repositoryId && conceptId && withNames) conceptIds.add(conceptId);
       }
     }
     const [sources, names] = await Promise.all([
@@ -495,6 +503,20 @@ export class MappingService {
     const found = new Map(sources);
     const named = new Map(names);
     return new Map(views.map((view) => [view.version.id, endsOf(view.version, found, named)]));
+  }
+
+  /**
+   * The current name of the concept at one end resolved without names (`resolveEnds`): null when
+   * its source is out of sight or outside the service, as there.
+   */
+  async endName(
+    ctx: ServiceContext,
+    view: MappingView,
+    side: 'from' | 'to',
+    end: ResolvedEnd,
+  ): Promise<string | null> {
+    const conceptId = view.version[`${side}ConceptId`];
+    return end.source && conceptId ? ctx.loaders.currentConceptName.load(conceptId) : null;
   }
 
   /** A mapping's detail (spec core §2.7): the mapping, its resolved ends and its version count. */
