@@ -74,11 +74,15 @@ export async function run(): Promise<void> {
     // the same load has run unmeasured, as it would on a server in service.
     const warmSeconds = envInt('BENCH_PROCS_WARMUP_SECONDS', 10, 0);
     if (warmSeconds > 0) {
-      await measureHttpVaried(server, { ...load, label: 'warm-up' }, {
-        ...params,
-        seconds: warmSeconds,
-        warmupSeconds: 0,
-      });
+      await measureHttpVaried(
+        server,
+        { ...load, label: 'warm-up' },
+        {
+          ...params,
+          seconds: warmSeconds,
+          warmupSeconds: 0,
+        },
+      );
     }
 
     const one = await measureHttpVaried(server, { ...load, label: 'one process, direct' }, params);

@@ -24,6 +24,19 @@ const CREATE = `mutation($s: String!, $i: MappingInput!) { createMapping(source:
   id mapType checksums { standard smart } from { conceptCode sourceUrl conceptNameResolved } to { conceptCode conceptUrl sourceName }
   fromConcept { id displayName } toConcept { id } } } }`;
 
+/** A SAME-AS mapping in `src` from its concept C`from` to its C`to`, made through GraphQL. */
+async function sameAs(src: TestSource, from: number, to: number): Promise<void> {
+  await gql(t, src.owner.auth, CREATE, {
+    s: src.url,
+    i: {
+      mapType: 'SAME-AS',
+      fromConceptUrl: `${src.url}concepts/C${from}/`,
+      toSourceUrl: src.url,
+      toConceptCode: `C${to}`,
+    },
+  });
+}
+
 describe('mappings through GraphQL', () => {
   it('createMapping gives the golden checksums; ends outside the service have no concept', async () => {
     const src = await source(0);
@@ -158,15 +171,7 @@ describe('mappings through GraphQL', () => {
       [1, 2],
       [2, 0],
     ]) {
-      await gql(t, src.owner.auth, CREATE, {
-        s: src.url,
-        i: {
-          mapType: 'SAME-AS',
-          fromConceptUrl: `${src.url}concepts/C${from}/`,
-          toSourceUrl: src.url,
-          toConceptCode: `C${to}`,
-        },
-      });
+      await sameAs(src, from, to);
     }
     await t.services.notifications.settle();
     const page = (fields: string) =>
@@ -201,17 +206,7 @@ describe('mappings through GraphQL', () => {
     const counts: number[] = [];
     for (const size of [10, 100]) {
       const src = await source(size);
-      for (let i = 0; i < size; i += 1) {
-        await gql(t, src.owner.auth, CREATE, {
-          s: src.url,
-          i: {
-            mapType: 'SAME-AS',
-            fromConceptUrl: `${src.url}concepts/C${i}/`,
-            toSourceUrl: src.url,
-            toConceptCode: `C${(i + 1) % size}`,
-          },
-        });
-      }
+      for (let i = 0; i < size; i += 1) await sameAs(src, i, (i + 1) % size);
       const q = `query($s: String!) { concepts(source: $s, limit: 100) { items {
         id names { name locale } mappings { mapType to { conceptCode conceptNameResolved sourceOwner }
           toConcept { id displayName names { name } versionsCount } } } } }`;
