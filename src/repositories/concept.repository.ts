@@ -166,6 +166,14 @@ interface Anchors {
   anchors: KeyValues[];
 }
 
+/** A page of a source version's plain list, as `plainPages` reads it. */
+interface PlainPage {
+  /** `headSeq`: the source's change number as the caller read it (HEAD only): see `anchorOf`. */
+  where: { repositoryId: string; seq: string | null; headSeq?: string };
+  sort: SortSpec<ConceptSortKey>;
+  window: Window;
+}
+
 /** Where an anchored page starts: after `after`, `offset` rows on, in the state `seq`. */
 interface Anchor {
   seq: string;
@@ -510,12 +518,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * query read together. Totals are the versions' active counts (the caller's).
    */
   async plainPages(
-    pages: ReadonlyArray<{
-      /** `headSeq`: the source's change number as the caller read it (HEAD only): see `anchorOf`. */
-      where: { repositoryId: string; seq: string | null; headSeq?: string };
-      sort: SortSpec<ConceptSortKey>;
-      window: Window;
-    }>,
+    pages: readonly PlainPage[],
   ): Promise<
     Array<{ rows: ConceptVersionEntity[]; keys: KeyValues[]; concepts: ConceptEntity[] }>
   > {
@@ -525,9 +528,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       const page = pages[i];
       // The window picked on plain columns (an index-only walk for HEAD), each row's JSON built
       // after the offset: built before it, a page far into the list paid for every row skipped.
-      const qb = this.filtered({ scope: 'source', ...page.where }, {}).select('(cv.id)', 'id');
-      selectKeys(qb, keys[i]);
-      orderBy(qb, page.sort, ORDER);
+      const qb = this.plainKeys(page.where, page.sort, keys[i]);
       const after = anchor?.after ?? page.window.after;
       if (after) {
         const parameters: Record<string, unknown> = {};
@@ -583,14 +584,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * transaction (which may read what is never committed), or when the caller read the source
    * in another state than the anchors hold.
    */
-  private async anchorOf(
-    page: {
-      where: { repositoryId: string; seq: string | null; headSeq?: string };
-      sort: SortSpec<ConceptSortKey>;
-      window: Window;
-    },
-    keys: KeyColumn[],
-  ): Promise<Anchor | null> {
+  private async anchorOf(page: PlainPage, keys: KeyColumn[]): Promise<Anchor | null> {
     const { repositoryId, seq, headSeq } = page.where;
     const { offset, after } = page.window;
     if (seq !== null || headSeq === undefined || after || offset < ANCHOR_STRIDE) return null;
@@ -614,6 +608,18 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     return { seq: known.seq, after: known.anchors[k - 1], offset: offset - k * ANCHOR_STRIDE };
   }
 
+  /** A source version's plain list as ids and sort keys (`k0`, …), in its order. */
+  private plainKeys(
+    where: { repositoryId: string; seq: string | null },
+    sort: SortSpec<ConceptSortKey>,
+    keys: KeyColumn[],
+  ): SelectQueryBuilder<ConceptVersionEntity> {
+    const qb = this.filtered({ scope: 'source', ...where }, {}).select('(cv.id)', 'id');
+    selectKeys(qb, keys);
+    orderBy(qb, sort, ORDER);
+    return qb;
+  }
+
   /**
    * Every `ANCHOR_STRIDE`-th row's keys of a source's plain list at HEAD, among its first `depth`
    * rows, with the source's change number, in one statement (one snapshot).
@@ -624,12 +630,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     keys: KeyColumn[],
     depth: number,
   ): Promise<Anchors> {
-    const qb = this.filtered({ scope: 'source', repositoryId, seq: null }, {}).select(
-      '(cv.id)',
-      'id',
-    );
-    selectKeys(qb, keys);
-    orderBy(qb, sort, ORDER);
+    const qb = this.plainKeys({ repositoryId, seq: null }, sort, keys);
     const [sql, parameters]: [string, unknown[]] = qb.getQueryAndParameters();
     const inPage = keysOf(keys, 'p');
     const n = parameters.length;

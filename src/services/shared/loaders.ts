@@ -270,7 +270,6 @@ export function createLoaders(repos: Repositories, actor: Actor): Loaders {
 /**
  * What one statement found of a repository at HEAD, kept for the request's other questions: its
  * row, HEAD version and owner (`head`, unless the `repositoryHead` loader itself is answering).
- * A path read at HEAD primes it, so that a mapping end in the same source reads nothing again.
  */
 export function primeRepositoryHead(loaders: Loaders, row: RepositoryHead, head = true): void {
   if (head) loaders.repositoryHead.prime(row.repo.id, row);

@@ -49,9 +49,22 @@ export class PathResolver {
     return checkOwner(ctx, ref, await this.repos.paths.resolve(pathKey(ctx, ref)));
   }
 
-  /** A repository at HEAD (no version), `latest` (newest released) or a version id. */
+  /**
+   * A repository at HEAD (no version), `latest` (newest released) or a version id. Read at HEAD,
+   * it is kept for the request's other questions (`primeRepositoryHead`): a mapping end in the
+   * same source reads nothing again.
+   */
   async repository(ctx: ServiceContext, ref: RepoRef): Promise<RepoView> {
-    return checkRepo(ctx, ref, await this.repos.paths.resolve(pathKey(ctx, ref.owner, ref)));
+    const found = await this.repos.paths.resolve(pathKey(ctx, ref.owner, ref));
+    const view = await checkRepo(ctx, ref, found);
+    if (view.version.mnemonic === HEAD)
+      primeRepositoryHead(ctx.loaders, {
+        repo: view.repo,
+        version: view.version,
+        org: found.org,
+        user: found.user,
+      });
+    return view;
   }
 
   /**
@@ -133,8 +146,6 @@ export async function checkRepo(
         : `Version '${ref.version}' of '${repo.mnemonic}'`,
     );
   }
-  if (version.mnemonic === HEAD)
-    primeRepositoryHead(ctx.loaders, { repo, version, org: found.org, user: found.user });
   return { repo, owner, version };
 }
 
