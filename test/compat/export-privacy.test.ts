@@ -93,9 +93,11 @@ async function world(): Promise<World> {
     member: bob,
     outsider: carol,
   } = await orgWithPeople(t);
+  // Not `secret`: one test here makes it public, and the database is shared with the other
+  // files, whose global lists must not find a public source of their private one's id.
   const secret = await createSource(
     t,
-    { id: 'secret', public_access: 'None' },
+    { id: 'hidden', public_access: 'None' },
     { owner: alice, org },
   );
   const open = await createSource(t, { id: 'open' }, { owner: alice, org });
