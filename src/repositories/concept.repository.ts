@@ -38,7 +38,7 @@ import {
   rankedSliceOf,
   searchWords,
   selectKeys,
-  transpositions,
+  swapsOf,
   whereAnyOf,
   whereExtras,
   whereWordsMatch,
@@ -69,6 +69,11 @@ export interface ConceptSearch {
   extras?: ExtrasFilter;
   /** How far `q` words may be from what they match (typos); substrings only by default. */
   tolerance?: Tolerance;
+  /**
+   * With `swaps`: per word of `q`, the transpositions to look up (`swapsInUse`: those that begin
+   * a word somewhere); every transposition without.
+   */
+  swaps?: string[][];
   /** Concepts of these ids (a collection member by its id). */
   ids?: string[];
   /** Concepts naming this code among their parents (its children in the hierarchy). */
@@ -215,6 +220,7 @@ const FOLDED_DISPLAY_NAME = `lower(public.unaccent('public.unaccent'::regdiction
 function rankOf(
   words: string[],
   tolerance: Tolerance = 'exact',
+  known?: string[][],
 ): { expression: string; parameters: Record<string, unknown> } {
   const q = words.join(' ');
   const parameters: Record<string, unknown> = { q, qPrefix: `${likeLiteral(q)}%` };
@@ -225,8 +231,7 @@ function rankOf(
     // A word begins one of the name's words as written, or (`swaps`) as any spelling the search
     // matched it by (`whereWordsMatch`: two neighbouring letters swapped back).
     const starts = words.map((word, i) => {
-      const spellings =
-        tolerance === 'swaps' && word.length >= 6 ? [word, ...transpositions(word)] : [word];
+      const spellings = [word, ...swapsOf(word, i, tolerance, known)];
       const patterns = spellings.map((spelling) => `% ${likeLiteral(spelling)}%`);
       parameters[`qWord${i}`] = patterns.length === 1 ? patterns[0] : patterns;
       const like = patterns.length === 1 ? `LIKE :qWord${i}` : `LIKE ANY(:qWord${i})`;
@@ -243,6 +248,9 @@ function rankOf(
     parameters,
   };
 }
+
+/** A spelling the words table holds as one word when some text has it (`swapsInUse`). */
+const WORD_LIKE = /^[a-z0-9]+$/;
 
 /** An expansion's plain pages in id order (`memberSlice`): its members' mnemonic and concept id. */
 const MEMBER_KEYS = (desc: boolean): KeyColumn[] => [
@@ -470,7 +478,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   ): Promise<Slice<ConceptVersionEntity>> {
     const qb = this.filtered(where, filter);
     const words = filter.q ? searchWords(filter.q) : [];
-    const rank = words.length ? rankOf(words, filter.tolerance) : undefined;
+    const rank = words.length ? rankOf(words, filter.tolerance, filter.swaps) : undefined;
     orderBy(qb, sort, ORDER, rank);
     const inExpansion = where.scope === 'expansion';
     if (this.byMembers(where, filter, sort))
@@ -486,6 +494,29 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   }
 
   /**
+   * Per word of `q` (`searchWords`), its transpositions (`swapsOf`) that begin a word of some concept's
+   * search text, in any source or version (`search_words`, kept by a trigger as versions are
+   * written): the spellings worth looking up when nothing matched as written. A common word's
+   * swaps pass rechecked each of its thousands of candidates against a dozen spellings, most of
+   * which no text holds (issue 27). A spelling the words table cannot answer for (other than
+   * letters and digits, which the words index splits as text search does) is kept.
+   */
+  async swapsInUse(q: string): Promise<string[][]> {
+    const swaps = searchWords(q).map((word, i) => swapsOf(word, i, 'swaps'));
+    const probed = [...new Set(swaps.flat().filter((s) => WORD_LIKE.test(s)))];
+    if (probed.length === 0) return swaps;
+    const rows = await preparedQuery<{ spelling: string }>(
+      this.em,
+      `SELECT s AS spelling FROM unnest($1::text[]) s
+       WHERE EXISTS (SELECT 1 FROM search_words w
+                     WHERE w.word ~>=~ s AND w.word ~<~ (s || chr(1114111)))`,
+      [probed],
+    );
+    const inUse = new Set(rows.map((r) => r.spelling));
+    return swaps.map((list) => list.filter((s) => !WORD_LIKE.test(s) || inUse.has(s)));
+  }
+
+  /**
    * The types of the sort keys of a `search` (what its rows' `keys` hold and `window.after`
    * takes): the rank first when best match orders a search with words.
    */
@@ -496,7 +527,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       sort,
       ORDER,
       KEY_TYPES,
-      words.length ? rankOf(words, filter.tolerance) : undefined,
+      words.length ? rankOf(words, filter.tolerance, filter.swaps) : undefined,
     ).map((k) => k.type);
   }
 
@@ -879,7 +910,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     }
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
-    if (words.length) whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact');
+    if (words.length)
+      whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact', filter.swaps);
     if (filter.ids?.length) {
       qb.andWhere('cv.mnemonic IN (:...ids)', { ids: filter.ids });
     }

@@ -230,16 +230,34 @@ export function likeLiteral(text: string): string {
  */
 export type Tolerance = 'exact' | 'swaps' | 'similar';
 
+/**
+ * The spellings a word of a search may also match by with two neighbouring letters swapped back
+ * (`swaps` tolerance and more, words of 6 letters or more): `known[i]`, when the caller has
+ * narrowed the `i`th word's transpositions to those some text holds (`ConceptRepository
+ * .swapsInUse`), or all of them.
+ */
+export function swapsOf(
+  word: string,
+  i: number,
+  tolerance: Tolerance,
+  known?: string[][],
+): string[] {
+  // Swaps of words under 6 letters are too unselective to look up.
+  if (tolerance === 'exact' || word.length < 6) return [];
+  return known?.[i] ?? transpositions(word);
+}
+
 /** Every word must occur in the haystack, within the tolerance (typos for longer words only). */
 export function whereWordsMatch<T extends object>(
   qb: SelectQueryBuilder<T>,
   haystack: string,
   words: string[],
   tolerance: Tolerance = 'similar',
+  /** The transpositions to look up, per word (`swapsOf`); all of them without. */
+  known?: string[][],
 ): void {
   words.forEach((word, i) => {
-    // Swaps of words under 6 letters are too unselective to look up.
-    const swaps = tolerance !== 'exact' && word.length >= 6 ? transpositions(word) : [];
+    const swaps = swapsOf(word, i, tolerance, known);
     const similar = tolerance === 'similar' && word.length >= 4;
     const alternatives = [
       `${haystack} LIKE :l${i}`,

@@ -395,6 +395,33 @@ describe('typos', () => {
       expect([q, res.body.map((c: { id: string }) => c.id)]).toEqual([q, ['PNEU']]);
     }
   });
+
+  it('looks up only the swapped spellings some text begins a word with, written a moment ago', async () => {
+    const src = await source();
+    // A word no other test writes: of its transpositions, only the right spelling is in use.
+    await createConcept(src.url, src.owner, {
+      ...MALARIA,
+      id: 'ZARK',
+      names: [{ name: 'Zarkovitz syndrome', locale: 'en', locale_preferred: true }],
+    });
+    const searchesOf = (texts: string[]) =>
+      texts.filter((sql) => sql.includes('FROM "concept_versions"') && sql.includes('LIKE'));
+    for (const [q, spellings] of [
+      ['zarkoivtz', 2], // as written, and "zarkovitz"
+      ['syndrome zarkoivtz', 2], // the first word matches as written; no swaps of it are looked up
+    ] as const) {
+      t.queries.texts = [];
+      const res = await request(t.app).get(`${src.url}concepts/`).query({ q });
+      const searches = searchesOf(t.queries.texts);
+      t.queries.texts = undefined;
+      expect([q, res.status, res.body.map((c: { id: string }) => c.id)]).toEqual([q, 200, ['ZARK']]);
+      // The pass as written, then the swaps pass with the one spelling in use besides the word.
+      expect(searches).toHaveLength(2);
+      const swapsPass = searches[1];
+      const alternatives = swapsPass.match(/"cv"\."search_text" LIKE/g) ?? [];
+      expect([q, alternatives.length]).toEqual([q, q.split(' ').length - 1 + spellings]);
+    }
+  });
 });
 
 describe('a concept detail read (spec core §4.3, issue 4 read target)', () => {

@@ -29,6 +29,7 @@ import { AccountNotifications1765400000000 } from './1765400000000-account-notif
 import { ContentNotifications1765500000000 } from './1765500000000-content-notifications';
 import { ListsFromIndexes1765600000000 } from './1765600000000-lists-from-indexes';
 import { ListOrders1765700000000 } from './1765700000000-list-orders';
+import { SearchBySource1765800000000 } from './1765800000000-search-by-source';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   ContentNotifications1765500000000,
   ListsFromIndexes1765600000000,
   ListOrders1765700000000,
+  SearchBySource1765800000000,
 ];
