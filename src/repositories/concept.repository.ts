@@ -38,7 +38,7 @@ import {
   rankedSliceOf,
   searchWords,
   selectKeys,
-  swapsOf,
+  spellingsOf,
   whereAnyOf,
   whereExtras,
   whereWordsMatch,
@@ -51,6 +51,7 @@ import {
   type Listing,
   type Slice,
   type SortSpec,
+  type KnownSpellings,
   type Tolerance,
   type Window,
 } from './list';
@@ -69,11 +70,8 @@ export interface ConceptSearch {
   extras?: ExtrasFilter;
   /** How far `q` words may be from what they match (typos); substrings only by default. */
   tolerance?: Tolerance;
-  /**
-   * With `swaps`: per word of `q`, the transpositions to look up (`swapsInUse`: those that begin
-   * a word somewhere); every transposition without.
-   */
-  swaps?: string[][];
+  /** With a tolerance: per word of `q`, the other spellings to look up (`spellingsInUse`). */
+  spellings?: KnownSpellings;
   /** Concepts of these ids (a collection member by its id). */
   ids?: string[];
   /** Concepts naming this code among their parents (its children in the hierarchy). */
@@ -220,7 +218,7 @@ const FOLDED_DISPLAY_NAME = `lower(public.unaccent('public.unaccent'::regdiction
 function rankOf(
   words: string[],
   tolerance: Tolerance = 'exact',
-  known?: string[][],
+  known?: KnownSpellings,
 ): { expression: string; parameters: Record<string, unknown> } {
   const q = words.join(' ');
   const parameters: Record<string, unknown> = { q, qPrefix: `${likeLiteral(q)}%` };
@@ -231,7 +229,7 @@ function rankOf(
     // A word begins one of the name's words as written, or (`swaps`) as any spelling the search
     // matched it by (`whereWordsMatch`: two neighbouring letters swapped back).
     const starts = words.map((word, i) => {
-      const spellings = [word, ...swapsOf(word, i, tolerance, known)];
+      const spellings = [word, ...spellingsOf(word, i, tolerance, known).spellings];
       const patterns = spellings.map((spelling) => `% ${likeLiteral(spelling)}%`);
       parameters[`qWord${i}`] = patterns.length === 1 ? patterns[0] : patterns;
       const like = patterns.length === 1 ? `LIKE :qWord${i}` : `LIKE ANY(:qWord${i})`;
@@ -249,8 +247,11 @@ function rankOf(
   };
 }
 
-/** A spelling the words table holds as one word when some text has it (`swapsInUse`). */
+/** A word the words table holds as one word when some text has it (`spellingsInUse`). */
 const WORD_LIKE = /^[a-z0-9]+$/;
+
+/** The most similar words a word of `q` is looked up by when nothing else matched. */
+const SIMILAR_WORDS = 16;
 
 /** An expansion's plain pages in id order (`memberSlice`): its members' mnemonic and concept id. */
 const MEMBER_KEYS = (desc: boolean): KeyColumn[] => [
@@ -478,7 +479,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   ): Promise<Slice<ConceptVersionEntity>> {
     const qb = this.filtered(where, filter);
     const words = filter.q ? searchWords(filter.q) : [];
-    const rank = words.length ? rankOf(words, filter.tolerance, filter.swaps) : undefined;
+    const rank = words.length ? rankOf(words, filter.tolerance, filter.spellings) : undefined;
     orderBy(qb, sort, ORDER, rank);
     const inExpansion = where.scope === 'expansion';
     if (this.byMembers(where, filter, sort))
@@ -494,26 +495,55 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   }
 
   /**
-   * Per word of `q` (`searchWords`), its transpositions (`swapsOf`) that begin a word of some concept's
-   * search text, in any source or version (`search_words`, kept by a trigger as versions are
-   * written): the spellings worth looking up when nothing matched as written. A common word's
-   * swaps pass rechecked each of its thousands of candidates against a dozen spellings, most of
-   * which no text holds (issue 27). A spelling the words table cannot answer for (other than
-   * letters and digits, which the words index splits as text search does) is kept.
+   * Per word of `q` (`searchWords`), the other spellings a search at this tolerance looks it up
+   * by, among the words of every concept's search text (`search_words`, any source or version,
+   * kept by a trigger as versions are written): `swaps`, its transpositions (`spellingsOf`) that
+   * begin a word; `similar`, the words most like it (trigram word similarity, at most
+   * `SIMILAR_WORDS`). Without them a common word's swaps pass rechecked each of its thousands of
+   * candidates against a dozen spellings no text held, and the similarity pass compared every
+   * concept's whole text with the word (a scan: 350 ms at CIEL scale). A word the table cannot
+   * answer for (other than letters and digits, which its index splits as text search does) is
+   * left `undefined`: looked up every way.
    */
-  async swapsInUse(q: string): Promise<string[][]> {
-    const swaps = searchWords(q).map((word, i) => swapsOf(word, i, 'swaps'));
-    const probed = [...new Set(swaps.flat().filter((s) => WORD_LIKE.test(s)))];
-    if (probed.length === 0) return swaps;
-    const rows = await preparedQuery<{ spelling: string }>(
-      this.em,
-      `SELECT s AS spelling FROM unnest($1::text[]) s
-       WHERE EXISTS (SELECT 1 FROM search_words w
-                     WHERE w.word ~>=~ s AND w.word ~<~ (s || chr(1114111)))`,
-      [probed],
+  async spellingsInUse(q: string, tolerance: 'swaps' | 'similar'): Promise<KnownSpellings> {
+    const words = searchWords(q);
+    const known: KnownSpellings = words.map(() => undefined);
+    const looked = words.flatMap((word, i) => (WORD_LIKE.test(word) ? [i] : []));
+    if (looked.length === 0) return known;
+    const swaps = new Map(looked.map((i) => [i, spellingsOf(words[i], i, 'swaps').spellings]));
+    const spellings = [...new Set([...swaps.values()].flat())];
+    const inUse = new Set(
+      spellings.length === 0
+        ? []
+        : (
+            await preparedQuery<{ spelling: string }>(
+              this.em,
+              `SELECT s AS spelling FROM unnest($1::text[]) s
+               WHERE EXISTS (SELECT 1 FROM search_words w
+                             WHERE w.word ~>=~ s AND w.word ~<~ (s || chr(1114111)))`,
+              [spellings],
+            )
+          ).map((r) => r.spelling),
     );
-    const inUse = new Set(rows.map((r) => r.spelling));
-    return swaps.map((list) => list.filter((s) => !WORD_LIKE.test(s) || inUse.has(s)));
+    for (const [i, list] of swaps) known[i] = list.filter((s) => inUse.has(s));
+    if (tolerance === 'swaps') return known;
+    // Any typo: also the words most like it (a word may need a swap and another a similar word).
+    const similar = await preparedQuery<{ i: number; word: string }>(
+      this.em,
+      `SELECT w.i::int AS i, s.word
+       FROM unnest($1::text[]) WITH ORDINALITY w(word, i)
+       CROSS JOIN LATERAL (
+         SELECT s.word FROM search_words s
+         WHERE length(w.word) >= 4 AND w.word <% s.word AND s.word <> w.word
+         ORDER BY word_similarity(w.word, s.word) DESC, similarity(w.word, s.word) DESC, s.word
+         LIMIT ${SIMILAR_WORDS}) s`,
+      [looked.map((i) => words[i])],
+    );
+    for (const row of similar) {
+      const list = known[looked[row.i - 1]]!;
+      if (!list.includes(row.word)) list.push(row.word);
+    }
+    return known;
   }
 
   /**
@@ -527,7 +557,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       sort,
       ORDER,
       KEY_TYPES,
-      words.length ? rankOf(words, filter.tolerance, filter.swaps) : undefined,
+      words.length ? rankOf(words, filter.tolerance, filter.spellings) : undefined,
     ).map((k) => k.type);
   }
 
@@ -911,7 +941,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     if (!filter.includeRetired) qb.andWhere('NOT cv.retired');
     const words = filter.q ? searchWords(filter.q) : [];
     if (words.length)
-      whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact', filter.swaps);
+      whereWordsMatch(qb, 'cv.search_text', words, filter.tolerance ?? 'exact', filter.spellings);
     if (filter.ids?.length) {
       qb.andWhere('cv.mnemonic IN (:...ids)', { ids: filter.ids });
     }

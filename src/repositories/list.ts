@@ -226,25 +226,37 @@ export function likeLiteral(text: string): string {
  * How far a search word may be from what it matches: a substring only; or also with two
  * neighbouring letters swapped back (the commonest typo, which costs a word 3–4 of its trigrams,
  * often too many for similarity; a few more substring lookups); or also by trigram word
- * similarity (any typo, but a slower scan).
+ * similarity (any typo).
  */
 export type Tolerance = 'exact' | 'swaps' | 'similar';
 
 /**
- * The spellings a word of a search may also match by with two neighbouring letters swapped back
- * (`swaps` tolerance and more, words of 6 letters or more): `known[i]`, when the caller has
- * narrowed the `i`th word's transpositions to those some text holds (`ConceptRepository
- * .swapsInUse`), or all of them.
+ * Per word of a search, the other spellings it may match by, when the caller found them among
+ * the words some text holds (`ConceptRepository.spellingsInUse`); `undefined` for a word it
+ * could not look up, which then matches by every transposition and, `similar`, by the trigram
+ * similarity of the whole text (a scan).
  */
-export function swapsOf(
+export type KnownSpellings = Array<string[] | undefined>;
+
+/**
+ * What a word of a search may also match by at a tolerance: other spellings (substrings), and
+ * whether the text's trigram similarity to the word counts. Typos are looked for in words of 6
+ * letters or more for swaps (shorter swaps are too unselective to look up), 4 for similarity.
+ */
+export function spellingsOf(
   word: string,
   i: number,
   tolerance: Tolerance,
-  known?: string[][],
-): string[] {
-  // Swaps of words under 6 letters are too unselective to look up.
-  if (tolerance === 'exact' || word.length < 6) return [];
-  return known?.[i] ?? transpositions(word);
+  known?: KnownSpellings,
+): { spellings: string[]; similar: boolean } {
+  const typos = (tolerance === 'swaps' && word.length >= 6) || tolerance === 'similar';
+  if (!typos) return { spellings: [], similar: false };
+  const given = known?.[i];
+  if (given) return { spellings: given, similar: false };
+  return {
+    spellings: word.length >= 6 ? transpositions(word) : [],
+    similar: tolerance === 'similar' && word.length >= 4,
+  };
 }
 
 /** Every word must occur in the haystack, within the tolerance (typos for longer words only). */
@@ -253,21 +265,19 @@ export function whereWordsMatch<T extends object>(
   haystack: string,
   words: string[],
   tolerance: Tolerance = 'similar',
-  /** The transpositions to look up, per word (`swapsOf`); all of them without. */
-  known?: string[][],
+  known?: KnownSpellings,
 ): void {
   words.forEach((word, i) => {
-    const swaps = swapsOf(word, i, tolerance, known);
-    const similar = tolerance === 'similar' && word.length >= 4;
+    const { spellings, similar } = spellingsOf(word, i, tolerance, known);
     const alternatives = [
       `${haystack} LIKE :l${i}`,
-      ...swaps.map((_, j) => `${haystack} LIKE :l${i}_${j}`),
+      ...spellings.map((_, j) => `${haystack} LIKE :l${i}_${j}`),
       ...(similar ? [`:w${i} <% ${haystack}`] : []),
     ];
     qb.andWhere(`(${alternatives.join(' OR ')})`, {
       [`l${i}`]: `%${likeLiteral(word)}%`,
-      [`w${i}`]: word,
-      ...Object.fromEntries(swaps.map((swap, j) => [`l${i}_${j}`, `%${likeLiteral(swap)}%`])),
+      ...(similar ? { [`w${i}`]: word } : {}),
+      ...Object.fromEntries(spellings.map((other, j) => [`l${i}_${j}`, `%${likeLiteral(other)}%`])),
     });
   });
 }

@@ -396,31 +396,55 @@ describe('typos', () => {
     }
   });
 
-  it('looks up only the swapped spellings some text begins a word with, written a moment ago', async () => {
-    const src = await source();
-    // A word no other test writes: of its transpositions, only the right spelling is in use.
-    await createConcept(src.url, src.owner, {
-      ...MALARIA,
-      id: 'ZARK',
-      names: [{ name: 'Zarkovitz syndrome', locale: 'en', locale_preferred: true }],
-    });
+  describe('looks typos up among the words written so far, not by scanning every text', () => {
     const searchesOf = (texts: string[]) =>
       texts.filter((sql) => sql.includes('FROM "concept_versions"') && sql.includes('LIKE'));
-    for (const [q, spellings] of [
-      ['zarkoivtz', 2], // as written, and "zarkovitz"
-      ['syndrome zarkoivtz', 2], // the first word matches as written; no swaps of it are looked up
-    ] as const) {
+    /** The concepts found for `q` and the search statements sent, in order. */
+    async function search(url: string, q: string) {
       t.queries.texts = [];
-      const res = await request(t.app).get(`${src.url}concepts/`).query({ q });
+      const res = await request(t.app).get(`${url}concepts/`).query({ q });
       const searches = searchesOf(t.queries.texts);
       t.queries.texts = undefined;
-      expect([q, res.status, res.body.map((c: { id: string }) => c.id)]).toEqual([q, 200, ['ZARK']]);
-      // The pass as written, then the swaps pass with the one spelling in use besides the word.
-      expect(searches).toHaveLength(2);
-      const swapsPass = searches[1];
-      const alternatives = swapsPass.match(/"cv"\."search_text" LIKE/g) ?? [];
-      expect([q, alternatives.length]).toEqual([q, q.split(' ').length - 1 + spellings]);
+      expect([q, res.status]).toEqual([q, 200]);
+      return { ids: res.body.map((c: { id: string }) => c.id), searches };
     }
+    const likes = (sql: string) => (sql.match(/"cv"\."search_text" LIKE/g) ?? []).length;
+    let src: Awaited<ReturnType<typeof source>>;
+    beforeAll(async () => {
+      src = await source();
+      // Words no other test writes, in a concept written a moment before the searches.
+      const created = await createConcept(src.url, src.owner, {
+        ...MALARIA,
+        id: 'ZARK',
+        names: [{ name: 'Zarkovitz quenbrile syndrome', locale: 'en', locale_preferred: true }],
+      });
+      expect(created.status).toBe(201);
+    });
+
+    it('letters swapped: only the transpositions that begin a word somewhere', async () => {
+      for (const [q, expected] of [
+        ['zarkoivtz', 2], // as written, and "zarkovitz" (none of its other 7 transpositions)
+        ['syndrome zarkoivtz', 3], // "syndrome" as written: none of its transpositions is a word
+      ] as const) {
+        const { ids, searches } = await search(src.url, q);
+        expect([q, ids]).toEqual([q, ['ZARK']]);
+        // The pass as written, then the swaps pass.
+        expect([q, searches.length, likes(searches[1])]).toEqual([q, 2, expected]);
+      }
+    });
+
+    it('any typo: the most similar words, with the swaps in use, and no similarity scan', async () => {
+      for (const q of ['quenbrilo', 'zarkoivtz quenbrilo', 'quenbrle']) {
+        const { ids, searches } = await search(src.url, q);
+        expect([q, ids]).toEqual([q, ['ZARK']]);
+        // As written, swaps, then similar words: looked up as substrings, never `<%` on the text.
+        expect([q, searches.length]).toEqual([q, 3]);
+        expect([q, searches[2].includes('<%')]).toEqual([q, false]);
+      }
+      // Nothing like it anywhere: three passes, nothing found.
+      const none = await search(src.url, 'qqxvzzkw');
+      expect([none.ids, none.searches.length]).toEqual([[], 3]);
+    });
   });
 });
 

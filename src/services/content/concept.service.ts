@@ -951,8 +951,8 @@ export class ConceptService {
       if (!filter.q || found.rows.length > 0 || ((await found.count?.())?.total ?? found.total) > 0)
         break;
       filter.tolerance = tolerance;
-      // Only the swapped spellings that some text holds are looked up.
-      if (tolerance === 'swaps') filter.swaps = await this.repos.concepts.swapsInUse(filter.q);
+      // Only the other spellings that some text holds are looked up.
+      filter.spellings = await this.repos.concepts.spellingsInUse(filter.q, tolerance);
       found = await this.repos.concepts.search(scope, filter, sort, window);
     }
     const slice = pageSlice(found, paging, params);
