@@ -251,7 +251,10 @@ function rankOf(
 const WORD_LIKE = /^[a-z0-9]+$/;
 
 /** The most similar words a word of `q` is looked up by when nothing else matched. */
-const SIMILAR_WORDS = 16;
+const SIMILAR_WORDS = 8;
+
+/** How much less like it than the likest word a word may be to be looked up too. */
+const SIMILAR_MARGIN = 0.15;
 
 /** An expansion's plain pages in id order (`memberSlice`): its members' mnemonic and concept id. */
 const MEMBER_KEYS = (desc: boolean): KeyColumn[] => [
@@ -498,8 +501,8 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * Per word of `q` (`searchWords`), the other spellings a search at this tolerance looks it up
    * by, among the words of every concept's search text (`search_words`, any source or version,
    * kept by a trigger as versions are written): `swaps`, its transpositions (`spellingsOf`) that
-   * begin a word; `similar`, the words most like it (trigram word similarity, at most
-   * `SIMILAR_WORDS`). Without them a common word's swaps pass rechecked each of its thousands of
+   * begin a word; `similar`, those and the words most like it (trigram similarity, ordered by
+   * word similarity, at most `SIMILAR_WORDS` within `SIMILAR_MARGIN` of the likest). Without them a common word's swaps pass rechecked each of its thousands of
    * candidates against a dozen spellings no text held, and the similarity pass compared every
    * concept's whole text with the word (a scan: 350 ms at CIEL scale). A word the table cannot
    * answer for (other than letters and digits, which its index splits as text search does) is
@@ -533,10 +536,14 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
       `SELECT w.i::int AS i, s.word
        FROM unnest($1::text[]) WITH ORDINALITY w(word, i)
        CROSS JOIN LATERAL (
-         SELECT s.word FROM search_words s
-         WHERE length(w.word) >= 4 AND w.word <% s.word AND s.word <> w.word
-         ORDER BY word_similarity(w.word, s.word) DESC, similarity(w.word, s.word) DESC, s.word
-         LIMIT ${SIMILAR_WORDS}) s`,
+         SELECT c.word FROM (
+           SELECT s.word, word_similarity(w.word, s.word) AS close,
+             max(word_similarity(w.word, s.word)) OVER () AS best
+           FROM search_words s
+           WHERE length(w.word) >= 4 AND s.word % w.word AND s.word <> w.word
+           ORDER BY close DESC, similarity(w.word, s.word) DESC, s.word
+           LIMIT ${SIMILAR_WORDS}) c
+         WHERE c.close >= c.best - ${SIMILAR_MARGIN}) s`,
       [looked.map((i) => words[i])],
     );
     for (const row of similar) {
