@@ -585,31 +585,11 @@ async function searchBenchmark(
       r.rawMs = performance.now() - started;
     }
 
-    const rows = MIX.map(([category]) => {
-      const of = results.filter((r) => r.query.category === category);
-      return searchRow(category, of);
-    });
-    rows.push(searchRow(`all ${results.length}`, results));
     print(
       `(b) GET ${SOURCE_PATH}concepts/?q=…&limit=10, ${results.length} queries one at a time (HTTP), and the ` +
         `same search's statements on concept_versions replayed on one pg client (raw)`,
     );
-    printColumns(
-      [
-        '',
-        'queries',
-        'p50 ms',
-        'p95 ms',
-        'raw p50 ms',
-        'raw p95 ms',
-        'hits p50',
-        'hits max',
-        'MRR',
-        'R@10',
-        'check',
-      ],
-      rows,
-    );
+    printColumns(SEARCH_COLUMNS, searchRows(MIX, results));
     const p50 = percentile(
       results.map((r) => r.ms),
       0.5,
@@ -641,9 +621,7 @@ async function searchBenchmark(
       .filter((r) => r.query.category === "typo'd word")
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 5);
-    print(
-      `slowest typo'd: ${slowTypos.map((r) => `'${r.query.q}' (${r.hits} hits, ${r.ms.toFixed(1)} ms)`).join(', ')}`,
-    );
+    print(`slowest typo'd: ${slowTypos.map(timedQuery).join(', ')}`);
     for (const line of await missNotes(client, dict, results)) print(line);
     print('');
 
@@ -651,30 +629,7 @@ async function searchBenchmark(
       `(b2) ${more.length} queries beyond the 260, the same way: a word of the name with one ` +
         `letter replaced, dropped or doubled (found by similarity), and made-up words`,
     );
-    printColumns(
-      [
-        '',
-        'queries',
-        'p50 ms',
-        'p95 ms',
-        'raw p50 ms',
-        'raw p95 ms',
-        'hits p50',
-        'hits max',
-        'MRR',
-        'R@10',
-        'check',
-      ],
-      [
-        ...MORE.map(([category]) =>
-          searchRow(
-            category,
-            more.filter((r) => r.query.category === category),
-          ),
-        ),
-        searchRow(`all ${more.length}`, more),
-      ],
-    );
+    printColumns(SEARCH_COLUMNS, searchRows(MORE, more));
     const moreP95 = percentile(
       more.map((r) => r.ms),
       0.95,
@@ -862,6 +817,39 @@ async function missNotes(
   return notes;
 }
 
+/** The columns of a search table (`searchRows`). */
+const SEARCH_COLUMNS = [
+  '',
+  'queries',
+  'p50 ms',
+  'p95 ms',
+  'raw p50 ms',
+  'raw p95 ms',
+  'hits p50',
+  'hits max',
+  'MRR',
+  'R@10',
+  'check',
+];
+
+/** A row per kind of query of `mix` among `results`, then one of them all. */
+function searchRows(mix: Array<[Category, number]>, results: SearchResult[]): string[][] {
+  return [
+    ...mix.map(([category]) =>
+      searchRow(
+        category,
+        results.filter((r) => r.query.category === category),
+      ),
+    ),
+    searchRow(`all ${results.length}`, results),
+  ];
+}
+
+/** A query with its hits and time, as the slowest are listed. */
+function timedQuery(r: SearchResult): string {
+  return `'${r.query.q}' (${r.hits} hits, ${r.ms.toFixed(1)} ms)`;
+}
+
 function searchRow(label: string, results: SearchResult[]): string[] {
   const ms = results.map((r) => r.ms);
   const raw = results.map((r) => r.rawMs);
@@ -959,6 +947,16 @@ function searchQueries(
   const wordsOf = (c: GeneratedConcept): string[] => c.displayName.split(' ');
   const letters = /^[A-Za-z]+$/;
   const queries: SearchQuery[] = [];
+  /** A word of 7 letters or more of a concept's name, spoilt at a letter inside it. */
+  const misspell = (category: Category, spoil: (word: string, at: number) => string): void => {
+    const target = pick((c) => wordsOf(c).some((w) => w.length >= 7 && letters.test(w)));
+    const word = random
+      .pick(wordsOf(target).filter((w) => w.length >= 7 && letters.test(w)))
+      .toLowerCase();
+    let q = word;
+    while (q === word) q = spoil(word, random.int(2, word.length - 3));
+    queries.push({ category, q, target });
+  };
   for (const [category, n] of mix) {
     for (let i = 0; i < n; i += 1) {
       switch (category) {
@@ -1020,39 +1018,21 @@ function searchQueries(
           queries.push({ category, q: random.pick(foreign(target)).name, target });
           break;
         }
-        case "typo'd word": {
-          const target = pick((c) => wordsOf(c).some((w) => w.length >= 7 && letters.test(w)));
-          const word = random
-            .pick(wordsOf(target).filter((w) => w.length >= 7 && letters.test(w)))
-            .toLowerCase();
-          let q = word;
-          while (q === word) {
-            const at = random.int(2, word.length - 3);
-            q = word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2);
-          }
-          queries.push({ category, q, target });
+        case "typo'd word":
+          misspell(
+            category,
+            (word, at) => word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2),
+          );
           break;
-        }
-        case 'letter wrong': {
-          const target = pick((c) => wordsOf(c).some((w) => w.length >= 7 && letters.test(w)));
-          const word = random
-            .pick(wordsOf(target).filter((w) => w.length >= 7 && letters.test(w)))
-            .toLowerCase();
-          let q = word;
-          while (q === word) {
-            const at = random.int(2, word.length - 3);
+        case 'letter wrong':
+          misspell(category, (word, at) => {
             const kind = random.int(0, 2);
             const letter = String.fromCharCode(97 + random.int(0, 25));
-            q =
-              kind === 0
-                ? word.slice(0, at) + letter + word.slice(at + 1) // replaced
-                : kind === 1
-                  ? word.slice(0, at) + word.slice(at + 1) // dropped
-                  : word.slice(0, at) + word[at] + word.slice(at); // doubled
-          }
-          queries.push({ category, q, target });
+            if (kind === 0) return word.slice(0, at) + letter + word.slice(at + 1); // replaced
+            if (kind === 1) return word.slice(0, at) + word.slice(at + 1); // dropped
+            return word.slice(0, at) + word[at] + word.slice(at); // doubled
+          });
           break;
-        }
         case 'no hit': {
           // One or two made-up words of 6–10 letters.
           const made = (): string =>
