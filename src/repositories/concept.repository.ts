@@ -513,28 +513,18 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     const known: KnownSpellings = words.map(() => undefined);
     const looked = words.flatMap((word, i) => (WORD_LIKE.test(word) ? [i] : []));
     if (looked.length === 0) return known;
-    const swaps = new Map(looked.map((i) => [i, spellingsOf(words[i], i, 'swaps').spellings]));
-    const spellings = [...new Set([...swaps.values()].flat())];
-    const inUse = new Set(
-      spellings.length === 0
-        ? []
-        : (
-            await preparedQuery<{ spelling: string }>(
-              this.em,
-              `SELECT s AS spelling FROM unnest($1::text[]) s
-               WHERE EXISTS (SELECT 1 FROM search_words w
-                             WHERE w.word ~>=~ s AND w.word ~<~ (s || chr(1114111)))`,
-              [spellings],
-            )
-          ).map((r) => r.spelling),
+    const swaps = looked.flatMap((i) =>
+      spellingsOf(words[i], i, 'swaps').spellings.map((spelling) => ({ i, spelling })),
     );
-    for (const [i, list] of swaps) known[i] = list.filter((s) => inUse.has(s));
-    if (tolerance === 'swaps') return known;
     // Any typo: also the words most like it (a word may need a swap and another a similar word).
-    const similar = await preparedQuery<{ i: number; word: string }>(
+    const similar = tolerance === 'similar' ? looked : [];
+    const rows = await preparedQuery<{ i: number; spelling: string; similar: boolean }>(
       this.em,
-      `SELECT w.i::int AS i, s.word
-       FROM unnest($1::text[]) WITH ORDINALITY w(word, i)
+      `SELECT t.i, t.spelling, false AS similar FROM unnest($1::int[], $2::text[]) t(i, spelling)
+       WHERE EXISTS (SELECT 1 FROM search_words w
+                     WHERE w.word ~>=~ t.spelling AND w.word ~<~ (t.spelling || chr(1114111)))
+       UNION ALL
+       SELECT w.i, s.word, true FROM unnest($3::int[], $4::text[]) w(i, word)
        CROSS JOIN LATERAL (
          SELECT c.word FROM (
            SELECT s.word, word_similarity(w.word, s.word) AS close,
@@ -543,12 +533,14 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
            WHERE length(w.word) >= 4 AND s.word % w.word AND s.word <> w.word
            ORDER BY close DESC, similarity(w.word, s.word) DESC, s.word
            LIMIT ${SIMILAR_WORDS}) c
-         WHERE c.close >= c.best - ${SIMILAR_MARGIN}) s`,
-      [looked.map((i) => words[i])],
+         WHERE c.close >= c.best - ${SIMILAR_MARGIN}) s
+       ORDER BY 1, 3, 2`,
+      [swaps.map((s) => s.i), swaps.map((s) => s.spelling), similar, similar.map((i) => words[i])],
     );
-    for (const row of similar) {
-      const list = known[looked[row.i - 1]]!;
-      if (!list.includes(row.word)) list.push(row.word);
+    for (const i of looked) known[i] = [];
+    for (const row of rows) {
+      const list = known[row.i]!;
+      if (!list.includes(row.spelling)) list.push(row.spelling);
     }
     return known;
   }
