@@ -502,8 +502,9 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * by, among the words of every concept's search text (`search_words`, any source or version,
    * kept by a trigger as versions are written): `swaps`, its transpositions (`spellingsOf`) that
    * begin a word; `similar`, those and the words most like it (trigram similarity, ordered by
-   * word similarity, at most `SIMILAR_WORDS` within `SIMILAR_MARGIN` of the likest). Without them a common word's swaps pass rechecked each of its thousands of
-   * candidates against a dozen spellings no text held, and the similarity pass compared every
+   * word similarity, at most `SIMILAR_WORDS` within `SIMILAR_MARGIN` of the likest), after the
+   * swaps (`ORDER BY`). Without them a common word's swaps pass rechecked each of its thousands
+   * of candidates against a dozen spellings no text held, and the similarity pass compared every
    * concept's whole text with the word (a scan: 350 ms at CIEL scale). A word the table cannot
    * answer for (other than letters and digits, which its index splits as text search does) is
    * left `undefined`: looked up every way.
@@ -518,7 +519,7 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     );
     // Any typo: also the words most like it (a word may need a swap and another a similar word).
     const similar = tolerance === 'similar' ? looked : [];
-    const rows = await preparedQuery<{ i: number; spelling: string; similar: boolean }>(
+    const rows = await preparedQuery<{ i: number; spelling: string }>(
       this.em,
       `SELECT t.i, t.spelling, false AS similar FROM unnest($1::int[], $2::text[]) t(i, spelling)
        WHERE EXISTS (SELECT 1 FROM search_words w
