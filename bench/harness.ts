@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { DataSource, type Logger as TypeOrmLogger } from 'typeorm';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres';
+import { SESSION_OPTIONS, withSessionSettings } from '../src/db/data-source';
 import { entities } from '../src/db/entities';
 import { createLogger } from '../src/logger';
 import {
@@ -86,7 +87,8 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     return {
       url: `http://127.0.0.1:${server.port}`,
       pid: server.pid,
-      databaseUrl: db.url,
+      // The raw database's sessions plan as the registry's do.
+      databaseUrl: withSessionSettings(db.url),
       database: db.description,
       postgresVersion: await postgresVersion(db.url),
       stop: async () => {
@@ -889,7 +891,7 @@ export async function openInProcess(
     url: databaseUrl,
     entities,
     synchronize: false,
-    extra: { max: 2 },
+    extra: { max: 2, options: SESSION_OPTIONS },
     logging: ['query'],
     logger,
   });

@@ -36,6 +36,7 @@ import {
   orderSql,
   narrowSliceOf,
   rankedSliceOf,
+  type RankTop,
   searchWords,
   selectKeys,
   spellingsOf,
@@ -197,53 +198,71 @@ function anchorsOf(em: EntityManager): LRUCache<string, Anchors> {
 }
 
 /**
- * The display name folded as `registry_fold` folds it, written out: that SQL function is not
- * inlined (it is IMMUTABLE over the STABLE `unaccent`), and called per row it cost 7 µs against
- * 2.4 µs for the same expression in place (50,000 rows, measured).
- */
-const FOLDED_DISPLAY_NAME = `lower(public.unaccent('public.unaccent'::regdictionary, coalesce(cv.display_name, '')))`;
-
-/**
  * The rank of a concept for `q` (best match first), from its words as `searchWords` folds them:
  * an exact id (100), then an exact name (70), then a name that starts with `q` (20), then how
- * close the name is to `q` (up to 10), then, among equals, the shorter name (under 1).
+ * close the name is to `q` (up to 10), then, among equals, the shorter name (under 1). The name
+ * is read folded (`display_folded`, kept by PostgreSQL as versions are written), and the rank is
+ * a float8: folding each match's name as it was ranked, and numeric arithmetic, cost a common
+ * word's search a third of its time.
  *
- * How close: when every word was found as written (the first pass, `exact`), the share of the
- * words that begin a word of the name; a few `LIKE`s on the name, where trigram
- * `word_similarity` cost about 20 µs a row and most of a common word's search (41,000 rows ranked
- * for one page). When they were found with two neighbouring letters swapped back (`swaps`), the
- * same with the spellings they were found by. Only the last pass (`similar`, any typo) ranks by
- * the name's trigram similarity to `q`, which scores a near miss.
+ * How close: the share of the words that begin a word of the name (a few `LIKE`s on the name,
+ * where trigram `word_similarity` cost about 20 µs a row and most of a common word's search:
+ * 41,000 rows ranked for one page); a word counts by any spelling the search matched it by
+ * (`swaps`: two neighbouring letters swapped back; `similar`: a word like it found among the
+ * words in use), weighted by how like the word that spelling is. Only a `similar` search for a
+ * word whose spellings are not known ranks by the name's trigram similarity to `q`.
+ *
+ * `top`: the rows whose names have every word (by a spelling) at a word's start, or whose id is
+ * `q`: every other row ranks at most `outside` (some word missing: 10 (n - 1) / n, plus under 1
+ * for the length), below any of them (`rankedSliceOf` ranks only these for a common word).
  */
 function rankOf(
   words: string[],
   tolerance: Tolerance = 'exact',
   known?: KnownSpellings,
-): { expression: string; parameters: Record<string, unknown> } {
+): { expression: string; parameters: Record<string, unknown>; top?: RankTop } {
   const q = words.join(' ');
   const parameters: Record<string, unknown> = { q, qPrefix: `${likeLiteral(q)}%` };
-  let closeness: string;
-  if (tolerance === 'similar') {
-    closeness = `10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`;
-  } else {
-    // A word begins one of the name's words as written, or (`swaps`) as any spelling the search
-    // matched it by (`whereWordsMatch`: two neighbouring letters swapped back).
-    const starts = words.map((word, i) => {
-      const spellings = [word, ...spellingsOf(word, i, tolerance, known).spellings];
-      const patterns = spellings.map((spelling) => `% ${likeLiteral(spelling)}%`);
-      parameters[`qWord${i}`] = patterns.length === 1 ? patterns[0] : patterns;
-      const like = patterns.length === 1 ? `LIKE :qWord${i}` : `LIKE ANY(:qWord${i})`;
-      return `(CASE WHEN ' ' || ${FOLDED_DISPLAY_NAME} ${like} THEN 1 ELSE 0 END)`;
-    });
-    closeness = `10.0 * (${starts.join(' + ')}) / ${words.length}`;
-  }
+  const spellings = words.map((word, i) => {
+    const list = spellingsOf(word, i, tolerance, known).spellings;
+    return list.some(({ spelling }) => spelling === word)
+      ? list
+      : [{ spelling: word, weight: 1 }, ...list];
+  });
+  const starts = spellings.map((list, i) =>
+    list.map((spelling, j) => {
+      parameters[`qWord${i}_${j}`] = `% ${likeLiteral(spelling.spelling)}%`;
+      return `' ' || cv.display_folded LIKE :qWord${i}_${j}`;
+    }),
+  );
+  const byTrigrams = tolerance === 'similar' && words.some((_, i) => known?.[i] === undefined);
+  const closeness = byTrigrams
+    ? `10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`
+    : `10.0::float8 * (${starts
+        .map((likes, i) => {
+          // The likest spelling found first (the word itself, 1).
+          const order = spellings[i]
+            .map((spelling, j) => ({ ...spelling, like: likes[j] }))
+            .sort((a, b) => b.weight - a.weight);
+          return `(CASE ${order.map((s) => `WHEN ${s.like} THEN ${s.weight}::float8`).join(' ')} ELSE 0 END)`;
+        })
+        .join(' + ')}) / ${words.length}`;
   return {
     expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
-       + (CASE WHEN ${FOLDED_DISPLAY_NAME} LIKE :qPrefix
-           THEN (CASE WHEN ${FOLDED_DISPLAY_NAME} = :q THEN 70 ELSE 20 END) ELSE 0 END)
+       + (CASE WHEN cv.display_folded LIKE :qPrefix
+           THEN (CASE WHEN cv.display_folded = :q THEN 70 ELSE 20 END) ELSE 0 END)
        + ${closeness}
-       + 1.0 / (2 + length(coalesce(cv.display_name, '')))`,
+       + 1.0::float8 / (2 + length(coalesce(cv.display_name, '')))`,
     parameters,
+    ...(byTrigrams
+      ? {}
+      : {
+          top: {
+            sql: `${starts.map((likes) => `(${likes.join(' OR ')})`).join(' AND ')}
+                  OR lower(cv.mnemonic) = :q`,
+            outside: (10 * (words.length - 1)) / words.length + 1,
+          },
+        }),
   };
 }
 
@@ -492,18 +511,22 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     // Ranked, every match is read for its rank; filtered, an expansion resolves every member's
     // version first: either way counted in the same scan (cursor pages too).
     if ((rank && sort.key === 'bestMatch') || inExpansion) {
-      return rankedSliceOf(this.em, qb, window, keys, load);
+      // The top's rows are found by index at HEAD (`concept_versions_head_display_starts`).
+      const atHead = where.scope === 'public' || (where.scope === 'source' && where.seq === null);
+      const top = sort.key === 'bestMatch' && atHead ? rank?.top : undefined;
+      return rankedSliceOf(this.em, qb, window, keys, load, top);
     }
     return narrowSliceOf(this.em, qb, window, keys, load);
   }
 
   /**
-   * Per word of `q` (`searchWords`), the other spellings a search at this tolerance looks it up
-   * by, among the words of every concept's search text (`search_words`, any source or version,
-   * kept by a trigger as versions are written): `swaps`, its transpositions (`spellingsOf`) that
-   * begin a word; `similar`, those and the words most like it (trigram similarity, ordered by
-   * word similarity, at most `SIMILAR_WORDS` within `SIMILAR_MARGIN` of the likest), after the
-   * swaps (`ORDER BY`). Without them a common word's swaps pass rechecked each of its thousands
+   * Per word of `q` (`searchWords`), the spellings a search at this tolerance looks it up by,
+   * among the words of every concept's search text (`search_words`, any source or version, kept
+   * by a trigger as versions are written): `swaps`, the word and its transpositions
+   * (`spellingsOf`), each if it begins a word; `similar`, those and the words most like it
+   * (trigram similarity, ordered by word similarity, at most `SIMILAR_WORDS` within
+   * `SIMILAR_MARGIN` of the likest), after the swaps (`ORDER BY`), weighted by that word
+   * similarity (the word and its swaps: 1). Without them a common word's swaps pass rechecked each of its thousands
    * of candidates against a dozen spellings no text held, and the similarity pass compared every
    * concept's whole text with the word (a scan: 350 ms at CIEL scale). A word the table cannot
    * answer for (other than letters and digits, which its index splits as text search does) is
@@ -514,34 +537,38 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     const known: KnownSpellings = words.map(() => undefined);
     const looked = words.flatMap((word, i) => (WORD_LIKE.test(word) ? [i] : []));
     if (looked.length === 0) return known;
+    // The word as written and its swaps, each if it begins a word in use.
     const swaps = looked.flatMap((i) =>
-      spellingsOf(words[i], i, 'swaps').spellings.map((spelling) => ({ i, spelling })),
+      spellingsOf(words[i], i, 'swaps').spellings.map(({ spelling }) => ({ i, spelling })),
     );
     // Any typo: also the words most like it (a word may need a swap and another a similar word).
     const similar = tolerance === 'similar' ? looked : [];
-    const rows = await preparedQuery<{ i: number; spelling: string }>(
+    const rows = await preparedQuery<{ i: number; spelling: string; weight: number }>(
       this.em,
-      `SELECT t.i, t.spelling, false AS similar FROM unnest($1::int[], $2::text[]) t(i, spelling)
+      `SELECT t.i, t.spelling, 1::float8 AS weight, false AS similar
+       FROM unnest($1::int[], $2::text[]) t(i, spelling)
        WHERE EXISTS (SELECT 1 FROM search_words w
                      WHERE w.word ~>=~ t.spelling AND w.word ~<~ (t.spelling || chr(1114111)))
        UNION ALL
-       SELECT w.i, s.word, true FROM unnest($3::int[], $4::text[]) w(i, word)
+       SELECT w.i, s.word, s.close, true FROM unnest($3::int[], $4::text[]) w(i, word)
        CROSS JOIN LATERAL (
-         SELECT c.word FROM (
-           SELECT s.word, word_similarity(w.word, s.word) AS close,
+         SELECT c.word, c.close FROM (
+           SELECT s.word, word_similarity(w.word, s.word)::float8 AS close,
              max(word_similarity(w.word, s.word)) OVER () AS best
            FROM search_words s
            WHERE length(w.word) >= 4 AND s.word % w.word AND s.word <> w.word
            ORDER BY close DESC, similarity(w.word, s.word) DESC, s.word
            LIMIT ${SIMILAR_WORDS}) c
          WHERE c.close >= c.best - ${SIMILAR_MARGIN}) s
-       ORDER BY 1, 3, 2`,
+       ORDER BY 1, 4, 2`,
       [swaps.map((s) => s.i), swaps.map((s) => s.spelling), similar, similar.map((i) => words[i])],
     );
     for (const i of looked) known[i] = [];
     for (const row of rows) {
       const list = known[row.i]!;
-      if (!list.includes(row.spelling)) list.push(row.spelling);
+      if (!list.some((other) => other.spelling === row.spelling)) {
+        list.push({ spelling: row.spelling, weight: row.weight });
+      }
     }
     return known;
   }

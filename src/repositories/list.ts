@@ -230,36 +230,57 @@ export function likeLiteral(text: string): string {
  */
 export type Tolerance = 'exact' | 'swaps' | 'similar';
 
+/** Another spelling of a search word, and how like the word it is (1: as like as the word). */
+export interface Spelling {
+  spelling: string;
+  weight: number;
+}
+
 /**
  * Per word of a search, the other spellings it may match by, when the caller found them among
  * the words some text holds (`ConceptRepository.spellingsInUse`); `undefined` for a word it
  * could not look up, which then matches by every transposition and, `similar`, by the trigram
  * similarity of the whole text (a scan).
  */
-export type KnownSpellings = Array<string[] | undefined>;
+export type KnownSpellings = Array<Spelling[] | undefined>;
 
 /**
- * What a word of a search may also match by at a tolerance: other spellings (substrings), and
- * whether the text's trigram similarity to the word counts. Typos are looked for in words of 6
- * letters or more for swaps (shorter swaps are too unselective to look up), 4 for similarity.
+ * What a word of a search is looked up by at a tolerance: its spellings (substrings: the word,
+ * and its typos' corrections), and whether the text's trigram similarity to the word counts.
+ * Typos are looked for in words of 6 letters or more for swaps (shorter swaps are too
+ * unselective to look up), 4 for similarity. With the spellings in use (`known`), only those: the
+ * word as written only when some text has it (else the first pass found it, or nothing does)
+ * or when nothing else is in use.
  */
 export function spellingsOf(
   word: string,
   i: number,
   tolerance: Tolerance,
   known?: KnownSpellings,
-): { spellings: string[]; similar: boolean } {
+): { spellings: Spelling[]; similar: boolean } {
+  const asWritten = [{ spelling: word, weight: 1 }];
   const typos = (tolerance === 'swaps' && word.length >= 6) || tolerance === 'similar';
-  if (!typos) return { spellings: [], similar: false };
+  if (!typos) return { spellings: asWritten, similar: false };
   const given = known?.[i];
-  if (given) return { spellings: given, similar: false };
+  if (given) return { spellings: given.length > 0 ? given : asWritten, similar: false };
   return {
-    spellings: word.length >= 6 ? transpositions(word) : [],
+    spellings: [
+      ...asWritten,
+      ...(word.length >= 6 ? transpositions(word) : []).map((spelling) => ({
+        spelling,
+        weight: 1,
+      })),
+    ],
     similar: tolerance === 'similar' && word.length >= 4,
   };
 }
 
-/** Every word must occur in the haystack, within the tolerance (typos for longer words only). */
+/**
+ * Every word must occur in the haystack, within the tolerance (typos for longer words only). A
+ * spelling that holds another is not looked up (`patients` where `patient` is): each alternative
+ * the planner weighs as more rows, and with enough of them it read a whole source instead of
+ * the trigram index.
+ */
 export function whereWordsMatch<T extends object>(
   qb: SelectQueryBuilder<T>,
   haystack: string,
@@ -269,16 +290,22 @@ export function whereWordsMatch<T extends object>(
 ): void {
   words.forEach((word, i) => {
     const { spellings, similar } = spellingsOf(word, i, tolerance, known);
-    const alternatives = [
-      `${haystack} LIKE :l${i}`,
-      ...spellings.map((_, j) => `${haystack} LIKE :l${i}_${j}`),
-      ...(similar ? [`:w${i} <% ${haystack}`] : []),
-    ];
-    qb.andWhere(`(${alternatives.join(' OR ')})`, {
-      [`l${i}`]: `%${likeLiteral(word)}%`,
-      ...(similar ? { [`w${i}`]: word } : {}),
-      ...Object.fromEntries(spellings.map((other, j) => [`l${i}_${j}`, `%${likeLiteral(other)}%`])),
+    const looked = spellings
+      .map(({ spelling }) => spelling)
+      .filter(
+        (one, j, all) =>
+          !all.some((other, k) => k !== j && one.includes(other) && (other !== one || k < j)),
+      );
+    const parameters: Record<string, string> = {};
+    const alternatives = looked.map((spelling, j) => {
+      parameters[`l${i}_${j}`] = `%${likeLiteral(spelling)}%`;
+      return `${haystack} LIKE :l${i}_${j}`;
     });
+    if (similar) {
+      parameters[`w${i}`] = word;
+      alternatives.push(`:w${i} <% ${haystack}`);
+    }
+    qb.andWhere(`(${alternatives.join(' OR ')})`, parameters);
   });
 }
 
@@ -496,12 +523,26 @@ export function orderSql(keys: readonly KeyColumn[]): string {
 }
 
 /**
+ * The rows a rank's best matches are among: `sql` holds for every row that can rank above
+ * `outside`, and no row outside it ranks higher than `outside` (`ConceptRepository.search`).
+ */
+export interface RankTop {
+  sql: string;
+  outside: number;
+}
+
+/**
  * `sliceOf` for an order led by a computed rank (a `q` search by best match), in one scan: the
  * matches are found once, narrow (id and sort keys, `MATERIALIZED`), counted, and the window's
  * ids picked from them; only those rows are then read whole (`load`, by id). A rank must be
  * computed for every match anyway, so a separate count found them all a second time (for a
  * common word at CIEL scale, 100 of the search's 250 ms). `em` runs it (the caller's
  * transaction, if any).
+ *
+ * With a count cap and the rows of the rank's top (`top`), a search that matches more than the
+ * cap stops ranking there (its count is the cap, as lists count) and ranks its top's rows only:
+ * their window is the list's when it is full and its last row ranks above any row outside the
+ * top. When it is not (a window deeper than the top, or a top too small), every match is ranked.
  */
 export async function rankedSliceOf<T extends { id: string }>(
   em: EntityManager,
@@ -509,7 +550,57 @@ export async function rankedSliceOf<T extends { id: string }>(
   window: Window,
   keys: readonly KeyColumn[],
   load: (ids: string[]) => Promise<T[]>,
+  top?: RankTop,
 ): Promise<Slice<T>> {
+  const cap = window.countCap ?? 0;
+  const bounded =
+    top !== undefined && cap > 0 && window.limit > 0 && window.offset + window.limit <= cap;
+  const read = async (found: RankedWindow, counted: Counted & { more?: boolean }) => {
+    const ids = found.page.map((row) => row.id);
+    const rows = ids.length > 0 ? await load(ids) : [];
+    const byId = new Map(rows.map((row) => [String(row.id), row]));
+    return {
+      rows: ids.map((id) => byId.get(id)!),
+      total: counted.total,
+      ...(counted.exact ? {} : { exact: false, more: counted.more ?? true }),
+      keys: found.page.map((row) => row.keys),
+    };
+  };
+  if (bounded) {
+    const first = await rankedWindow(em, qb, window, keys, cap + 1);
+    if (first.total <= cap) return read(first, { total: first.total, exact: true });
+    const best = await rankedWindow(em, qb.clone().andWhere(`(${top.sql})`), window, keys);
+    const last = best.page.at(-1);
+    if (best.page.length === window.limit && Number(last!.keys[0]) > top.outside) {
+      return read(best, { total: cap, exact: false });
+    }
+  }
+  const all = await rankedWindow(em, qb, window, keys);
+  if (cap > 0 && all.total > cap) {
+    // Counted whole, said as every list says a count past its cap.
+    return read(all, {
+      total: cap,
+      exact: false,
+      more: window.offset + all.page.length < all.total,
+    });
+  }
+  return read(all, { total: all.total, exact: true });
+}
+
+/** The count of a ranked search's matches (up to `upTo`, when given) and its window's ids. */
+interface RankedWindow {
+  total: number;
+  page: Array<{ id: string; keys: KeyValues }>;
+}
+
+/** One statement of `rankedSliceOf`: ranks `qb`'s matches (at most `upTo` of them). */
+async function rankedWindow<T extends object>(
+  em: EntityManager,
+  qb: SelectQueryBuilder<T>,
+  window: Window,
+  keys: readonly KeyColumn[],
+  upTo = 0,
+): Promise<RankedWindow> {
   const hits = qb.clone().orderBy().select(`(${qb.alias}.id)`, 'id');
   selectKeys(hits, keys);
   const inHits = keysOf(keys, 'h');
@@ -518,14 +609,18 @@ export async function rankedSliceOf<T extends { id: string }>(
   const limit = window.limit > 0 ? ` LIMIT ${window.limit}` : '';
   const offset = window.offset > 0 ? ` OFFSET ${window.offset}` : '';
   const inPage = keysOf(keys, 'p');
+  // At most `upTo` of the matches are read: the CTE is planned for all of them (a LIMIT inside
+  // it made PostgreSQL walk every row of a source for a word it thought common), and computed
+  // only as far as it is read. The window's keys are built as JSON after it is picked (before,
+  // for each match: 45 of a common word's 200 ms).
+  const read = upTo > 0 ? `(SELECT * FROM h LIMIT ${upTo}) h` : 'h';
   const [sql, values] = em.connection.driver.escapeQueryWithParameters(
     `WITH h AS MATERIALIZED (${hits.getQuery()})
-     SELECT t.total, p.id, p.keys
-     FROM (SELECT count(*)::int AS total FROM h) t
+     SELECT t.total, p.id::text AS id, ${keysJsonSql(inPage)} AS keys
+     FROM (SELECT count(*)::int AS total FROM ${read}) t
      LEFT JOIN LATERAL (
-       SELECT h.id::text AS id, ${keysJsonSql(inHits)} AS keys,
-         ${inHits.map((key) => key.sql).join(', ')}
-       FROM h WHERE ${after} ORDER BY ${orderSql(inHits)}${limit}${offset}) p ON true
+       SELECT h.id, ${inHits.map((key) => key.sql).join(', ')}
+       FROM ${read} WHERE ${after} ORDER BY ${orderSql(inHits)}${limit}${offset}) p ON true
      ORDER BY ${orderSql(inPage)}`,
     parameters,
   );
@@ -533,14 +628,11 @@ export async function rankedSliceOf<T extends { id: string }>(
     sql,
     values,
   );
-  const page = found.filter((row) => row.id !== null);
-  const ids = page.map((row) => row.id!);
-  const rows = ids.length > 0 ? await load(ids) : [];
-  const byId = new Map(rows.map((row) => [String(row.id), row]));
   return {
-    rows: ids.map((id) => byId.get(id)!),
     total: found[0].total,
-    keys: page.map((row) => keyValuesOf(keys, row.keys)),
+    page: found.flatMap((row) =>
+      row.id === null ? [] : [{ id: row.id, keys: keyValuesOf(keys, row.keys) }],
+    ),
   };
 }
 

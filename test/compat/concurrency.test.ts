@@ -148,17 +148,20 @@ describe('no request can hang the service', () => {
     expect((await request(t.app).get('/healthz/')).status).toBe(200);
   });
 
-  it('every connection carries the statement and idle-in-transaction time limits', async () => {
+  it('every connection carries the time limits and the session settings (SESSION_SETTINGS)', async () => {
     const limited = await createTestApp({
       DB_STATEMENT_TIMEOUT_MS: '150',
       DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '200',
     });
     try {
-      const [settings] = await limited.dataSource.query<Array<{ statement: string; idle: string }>>(
+      const [settings] = await limited.dataSource.query<
+        Array<{ statement: string; idle: string; pages: string }>
+      >(
         `SELECT current_setting('statement_timeout') AS statement,
-                current_setting('idle_in_transaction_session_timeout') AS idle`,
+                current_setting('idle_in_transaction_session_timeout') AS idle,
+                current_setting('random_page_cost') AS pages`,
       );
-      expect(settings).toEqual({ statement: '150ms', idle: '200ms' });
+      expect(settings).toEqual({ statement: '150ms', idle: '200ms', pages: '1.1' });
       await expect(limited.dataSource.query('SELECT pg_sleep(1)')).rejects.toMatchObject({
         code: '57014',
       });

@@ -30,6 +30,7 @@ import { ContentNotifications1765500000000 } from './1765500000000-content-notif
 import { ListsFromIndexes1765600000000 } from './1765600000000-lists-from-indexes';
 import { ListOrders1765700000000 } from './1765700000000-list-orders';
 import { SearchBySource1765800000000 } from './1765800000000-search-by-source';
+import { FoldedDisplayNames1765900000000 } from './1765900000000-folded-display-names';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -65,4 +66,5 @@ export const migrations = [
   ListsFromIndexes1765600000000,
   ListOrders1765700000000,
   SearchBySource1765800000000,
+  FoldedDisplayNames1765900000000,
 ];

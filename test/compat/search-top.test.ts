@@ -1,0 +1,179 @@
+import request from 'supertest';
+import { createTestApp, type TestApp } from '../factories';
+import { createConcept, createSource } from '../factories/content';
+import { dataOf, gql } from '../graphql/gql';
+
+/**
+ * A `q` search with more matches than lists count (`LIST_COUNT_CAP`, here 6) ranks only the
+ * rows its best matches are among (issue 27 part 1): those whose display name has every word at
+ * a word's start, and the exact id; every other match ranks below them. Each page must be the
+ * page the full ranking gives, which `whole` (the same database, no cap) computes: the rows of
+ * the top, ranked, when they fill the page and the last ranks above any other match; else every
+ * match ranked, as before.
+ */
+let capped: TestApp;
+let whole: TestApp;
+beforeAll(async () => {
+  capped = await createTestApp({ LIST_COUNT_CAP: '6' });
+  whole = await createTestApp({ LIST_COUNT_CAP: '0' });
+});
+afterAll(async () => {
+  await capped.close();
+  await whole.close();
+});
+
+type Names = Array<{ name: string; locale: string; locale_preferred?: boolean }>;
+const named = (name: string, ...synonyms: string[]): Names => [
+  { name, locale: 'en', locale_preferred: true },
+  ...synonyms.map((synonym) => ({ name: synonym, locale: 'en' })),
+];
+
+/**
+ * A public source with 15 concepts matching `zorbex`: the exact id, 6 names with it at a word's
+ * start (one of them exactly), and 8 matching only inside a word or by a synonym; and `quillan`,
+ * at a word's start in 2 names and inside words or synonyms of 6 more.
+ */
+async function dictionary(): Promise<string> {
+  const source = await createSource(capped);
+  const concepts: Array<[string, Names]> = [
+    ['zorbex', named('Unrelated display')],
+    ['Z1', named('Zorbex')],
+    ['Z2', named('Zorbex fever')],
+    ['Z3', named('Acute zorbex syndrome')],
+    ['Z4', named('Chronic zorbex')],
+    ['Z5', named('Zorbex of the left knee, unspecified')],
+    ['Z6', named('Mild (zorbex) reaction')],
+    ...[1, 2, 3, 4].map((n): [string, Names] => [`M${n}`, named(`Antizorbex therapy ${n}`)]),
+    ...[1, 2, 3, 4].map((n): [string, Names] => [`S${n}`, named(`Plain ${n}`, 'zorbex alias')]),
+    ['Q1', named('Quillan disease')],
+    ['Q2', named('Late quillan')],
+    ...[1, 2, 3].map((n): [string, Names] => [`X${n}`, named(`Xquillan ${n}`)]),
+    ...[1, 2, 3].map((n): [string, Names] => [`Y${n}`, named(`Other ${n}`, 'quillan')]),
+  ];
+  for (const [id, names] of concepts) {
+    await createConcept(capped, source.url, source.owner, { id, names });
+  }
+  return source.url;
+}
+
+/** The ids and headers of a concept search, and the ranking statements it sent. */
+async function search(t: TestApp, path: string, query: Record<string, string | number>) {
+  t.queries.texts = [];
+  const res = await request(t.app).get(path).query(query);
+  const ranked = t.queries.texts.filter((sql) => sql.startsWith('WITH h AS MATERIALIZED')).length;
+  t.queries.texts = undefined;
+  expect([query, res.status]).toEqual([query, 200]);
+  return {
+    ids: res.body.map((c: { id: string }) => c.id) as string[],
+    found: res.headers.num_found as string,
+    relation: res.headers.num_found_relation as string | undefined,
+    next: res.headers.next as string | undefined,
+    ranked,
+  };
+}
+
+let url: string;
+beforeAll(async () => {
+  url = await dictionary();
+});
+
+describe('REST', () => {
+  it('ranks only the top of a search with more matches than the cap, page for page', async () => {
+    for (const [limit, page] of [
+      [3, 1],
+      [3, 2],
+      [6, 1],
+    ]) {
+      const query = { q: 'zorbex', limit, page };
+      const top = await search(capped, `${url}concepts/`, query);
+      const all = await search(whole, `${url}concepts/`, query);
+      expect([query, top.ids]).toEqual([query, all.ids]);
+      expect(all.found).toBe('15');
+      // Counted up to the cap, then the top ranked: two statements, and the page is full.
+      expect([query, top.found, top.relation, top.ranked]).toEqual([query, '6', 'gte', 2]);
+      expect(top.next).toContain(`page=${page + 1}`);
+    }
+    const first = await search(capped, `${url}concepts/`, { q: 'zorbex', limit: 3 });
+    expect(first.ids).toEqual(['zorbex', 'Z1', 'Z2']);
+  });
+
+  it('ranks every match when the top does not fill the page, or the page is past the cap', async () => {
+    for (const query of [
+      { q: 'quillan', limit: 3 }, // 2 names have it at a word's start
+      { q: 'zorbex', limit: 5, page: 2 }, // past the cap: as every list, read whole
+    ]) {
+      const top = await search(capped, `${url}concepts/`, query);
+      const all = await search(whole, `${url}concepts/`, query);
+      expect([query, top.ids]).toEqual([query, all.ids]);
+      expect([query, top.found, top.relation]).toEqual([query, '6', 'gte']);
+    }
+    const quillan = await search(capped, `${url}concepts/`, { q: 'quillan', limit: 3 });
+    // Counted up to the cap, the top tried, then every match ranked.
+    expect(quillan.ranked).toBe(3);
+    expect(quillan.ids.slice(0, 2)).toEqual(['Q1', 'Q2']);
+  });
+
+  it('ranks the top of a typo the same way, by the spellings it was corrected to', async () => {
+    for (const q of ['zrobex', 'zorbec', 'zorbexx']) {
+      const query = { q, limit: 4 };
+      const top = await search(capped, `${url}concepts/`, query);
+      const all = await search(whole, `${url}concepts/`, query);
+      expect([q, top.ids]).toEqual([q, all.ids]);
+      expect([q, top.ids[0], top.found, top.relation]).toEqual([q, 'Z1', '6', 'gte']);
+    }
+  });
+
+  it('ranks the top of a search of every public source (/concepts/)', async () => {
+    const query = { q: 'zorbex', limit: 4 };
+    const top = await search(capped, '/concepts/', query);
+    const all = await search(whole, '/concepts/', query);
+    expect(top.ids).toEqual(all.ids);
+    expect([top.found, top.relation, top.ranked]).toEqual(['6', 'gte', 2]);
+  });
+
+  it('within the cap, counts and ranks every match at once', async () => {
+    const source = await createSource(capped);
+    for (const id of ['A', 'B', 'C']) {
+      await createConcept(capped, source.url, source.owner, { id, names: named(`Vantrel ${id}`) });
+    }
+    const res = await search(capped, `${source.url}concepts/`, { q: 'vantrel', limit: 2 });
+    expect([res.ids, res.found, res.relation, res.ranked]).toEqual([['A', 'B'], '3', undefined, 1]);
+  });
+});
+
+describe('GraphQL', () => {
+  const PAGE = `query($s: String!, $q: String!, $limit: Int, $first: Int, $after: String) {
+    concepts(source: $s, q: $q, limit: $limit, first: $first, after: $after) {
+      totalCount totalCountExact items { id } pageInfo { hasNextPage endCursor }
+    }
+  }`;
+  type Page = {
+    totalCount: number;
+    totalCountExact: boolean;
+    items: Array<{ id: string }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+  const page = async (t: TestApp, variables: Record<string, unknown>): Promise<Page> =>
+    dataOf(await gql(t, undefined, PAGE, { s: url, ...variables })).concepts as Page;
+
+  it('pages the same, by offset and by cursor', async () => {
+    const top = await page(capped, { q: 'zorbex', limit: 4 });
+    const all = await page(whole, { q: 'zorbex', limit: 4 });
+    expect(top.items).toEqual(all.items);
+    expect([top.totalCount, top.totalCountExact, top.pageInfo.hasNextPage]).toEqual([
+      6,
+      false,
+      true,
+    ]);
+    // Cursor pages of 2 through the top: each after the rank and id of the last.
+    const walked: string[] = [];
+    const expected = (await page(whole, { q: 'zorbex', limit: 6 })).items.map((i) => i.id);
+    let after: string | null = null;
+    for (let i = 0; i < 3; i += 1) {
+      const next: Page = await page(capped, { q: 'zorbex', first: 2, ...(after ? { after } : {}) });
+      walked.push(...next.items.map((item) => item.id));
+      after = next.pageInfo.endCursor;
+    }
+    expect(walked).toEqual(expected);
+  });
+});
