@@ -268,8 +268,8 @@ export async function run(): Promise<void> {
 
     const inProcess = await openInProcess(server.databaseUrl);
     try {
-      // BENCH_PARTS picks the parts to run (default all: abcd).
-      const parts = process.env.BENCH_PARTS ?? 'abcd';
+      // BENCH_PARTS picks the parts to run (default all: abcde).
+      const parts = process.env.BENCH_PARTS ?? 'abcde';
       if (parts.includes('a')) await readBenchmark(server, dict, params, inProcess);
       if (parts.includes('b')) await searchBenchmark(server, dict, sizes.seed, inProcess);
       if (parts.includes('d')) await searchPageBenchmark(server, dict, sizes.seed, params);
@@ -277,6 +277,7 @@ export async function run(): Promise<void> {
         await listBenchmark(server, listRuns, inProcess);
         await otherListsBenchmark(server, admin, listRuns);
       }
+      if (parts.includes('e')) await mappingSearchBenchmark(server, sizes.seed, inProcess);
     } finally {
       await inProcess.close();
     }
@@ -546,6 +547,162 @@ async function readBenchmark(
     print('');
   } finally {
     await pool.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (e) ?q= on mappings
+
+/** The kinds of mapping search: an end's code, a mapping's id, a word of its ends' names. */
+type MappingCategory = 'end code' | 'mapping id' | 'name word';
+
+const MAPPING_MIX: Array<[MappingCategory, number]> = [
+  ['end code', 20],
+  ['mapping id', 10],
+  ['name word', 30],
+];
+
+interface MappingSearchResult {
+  category: MappingCategory;
+  q: string;
+  ms: number;
+  hits: number;
+  rawMs: number;
+  /** Whether the first mapping is the one asked for (codes and ids), or something was found. */
+  ok: boolean;
+}
+
+/**
+ * `q` on the CIEL source's mappings (500,000 mappings, 300,000 of them in it), one at a time
+ * after an unmeasured pass: codes of the mappings' ends and mappings' ids, whose mapping must
+ * come first (OCL boosts them), and words of the concepts' display names, picked at random
+ * among all (from a few hits to tens of thousands). The statements on mapping_versions are
+ * replayed on one pg client (raw), as in (b).
+ */
+async function mappingSearchBenchmark(
+  server: BenchServer,
+  seed: number,
+  inProcess: InProcess,
+): Promise<void> {
+  const client = new Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    const pick = async (category: MappingCategory, n: number, sql: string) =>
+      (await client.query<{ q: string }>(sql, [ORG, SOURCE, String(seed), n])).rows.map((row) => ({
+        category,
+        q: row.q,
+      }));
+    const source = `(SELECT r.id FROM repositories r JOIN organizations o ON o.id = r.owner_org_id
+                     WHERE o.mnemonic = $1 AND r.mnemonic = $2)`;
+    const counts = new Map(MAPPING_MIX);
+    const queries = [
+      ...(await pick(
+        'end code',
+        counts.get('end code')!,
+        `SELECT q FROM (SELECT DISTINCT lower(to_concept_code) AS q FROM mapping_versions
+           WHERE repository_id = ${source} AND valid_to_seq IS NULL AND NOT retired
+             AND to_concept_code ~ '^[A-Za-z0-9.-]+$') c
+         ORDER BY md5(q || $3) LIMIT $4`,
+      )),
+      ...(await pick(
+        'mapping id',
+        counts.get('mapping id')!,
+        `SELECT mnemonic AS q FROM mapping_versions
+         WHERE repository_id = ${source} AND valid_to_seq IS NULL AND NOT retired
+         ORDER BY md5(mnemonic || $3) LIMIT $4`,
+      )),
+      ...(await pick(
+        'name word',
+        counts.get('name word')!,
+        `SELECT q FROM (SELECT DISTINCT w AS q FROM concept_versions cv,
+             unnest(string_to_array(cv.display_folded, ' ')) w
+           WHERE cv.repository_id = ${source} AND cv.valid_to_seq IS NULL AND w ~ '^[a-z]{4,}$') c
+         ORDER BY md5(q || $3) LIMIT $4`,
+      )),
+    ];
+    const once = async (category: MappingCategory, q: string): Promise<MappingSearchResult> => {
+      const path = `${SOURCE_PATH}mappings/?q=${encodeURIComponent(q)}&limit=10`;
+      const started = performance.now();
+      const res = await fetch(server.url + path);
+      const text = await res.text();
+      const ms = performance.now() - started;
+      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${text}`);
+      const items = JSON.parse(text) as Array<Record<string, string | null>>;
+      const first = items[0];
+      const ok =
+        category === 'end code'
+          ? [first?.from_concept_code, first?.to_concept_code].some((c) => c?.toLowerCase() === q)
+          : category === 'mapping id'
+            ? first?.id === q
+            : items.length > 0;
+      return { category, q, ms, hits: Number(res.headers.get('num_found')), rawMs: 0, ok };
+    };
+    for (const query of queries) await once(query.category, query.q);
+    const results: MappingSearchResult[] = [];
+    for (const query of queries) results.push(await once(query.category, query.q));
+    let perRequest = 0;
+    for (const r of results) {
+      const all = await inProcess.statementsOf((services, ctx) =>
+        services.mappings.list(ctx, sourceRef(), listParams({ q: r.q, limit: 10 })),
+      );
+      perRequest = Math.max(perRequest, all.length);
+      const statements = all.filter((st) => st.sql.includes('"mapping_versions"'));
+      const started = performance.now();
+      for (const st of statements) await client.query(st.sql, st.parameters);
+      r.rawMs = performance.now() - started;
+    }
+    print(
+      `(e) GET ${SOURCE_PATH}mappings/?q=…&limit=10, ${results.length} queries one at a time ` +
+        `(HTTP), and the same search's statements on mapping_versions replayed on one pg client (raw)`,
+    );
+    const row = (label: string, of: MappingSearchResult[]): string[] => {
+      const at = (values: number[], p: number) => percentile(values, p).toFixed(1);
+      const ms = of.map((r) => r.ms);
+      const raw = of.map((r) => r.rawMs);
+      const hits = of.map((r) => r.hits);
+      const check = of[0].category === 'name word' ? 'found something' : 'asked for first';
+      return [
+        label,
+        String(of.length),
+        at(ms, 0.5),
+        at(ms, 0.95),
+        at(raw, 0.5),
+        at(raw, 0.95),
+        String(percentile(hits, 0.5)),
+        String(Math.max(...hits)),
+        `${of.filter((r) => r.ok).length}/${of.length} ${label === 'all' ? 'right' : check}`,
+      ];
+    };
+    printColumns(
+      [
+        '',
+        'queries',
+        'p50 ms',
+        'p95 ms',
+        'raw p50 ms',
+        'raw p95 ms',
+        'hits p50',
+        'hits max',
+        'check',
+      ],
+      [
+        ...MAPPING_MIX.map(([category]) =>
+          row(
+            category,
+            results.filter((r) => r.category === category),
+          ),
+        ),
+        row('all', results),
+      ],
+    );
+    const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
+    print(
+      `${perRequest} SQL statements per request at most; slowest: ` +
+        slowest.map((r) => `'${r.q}' (${r.hits} hits, ${r.ms.toFixed(1)} ms)`).join(', '),
+    );
+    print('');
+  } finally {
+    await client.end();
   }
 }
 

@@ -98,10 +98,11 @@ describe('REST', () => {
   });
 
   it('ranks every match when the top does not fill the page, or the page is past the cap', async () => {
-    for (const query of [
+    const queries: Array<Record<string, string | number>> = [
       { q: 'quillan', limit: 3 }, // 2 names have it at a word's start
       { q: 'zorbex', limit: 5, page: 2 }, // past the cap: as every list, read whole
-    ]) {
+    ];
+    for (const query of queries) {
       const top = await search(capped, `${url}concepts/`, query);
       const all = await search(whole, `${url}concepts/`, query);
       expect([query, top.ids]).toEqual([query, all.ids]);
