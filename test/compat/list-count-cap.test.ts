@@ -1,6 +1,12 @@
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../factories';
-import { createConcepts, createMappingBetween, createSource } from '../factories/content';
+import {
+  createCollection,
+  createConcepts,
+  createMappingBetween,
+  createSource,
+  type TestSource,
+} from '../factories/content';
 import { dataOf, gql } from '../graphql/gql';
 
 /**
@@ -15,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function drugs(): Promise<{ url: string; owner: Parameters<typeof createConcepts>[2] }> {
+async function drugs(): Promise<TestSource> {
   const source = await createSource(t);
   await createConcepts(t, source.url, source.owner, [
     ['A', 'Aspirin', 'Drug'],
@@ -24,7 +30,7 @@ async function drugs(): Promise<{ url: string; owner: Parameters<typeof createCo
     ['D', 'Diclofenac', 'Drug'],
     ['T', 'Blood test', 'Test'],
   ]);
-  return { url: source.url, owner: source.owner };
+  return source;
 }
 
 describe('REST', () => {
@@ -105,6 +111,27 @@ describe('REST', () => {
     // An exact end code ranks first.
     const code = await request(t.app).get(`${source.url}mappings/?q=same-as d&limit=2`);
     expect(code.body.map((m: { id: string }) => m.id)).toEqual(['M3', 'M4']);
+  });
+
+  it("a collection's filtered members are counted in the scan that resolves them, said the same way", async () => {
+    const source = await drugs();
+    const collection = await createCollection(t, {}, { owner: source.owner, org: source.org });
+    await request(t.app)
+      .put(`${collection.url}references/`)
+      .set('Authorization', source.owner.auth)
+      .send({ data: { expressions: [`${source.url}concepts/`] } })
+      .expect(200);
+    const drug = await request(t.app).get(`${collection.url}concepts/?conceptClass=Drug&limit=2`);
+    expect(drug.body.map((c: { id: string }) => c.id)).toEqual(['A', 'B']);
+    expect([drug.headers.num_found, drug.headers.num_found_relation]).toEqual(['3', 'gte']);
+    expect(drug.headers.next).toContain('page=2');
+    const last = await request(t.app).get(
+      `${collection.url}concepts/?conceptClass=Drug&limit=2&page=2`,
+    );
+    expect(last.body.map((c: { id: string }) => c.id)).toEqual(['C', 'D']);
+    expect(last.headers.next).toBeUndefined();
+    const test = await request(t.app).get(`${collection.url}concepts/?conceptClass=Test`);
+    expect([test.headers.num_found, test.headers.num_found_relation]).toEqual(['1', undefined]);
   });
 
   it('browsers may read the header', async () => {
