@@ -65,7 +65,7 @@ async function search(t: TestApp, path: string, query: Record<string, string | n
   expect([query, res.status]).toEqual([query, 200]);
   return {
     ids: res.body.map((c: { id: string }) => c.id) as string[],
-    found: res.headers.num_found as string,
+    found: res.headers.num_found,
     relation: res.headers.num_found_relation as string | undefined,
     next: res.headers.next as string | undefined,
     ranked,
