@@ -685,17 +685,8 @@ async function mappingSearchBenchmark(
       ];
     };
     printColumns(
-      [
-        '',
-        'queries',
-        'p50 ms',
-        'p95 ms',
-        'raw p50 ms',
-        'raw p95 ms',
-        'hits p50',
-        'hits max',
-        'check',
-      ],
+      // The concept search's columns, but relevance (no one right answer here).
+      SEARCH_COLUMNS.filter((column) => column !== 'MRR' && column !== 'R@10'),
       [
         ...MAPPING_MIX.map(([category]) =>
           row(
