@@ -102,9 +102,10 @@ export async function startEmbeddedPostgres(
 
 /**
  * Where the server's Unix socket goes: the data folder, when the socket's path (`.s.PGSQL.<port>`
- * in it) fits, with room, the 107 bytes an address holds; otherwise none, and clients use TCP. A statement
- * over the socket cost this process and PostgreSQL each about a third less CPU than over TCP on
- * the loopback (a 9 kB row: 38 → 27 µs here, 33 → 21 µs for PostgreSQL; measured 2026-11-28).
+ * in it) fits, with room, the 107 bytes an address holds; otherwise none, and clients use TCP. A
+ * statement over the socket cost this process and PostgreSQL each about a third less CPU than
+ * over TCP on the loopback (a 9 kB row: 38 → 27 µs here, 33 → 21 µs for PostgreSQL; measured
+ * 2026-11-28).
  */
 function socketDirOf(dataDir: string, port: number): string | undefined {
   const socket = path.join(dataDir, `.s.PGSQL.${port}`);

@@ -229,23 +229,25 @@ function rankOf(
       ? list
       : [{ spelling: word, weight: 1 }, ...list];
   });
+  // Per word, each spelling's test of a word's start in the name, and its weight.
   const starts = spellings.map((list, i) =>
-    list.map((spelling, j) => {
-      parameters[`qWord${i}_${j}`] = `% ${likeLiteral(spelling.spelling)}%`;
-      return `' ' || cv.display_folded LIKE :qWord${i}_${j}`;
+    list.map(({ spelling, weight }, j) => {
+      parameters[`qWord${i}_${j}`] = `% ${likeLiteral(spelling)}%`;
+      return { like: `' ' || cv.display_folded LIKE :qWord${i}_${j}`, weight };
     }),
   );
   const byTrigrams = tolerance === 'similar' && words.some((_, i) => known?.[i] === undefined);
+  // A word counts by the likest spelling found at a word's start (the word itself: 1).
   const closeness = byTrigrams
     ? `10 * word_similarity(:q, lower(coalesce(cv.display_name, '')))`
     : `10.0::float8 * (${starts
-        .map((likes, i) => {
-          // The likest spelling found first (the word itself, 1).
-          const order = spellings[i]
-            .map((spelling, j) => ({ ...spelling, like: likes[j] }))
-            .sort((a, b) => b.weight - a.weight);
-          return `(CASE ${order.map((s) => `WHEN ${s.like} THEN ${s.weight}::float8`).join(' ')} ELSE 0 END)`;
-        })
+        .map(
+          (likes) =>
+            `(CASE ${[...likes]
+              .sort((a, b) => b.weight - a.weight)
+              .map((s) => `WHEN ${s.like} THEN ${s.weight}::float8`)
+              .join(' ')} ELSE 0 END)`,
+        )
         .join(' + ')}) / ${words.length}`;
   return {
     expression: `(CASE WHEN lower(cv.mnemonic) = :q THEN 100 ELSE 0 END)
@@ -258,7 +260,7 @@ function rankOf(
       ? {}
       : {
           top: {
-            sql: `${starts.map((likes) => `(${likes.join(' OR ')})`).join(' AND ')}
+            sql: `${starts.map((likes) => `(${likes.map((s) => s.like).join(' OR ')})`).join(' AND ')}
                   OR lower(cv.mnemonic) = :q`,
             outside: (10 * (words.length - 1)) / words.length + 1,
           },
@@ -526,9 +528,10 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
    * (`spellingsOf`), each if it begins a word; `similar`, those and the words most like it
    * (trigram similarity, ordered by word similarity, at most `SIMILAR_WORDS` within
    * `SIMILAR_MARGIN` of the likest), after the swaps (`ORDER BY`), weighted by that word
-   * similarity (the word and its swaps: 1). Without them a common word's swaps pass rechecked each of its thousands
-   * of candidates against a dozen spellings no text held, and the similarity pass compared every
-   * concept's whole text with the word (a scan: 350 ms at CIEL scale). A word the table cannot
+   * similarity (the word and its swaps: 1). Without them a common word's swaps pass rechecked
+   * each of its thousands of candidates against a dozen spellings no text held, and the
+   * similarity pass compared every concept's whole text with the word (a scan: 350 ms at CIEL
+   * scale). A word the table cannot
    * answer for (other than letters and digits, which its index splits as text search does) is
    * left `undefined`: looked up every way.
    */

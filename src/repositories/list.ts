@@ -290,12 +290,7 @@ export function whereWordsMatch<T extends object>(
 ): void {
   words.forEach((word, i) => {
     const { spellings, similar } = spellingsOf(word, i, tolerance, known);
-    const looked = spellings
-      .map(({ spelling }) => spelling)
-      .filter(
-        (one, j, all) =>
-          !all.some((other, k) => k !== j && one.includes(other) && (other !== one || k < j)),
-      );
+    const looked = withoutHolders(spellings.map(({ spelling }) => spelling));
     const parameters: Record<string, string> = {};
     const alternatives = looked.map((spelling, j) => {
       parameters[`l${i}_${j}`] = `%${likeLiteral(spelling)}%`;
@@ -307,6 +302,14 @@ export function whereWordsMatch<T extends object>(
     }
     qb.andWhere(`(${alternatives.join(' OR ')})`, parameters);
   });
+}
+
+/** The spellings but those that hold another of them, and but the first of each repeated one. */
+function withoutHolders(spellings: string[]): string[] {
+  return spellings.filter(
+    (one, j) =>
+      !spellings.some((other, k) => k !== j && one.includes(other) && (other !== one || k < j)),
+  );
 }
 
 /** The word with each pair of neighbouring letters swapped (different words only). */
