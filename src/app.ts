@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import type { Server } from 'node:http';
 import {
   AnswerCache,
+  answerWritesOnceHeard,
   errorBody,
   errorHandler,
   guardInput,
@@ -198,6 +199,8 @@ export async function createApp(services: Services, config: Config, log: Logger)
     });
   }
 
+  // A write is answered once every process has dropped what it kept from before it.
+  app.use(answerWritesOnceHeard(services.notifications));
   // After the caller is known and counted: what this caller was answered before, if unchanged.
   app.use(new AnswerCache(services.notifications, config.answerCacheBytes).middleware);
 

@@ -140,6 +140,25 @@ export class AnswerCache {
   }
 }
 
+/**
+ * Sends a write's answer only once every process has heard of it (`Notifications.settle`): what
+ * each keeps from before (answers here, the holders of API tokens) is dropped there before the
+ * caller, or anyone the caller tells, can ask any of them again. A refused write changed nothing
+ * and is answered at once.
+ */
+export function answerWritesOnceHeard(notifications: Notifications): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || !mayWrite(req)) return next();
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((...args: unknown[]) => {
+      if (res.statusCode >= 400) return end(...args);
+      void notifications.settle().then(() => end(...args)); // settle never rejects
+      return res;
+    }) as Response['end'];
+    next();
+  };
+}
+
 /** Marks the answer a route is writing as one the cache may keep (a read of stored content). */
 export const cacheable: RequestHandler = (_req, res, next) => {
   res.locals.cacheable = true;

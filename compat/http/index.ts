@@ -2,7 +2,7 @@
  * The glue the edges share, one file per job: writing replies (reply), paging headers (paging),
  * reading queries and path parameters (query), the error body and handler (errors), request and
  * answer formats (formats), refused text (text), snake_case ↔ camelCase (case), 405 (methods),
- * the kept GET answers (answer-cache).
+ * the kept GET answers and writes answered once every process heard them (answer-cache).
  */
 export { API_VERSION } from './version';
 export { created, list, noContent, ok, redirect, route, type Handler, type Reply } from './reply';
@@ -20,4 +20,4 @@ export { requireJsonAnswer, requireJsonBody } from './formats';
 export { guardInput, verifyEncoding } from './text';
 export { bodyOf, queryOf, snakeCase } from './case';
 export { onlyMethods } from './methods';
-export { AnswerCache, cacheable } from './answer-cache';
+export { AnswerCache, answerWritesOnceHeard, cacheable } from './answer-cache';

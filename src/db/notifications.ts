@@ -8,15 +8,35 @@ export const LISTEN_CONNECTION = 'registry-listen';
 export const NOTIFY_CHANNEL = 'registry_events';
 /** PostgreSQL refuses a notification payload of 8000 bytes or more; ours stay well below. */
 export const MAX_NOTIFY_BYTES = 7900;
-/** A process's own round trips (`settle`, and the check that notifications are delivered). */
+/**
+ * Round trips: a process asks on `SETTLE_CHANNEL` (a nonce); every other listening process answers
+ * on `SETTLED_CHANNEL` with the same nonce once it has handled it (`settle`, and the check at
+ * connect that notifications are delivered).
+ */
 const SETTLE_CHANNEL = 'registry_settle';
+const SETTLED_CHANNEL = 'registry_settled';
 /** How long a connect waits for its own notification to come back before it gives up. */
 const ECHO_WAIT_MS = 5000;
+/**
+ * How long `settle` waits for the other processes. One that has not answered by then is logged and
+ * not waited for again until it answers (a crashed machine's connection can stay open for hours).
+ */
+const SETTLE_WAIT_MS = 2000;
 /** After a lost connection, the first try again waits this long, doubling up to the most. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MOST_MS = 10_000;
 
 type Handler = (payload: string) => void;
+
+/** One `settle` (or connect echo): which listening connections must answer, and which have. */
+interface RoundTrip {
+  /** Backend pids of the listening connections asked; unknown until the asking statement returns. */
+  asked: Set<number> | null;
+  heard: Set<number>;
+  /** Only this process's own connection must hear it (the connect echo). */
+  ownOnly: boolean;
+  done: () => void;
+}
 
 /**
  * PostgreSQL `LISTEN/NOTIFY` for one process: one connection of its own listening on the channels
@@ -28,7 +48,10 @@ type Handler = (payload: string) => void;
 export class Notifications {
   private readonly handlers = new Map<string, Handler[]>();
   private readonly gapHandlers: Array<() => void> = [];
-  private readonly settling = new Map<string, () => void>();
+  /** This process's round trips under way, by nonce. */
+  private readonly settling = new Map<string, RoundTrip>();
+  /** Listening connections (backend pids) that did not answer a round trip in time. */
+  private readonly silent = new Set<number>();
   private readonly waitingLive = new Set<() => void>();
   private client: Client | null = null;
   private connected = false;
@@ -89,20 +112,23 @@ export class Notifications {
   }
 
   /**
-   * Resolves once every notification committed before the call has been handled here (they arrive
-   * in commit order, so this process's own round trip comes after them). At once when not live:
-   * nothing is kept then.
+   * Resolves once every notification committed before the call has been handled by every process
+   * listening on this database: they arrive in commit order, so each process handles its
+   * answer's question after them. A process that has not answered within `SETTLE_WAIT_MS` is
+   * logged and not waited for. At once when this process is not live: nothing is kept here then.
    */
   async settle(): Promise<void> {
     const client = this.client;
     if (!this.connected || !client) return;
     // A lost connection ends the wait: `lost` has dropped what was kept.
-    await this.roundTrip(client).catch(() => undefined);
+    await this.roundTrip(client, { ownOnly: false, ms: SETTLE_WAIT_MS }).catch(() => undefined);
   }
 
   private async connect(): Promise<void> {
     const client = new Client({ connectionString: this.url, application_name: LISTEN_CONNECTION });
-    client.on('notification', (message) => this.deliver(message.channel, message.payload ?? ''));
+    client.on('notification', (message) =>
+      this.deliver(client, message.channel, message.payload ?? '', message.processId),
+    );
     client.on('error', (error) => {
       this.log?.warn({ err: error }, 'the notification connection failed');
       this.lostClient(client);
@@ -111,7 +137,7 @@ export class Notifications {
     this.client = client;
     try {
       await client.connect();
-      for (const channel of [SETTLE_CHANNEL, ...this.handlers.keys()]) {
+      for (const channel of [SETTLE_CHANNEL, SETTLED_CHANNEL, ...this.handlers.keys()]) {
         await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
       }
       await this.echo(client);
@@ -134,39 +160,86 @@ export class Notifications {
    * transaction mode it would not, and nothing kept could be trusted).
    */
   private echo(client: Client): Promise<void> {
-    return this.roundTrip(client, ECHO_WAIT_MS);
+    return this.roundTrip(client, { ownOnly: true, ms: ECHO_WAIT_MS });
   }
 
   /**
-   * Sends this process a notification of its own and waits until it is handled (after every one
-   * committed before it, as they arrive in commit order); rejects after `ms` when given.
+   * Asks every listening connection (or only this process's own) for a round trip and waits until
+   * each has answered, i.e. has handled every notification committed before the question. After
+   * `ms` the echo rejects; a round trip with the others goes on without those silent.
    */
-  private async roundTrip(client: Client, ms?: number): Promise<void> {
+  private async roundTrip(
+    client: Client,
+    { ownOnly, ms }: { ownOnly: boolean; ms: number },
+  ): Promise<void> {
     const nonce = crypto.randomUUID();
+    let trip: RoundTrip | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<void>((resolve, reject) => {
-      this.settling.set(nonce, resolve);
-      if (ms !== undefined) {
-        timer = setTimeout(
-          () => reject(new Error('This connection does not receive its own notifications.')),
-          ms,
+    const answered = new Promise<void>((resolve, reject) => {
+      trip = { asked: null, heard: new Set(), ownOnly, done: resolve };
+      this.settling.set(nonce, trip);
+      timer = setTimeout(() => {
+        if (ownOnly) {
+          reject(new Error('This connection does not receive its own notifications.'));
+          return;
+        }
+        const silent = [...(trip?.asked ?? [])].filter((pid) => !trip?.heard.has(pid));
+        for (const pid of silent) this.silent.add(pid);
+        this.log?.warn(
+          { backendPids: silent, ms },
+          'listening connections did not answer a round trip; not waiting for them until they do',
         );
-      }
+        resolve();
+      }, ms);
     });
     try {
-      await client.query('SELECT pg_notify($1, $2)', [SETTLE_CHANNEL, nonce]);
-      await heard;
+      // The listening connections asked are those open when the question is sent: one opened
+      // later has heard nothing before and keeps nothing yet.
+      const { rows } = await client.query<{ asked: number[] }>(
+        `SELECT pg_notify($1, $2),
+                CASE WHEN $3 THEN ARRAY[pg_backend_pid()]
+                     ELSE ARRAY(SELECT pid FROM pg_stat_activity
+                                WHERE application_name = $4 AND datname = current_database())
+                END AS asked`,
+        [SETTLE_CHANNEL, nonce, ownOnly, LISTEN_CONNECTION],
+      );
+      const asked = (rows[0]?.asked ?? []).filter((pid) => !this.silent.has(pid));
+      (trip as RoundTrip).asked = new Set(asked);
+      this.check(nonce);
+      await answered;
     } finally {
       clearTimeout(timer);
       this.settling.delete(nonce);
     }
   }
 
-  private deliver(channel: string, payload: string): void {
+  /** Resolves a round trip once every connection asked has answered. */
+  private check(nonce: string): void {
+    const trip = this.settling.get(nonce);
+    if (!trip?.asked) return;
+    for (const pid of trip.asked) if (!trip.heard.has(pid)) return;
+    trip.done();
+  }
+
+  private deliver(client: Client, channel: string, payload: string, from: number): void {
     if (channel === SETTLE_CHANNEL) {
-      const resolve = this.settling.get(payload);
-      this.settling.delete(payload);
-      resolve?.();
+      const own = this.settling.get(payload);
+      if (own) {
+        own.heard.add(from); // the question came back to the connection that sent it
+        this.check(payload);
+      } else {
+        // Another process's question, after every notification before it has been handled here.
+        client.query('SELECT pg_notify($1, $2)', [SETTLED_CHANNEL, payload]).catch(() => undefined); // a lost connection: the asker stops waiting for it
+      }
+      return;
+    }
+    if (channel === SETTLED_CHANNEL) {
+      this.silent.delete(from);
+      const trip = this.settling.get(payload);
+      if (trip && !trip.ownOnly) {
+        trip.heard.add(from);
+        this.check(payload);
+      }
       return;
     }
     for (const handler of this.handlers.get(channel) ?? []) {
@@ -191,7 +264,7 @@ export class Notifications {
     this.client = null;
     const wasConnected = this.connected;
     this.connected = false;
-    for (const resolve of this.settling.values()) resolve();
+    for (const trip of this.settling.values()) trip.done();
     this.settling.clear();
     if (wasConnected) this.gap();
   }

@@ -5,6 +5,7 @@ import PgBoss from 'pg-boss';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AppError, isAppError } from '../errors';
+import type { Notifications } from '../db/notifications';
 import type { Logger } from '../logger';
 import { taskDuration } from '../metrics/registry';
 import type { Repositories, Slice, TaskRecord, Window } from '../repositories';
@@ -97,6 +98,8 @@ export class JobQueue {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repos: Repositories,
+    /** Every process hears what a task wrote before the task is recorded as finished. */
+    private readonly notifications: Notifications,
   ) {}
 
   /** Registers the handler of one kind of task, once, at composition time (before or after start). */
@@ -406,6 +409,8 @@ export class JobQueue {
       outcome = { state: 'FAILURE', resultJson: null, error: message };
     }
     await task.close();
+    // Whoever reads the outcome, through any process, then reads what the task wrote.
+    await this.notifications.settle();
     const recorded = await this.repos.tasks.finish(id, {
       ...outcome,
       progress: task.lastProgress(),

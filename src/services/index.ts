@@ -297,10 +297,10 @@ export class Services {
 
   constructor(dataSource: DataSource, mailer: Mailer, options: ServiceOptions = {}) {
     this.repos = Repositories.of(dataSource);
-    this.jobs = new JobQueue(dataSource, this.repos);
     this.notifications = new Notifications((dataSource.options as { url?: string }).url);
+    this.jobs = new JobQueue(dataSource, this.repos, this.notifications);
     this.tasks = new TaskService(this.jobs);
-    this.users = new UserService(this.repos, mailer, this.notifications);
+    this.users = new UserService(this.repos, mailer);
     this.orgs = new OrgService(this.repos, this.users);
     this.rateLimits = new RateLimitService(this.repos);
     this.oidc = new OidcService(this.repos, options.oidc);

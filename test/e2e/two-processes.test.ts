@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Client } from 'pg';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import request, { type Response } from 'supertest';
@@ -16,7 +17,8 @@ import {
  * Two real server processes (`src/main.ts`, built) on the test database, as behind a load
  * balancer: rate-limit counters live in the database, so each process sees what the other
  * counted (spec core §8.2, "shared by all clients"); and nothing either process keeps can make
- * the other answer from before a change (no cache outlives a request).
+ * the other answer from before a change (a write is answered once every process has dropped what
+ * it kept from before it).
  */
 const root = path.resolve(__dirname, '..', '..');
 let buildDir: string;
@@ -165,6 +167,135 @@ test('two processes on one database count every caller together', async () => {
   expect(locked.status).toBe(429);
 
   expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0]);
+}, 120_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An org's source `S` with a concept `C` named `Before`, made through the test's own app. */
+async function sourceWithConcept(owner: { auth: string }, org: string): Promise<string> {
+  const source = `/orgs/${org}/sources/S/`;
+  await request(setup.app)
+    .post(`/orgs/${org}/sources/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'S', name: 'S' })
+    .expect(201);
+  await request(setup.app)
+    .post(`${source}concepts/`)
+    .set('Authorization', owner.auth)
+    .send({ id: 'C', concept_class: 'Misc', names: [{ name: 'Before', locale: 'en' }] })
+    .expect(201);
+  return source;
+}
+
+/** The display name of `source`'s concept `C` as `server` shows it to anyone. */
+async function shown(server: Server, source: string): Promise<string> {
+  const res = await request(server.url)
+    .get(`${source}concepts/C/`)
+    .set('X-Forwarded-For', newAddress());
+  return (res.body as { display_name: string }).display_name;
+}
+
+test('a write is answered once the other process has heard it; a process that does not answer is waited for once', async () => {
+  const [a, b] = await Promise.all([start(), start()]);
+  const owner = await createUser(setup);
+  const source = await sourceWithConcept(owner, (await createOrg(setup, owner)).id);
+  const edit = (name: string) => {
+    let answered = false;
+    const started = Date.now();
+    const answer = request(a.url)
+      .patch(`${source}concepts/C/`)
+      .set('X-Forwarded-For', newAddress())
+      .set('Authorization', owner.auth)
+      .send({ names: [{ name, locale: 'en', locale_preferred: true }] })
+      .then((res) => {
+        answered = true;
+        return { status: res.status, ms: Date.now() - started };
+      });
+    return { answer, answered: () => answered };
+  };
+  expect(await shown(b, source)).toBe('Before'); // b keeps this answer
+
+  // While b cannot run, a does not answer the write; once b has heard it, a answers and b shows it.
+  b.child.kill('SIGSTOP');
+  const first = edit('After');
+  await sleep(700);
+  expect(first.answered()).toBe(false);
+  b.child.kill('SIGCONT');
+  expect((await first.answer).status).toBe(200);
+  expect(await shown(b, source)).toBe('After');
+
+  // A process silent for 2 s is waited for once, then not until it answers again.
+  b.child.kill('SIGSTOP');
+  const silent = await edit('Silent').answer;
+  expect(silent.status).toBe(200);
+  expect(silent.ms).toBeGreaterThanOrEqual(1900);
+  const next = await edit('Again').answer;
+  expect(next.status).toBe(200);
+  expect(next.ms).toBeLessThan(1500);
+  b.child.kill('SIGCONT');
+  // Running again, b answers the questions it missed (after the changes before them)...
+  for (let i = 0; i < 100 && (await shown(b, source)) !== 'Again'; i += 1) await sleep(100);
+  expect(await shown(b, source)).toBe('Again');
+  await sleep(500); // ...and its answers reach a
+  // ...so a waits for it again.
+  b.child.kill('SIGSTOP');
+  const last = edit('Last');
+  await sleep(700);
+  expect(last.answered()).toBe(false);
+  b.child.kill('SIGCONT');
+  expect((await last.answer).status).toBe(200);
+  expect(await shown(b, source)).toBe('Last');
+  expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0]);
+}, 120_000);
+
+test('a background task is recorded as finished once the other process has heard what it wrote', async () => {
+  const b = await start();
+  const owner = await createUser(setup);
+  const org = (await createOrg(setup, owner)).id;
+  const source = await sourceWithConcept(owner, org);
+  expect(await shown(b, source)).toBe('Before'); // b keeps this answer
+  // The test holds the source's row, so the import (run by the test's own app) waits for it.
+  const holder = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query(
+    `SELECT 1 FROM repositories WHERE mnemonic = 'S' AND owner_org_id = (SELECT id FROM organizations WHERE mnemonic = $1) FOR UPDATE`,
+    [org],
+  );
+  const line = {
+    type: 'Concept',
+    owner: org,
+    owner_type: 'Organization',
+    source: 'S',
+    id: 'C',
+    concept_class: 'Misc',
+    names: [{ name: 'Imported', locale: 'en', locale_preferred: true }],
+  };
+  const accepted = await request(setup.app)
+    .post('/importers/bulk-import/?update_if_exists=true')
+    .set('Authorization', owner.auth)
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify(line))
+    .expect(202);
+  const task = (accepted.body as { id: string }).id;
+  const state = async () =>
+    (
+      await setup.dataSource.query<Array<{ state: string }>>(
+        'SELECT state FROM tasks WHERE id = $1',
+        [task],
+      )
+    )[0].state;
+
+  b.child.kill('SIGSTOP');
+  await holder.query('COMMIT'); // the import writes now
+  await holder.end();
+  await sleep(1000);
+  expect(await state()).toBe('STARTED'); // written, not yet heard by b
+  b.child.kill('SIGCONT');
+  for (let i = 0; i < 100 && (await state()) === 'STARTED'; i += 1) await sleep(100);
+  expect(await state()).toBe('SUCCESS');
+  expect(await shown(b, source)).toBe('Imported');
+  expect(await stop(b)).toBe(0);
 }, 120_000);
 
 test('a change made through one process is seen by the very next request to the other', async () => {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { UserEntity } from '../../db/entities';
-import type { Notifications } from '../../db/notifications';
 import { AppError } from '../../errors';
 import {
   isUniqueViolation,
@@ -127,8 +126,6 @@ export class UserService {
   constructor(
     private readonly repos: Repositories,
     private readonly mailer: Mailer,
-    /** What the database announced of a change reaches this process before the answer. */
-    private readonly notifications: Notifications,
   ) {}
 
   /** A user profile; profiles are public (spec core §2.2), deactivated ones are 404 but to superusers. */
@@ -320,7 +317,6 @@ export class UserService {
       Object.assign(current, stripUndefined({ ...changes, passwordHash }), { updatedBy });
       return r.users.save(current);
     });
-    await this.notifications.settle(); // new rate limits hold from the answer on
     return this.detailOf(ctx, saved);
   }
 
@@ -367,8 +363,6 @@ export class UserService {
     user.isActive = false;
     user.updatedBy = requireUser(ctx).username;
     await this.repos.users.save(user);
-    // Its tokens are refused by this process from the answer on (other processes as they hear).
-    await this.notifications.settle();
   }
 
   /** spec core §3: 204; 404 when the user does not exist. */
