@@ -831,19 +831,14 @@ export function activeMembersSql(
 }
 
 /**
- * The versions an expansion's members show, as a SQL array of ids (`:expansionId`): pinned
- * versions, or the current version of what they follow. With `since`, only the members that
- * changed at or after `:updatedSince` — joined then (`added_at`) or following a current version
+ * The versions of an expansion's members that changed at or after `:updatedSince`, as a SQL array
+ * of ids (`:expansionId`): members joined then (`added_at`) or following a current version
  * written then (found by the repositories' `…_head_created` index, not by reading every member)
  * — and, with `removals`, the objects removed from the expansion since then (at their pinned or
  * current version). Visible repositories are `:...visibleRepositoryIds`.
  */
-export function memberVersionsSql(resource: 'c' | 'm', since?: { removals: boolean }): string {
+export function memberVersionsSql(resource: 'c' | 'm', since: { removals: boolean }): string {
   const t = TABLES[resource];
-  if (!since) {
-    return `ARRAY(SELECT ${memberVersion(resource, 'x')} FROM ${t.members} x
-      WHERE x.expansion_id = :expansionId)`;
-  }
   const removed = `UNION SELECT coalesce(g.version_id, (SELECT h.id FROM ${t.versions} h
         WHERE h.${t.key} = g.object_id AND h.valid_to_seq IS NULL))
       FROM expansion_removals g WHERE g.expansion_id = :expansionId AND g.resource = '${resource}'
@@ -855,6 +850,27 @@ export function memberVersionsSql(resource: 'c' | 'm', since?: { removals: boole
       WHERE h.repository_id IN (:...visibleRepositoryIds) AND h.valid_to_seq IS NULL
         AND h.created_at >= :updatedSince
     ${since.removals ? removed : ''})`;
+}
+
+/**
+ * The versions an expansion's members show (`:expansionId`), as a row source of the resource's
+ * version rows to select from: the current versions of the members that follow their object, then
+ * the pinned versions. A followed member is matched to its current version by repository and id
+ * (`repository_id`, `mnemonic`: they never change, and objects are deleted only with their
+ * repository), so that PostgreSQL may walk a source's own list indexes (class, datatype, the
+ * active list) beside the members' `(expansion_id, mnemonic)` order and merge the two, instead of
+ * looking up every member's version (twice: for its id, then its row). A filtered page of 8,929
+ * members: 31 → 13 ms.
+ */
+export function memberVersionRowsSql(resource: 'c' | 'm'): string {
+  const t = TABLES[resource];
+  return `(SELECT v.* FROM ${t.versions} v WHERE v.valid_to_seq IS NULL
+      AND EXISTS (SELECT 1 FROM ${t.members} x WHERE x.expansion_id = :expansionId
+        AND x.${t.memberVersion} IS NULL AND x.repository_id = v.repository_id
+        AND x.mnemonic = v.mnemonic)
+    UNION ALL
+    SELECT v.* FROM ${t.members} x JOIN ${t.versions} v ON v.id = x.${t.memberVersion}
+    WHERE x.expansion_id = :expansionId AND x.${t.memberVersion} IS NOT NULL)`;
 }
 
 /** A member's version: the pinned one, or the current version of the object it follows. */

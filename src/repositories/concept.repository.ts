@@ -18,7 +18,7 @@ import {
   UserEntity,
 } from '../db/entities';
 import { insertRows } from './bulk';
-import { activeMembersSql, memberVersionsSql } from './collection.repository';
+import { activeMembersSql, memberVersionRowsSql, memberVersionsSql } from './collection.repository';
 import { entitiesByIds, hydrate, jsonColumns, keyedRowsOfParts, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
@@ -909,19 +909,22 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     where: ConceptScope,
     filter: ConceptSearch,
   ): SelectQueryBuilder<ConceptVersionEntity> {
-    const qb = this.versions.createQueryBuilder('cv');
+    // The members of an expansion: pinned versions, or the current version of what they follow;
+    // only from repositories the caller may see (design §2).
+    const members = where.scope === 'expansion' && !filter.updatedSince;
+    const qb = members
+      ? (this.em.createQueryBuilder().from(memberVersionRowsSql('c'), 'cv').setParameters({
+          expansionId: where.expansionId,
+        }) as SelectQueryBuilder<ConceptVersionEntity>)
+      : this.versions.createQueryBuilder('cv');
     if (where.scope === 'expansion') {
-      // The members of an expansion: pinned versions, or the current version of what they
-      // follow; only from repositories the caller may see (design §2).
-      qb.where(
-        // As an array: the members are found first, then their rows by primary key (a join
-        // would read every version of the sources they come from).
-        `cv.id = ANY(${memberVersionsSql(
-          'c',
-          filter.updatedSince ? { removals: !!filter.includeRetired } : undefined,
-        )})`,
-        { expansionId: where.expansionId, updatedSince: filter.updatedSince },
-      ).andWhere('cv.repository_id IN (:...visibleRepositoryIds)', {
+      // What changed since: the members found first, then their rows by primary key.
+      if (!members)
+        qb.where(`cv.id = ANY(${memberVersionsSql('c', { removals: !!filter.includeRetired })})`, {
+          expansionId: where.expansionId,
+          updatedSince: filter.updatedSince,
+        });
+      qb.andWhere('cv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
       });
     } else if (where.scope === 'source') {

@@ -447,11 +447,9 @@ export async function countUpTo<T extends object>(
   qb: SelectQueryBuilder<T>,
   cap: number,
 ): Promise<Counted> {
-  if (cap <= 0) return { total: await qb.getCount(), exact: true };
-  const capped = qb
-    .clone()
-    .select('1', 'one')
-    .limit(cap + 1);
+  const capped = qb.clone().select('1', 'one');
+  if (cap > 0) capped.limit(cap + 1);
+  // Counted over the rows as selected (`qb` may read from a subquery, which has no entity).
   const row = await qb
     .createQueryBuilder()
     .select('count(*)::int', 'n')
@@ -459,7 +457,7 @@ export async function countUpTo<T extends object>(
     .setParameters(capped.getParameters())
     .getRawOne<{ n: number }>();
   const n = row?.n ?? 0;
-  return n > cap ? { total: cap, exact: false } : { total: n, exact: true };
+  return cap > 0 && n > cap ? { total: cap, exact: false } : { total: n, exact: true };
 }
 
 /**

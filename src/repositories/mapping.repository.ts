@@ -1,7 +1,7 @@
 import { type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
-import { memberVersionsSql } from './collection.repository';
+import { memberVersionRowsSql, memberVersionsSql } from './collection.repository';
 import { entitiesByIds, hydrate, jsonColumns, rowsOfParts, type Part, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
@@ -424,19 +424,22 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     filter: MappingSearch,
     sort: SortSpec<MappingSortKey>,
   ): SelectQueryBuilder<MappingVersionEntity> {
-    const qb = this.versions.createQueryBuilder('mv');
+    // The members of an expansion: pinned versions, or the current version of what they follow;
+    // only from repositories the caller may see (design §2).
+    const members = where.scope === 'expansion' && !filter.updatedSince;
+    const qb = members
+      ? (this.em.createQueryBuilder().from(memberVersionRowsSql('m'), 'mv').setParameters({
+          expansionId: where.expansionId,
+        }) as SelectQueryBuilder<MappingVersionEntity>)
+      : this.versions.createQueryBuilder('mv');
     if (where.scope === 'expansion') {
-      // The members of an expansion: pinned versions, or the current version of what they
-      // follow; only from repositories the caller may see (design §2).
-      qb.where(
-        // As an array: the members are found first, then their rows by primary key (a join
-        // would read every version of the sources they come from).
-        `mv.id = ANY(${memberVersionsSql(
-          'm',
-          filter.updatedSince ? { removals: !!filter.includeRetired } : undefined,
-        )})`,
-        { expansionId: where.expansionId, updatedSince: filter.updatedSince },
-      ).andWhere('mv.repository_id IN (:...visibleRepositoryIds)', {
+      // What changed since: the members found first, then their rows by primary key.
+      if (!members)
+        qb.where(`mv.id = ANY(${memberVersionsSql('m', { removals: !!filter.includeRetired })})`, {
+          expansionId: where.expansionId,
+          updatedSince: filter.updatedSince,
+        });
+      qb.andWhere('mv.repository_id IN (:...visibleRepositoryIds)', {
         visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
       });
     } else if (where.scope === 'source') {

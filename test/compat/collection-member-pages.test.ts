@@ -1,11 +1,18 @@
 import request from 'supertest';
 import { createOrg, createTestApp, createUser, type TestApp, type TestUser } from '../factories';
-import { createCollection, createConcept, createSource } from '../factories/content';
+import {
+  createCollection,
+  createConcept,
+  createMappingBetween,
+  createSource,
+} from '../factories/content';
 
 /**
  * A collection's concept pages in id order walk the members' own sort keys and count without
  * reading every member's version: followed and pinned members, retired either way, members of a
  * source the caller may not see, paging and both directions must answer as any other list does.
+ * Filtered pages (and mapping pages) find the followed members' versions through their sources'
+ * lists instead (`memberVersionRowsSql`), and must agree.
  */
 let t: TestApp;
 let owner: TestUser;
@@ -119,5 +126,88 @@ describe('a collection concept page in id order', () => {
     expect(detail.body.active_concepts).toBe(7);
     const seen = await request(t.app).get(collection).set(auth(outsider)).expect(200);
     expect(seen.body.active_concepts).toBe(5);
+  });
+});
+
+describe('a filtered collection concept page', () => {
+  // Filtered, the members' versions are found another way (a source's list indexes merged with
+  // the members' order): a filter every member passes must list what the plain page lists.
+  it.each(['limit=0', 'limit=0&includeRetired=true', 'limit=2&page=2', 'limit=3&sortDesc=id'])(
+    'with a filter every member passes, %s lists what the plain page lists',
+    async (query) => {
+      for (const as of [owner, outsider, undefined]) {
+        expect(await page(`${query}&conceptClass=Misc`, as)).toEqual(await page(query, as));
+      }
+    },
+  );
+
+  it('filters a followed member by its current version', async () => {
+    await request(t.app)
+      .patch(`/orgs/${org}/sources/OPEN/concepts/A/`)
+      .set(auth(owner))
+      .send({ concept_class: 'Drug' })
+      .expect(200);
+    expect(await page('limit=0&conceptClass=Drug', owner)).toMatchObject({
+      ids: ['A'],
+      found: 1,
+    });
+    expect((await page('limit=0&conceptClass=Misc', owner)).ids).toEqual([
+      'D',
+      'F',
+      'G',
+      'H1',
+      'H2',
+      'P1',
+    ]);
+  });
+});
+
+describe('a collection mapping page', () => {
+  let mappings: string;
+  const listed = async (query: string) => {
+    const res = await request(t.app).get(`${mappings}?${query}`).set(auth(owner)).expect(200);
+    const body = res.body as Array<{ id: string; map_type: string; version_url: string }>;
+    return { found: Number(res.headers.num_found), rows: body.map((m) => [m.id, m.map_type]) };
+  };
+
+  beforeAll(async () => {
+    const source = (await createSource(t, { id: 'MAPS', name: 'Maps' }, { owner, org })).url;
+    for (const id of ['X', 'Y']) await concept(source, id);
+    const end = (id: string) => `${source}concepts/${id}/`;
+    await createMappingBetween(t, source, owner, ['M1', 'SAME-AS', end('X'), end('Y')]);
+    const m2 = await createMappingBetween(t, source, owner, ['M2', 'SAME-AS', end('Y'), end('X')]);
+    const holder = (await createCollection(t, { id: 'MAPPED' }, { owner, org })).url;
+    mappings = `${holder}mappings/`;
+    await request(t.app)
+      .put(`${holder}references/`)
+      .set(auth(owner))
+      .send({ data: { expressions: [`${source}mappings/M1/`, m2.version_url] } })
+      .expect(200);
+    // At HEAD both become NARROWER-THAN: M1 follows, M2 stays at its pinned version.
+    for (const id of ['M1', 'M2']) {
+      await request(t.app)
+        .patch(`${source}mappings/${id}/`)
+        .set(auth(owner))
+        .send({ map_type: 'NARROWER-THAN' })
+        .expect(200);
+    }
+  });
+
+  it('shows a followed member at HEAD and a pinned one at its version, filtered or not', async () => {
+    expect(await listed('limit=0')).toEqual({
+      found: 2,
+      rows: [
+        ['M1', 'NARROWER-THAN'],
+        ['M2', 'SAME-AS'],
+      ],
+    });
+    expect(await listed('limit=0&mapType=SAME-AS')).toEqual({
+      found: 1,
+      rows: [['M2', 'SAME-AS']],
+    });
+    expect(await listed('limit=0&mapType=NARROWER-THAN')).toEqual({
+      found: 1,
+      rows: [['M1', 'NARROWER-THAN']],
+    });
   });
 });
