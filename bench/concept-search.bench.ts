@@ -1358,6 +1358,12 @@ async function otherListsBenchmark(
     ['global /concepts/, ?updatedSince (all)', `/concepts/?updatedSince=${before}`],
     ['global /mappings/', '/mappings/?'],
     ['global /mappings/, ?mapType=SAME-AS', '/mappings/?mapType=SAME-AS'],
+    // The facets a client's filter panel asks beside a list (`facetsOnly`), over every match.
+    ['source, facets', `${SOURCE_PATH}concepts/?facetsOnly=true`],
+    ['source, ?q=patient facets', `${SOURCE_PATH}concepts/?q=patient&facetsOnly=true`],
+    ['source mappings, facets', `${SOURCE_PATH}mappings/?facetsOnly=true`],
+    ['collection, facets', `${collection}concepts/?facetsOnly=true`],
+    ['global /concepts/, ?q=patient facets', '/concepts/?q=patient&facetsOnly=true'],
   ];
   const rows: string[][] = [];
   for (const [label, list] of lists) {
@@ -1377,7 +1383,7 @@ async function otherListsBenchmark(
     ]);
   }
   print('');
-  print('(c2) other first pages (?limit=25), one request at a time, anonymous');
+  print('(c2) other first pages (?limit=25) and facets, one request at a time, anonymous');
   printColumns(['', 'requests', 'p50 ms', 'p95 ms', 'num_found'], rows);
 }
 

@@ -44,6 +44,8 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  facetsOf,
+  repositoryFacet,
   type FacetCounts,
   type KeyColumn,
   type KeyType,
@@ -879,30 +881,17 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
   }
 
   /** `[value, count]` per facet over the same filtered concepts (spec core §2.1). */
-  async facets(where: ConceptScope, filter: ConceptSearch): Promise<FacetCounts> {
-    const facets: FacetCounts = {};
-    const expressions: Record<string, string> = {
-      conceptClass: 'cv.concept_class',
-      datatype: 'cv.datatype',
-      locale: `jsonb_array_elements(cv.names)->>'locale'`,
-      retired: 'cv.retired::text',
-      source: '(SELECT fr.mnemonic FROM repositories fr WHERE fr.id = cv.repository_id)',
-      owner: `(SELECT coalesce(fo.mnemonic, fu.username) FROM repositories fr
-                 LEFT JOIN organizations fo ON fo.id = fr.owner_org_id
-                 LEFT JOIN users fu ON fu.id = fr.owner_user_id WHERE fr.id = cv.repository_id)`,
-    };
-    for (const [name, expression] of Object.entries(expressions)) {
-      const rows = await this.filtered(where, filter)
-        .select(expression, 'value')
-        .addSelect('count(DISTINCT cv.id)::int', 'count')
-        .groupBy('value')
-        .orderBy('count', 'DESC')
-        .addOrderBy('value', 'ASC')
-        .limit(100)
-        .getRawMany<{ value: string | null; count: number }>();
-      facets[name] = rows.filter((r) => r.value !== null).map((r) => [String(r.value), r.count]);
-    }
-    return facets;
+  facets(where: ConceptScope, filter: ConceptSearch): Promise<FacetCounts> {
+    const byRepository = (value: string) => repositoryFacet('cv.repository_id', value);
+    return facetsOf(this.em, this.filtered(where, filter), {
+      conceptClass: { column: 'cv.concept_class' },
+      datatype: { column: 'cv.datatype' },
+      // The names' locales, each once per concept (`name_locales`).
+      locale: { column: 'cv.name_locales', each: true },
+      retired: { column: 'cv.retired::text' },
+      source: byRepository('fr.mnemonic'),
+      owner: byRepository('coalesce(fo.mnemonic, fu.username)'),
+    });
   }
 
   private filtered(

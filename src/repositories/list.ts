@@ -637,27 +637,86 @@ async function rankedWindow<T extends object>(
   };
 }
 
-/** `[value, count]` pairs of each facet column over the filtered set, most frequent first. */
+/**
+ * One facet of a filtered list: `column`, an expression over its rows, counted per value; with
+ * `each`, per element of that (array) column; with `label`, the counted values (a repository id)
+ * are shown by another SQL expression over `g.value` (its name), and the counts of values shown
+ * alike are added up.
+ */
+export interface Facet {
+  column: string;
+  each?: boolean;
+  label?: string;
+}
+
+/**
+ * A facet counted per repository id (`column`) and shown by `value`, an expression over that
+ * repository `fr` and its owner (`fo`, an org, or `fu`, a user): its id, its owner's.
+ */
+export function repositoryFacet(column: string, value: string): Facet {
+  return {
+    column,
+    label: `(SELECT ${value} FROM repositories fr
+       LEFT JOIN organizations fo ON fo.id = fr.owner_org_id
+       LEFT JOIN users fu ON fu.id = fr.owner_user_id WHERE fr.id = g.value)`,
+  };
+}
+
+/** How many values a facet shows, most frequent first. */
+const FACET_VALUES = 100;
+
+/**
+ * `[value, count]` pairs of each facet over the filtered set of `qb`, most frequent first (then by
+ * value), at most `FACET_VALUES` each. One statement and one pass over the filtered rows: they
+ * are grouped by every facet column at once (`GROUPING SETS`, an array column by its whole
+ * value), and each facet is then read from those few groups (an array's elements summed, values
+ * shown alike summed). Before, each facet ran the filter again, and a facet shown by a
+ * repository's name looked it up for every row (a CIEL-scale source's facets: 0.9 s; its
+ * mappings': 2.3 s).
+ */
 export async function facetsOf<T extends object>(
+  em: EntityManager,
   qb: SelectQueryBuilder<T>,
-  columns: Record<string, string>,
+  facets: Record<string, Facet>,
 ): Promise<FacetCounts> {
-  const facets: FacetCounts = {};
-  for (const [name, column] of Object.entries(columns)) {
-    const rows = await qb
-      .clone()
-      .orderBy()
-      .select(`${column}`, 'value')
-      .addSelect('count(*)::int', 'count')
-      .andWhere(`${column} IS NOT NULL`)
-      .groupBy(column)
-      .orderBy('count', 'DESC')
-      .addOrderBy('value', 'ASC')
-      .limit(100)
-      .getRawMany<{ value: unknown; count: number }>();
-    facets[name] = rows.map((r) => [String(r.value), r.count]);
-  }
-  return facets;
+  const names = Object.keys(facets);
+  // One grouping set per column (facets of one column, shown two ways, share it).
+  const columns = [...new Set(names.map((name) => facets[name].column))];
+  const f = columns.map((_, i) => `f${i}`);
+  const rows = qb.clone().orderBy().select(columns[0], f[0]);
+  columns.slice(1).forEach((column, i) => rows.addSelect(column, f[i + 1]));
+  const [sql, params] = rows.getQueryAndParameters();
+  const counted = names.map((name, facet) => {
+    const { column, each, label } = facets[name];
+    const i = columns.indexOf(column);
+    // This facet's groups: those of the set grouped by its column alone.
+    const own = `SELECT g.${f[i]} AS value, g.count FROM g WHERE g.g${i} = 0`;
+    let shown: string;
+    if (each) {
+      shown = `SELECT e.value, sum(o.count) AS count FROM (${own}) o
+        CROSS JOIN LATERAL unnest(o.value) e(value) WHERE e.value IS NOT NULL GROUP BY e.value`;
+    } else if (label) {
+      shown = `SELECT l.value, sum(g.count) AS count FROM (${own}) g
+        CROSS JOIN LATERAL (SELECT ${label} AS value) l WHERE l.value IS NOT NULL GROUP BY l.value`;
+    } else {
+      shown = `${own} AND g.${f[i]} IS NOT NULL`;
+    }
+    return `(SELECT ${facet} AS facet, v.value::text AS value, v.count::int AS count,
+        row_number() OVER (ORDER BY v.count DESC, v.value ASC) AS n
+      FROM (${shown}) v ORDER BY n LIMIT ${FACET_VALUES})`;
+  });
+  const found = await em.query<Array<{ facet: number; value: string; count: number }>>(
+    `WITH g AS (
+       SELECT ${f.join(', ')}, ${f.map((c, i) => `GROUPING(${c}) AS g${i}`).join(', ')},
+         count(*) AS count
+       FROM (${sql}) r GROUP BY GROUPING SETS (${f.map((c) => `(${c})`).join(', ')}))
+     SELECT c.facet, c.value, c.count FROM (${counted.join(' UNION ALL ')}) c
+     ORDER BY c.facet, c.n`,
+    params,
+  );
+  const result: FacetCounts = Object.fromEntries(names.map((name) => [name, []]));
+  for (const row of found) result[names[row.facet]].push([row.value, row.count]);
+  return result;
 }
 
 /** True for a Postgres unique-constraint violation (a concurrent insert won the race). */

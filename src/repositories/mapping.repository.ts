@@ -9,6 +9,7 @@ import {
   keyColumns,
   likeLiteral,
   named,
+  repositoryFacet,
   orderBy,
   searchWords,
   narrowSliceOf,
@@ -362,23 +363,19 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
    * facets by repository id.
    */
   facets(where: MappingScope, filter: MappingSearch): Promise<FacetCounts> {
-    const repositoryOf = (column: string, value: string) =>
-      `(SELECT ${value} FROM repositories fr
-         LEFT JOIN organizations fo ON fo.id = fr.owner_org_id
-         LEFT JOIN users fu ON fu.id = fr.owner_user_id WHERE fr.id = mv.${column})`;
-    return facetsOf(this.ordered(where, filter, { key: 'id', desc: false }), {
-      mapType: 'mv.map_type',
-      retired: 'mv.retired::text',
-      source: repositoryOf('repository_id', 'fr.mnemonic'),
-      owner: repositoryOf('repository_id', 'coalesce(fo.mnemonic, fu.username)'),
-      ownerType: repositoryOf(
-        'repository_id',
+    const byRepository = (value: string) => repositoryFacet('mv.repository_id', value);
+    return facetsOf(this.em, this.ordered(where, filter, { key: 'id', desc: false }), {
+      mapType: { column: 'mv.map_type' },
+      retired: { column: 'mv.retired::text' },
+      source: byRepository('fr.mnemonic'),
+      owner: byRepository('coalesce(fo.mnemonic, fu.username)'),
+      ownerType: byRepository(
         `CASE WHEN fr.owner_org_id IS NULL THEN 'User' ELSE 'Organization' END`,
       ),
       // By repository id: an end may lie in a source the reader may not see, whose name the
       // service leaves out (it decides who sees what).
-      fromConceptSource: 'mv.from_repository_id',
-      toConceptSource: 'mv.to_repository_id',
+      fromConceptSource: { column: 'mv.from_repository_id' },
+      toConceptSource: { column: 'mv.to_repository_id' },
     });
   }
 

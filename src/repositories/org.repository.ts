@@ -14,6 +14,7 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  type Facet,
   type FacetCounts,
   type Slice,
   type SortSpec,
@@ -47,7 +48,10 @@ const ORDER: Record<OrgSortKey, string[]> = {
   name: ['o.name', 'o.mnemonic'],
   id: ['o.mnemonic'],
 };
-const FACET_COLUMNS = { company: 'o.company', location: 'o.location' };
+const FACETS: Record<string, Facet> = {
+  company: { column: 'o.company' },
+  location: { column: 'o.location' },
+};
 
 export class OrgRepository {
   private readonly repo: Repository<OrganizationEntity>;
@@ -114,7 +118,7 @@ export class OrgRepository {
   }
 
   facets(filter: OrgSearch, viewer: Viewer): Promise<FacetCounts> {
-    return facetsOf(this.filtered(filter, viewer), FACET_COLUMNS);
+    return facetsOf(this.em, this.filtered(filter, viewer), FACETS);
   }
 
   private filtered(filter: OrgSearch, viewer: Viewer) {

@@ -18,6 +18,7 @@ import {
   whereExtras,
   whereWordsMatch,
   type ExtrasFilter,
+  facetsOf,
   type FacetCounts,
   type Slice,
   type SortSpec,
@@ -323,28 +324,15 @@ export class RepoRepository {
     };
   }
 
-  async facets(filter: RepoSearch, viewer: Viewer): Promise<FacetCounts> {
-    const facets: FacetCounts = {};
-    const columns: Record<string, string> = {
-      sourceType: 'r.source_type',
-      collectionType: 'r.collection_type',
-      locale: 'unnest(r.supported_locales)',
-      customValidationSchema: 'r.custom_validation_schema',
-      ownerType: `CASE WHEN r.owner_org_id IS NULL THEN 'User' ELSE 'Organization' END`,
-      repoType: `CASE r.kind WHEN 'source' THEN 'Source' ELSE 'Collection' END`,
-    };
-    for (const [name, expression] of Object.entries(columns)) {
-      const rows = await this.filtered(filter, viewer)
-        .select(expression, 'value')
-        .addSelect('count(*)::int', 'count')
-        .groupBy('value')
-        .orderBy('count', 'DESC')
-        .addOrderBy('value', 'ASC')
-        .limit(100)
-        .getRawMany<{ value: string | null; count: number }>();
-      facets[name] = rows.filter((r) => r.value !== null).map((r) => [String(r.value), r.count]);
-    }
-    return facets;
+  facets(filter: RepoSearch, viewer: Viewer): Promise<FacetCounts> {
+    return facetsOf(this.em, this.filtered(filter, viewer), {
+      sourceType: { column: 'r.source_type' },
+      collectionType: { column: 'r.collection_type' },
+      locale: { column: 'r.supported_locales', each: true },
+      customValidationSchema: { column: 'r.custom_validation_schema' },
+      ownerType: { column: `CASE WHEN r.owner_org_id IS NULL THEN 'User' ELSE 'Organization' END` },
+      repoType: { column: `CASE r.kind WHEN 'source' THEN 'Source' ELSE 'Collection' END` },
+    });
   }
 
   private filtered(filter: RepoSearch, viewer: Viewer) {

@@ -7,6 +7,7 @@ import {
   sliceOf,
   whereAnyOf,
   whereWordsMatch,
+  type Facet,
   type FacetCounts,
   type Slice,
   type SortSpec,
@@ -39,10 +40,10 @@ const ORDER: Record<UserSortKey, string[]> = {
   username: ['u.username'],
   name: ['u.name', 'u.username'],
 };
-const FACET_COLUMNS = {
-  company: 'u.company',
-  location: 'u.location',
-  preferredLocale: 'u.preferred_locale',
+const FACETS: Record<string, Facet> = {
+  company: { column: 'u.company' },
+  location: { column: 'u.location' },
+  preferredLocale: { column: 'u.preferred_locale' },
 };
 
 export class UserRepository {
@@ -107,7 +108,7 @@ export class UserRepository {
   }
 
   facets(filter: UserSearch): Promise<FacetCounts> {
-    return facetsOf(this.filtered(filter), FACET_COLUMNS);
+    return facetsOf(this.em, this.filtered(filter), FACETS);
   }
 
   private filtered(filter: UserSearch) {

@@ -121,4 +121,42 @@ describe('GET /concepts/ (spec core §4.3)', () => {
     expect(res.body.facets.fields.source).toEqual([[src.url.split('/')[4], 2]]);
     expect(res.body.facets.fields.owner).toEqual([[src.org, 2]]);
   });
+
+  it('counts every facet in one statement: an owner adds up its sources, a concept counts once per locale', async () => {
+    const tag = uniqueId('one').replace('-', '');
+    const a = await sourceWith(tag, [{ id: 'O1', cls: 'Drug', name: 'One' }]);
+    const b = await createSource(t, { id: uniqueId('src') }, { owner: a.owner, org: a.org });
+    for (const id of ['O2', 'O3']) {
+      await createConcept(t, b.url, a.owner, {
+        id,
+        concept_class: id === 'O2' ? 'Drug' : 'Test',
+        // Two names of one locale: the concept counts once for it.
+        names: [
+          { name: `${id} ${tag}`, locale: 'en', locale_preferred: true },
+          { name: `${id} again ${tag}`, locale: 'en' },
+          { name: `${id} autre ${tag}`, locale: 'fr' },
+        ],
+      });
+    }
+    t.queries.texts = [];
+    const res = await request(t.app).get('/concepts/').query({ q: tag, facetsOnly: 'true' });
+    const grouped = t.queries.texts.filter((sql) => /GROUP BY/i.test(sql));
+    t.queries.texts = undefined;
+    expect(grouped).toHaveLength(1);
+    const { fields } = res.body.facets as { fields: Record<string, Array<[string, number]>> };
+    expect(fields.owner).toEqual([[a.org, 3]]);
+    // Most frequent first, then by value.
+    expect(fields.source).toEqual([
+      [b.url.split('/')[4], 2],
+      [a.url.split('/')[4], 1],
+    ]);
+    expect(fields.conceptClass).toEqual([
+      ['Drug', 2],
+      ['Test', 1],
+    ]);
+    expect(fields.locale).toEqual([
+      ['en', 3],
+      ['fr', 2],
+    ]);
+  });
 });
