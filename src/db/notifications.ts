@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Client } from 'pg';
+import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import type { Logger } from '../logger';
 
 /** The `application_name` of a process's listening connection. */
@@ -54,6 +54,8 @@ export class Notifications {
   private readonly silent = new Set<number>();
   private readonly waitingLive = new Set<() => void>();
   private client: Client | null = null;
+  /** The listening connection's statements, one after another (`pg` queues, but warns). */
+  private statements: Promise<unknown> = Promise.resolve();
   private connected = false;
   private stopped = true;
   private retryMs = RETRY_FIRST_MS;
@@ -135,10 +137,11 @@ export class Notifications {
     });
     client.on('end', () => this.lostClient(client));
     this.client = client;
+    this.statements = Promise.resolve(); // a lost connection's statements are not waited for
     try {
       await client.connect();
       for (const channel of [SETTLE_CHANNEL, SETTLED_CHANNEL, ...this.handlers.keys()]) {
-        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+        await this.send(client, `LISTEN ${client.escapeIdentifier(channel)}`, []);
       }
       await this.echo(client);
     } catch (error) {
@@ -195,7 +198,8 @@ export class Notifications {
     try {
       // The listening connections asked are those open when the question is sent: one opened
       // later has heard nothing before and keeps nothing yet.
-      const { rows } = await client.query<{ asked: number[] }>(
+      const { rows } = await this.send<{ asked: number[] }>(
+        client,
         `SELECT pg_notify($1, $2),
                 CASE WHEN $3 THEN ARRAY[pg_backend_pid()]
                      ELSE ARRAY(SELECT pid FROM pg_stat_activity
@@ -211,6 +215,17 @@ export class Notifications {
       clearTimeout(timer);
       this.settling.delete(nonce);
     }
+  }
+
+  /** Runs a statement on the listening connection after those sent before it. */
+  private send<R extends QueryResultRow>(
+    client: Client,
+    sql: string,
+    params: unknown[],
+  ): Promise<QueryResult<R>> {
+    const result = this.statements.then(() => client.query<R>(sql, params));
+    this.statements = result.catch(() => undefined);
+    return result;
   }
 
   /** Resolves a round trip once every connection asked has answered. */
@@ -229,7 +244,10 @@ export class Notifications {
         this.check(payload);
       } else {
         // Another process's question, after every notification before it has been handled here.
-        client.query('SELECT pg_notify($1, $2)', [SETTLED_CHANNEL, payload]).catch(() => undefined); // a lost connection: the asker stops waiting for it
+        // A lost connection: the asker stops waiting for it.
+        this.send(client, 'SELECT pg_notify($1, $2)', [SETTLED_CHANNEL, payload]).catch(
+          () => undefined,
+        );
       }
       return;
     }
