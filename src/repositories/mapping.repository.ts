@@ -560,8 +560,9 @@ function nameWordOf(word: string): string {
  * private concept's name finds nothing for those who may not see it). A code matches itself and
  * the codes it begins (1002: 1002, 10020; not 21002). The names are read at search time, so a
  * renamed concept is found by its new name at once, and by its old one no more (unless the
- * mapping itself stores it). Each word's concepts are found first (an array, through the
- * trigram index of current display names), then the mappings from or to them by index.
+ * mapping itself stores it). Each word's concepts are found first, once for both ends (through
+ * the trigram index of current display names), then the mappings from or to them in the source
+ * by index.
  */
 function whereWordsFound(
   qb: SelectQueryBuilder<MappingVersionEntity>,
@@ -584,9 +585,14 @@ function whereWordsFound(
         : nameWord.length > 1
           ? `${DISPLAY_WORDS} LIKE '% ' || ${name} || '%'`
           : `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
-    const concepts = `ARRAY(SELECT cv.concept_id FROM concept_versions cv
+    // Found once for both ends.
+    qb.addCommonTableExpression(
+      `SELECT cv.concept_id FROM concept_versions cv
         JOIN repositories er ON er.id = cv.repository_id
-        WHERE cv.valid_to_seq IS NULL AND ${inName} AND ${visible})`;
+        WHERE cv.valid_to_seq IS NULL AND ${inName} AND ${visible}`,
+      `q_concepts${i}`,
+    );
+    const concepts = `ARRAY(SELECT concept_id FROM q_concepts${i})`;
     qb.andWhere(
       `(mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}
         OR mv.from_concept_id = ANY(${concepts}) OR mv.to_concept_id = ANY(${concepts}))`,

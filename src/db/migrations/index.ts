@@ -31,6 +31,7 @@ import { ListsFromIndexes1765600000000 } from './1765600000000-lists-from-indexe
 import { ListOrders1765700000000 } from './1765700000000-list-orders';
 import { SearchBySource1765800000000 } from './1765800000000-search-by-source';
 import { FoldedDisplayNames1765900000000 } from './1765900000000-folded-display-names';
+import { MappingEndsBySource1766000000000 } from './1766000000000-mapping-ends-by-source';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -67,4 +68,5 @@ export const migrations = [
   ListOrders1765700000000,
   SearchBySource1765800000000,
   FoldedDisplayNames1765900000000,
+  MappingEndsBySource1766000000000,
 ];
