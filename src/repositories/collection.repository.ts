@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { preparedQuery } from './prepared';
 import { interval } from './versioned.repository';
 import {
@@ -871,6 +871,37 @@ export function memberVersionRowsSql(resource: 'c' | 'm'): string {
     UNION ALL
     SELECT v.* FROM ${t.members} x JOIN ${t.versions} v ON v.id = x.${t.memberVersion}
     WHERE x.expansion_id = :expansionId AND x.${t.memberVersion} IS NOT NULL)`;
+}
+
+/**
+ * A query of the versions an expansion's members show (as `alias`), from the repositories the
+ * caller may see (design §2): all of them (`memberVersionRowsSql`), or with `updatedSince` those
+ * that changed since (`memberVersionsSql`: found first, then their rows by primary key; with
+ * `includeRetired`, also the members removed since).
+ */
+export function memberVersionsQuery<T extends ObjectLiteral>(
+  em: EntityManager,
+  entity: EntityTarget<T>,
+  alias: 'cv' | 'mv',
+  members: { expansionId: string; repositoryIds: string[] },
+  filter: { updatedSince?: Date; includeRetired?: boolean },
+): SelectQueryBuilder<T> {
+  const resource = alias === 'cv' ? 'c' : 'm';
+  const { updatedSince } = filter;
+  const qb = updatedSince
+    ? em
+        .createQueryBuilder(entity, alias)
+        .where(
+          `${alias}.id = ANY(${memberVersionsSql(resource, { removals: !!filter.includeRetired })})`,
+          { expansionId: members.expansionId, updatedSince },
+        )
+    : (em
+        .createQueryBuilder()
+        .from(memberVersionRowsSql(resource), alias)
+        .setParameters({ expansionId: members.expansionId }) as SelectQueryBuilder<T>);
+  return qb.andWhere(`${alias}.repository_id IN (:...visibleRepositoryIds)`, {
+    visibleRepositoryIds: members.repositoryIds.length ? members.repositoryIds : ['0'],
+  });
 }
 
 /** A member's version: the pinned one, or the current version of the object it follows. */

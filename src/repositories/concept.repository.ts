@@ -18,7 +18,7 @@ import {
   UserEntity,
 } from '../db/entities';
 import { insertRows } from './bulk';
-import { activeMembersSql, memberVersionRowsSql, memberVersionsSql } from './collection.repository';
+import { activeMembersSql, memberVersionsQuery } from './collection.repository';
 import { entitiesByIds, hydrate, jsonColumns, keyedRowsOfParts, type Raw } from './hydrate';
 import { pathQuery, pathRowOf, type PathRaw, type PathRow } from './path.repository';
 import { preparedQuery } from './prepared';
@@ -898,28 +898,14 @@ export class ConceptRepository extends VersionedRepository<ConceptVersionEntity>
     where: ConceptScope,
     filter: ConceptSearch,
   ): SelectQueryBuilder<ConceptVersionEntity> {
-    // The members of an expansion: pinned versions, or the current version of what they follow;
-    // only from repositories the caller may see (design §2).
-    const members = where.scope === 'expansion' && !filter.updatedSince;
-    const qb = members
-      ? (this.em.createQueryBuilder().from(memberVersionRowsSql('c'), 'cv').setParameters({
-          expansionId: where.expansionId,
-        }) as SelectQueryBuilder<ConceptVersionEntity>)
-      : this.versions.createQueryBuilder('cv');
-    if (where.scope === 'expansion') {
-      // What changed since: the members found first, then their rows by primary key.
-      if (!members)
-        qb.where(`cv.id = ANY(${memberVersionsSql('c', { removals: !!filter.includeRetired })})`, {
-          expansionId: where.expansionId,
-          updatedSince: filter.updatedSince,
-        });
-      qb.andWhere('cv.repository_id IN (:...visibleRepositoryIds)', {
-        visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
-      });
-    } else if (where.scope === 'source') {
+    const qb =
+      where.scope === 'expansion'
+        ? memberVersionsQuery(this.em, ConceptVersionEntity, 'cv', where, filter)
+        : this.versions.createQueryBuilder('cv');
+    if (where.scope === 'source') {
       qb.where('cv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
       atChange(qb, 'cv', where.seq);
-    } else {
+    } else if (where.scope === 'public') {
       // Public, active sources of public orgs or active users; HEAD only.
       qb.innerJoin('repositories', 'r', 'r.id = cv.repository_id')
         .where(

@@ -1,7 +1,7 @@
 import { type EntityManager, type Repository, type SelectQueryBuilder } from 'typeorm';
 import { MappingEntity, MappingVersionEntity } from '../db/entities';
 import { insertRows } from './bulk';
-import { memberVersionRowsSql, memberVersionsSql } from './collection.repository';
+import { memberVersionsQuery } from './collection.repository';
 import { entitiesByIds, hydrate, jsonColumns, rowsOfParts, type Part, type Raw } from './hydrate';
 import { atChange, VersionedRepository } from './versioned.repository';
 import {
@@ -421,25 +421,11 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     filter: MappingSearch,
     sort: SortSpec<MappingSortKey>,
   ): SelectQueryBuilder<MappingVersionEntity> {
-    // The members of an expansion: pinned versions, or the current version of what they follow;
-    // only from repositories the caller may see (design §2).
-    const members = where.scope === 'expansion' && !filter.updatedSince;
-    const qb = members
-      ? (this.em.createQueryBuilder().from(memberVersionRowsSql('m'), 'mv').setParameters({
-          expansionId: where.expansionId,
-        }) as SelectQueryBuilder<MappingVersionEntity>)
-      : this.versions.createQueryBuilder('mv');
-    if (where.scope === 'expansion') {
-      // What changed since: the members found first, then their rows by primary key.
-      if (!members)
-        qb.where(`mv.id = ANY(${memberVersionsSql('m', { removals: !!filter.includeRetired })})`, {
-          expansionId: where.expansionId,
-          updatedSince: filter.updatedSince,
-        });
-      qb.andWhere('mv.repository_id IN (:...visibleRepositoryIds)', {
-        visibleRepositoryIds: where.repositoryIds.length ? where.repositoryIds : ['0'],
-      });
-    } else if (where.scope === 'source') {
+    const qb =
+      where.scope === 'expansion'
+        ? memberVersionsQuery(this.em, MappingVersionEntity, 'mv', where, filter)
+        : this.versions.createQueryBuilder('mv');
+    if (where.scope === 'source') {
       qb.where('mv.repository_id = :repositoryId', { repositoryId: where.repositoryId });
       atChange(qb, 'mv', where.seq);
     } else if (where.scope === 'public') {
@@ -466,7 +452,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
           { owners: where.owners },
         );
       }
-    } else {
+    } else if (where.scope === 'concept') {
       qb.where(`mv.${where.inverse ? 'to' : 'from'}_concept_id = :conceptId`, {
         conceptId: where.conceptId,
       });
