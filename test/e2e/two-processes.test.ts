@@ -171,13 +171,13 @@ test('two processes on one database count every caller together', async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** An org's source `S` with a concept `C` named `Before`, made through the test's own app. */
+/** An org's source `S` (canonical URL by the org) with a concept `C` named `Before`, made through the test's own app. */
 async function sourceWithConcept(owner: { auth: string }, org: string): Promise<string> {
   const source = `/orgs/${org}/sources/S/`;
   await request(setup.app)
     .post(`/orgs/${org}/sources/`)
     .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S' })
+    .send({ id: 'S', name: 'S', canonical_url: `http://example.org/e2e/${org}` })
     .expect(201);
   await request(setup.app)
     .post(`${source}concepts/`)
@@ -216,13 +216,16 @@ test('a write is answered once the other process has heard it; a process that do
   expect(await shown(b, source)).toBe('Before'); // b keeps this answer
 
   // While b cannot run, a does not answer the write; once b has heard it, a answers and b shows it.
-  b.child.kill('SIGSTOP');
-  const first = edit('After');
-  await sleep(700);
-  expect(first.answered()).toBe(false);
-  b.child.kill('SIGCONT');
-  expect((await first.answer).status).toBe(200);
-  expect(await shown(b, source)).toBe('After');
+  const waitsForB = async (name: string) => {
+    b.child.kill('SIGSTOP');
+    const pending = edit(name);
+    await sleep(700);
+    expect(pending.answered()).toBe(false);
+    b.child.kill('SIGCONT');
+    expect((await pending.answer).status).toBe(200);
+    expect(await shown(b, source)).toBe(name);
+  };
+  await waitsForB('After');
 
   // A process silent for 2 s is waited for once, then not until it answers again.
   b.child.kill('SIGSTOP');
@@ -238,13 +241,7 @@ test('a write is answered once the other process has heard it; a process that do
   expect(await shown(b, source)).toBe('Again');
   await sleep(500); // ...and its answers reach a
   // ...so a waits for it again.
-  b.child.kill('SIGSTOP');
-  const last = edit('Last');
-  await sleep(700);
-  expect(last.answered()).toBe(false);
-  b.child.kill('SIGCONT');
-  expect((await last.answer).status).toBe(200);
-  expect(await shown(b, source)).toBe('Last');
+  await waitsForB('Last');
   expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0]);
 }, 120_000);
 
@@ -308,17 +305,7 @@ test('a change made through one process is seen by the very next request to the 
   ];
   const org = (await createOrg(setup, owner)).id;
   await addMember(setup, org, owner, member);
-  const source = `/orgs/${org}/sources/S/`;
-  await request(setup.app)
-    .post(`/orgs/${org}/sources/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'S', name: 'S', canonical_url: `http://example.org/e2e/${org}` })
-    .expect(201);
-  await request(setup.app)
-    .post(`${source}concepts/`)
-    .set('Authorization', owner.auth)
-    .send({ id: 'C', concept_class: 'Misc', names: [{ name: 'Before', locale: 'en' }] })
-    .expect(201);
+  const source = await sourceWithConcept(owner, org);
   const read = (server: Server, path: string, auth?: string) => {
     const req = request(server.url).get(path).set('X-Forwarded-For', newAddress());
     return auth ? req.set('Authorization', auth) : req;
