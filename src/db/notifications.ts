@@ -115,8 +115,8 @@ export class Notifications {
 
   /**
    * Resolves once every notification committed before the call has been handled by every process
-   * listening on this database: they arrive in commit order, so each process handles its
-   * answer's question after them. A process that has not answered within `SETTLE_WAIT_MS` is
+   * listening on this database: they arrive in commit order, so a process answers the question
+   * this asks only after it has handled them. A process that has not answered within `SETTLE_WAIT_MS` is
    * logged and not waited for. At once when this process is not live: nothing is kept here then.
    */
   async settle(): Promise<void> {

@@ -651,7 +651,7 @@ export interface Facet {
 
 /**
  * A facet counted per repository id (`column`) and shown by `value`, an expression over that
- * repository `fr` and its owner (`fo`, an org, or `fu`, a user): its id, its owner's.
+ * repository `fr` and its owner (`fo`, an org, or `fu`, a user): its id, its owner's name.
  */
 export function repositoryFacet(column: string, value: string): Facet {
   return {
