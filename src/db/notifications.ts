@@ -50,6 +50,9 @@ export class Notifications {
   private readonly gapHandlers: Array<() => void> = [];
   /** This process's round trips under way, by nonce. */
   private readonly settling = new Map<string, RoundTrip>();
+  /** `settle`'s round trip under way, and the next one its later callers share. */
+  private settlingNow: Promise<void> | null = null;
+  private settlingNext: Promise<void> | null = null;
   /** Listening connections (backend pids) that did not answer a round trip in time. */
   private readonly silent = new Set<number>();
   private readonly waitingLive = new Set<() => void>();
@@ -116,14 +119,34 @@ export class Notifications {
   /**
    * Resolves once every notification committed before the call has been handled by every process
    * listening on this database: they arrive in commit order, so a process answers the question
-   * this asks only after it has handled them. A process that has not answered within `SETTLE_WAIT_MS` is
-   * logged and not waited for. At once when this process is not live: nothing is kept here then.
+   * this asks only after it has handled them. A process that has not answered within
+   * `SETTLE_WAIT_MS` is logged and not waited for. At once when this process is not live: nothing
+   * is kept here then. Parallel callers share round trips: one that comes while a round trip is
+   * under way (asked, perhaps, before its commit) waits for the next, which all such callers
+   * share, so a burst of writes asks each process twice, not once a write.
    */
-  async settle(): Promise<void> {
+  settle(): Promise<void> {
+    if (!this.connected || !this.client) return Promise.resolve();
+    if (!this.settlingNow) return this.settleOnce();
+    this.settlingNext ??= this.settlingNow.then(() => {
+      this.settlingNext = null;
+      return this.settleOnce();
+    });
+    return this.settlingNext;
+  }
+
+  /** One round trip with every listening connection, as `settle`'s current one. */
+  private settleOnce(): Promise<void> {
     const client = this.client;
-    if (!this.connected || !client) return;
-    // A lost connection ends the wait: `lost` has dropped what was kept.
-    await this.roundTrip(client, { ownOnly: false, ms: SETTLE_WAIT_MS }).catch(() => undefined);
+    if (!this.connected || !client) return Promise.resolve();
+    const trip: Promise<void> = this.roundTrip(client, { ownOnly: false, ms: SETTLE_WAIT_MS })
+      // A lost connection ends the wait: `lost` has dropped what was kept.
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.settlingNow === trip) this.settlingNow = null;
+      });
+    this.settlingNow = trip;
+    return trip;
   }
 
   private async connect(): Promise<void> {
