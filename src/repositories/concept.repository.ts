@@ -265,6 +265,8 @@ function rankOf(
             sql: `${starts.map((likes) => `(${likes.map((s) => s.like).join(' OR ')})`).join(' AND ')}
                   OR lower(cv.mnemonic) = :q`,
             outside: (10 * (words.length - 1)) / words.length + 1,
+            // What the rank and the best match's order (`ORDER.bestMatch`) read.
+            columns: ['id', 'mnemonic', 'display_folded', 'display_name'],
           },
         }),
   };
