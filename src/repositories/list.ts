@@ -294,6 +294,17 @@ export function whereWordsMatch<T extends object>(
     const looked = withoutHolders(
       [...spellings].sort((a, b) => b.weight - a.weight).map(({ spelling }) => spelling),
     );
+    const stem = looked.length > 1 && !similar ? commonPart(looked) : '';
+    if (stem.length >= STEM_AT_LEAST) {
+      // Looked up once by what every spelling holds, each row then tested against them all
+      // (`|| ''` keeps that test out of the index): a trigram index lookup per spelling read
+      // the stem's trigrams' entries once each (eight spellings of `pancreas`: 23 ms, now 3).
+      qb.andWhere(`${haystack} LIKE :s${i} AND (${haystack} || '') LIKE ANY (:l${i}::text[])`, {
+        [`s${i}`]: `%${likeLiteral(stem)}%`,
+        [`l${i}`]: looked.map((spelling) => `%${likeLiteral(spelling)}%`),
+      });
+      return;
+    }
     const parameters: Record<string, string> = {};
     const alternatives = looked.map((spelling, j) => {
       parameters[`l${i}_${j}`] = `%${likeLiteral(spelling)}%`;
@@ -305,6 +316,21 @@ export function whereWordsMatch<T extends object>(
     }
     qb.andWhere(`(${alternatives.join(' OR ')})`, parameters);
   });
+}
+
+/** The shortest part every spelling of a word holds that is looked up for them all. */
+const STEM_AT_LEAST = 5;
+
+/** The longest text every one of `spellings` holds (the first found of that length). */
+export function commonPart(spellings: readonly string[]): string {
+  const shortest = spellings.reduce((a, b) => (b.length < a.length ? b : a));
+  for (let length = shortest.length; length > 0; length -= 1) {
+    for (let at = 0; at + length <= shortest.length; at += 1) {
+      const part = shortest.slice(at, at + length);
+      if (spellings.every((spelling) => spelling.includes(part))) return part;
+    }
+  }
+  return '';
 }
 
 /** The spellings but those that hold another of them, and but the first of each repeated one. */

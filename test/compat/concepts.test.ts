@@ -449,6 +449,31 @@ describe('typos', () => {
       const none = await search(src.url, 'qqxvzzkw');
       expect([none.ids, none.searches.length]).toEqual([[], 3]);
     });
+
+    it('any typo: corrections that share a stem are looked up by it once, and each finds its own', async () => {
+      for (const [id, name] of [
+        ['VANDA', 'Quorvandelitis of the knee'],
+        ['VANDB', 'Quorvandeloma'],
+        // Holds the stem inside a word too unlike the typo to be a correction: found by the
+        // lookup, dropped by the test of each row.
+        ['VANDC', 'Pkqquorvandelwwxxyy'],
+      ]) {
+        const created = await createConcept(src.url, src.owner, {
+          ...MALARIA,
+          id,
+          names: [{ name, locale: 'en', locale_preferred: true }],
+        });
+        expect(created.status).toBe(201);
+      }
+      const { ids, searches } = await search(src.url, 'quorvandelitos');
+      expect(searches.length).toBe(3);
+      // The similar words in use, `quorvandelitis` and `quorvandeloma`, looked up once by
+      // `quorvandel`.
+      expect(searches[2]).toMatch(
+        /"cv"\."search_text" LIKE \$\d+ AND \("cv"\."search_text" \|\| ''\) LIKE ANY/,
+      );
+      expect([...ids].sort()).toEqual(['VANDA', 'VANDB']);
+    });
   });
 });
 
