@@ -172,6 +172,8 @@ describe('GraphQL', () => {
     let after: string | null = null;
     for (let i = 0; i < 3; i += 1) {
       const next: Page = await page(capped, { q: 'zorbex', first: 2, ...(after ? { after } : {}) });
+      // Counted as the offset page counts: the cap, not exact.
+      expect([next.totalCount, next.totalCountExact]).toEqual([6, false]);
       walked.push(...next.items.map((item) => item.id));
       after = next.pageInfo.endCursor;
     }

@@ -89,10 +89,10 @@ export function pageSlice<T>(slice: Slice<T>, paging: Paging, params: ListParams
     return { ...slice, hasNextPage };
   }
   if (size === null || slice.rows.length <= size) return { ...slice, hasNextPage: false };
+  // The row read past the page only says another follows; the count stays as it was said.
   return {
+    ...slice,
     rows: slice.rows.slice(0, size),
-    total: slice.total,
-    count: slice.count,
     keys: slice.keys?.slice(0, size),
     hasNextPage: true,
   };
