@@ -653,13 +653,11 @@ async function rankedWindow<T extends object>(
 ): Promise<RankedWindow> {
   const { upTo = 0, rankedIfAtMost: lazy } = reading;
   const alias = qb.alias;
-  const hits = qb.clone().orderBy();
+  const hits = qb.clone().orderBy().select(`(${alias}.id)`, 'id');
   if (lazy) {
-    hits.select(`(${alias}.id)`, 'id');
     for (const column of lazy.columns.filter((c) => c !== 'id'))
       hits.addSelect(`(${alias}.${column})`, column);
   } else {
-    hits.select(`(${alias}.id)`, 'id');
     selectKeys(hits, keys);
   }
   const inHits = keysOf(keys, 'h');
