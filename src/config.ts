@@ -32,6 +32,7 @@ const envSchema = z.object({
   TASKS_KEEP_DAYS: z.coerce.number().int().min(0).max(36500).default(30),
   CASCADE_MAX_RESOURCES: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   LIST_COUNT_CAP: z.coerce.number().int().min(0).max(100_000_000).default(10_000),
+  SEARCH_COMMON_SHARE: z.coerce.number().min(0).max(1).default(0.25),
   EXPANSION_MAX_CODES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   EXPANSION_MAX_UNPAGED_CODES: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   FHIR_CACHE_CONCEPTS: z.coerce.number().int().min(0).max(100_000_000).default(200_000),
@@ -155,6 +156,11 @@ export interface Config {
     cascadeMaxResources: number;
     /** Concept and mapping lists count exactly up to this many (`LIST_COUNT_CAP`); 0: always. */
     listCountCap: number;
+    /**
+     * A concept search whose words are held by at least this share of the concept versions
+     * counts its matches from the index of searched text (`SEARCH_COMMON_SHARE`); 0: every one.
+     */
+    searchCommonShare: number;
     /** The most codes one FHIR expansion may hold. */
     expansionMaxCodes: number;
     /** The most codes an expansion without `count`/`offset` answers (more must be paged). */
@@ -263,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     services: {
       cascadeMaxResources: e.CASCADE_MAX_RESOURCES,
       listCountCap: e.LIST_COUNT_CAP,
+      searchCommonShare: e.SEARCH_COMMON_SHARE,
       expansionMaxCodes: e.EXPANSION_MAX_CODES,
       expansionMaxUnpagedCodes: e.EXPANSION_MAX_UNPAGED_CODES,
       fhirCacheConcepts: e.FHIR_CACHE_CONCEPTS,

@@ -276,6 +276,17 @@ export function spellingsOf(
 }
 
 /**
+ * Whether a search at this tolerance matches any word by other than the word as written (a
+ * spelling, or similarity): else it finds what the search without typos found.
+ */
+export function widened(words: string[], tolerance: Tolerance, known?: KnownSpellings): boolean {
+  return words.some((word, i) => {
+    const { spellings, similar } = spellingsOf(word, i, tolerance, known);
+    return similar || spellings.some(({ spelling }) => spelling !== word);
+  });
+}
+
+/**
  * Every word must occur in the haystack, within the tolerance (typos for longer words only). A
  * spelling that holds another is not looked up (`patients` where `patient` is): each alternative
  * the planner weighs as more rows, and with enough of them it read a whole source instead of
@@ -557,12 +568,15 @@ export function orderSql(keys: readonly KeyColumn[]): string {
  * The rows a rank's best matches are among: `sql` holds for every row that can rank above
  * `outside`, and no row outside it ranks higher than `outside` (`ConceptRepository.search`).
  * `columns`: the columns of the query's alias its sort keys (the rank among them) are computed
- * from, and no other.
+ * from, and no other. `covered`: a condition under which an index holds those columns and every
+ * column the matches are found by (a partial index's predicate), so that the matches counted
+ * past the cap are read apart, those rows from the index alone, and the rest from the table.
  */
 export interface RankTop {
   sql: string;
   outside: number;
   columns: readonly string[];
+  covered?: string;
 }
 
 /**
@@ -607,6 +621,7 @@ export async function rankedSliceOf<T extends { id: string }>(
     const first = await rankedWindow(em, qb, window, keys, {
       upTo: cap + 1,
       rankedIfAtMost: { count: cap, columns: top.columns },
+      covered: top.covered,
     });
     if (first.total <= cap) return read(first, { total: first.total, exact: true });
     const best = await rankedWindow(em, qb.clone().andWhere(`(${top.sql})`), window, keys);
@@ -636,11 +651,13 @@ interface RankedWindow {
 /**
  * How `rankedWindow` reads the matches: at most `upTo` of them; with `rankedIfAtMost`, each
  * match's `columns` (those its keys are computed from) rather than its keys, which are computed
- * (and a window picked) only when the matches read number at most `count`.
+ * (and a window picked) only when the matches read number at most `count`; with `covered`
+ * (`RankTop`), the matches it holds for and the others as two queries, one after the other.
  */
 interface RankedReading {
   upTo?: number;
   rankedIfAtMost?: { count: number; columns: readonly string[] };
+  covered?: string;
 }
 
 /** One statement of `rankedSliceOf`: ranks `qb`'s matches (read as `reading` says). */
@@ -651,7 +668,7 @@ async function rankedWindow<T extends object>(
   keys: readonly KeyColumn[],
   reading: RankedReading = {},
 ): Promise<RankedWindow> {
-  const { upTo = 0, rankedIfAtMost: lazy } = reading;
+  const { upTo = 0, rankedIfAtMost: lazy, covered } = reading;
   const alias = qb.alias;
   const hits = qb.clone().orderBy().select(`(${alias}.id)`, 'id');
   if (lazy) {
@@ -660,6 +677,13 @@ async function rankedWindow<T extends object>(
   } else {
     selectKeys(hits, keys);
   }
+  // Apart, the covered rows are read from their index alone: a common word's first 10,001
+  // matches at CIEL scale, 28 → 10–16 ms (`concept_versions_head_search`).
+  const matches = covered
+    ? [`(${covered})`, `NOT (${covered})`]
+        .map((condition) => `(${hits.clone().andWhere(condition).getQuery()})`)
+        .join(' UNION ALL ')
+    : hits.getQuery();
   const inHits = keysOf(keys, 'h');
   const parameters: Record<string, unknown> = { ...hits.getParameters() };
   const after = window.after ? afterSql(inHits, window.after, named('keyset', parameters)) : 'true';
@@ -678,7 +702,7 @@ async function rankedWindow<T extends object>(
         FROM ${read} ${alias} WHERE t.total <= ${lazy.count}) h`
     : `${read} h`;
   const [sql, values] = em.connection.driver.escapeQueryWithParameters(
-    `WITH h AS MATERIALIZED (${hits.getQuery()})
+    `WITH h AS MATERIALIZED (${matches})
      SELECT t.total, p.id::text AS id, ${keysJsonSql(inPage)} AS keys
      FROM (SELECT count(*)::int AS total FROM ${read} h) t
      LEFT JOIN LATERAL (

@@ -185,6 +185,9 @@ export const DEFAULT_EXPANSION_MAX_UNPAGED_CODES = 1_000;
  */
 export const DEFAULT_LIST_COUNT_CAP = 10_000;
 
+/** The default `ServiceOptions.searchCommonShare` (`SEARCH_COMMON_SHARE`). */
+export const DEFAULT_SEARCH_COMMON_SHARE = 0.25;
+
 /** `$match`'s default bridging reference source (`MATCH_BRIDGE_SOURCE`), as OCL's. */
 export const DEFAULT_MATCH_BRIDGE_SOURCE = '/orgs/CIEL/sources/CIEL/';
 export { appErrorOf, TerminologyError, isTerminologyError } from './terminology/issues';
@@ -219,6 +222,12 @@ export interface ServiceOptions {
    * the count is the cap and said to be a lower bound. 0: always exact.
    */
   listCountCap?: number;
+  /**
+   * A concept search whose words are held by at least this share of the concept versions
+   * (PostgreSQL's statistics) counts its matches from the index of searched text
+   * (`SEARCH_COMMON_SHARE`); 0: every search.
+   */
+  searchCommonShare?: number;
   /** The most codes a FHIR expansion may hold before it is refused as too costly. */
   expansionMaxCodes?: number;
   /** Concepts of stored code systems kept rendered for the FHIR operations; 0: none. */
@@ -326,7 +335,12 @@ export class Services {
       versionEvents,
     );
     const countCap = options.listCountCap ?? DEFAULT_LIST_COUNT_CAP;
-    this.concepts = new ConceptService(this.repos, this.repositories, countCap);
+    this.concepts = new ConceptService(
+      this.repos,
+      this.repositories,
+      countCap,
+      options.searchCommonShare ?? DEFAULT_SEARCH_COMMON_SHARE,
+    );
     this.resolver = new ReferenceResolver(this.repos);
     this.urlRegistry = new UrlRegistryService(this.repos, this.repositories, this.resolver);
     this.mappings = new MappingService(this.repos, this.repositories, this.resolver, countCap);

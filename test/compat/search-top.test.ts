@@ -13,13 +13,17 @@ import { dataOf, gql } from '../graphql/gql';
  */
 let capped: TestApp;
 let whole: TestApp;
+/** `capped`, counting every search's matches as a common word's (`SEARCH_COMMON_SHARE`). */
+let common: TestApp;
 beforeAll(async () => {
   capped = await createTestApp({ LIST_COUNT_CAP: '6' });
   whole = await createTestApp({ LIST_COUNT_CAP: '0' });
+  common = await createTestApp({ LIST_COUNT_CAP: '6', SEARCH_COMMON_SHARE: '0' });
 });
 afterAll(async () => {
   await capped.close();
   await whole.close();
+  await common.close();
 });
 
 type Names = Array<{ name: string; locale: string; locale_preferred?: boolean }>;
@@ -130,6 +134,70 @@ describe('REST', () => {
     const all = await search(whole, '/concepts/', query);
     expect(top.ids).toEqual(all.ids);
     expect([top.found, top.relation, top.ranked]).toEqual(['6', 'gte', 2]);
+  });
+
+  it("counts a common word's matches from the index of searched text, and the rows too long for it apart", async () => {
+    // A common word's matches are counted from the index of searched text
+    // (`concept_versions_head_search`), which holds only the rows whose searched text, names and
+    // id fit in 2,400 bytes: the others are read apart, from the table. `common` takes every
+    // word for common; the others, only a word PostgreSQL's statistics show in a quarter of
+    // the concept versions.
+    const source = await createSource(capped);
+    const long = (word: string) => [
+      { description: `${word} ${'lorem ipsum '.repeat(220)}`, locale: 'en' },
+    ];
+    const add = async (id: string, name: string, descriptions: object[] = []) => {
+      await createConcept(capped, source.url, source.owner, {
+        id,
+        names: named(name),
+        descriptions,
+      });
+    };
+    await add('K1', 'Kelvash one');
+    await add('K2', 'Kelvash two', long('other'));
+    await add('L1', 'Plain one', long('kelvash'));
+    await add('L2', 'Plain two', long('kelvash'));
+    const path = `${source.url}concepts/`;
+    // As written, and `kelvsah` (two letters swapped).
+    for (const q of ['kelvash', 'kelvsah']) {
+      const within = await search(common, path, { q, limit: 3 });
+      const withinAll = await search(whole, path, { q, limit: 3 });
+      expect([q, within.ids, within.found, within.relation]).toEqual([
+        q,
+        withinAll.ids,
+        '4',
+        undefined,
+      ]);
+      expect([q, withinAll.ids]).toEqual([q, ['K1', 'K2', 'L1']]);
+    }
+    // Past the cap: the long rows counted too (3 short and 4 long matches).
+    await add('K3', 'Kelvash three');
+    await add('K4', 'Kelvash four', long('other'));
+    await add('L3', 'Plain three', long('kelvash'));
+    const queries: Array<Record<string, string | number>> = [
+      { q: 'kelvash', limit: 2 },
+      { q: 'kelvsah', limit: 2 },
+      { q: 'kelvash', limit: 3, page: 2 },
+    ];
+    for (const query of queries) {
+      const past = await search(common, path, query);
+      const all = await search(whole, path, query);
+      expect([query, past.ids, past.found, past.relation]).toEqual([query, all.ids, '6', 'gte']);
+      expect(all.found).toBe('7');
+    }
+    const sent = async (t: TestApp, q: string) => {
+      t.queries.texts = [];
+      await request(t.app).get(path).query({ q, limit: 2 });
+      const ranked = t.queries.texts.filter((sql) => sql.startsWith('WITH h AS MATERIALIZED'));
+      t.queries.texts = undefined;
+      return ranked.map((sql) => sql.includes('UNION ALL'));
+    };
+    // Counted in two parts, then the top ranked.
+    expect(await sent(common, 'kelvash')).toEqual([true, false]);
+    // As written (nothing found), then the swap, each counted in two parts.
+    expect(await sent(common, 'kelvsah')).toEqual([true, true, false]);
+    // A word no statistics show common: counted in one.
+    expect(await sent(capped, 'kelvash')).toEqual([false, false]);
   });
 
   it('within the cap, counts and ranks every match at once', async () => {

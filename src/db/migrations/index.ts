@@ -32,6 +32,7 @@ import { ListOrders1765700000000 } from './1765700000000-list-orders';
 import { SearchBySource1765800000000 } from './1765800000000-search-by-source';
 import { FoldedDisplayNames1765900000000 } from './1765900000000-folded-display-names';
 import { MappingEndsBySource1766000000000 } from './1766000000000-mapping-ends-by-source';
+import { SearchCovered1766100000000 } from './1766100000000-search-covered';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -69,4 +70,5 @@ export const migrations = [
   SearchBySource1765800000000,
   FoldedDisplayNames1765900000000,
   MappingEndsBySource1766000000000,
+  SearchCovered1766100000000,
 ];

@@ -21,7 +21,7 @@ import {
   type Repositories,
   type SortSpec,
 } from '../../repositories';
-import { foldedWords } from '../../repositories/list';
+import { foldedWords, searchWords, widened } from '../../repositories/list';
 import { authorize, requireUser } from '../shared/access';
 import { announceChange, contentUrl } from '../shared/changes';
 import { conceptChecksums } from '../shared/checksum';
@@ -254,6 +254,8 @@ export class ConceptService {
     private readonly repositories: RepositoryService,
     /** Lists are counted exactly up to this many concepts (`LIST_COUNT_CAP`); 0: always. */
     private readonly countCap = 0,
+    /** `ConceptSearch.commonShare` of every search (`SEARCH_COMMON_SHARE`). */
+    private readonly commonShare?: number,
   ) {}
 
   /** Creates a concept in HEAD with its first version; 400 when the id is taken. */
@@ -915,7 +917,7 @@ export class ConceptService {
     sourcesOf: (repositoryIds: string[]) => Promise<Map<string, RepoView>>,
     shape: PageShape = {},
   ): Promise<Page<ConceptView>> {
-    const filter = { ...searchOf(params), ...shape.narrow };
+    const filter = { ...searchOf(params), ...shape.narrow, commonShare: this.commonShare };
     const paging = pagingOf(
       params,
       {
@@ -951,8 +953,9 @@ export class ConceptService {
       if (!filter.q || found.rows.length > 0 || ((await found.count?.())?.total ?? found.total) > 0)
         break;
       filter.tolerance = tolerance;
-      // Only the other spellings that some text holds are looked up.
+      // Only the other spellings that some text holds are looked up; none, nothing more found.
       filter.spellings = await this.repos.concepts.spellingsInUse(filter.q, tolerance);
+      if (!widened(searchWords(filter.q), tolerance, filter.spellings)) continue;
       found = await this.repos.concepts.search(scope, filter, sort, window);
     }
     const slice = pageSlice(found, paging, params);
