@@ -185,6 +185,12 @@ describe('REST', () => {
       expect([query, past.ids, past.found, past.relation]).toEqual([query, all.ids, '6', 'gte']);
       expect(all.found).toBe('7');
     }
+    // And in every public source (`/concepts/`).
+    for (const query of queries) {
+      const past = await search(common, '/concepts/', query);
+      const all = await search(whole, '/concepts/', query);
+      expect([query, past.ids, past.found, past.relation]).toEqual([query, all.ids, '6', 'gte']);
+    }
     const sent = async (t: TestApp, q: string) => {
       t.queries.texts = [];
       await request(t.app).get(path).query({ q, limit: 2 });
