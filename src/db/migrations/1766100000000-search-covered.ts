@@ -7,7 +7,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * from this index, an index-only scan, a third of that (`patient` at CIEL scale, 28 → 10–16 ms).
  *
  * An index entry holds at most 2,704 bytes, so only the versions whose searched text, display
- * name, folded display name and id fit in 2,400 are held (at CIEL scale, every one); the others
+ * name, folded display name and id fit in 2,400 are held (in the benchmark's CIEL-scale data, every one); the others
  * are found by the second index, and a search reads both (`SEARCH_COVERED`, which must stay
  * this predicate word for word). The statistics of the sum let PostgreSQL see how few are long.
  */
