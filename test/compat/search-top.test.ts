@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../factories';
-import { createConcept, createSource } from '../factories/content';
+import { createConcept, createMapping, createSource } from '../factories/content';
 import { dataOf, gql } from '../graphql/gql';
 
 /**
@@ -247,6 +247,163 @@ describe('GraphQL', () => {
     for (let i = 0; i < 3; i += 1) {
       const next: Page = await page(capped, { q: 'zorbex', first: 2, ...(after ? { after } : {}) });
       // Counted as the offset page counts: the cap, not exact.
+      expect([next.totalCount, next.totalCountExact]).toEqual([6, false]);
+      walked.push(...next.items.map((item) => item.id));
+      after = next.pageInfo.endCursor;
+    }
+    expect(walked).toEqual(expected);
+  });
+});
+
+/**
+ * A mapping search ranks a mapping by its own text (id, map type, the ends' codes and stored
+ * names); one found by its concepts' names only ranks 0, below every match whose own text has a
+ * word. Past the cap, those are ranked and the rest follow in the list's order (map type, sort
+ * weight, id), unranked: each page must be the page of `whole`, which ranks every match.
+ */
+describe('mappings', () => {
+  const MAP_TYPES = ['SAME-AS', 'BROADER-THAN', 'NARROWER-THAN', 'Q-AND-A'];
+  /**
+   * A public source with 12 concepts named `Vorpal blade <n>` (6 of them) or `Vorpal <n>`, and
+   * mappings from each of them to a plain concept, of four map types in turn (12); besides, a
+   * mapping whose id is `vorpal` (exact: ranks first) and two to an end outside the service whose
+   * stored name has the word (`Vorpal external`, `Blade external`); and a retired one, which no
+   * search finds.
+   */
+  let source: string;
+  beforeAll(async () => {
+    const s = await createSource(capped);
+    source = s.url;
+    await createConcept(capped, s.url, s.owner, { id: 'PLAIN', names: named('Plain end') });
+    for (let n = 1; n <= 12; n += 1) {
+      const name = n <= 6 ? `Vorpal blade ${n}` : `Vorpal ${n}`;
+      await createConcept(capped, s.url, s.owner, { id: `V${n}`, names: named(name) });
+      await createMapping(capped, s.url, s.owner, {
+        id: `MV${String(n).padStart(2, '0')}`,
+        map_type: MAP_TYPES[n % 4],
+        from_concept_url: `${s.url}concepts/V${n}/`,
+        to_concept_url: `${s.url}concepts/PLAIN/`,
+      });
+    }
+    await createMapping(capped, s.url, s.owner, {
+      id: 'vorpal',
+      map_type: 'SAME-AS',
+      from_concept_url: `${s.url}concepts/PLAIN/`,
+      to_concept_url: `${s.url}concepts/V1/`,
+    });
+    for (const [id, name] of [
+      ['EXT1', 'Vorpal external'],
+      ['EXT2', 'Blade external'],
+    ]) {
+      await createMapping(capped, s.url, s.owner, {
+        id,
+        map_type: 'NARROWER-THAN',
+        from_concept_url: `${s.url}concepts/V12/`,
+        to_source_url: 'http://example.org/vorpal-terms',
+        to_concept_code: id.toLowerCase(),
+        to_concept_name: name,
+      });
+    }
+    const retired = await createMapping(capped, s.url, s.owner, {
+      id: 'RETIRED',
+      map_type: 'SAME-AS',
+      from_concept_url: `${s.url}concepts/V2/`,
+      to_concept_url: `${s.url}concepts/PLAIN/`,
+    });
+    await request(capped.app)
+      .delete(String(retired.url))
+      .set('Authorization', s.owner.auth)
+      .expect(204);
+  });
+
+  /** The ids and headers of a mapping search, and how many statements ranked or walked. */
+  async function mappings(t: TestApp, path: string, query: Record<string, string | number>) {
+    t.queries.texts = [];
+    const res = await request(t.app).get(path).query(query);
+    const texts = t.queries.texts;
+    t.queries.texts = undefined;
+    expect([query, res.status]).toEqual([query, 200]);
+    return {
+      ids: (res.body as Array<{ id: string }>).map((m) => m.id),
+      found: res.headers.num_found,
+      relation: res.headers.num_found_relation as string | undefined,
+      ranked: texts.filter((sql) => sql.startsWith('WITH h AS MATERIALIZED')).length,
+      walked: texts.filter((sql) => /_concept_id"? \+ 0\)/.test(sql)).length,
+    };
+  }
+
+  it('past the cap, ranks the mappings whose own text has a word, then the rest in list order', async () => {
+    // 14 match `vorpal`: the exact id and EXT1 by their own text, and 12 by name only. 8 match
+    // `vorpal blade`: the id (its own `vorpal`, V1's `blade`), EXT2 (its own `blade`, V12's
+    // `vorpal`), and MV01–MV06 by name only; EXT1 has no `blade` anywhere.
+    const cases: Array<[Record<string, string | number>, number]> = [
+      [{ q: 'vorpal', limit: 2 }, 0], // the top fills the page
+      [{ q: 'vorpal', limit: 5 }, 1], // the top's 2, then 3 in list order
+      [{ q: 'vorpal', limit: 3, page: 2 }, 1], // past the top: list order from its first
+      [{ q: 'vorpal', limit: 2, page: 3 }, 1], // list order from its third
+      [{ q: 'vorpal blade', limit: 6 }, 1], // two words: EXT1 has one of them, EXT2 neither
+    ];
+    for (const [query, walked] of cases) {
+      const top = await mappings(capped, `${source}mappings/`, query);
+      const all = await mappings(whole, `${source}mappings/`, query);
+      expect([query, top.ids]).toEqual([query, all.ids]);
+      // Counted up to the cap, the top ranked, then (walked) the rest in the list's order.
+      expect([query, top.found, top.relation, top.ranked, top.walked]).toEqual([
+        query,
+        '6',
+        'gte',
+        2,
+        walked,
+      ]);
+    }
+    const first = await mappings(capped, `${source}mappings/`, { q: 'vorpal', limit: 5 });
+    // The exact id, EXT1 (its stored name), then by map type: BROADER-THAN (MV01, MV05, MV09).
+    expect(first.ids).toEqual(['vorpal', 'EXT1', 'MV01', 'MV05', 'MV09']);
+    const blade = await mappings(whole, `${source}mappings/`, { q: 'vorpal blade', limit: 20 });
+    // Each has one of the two words in its own text: by map type (NARROWER-THAN, SAME-AS).
+    expect([blade.ids.slice(0, 2), blade.found]).toEqual([['EXT2', 'vorpal'], '8']);
+  });
+
+  it('ranks every match when the page runs past the cap', async () => {
+    const query = { q: 'vorpal', limit: 4, page: 2 };
+    const top = await mappings(capped, `${source}mappings/`, query);
+    const all = await mappings(whole, `${source}mappings/`, query);
+    expect(top.ids).toEqual(all.ids);
+    expect([top.found, top.relation, top.ranked, top.walked]).toEqual(['6', 'gte', 1, 0]);
+  });
+
+  it('the same across every public source (/mappings/)', async () => {
+    const queries: Array<Record<string, string | number>> = [
+      { q: 'vorpal', limit: 5 },
+      { q: 'vorpal', limit: 3, page: 2 },
+    ];
+    for (const query of queries) {
+      const top = await mappings(capped, '/mappings/', query);
+      const all = await mappings(whole, '/mappings/', query);
+      expect([query, top.ids]).toEqual([query, all.ids]);
+      expect([query, top.found, top.relation, top.walked]).toEqual([query, '6', 'gte', 1]);
+    }
+  });
+
+  it('pages the same by cursor, through the top and past it (GraphQL)', async () => {
+    const PAGE = `query($s: String!, $q: String!, $first: Int, $after: String) {
+      mappings(source: $s, q: $q, first: $first, after: $after) {
+        totalCount totalCountExact items { id } pageInfo { endCursor }
+      }
+    }`;
+    type Page = {
+      totalCount: number;
+      totalCountExact: boolean;
+      items: Array<{ id: string }>;
+      pageInfo: { endCursor: string | null };
+    };
+    const expected = (await mappings(whole, `${source}mappings/`, { q: 'vorpal', limit: 6 })).ids;
+    const walked: string[] = [];
+    let after: string | null = null;
+    for (let i = 0; i < 3; i += 1) {
+      const variables: Record<string, unknown> = { s: source, q: 'vorpal', first: 2 };
+      if (after) variables.after = after;
+      const next = dataOf(await gql(capped, undefined, PAGE, variables)).mappings as Page;
       expect([next.totalCount, next.totalCountExact]).toEqual([6, false]);
       walked.push(...next.items.map((item) => item.id));
       after = next.pageInfo.endCursor;

@@ -33,6 +33,7 @@ import { SearchBySource1765800000000 } from './1765800000000-search-by-source';
 import { FoldedDisplayNames1765900000000 } from './1765900000000-folded-display-names';
 import { MappingEndsBySource1766000000000 } from './1766000000000-mapping-ends-by-source';
 import { SearchCovered1766100000000 } from './1766100000000-search-covered';
+import { NameWordsFolded1766200000000 } from './1766200000000-name-words-folded';
 
 /** Every migration, in order; listed by class so that tests and the build load the same code. */
 export const migrations = [
@@ -71,4 +72,5 @@ export const migrations = [
   FoldedDisplayNames1765900000000,
   MappingEndsBySource1766000000000,
   SearchCovered1766100000000,
+  NameWordsFolded1766200000000,
 ];
