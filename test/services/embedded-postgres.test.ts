@@ -18,6 +18,20 @@ async function reachedBy(url: string): Promise<'socket' | 'tcp'> {
   }
 }
 
+/** PostgreSQL's shared buffers, in MB. */
+async function sharedBuffersMb(url: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ mb: number }>(
+      `SELECT (setting::bigint * 8 / 1024)::int AS mb FROM pg_settings WHERE name = 'shared_buffers'`,
+    );
+    return rows[0].mb;
+  } finally {
+    await client.end();
+  }
+}
+
 describe('the embedded PostgreSQL', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-socket-'));
   // Run as root, the server runs as the `postgres` user, who must reach the folder.
@@ -30,6 +44,9 @@ describe('the embedded PostgreSQL', () => {
     try {
       expect(new URL(short.url).hostname).toBe(encodeURIComponent(dataDir));
       expect(await reachedBy(short.url)).toBe('socket');
+      // Its page cache: a quarter of this machine's memory, from 128 MB to 2 GB.
+      const quarter = Math.floor(os.totalmem() / 4 / 2 ** 20);
+      expect(await sharedBuffersMb(short.url)).toBe(Math.min(Math.max(quarter, 128), 2048));
     } finally {
       await short.stop();
     }
