@@ -15,7 +15,6 @@ import {
   narrowSliceOf,
   rankedSliceOf,
   visibleRepository,
-  type RankTop,
   whereAnyOf,
   whereExtras,
   type ExtrasFilter,
@@ -349,14 +348,11 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const qb = this.ordered(where, filter, sort, concepts);
     const keys = keysOf(filter, sort);
     const load = (ids: string[]) => entitiesByIds(this.em, MappingVersionEntity, ids);
-    // Ranked, every match is read for its rank (counted in the same scan), up to the count's
-    // cap: past it, the mappings whose own text has a word are ranked, and the rest follow them
-    // in the list's order, unranked (a word of concept names: they all rank 0).
+    // Ranked, every match is read for its rank: counted in the same scan. Not bounded by a top
+    // (`topOf`): an id or code equal to the query by PostgreSQL's lower() but not by the words'
+    // fold (Greek final sigma) ranks 100 outside it, so the top's page was not the list's.
     if (sort.key === 'bestMatch' && words.length > 0) {
-      const top = topOf(words);
-      const outside = this.ordered(where, filter, sort, concepts, 'walked');
-      outside.andWhere(`NOT (${top.sql})`);
-      return rankedSliceOf(this.em, qb, window, keys, load, { ...top, flat: outside });
+      return rankedSliceOf(this.em, qb, window, keys, load);
     }
     return narrowSliceOf(this.em, qb, window, keys, load);
   }
@@ -593,28 +589,6 @@ function inName(word: string, name: string): string {
 /** Where a mapping's own text (`search_text`) has word `i` at a word's start. */
 function inOwnText(i: number): string {
   return `mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}`;
-}
-
-/**
- * The rows a mapping search's best matches are among (`RankTop`): those whose own text has a word.
- * Every other match was found by its ends' concept names only, and ranks 0 (`rankOf`): an id or
- * code equal to the whole query is in the mapping's own text, its words at a word's start.
- */
-function topOf(words: string[]): RankTop<MappingVersionEntity> {
-  return {
-    sql: words.map((_, i) => inOwnText(i)).join(' OR '),
-    outside: 0,
-    // Those of the rank and the list's order.
-    columns: [
-      'id',
-      'search_text',
-      'mnemonic',
-      'from_concept_code',
-      'to_concept_code',
-      'map_type',
-      'sort_weight',
-    ],
-  };
 }
 
 /**
