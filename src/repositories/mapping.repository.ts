@@ -348,9 +348,10 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const qb = this.ordered(where, filter, sort, concepts);
     const keys = keysOf(filter, sort);
     const load = (ids: string[]) => entitiesByIds(this.em, MappingVersionEntity, ids);
-    // Ranked, every match is read for its rank: counted in the same scan. Not bounded by a top
-    // (`topOf`): an id or code equal to the query by PostgreSQL's lower() but not by the words'
-    // fold (Greek final sigma) ranks 100 outside it, so the top's page was not the list's.
+    // Ranked, every match is read for its rank: counted in the same scan. Not bounded by a top of
+    // the matches whose own text has a word, as concept search is: an id or code equal to the
+    // query by PostgreSQL's lower() but not by the words' fold (a Greek final sigma) ranks 100
+    // outside it (e52807f).
     if (sort.key === 'bestMatch' && words.length > 0) {
       return rankedSliceOf(this.em, qb, window, keys, load);
     }
@@ -367,10 +368,11 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const parameters: Record<string, unknown> = {};
     const visible = visibleRepository('er', viewer, named('qVisible', parameters));
     const arrays = words.map((word, i) => {
-      parameters[`qName${i}`] = nameWordOf(word);
+      const nameWord = nameWordOf(word);
+      parameters[`qName${i}`] = nameWord;
       return `ARRAY(SELECT cv.concept_id FROM concept_versions cv
         JOIN repositories er ON er.id = cv.repository_id
-        WHERE cv.valid_to_seq IS NULL AND ${inName(nameWordOf(word), `registry_fold(:qName${i})`)}
+        WHERE cv.valid_to_seq IS NULL AND ${inName(nameWord, `registry_fold(:qName${i})`)}
           AND ${visible}) AS w${i}`;
     });
     const [sql, values] = this.em.connection.driver.escapeQueryWithParameters(
@@ -446,16 +448,12 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     };
   }
 
-  /**
-   * The search's statement; `concepts`: those each word of `q` names (`conceptsNamed`), found
-   * through the end indexes, or `walked`: only by testing each row (`whereWordsFound`).
-   */
+  /** The search's statement; `concepts`: those each word of `q` names (`conceptsNamed`). */
   private ordered(
     where: MappingScope,
     filter: MappingSearch,
     sort: SortSpec<MappingSortKey>,
     concepts: string[][] = [],
-    ends: 'indexed' | 'walked' = 'indexed',
   ): SelectQueryBuilder<MappingVersionEntity> {
     const qb =
       where.scope === 'expansion'
@@ -498,7 +496,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     }
     if (!filter.includeRetired) qb.andWhere('NOT mv.retired');
     const words = filter.q ? searchWords(filter.q.text) : [];
-    if (words.length) whereWordsFound(qb, words, concepts, ends);
+    if (words.length) whereWordsFound(qb, words, concepts);
     if (filter.ids?.length) {
       qb.andWhere('mv.mnemonic IN (:...ids)', { ids: filter.ids });
     }
@@ -586,11 +584,6 @@ function inName(word: string, name: string): string {
   return `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
 }
 
-/** Where a mapping's own text (`search_text`) has word `i` at a word's start. */
-function inOwnText(i: number): string {
-  return `mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}`;
-}
-
 /**
  * `q` on mappings, as OCL indexes a mapping (its id, and each end as its code and its concept's
  * name): every word must start a word (after the start or a space) of the mapping's own text —
@@ -604,29 +597,25 @@ function inOwnText(i: number): string {
  * The concepts are passed as an array that PostgreSQL reads when it runs the statement, not when
  * it plans it (a subquery's): planning with the values in view cost 18 ms for a common word's
  * 5,000 (its estimate of each), and the estimate made it walk a source's every mapping to count
- * them. `walked`, no index of the ends can find them: the rows outside a common word's top are
- * found by walking the list's order (`RankTop.flat`), about 100 rows for a page of 10, where
- * the end indexes gave all 30,000 of them to sort (34–42 ms).
+ * them.
  */
 function whereWordsFound(
   qb: SelectQueryBuilder<MappingVersionEntity>,
   words: string[],
   concepts: string[][],
-  ends: 'indexed' | 'walked',
 ): void {
-  const end = (side: 'from' | 'to') =>
-    ends === 'indexed' ? `mv.${side}_concept_id` : `(mv.${side}_concept_id + 0)`;
   words.forEach((word, i) => {
     if (!concepts[i])
       throw new Error('a mapping search looks up the concepts its words name first');
-    const anyNamed =
-      ends === 'indexed'
-        ? `ANY(CAST((SELECT CAST(:qConcepts${i} AS bigint[])) AS bigint[]))`
-        : `ANY(CAST(:qConcepts${i} AS bigint[]))`;
-    qb.andWhere(`(${inOwnText(i)} OR ${end('from')} = ${anyNamed} OR ${end('to')} = ${anyNamed})`, {
-      [`qFirst${i}`]: `${likeLiteral(word)}%`,
-      [`qWord${i}`]: `% ${likeLiteral(word)}%`,
-      [`qConcepts${i}`]: concepts[i],
-    });
+    const named = `ANY(CAST((SELECT CAST(:qConcepts${i} AS bigint[])) AS bigint[]))`;
+    qb.andWhere(
+      `(mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}
+        OR mv.from_concept_id = ${named} OR mv.to_concept_id = ${named})`,
+      {
+        [`qFirst${i}`]: `${likeLiteral(word)}%`,
+        [`qWord${i}`]: `% ${likeLiteral(word)}%`,
+        [`qConcepts${i}`]: concepts[i],
+      },
+    );
   });
 }
