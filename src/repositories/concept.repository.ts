@@ -231,7 +231,7 @@ function rankOf(
 ): {
   expression: string;
   parameters: Record<string, unknown>;
-  top?: RankTop;
+  top?: RankTop<ConceptVersionEntity>;
   /** Per word, the spellings it ranks by. */
   spellings: string[][];
 } {

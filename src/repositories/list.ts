@@ -517,13 +517,39 @@ export async function narrowSliceOf<T extends { id: string }>(
 ): Promise<Slice<T>> {
   const counting = await windowCount(qb, window, true);
   if (counting.empty) return { rows: [], total: counting.total, keys: [] };
-  const page = qb.clone().select(`(${qb.alias}.id)`, 'id');
+  const found = await windowKeys(em, qb.clone(), keys, {
+    after: window.after,
+    offset: window.offset,
+    limit: window.limit > 0 ? window.limit + (counting.peek ? 1 : 0) : 0,
+  });
+  const shown = sliceFrom(counting, window, found);
+  const ids = shown.rows.map((row) => row.id);
+  const rows = ids.length > 0 ? await load(ids) : [];
+  const byId = new Map(rows.map((row) => [String(row.id), row]));
+  return {
+    ...shown,
+    rows: ids.map((id) => byId.get(id)!),
+    keys: shown.rows.map((row) => row.keys),
+  };
+}
+
+/**
+ * The ids and sort keys of a window of `page` (in its order, which `keys` are), picked narrow:
+ * only the id and the keys are read; `limit` 0 is every row.
+ */
+async function windowKeys<T extends object>(
+  em: EntityManager,
+  page: SelectQueryBuilder<T>,
+  keys: readonly KeyColumn[],
+  window: { after?: KeyValues; offset: number; limit: number },
+): Promise<Array<{ id: string; keys: KeyValues }>> {
+  page.select(`(${page.alias}.id)`, 'id');
   selectKeys(page, keys);
   if (window.after) {
     const parameters: Record<string, unknown> = {};
     page.andWhere(afterSql(keys, window.after, named('keyset', parameters)), parameters);
   }
-  if (window.limit > 0) page.limit(window.limit + (counting.peek ? 1 : 0));
+  if (window.limit > 0) page.limit(window.limit);
   if (window.offset > 0) page.offset(window.offset);
   const [sql, parameters] = page.getQueryAndParameters();
   const inPage = keysOf(keys, 'p');
@@ -532,15 +558,7 @@ export async function narrowSliceOf<T extends { id: string }>(
      ORDER BY ${orderSql(inPage)}`,
     parameters,
   );
-  const shown = sliceFrom(counting, window, found);
-  const ids = shown.rows.map((row) => row.id);
-  const rows = ids.length > 0 ? await load(ids) : [];
-  const byId = new Map(rows.map((row) => [String(row.id), row]));
-  return {
-    ...shown,
-    rows: ids.map((id) => byId.get(id)!),
-    keys: shown.rows.map((row) => keyValuesOf(keys, row.keys)),
-  };
+  return found.map((row) => ({ id: row.id, keys: keyValuesOf(keys, row.keys) }));
 }
 
 /**
@@ -571,12 +589,17 @@ export function orderSql(keys: readonly KeyColumn[]): string {
  * from, and no other. `covered`: a condition under which an index holds those columns and every
  * column the matches are found by (a partial index's predicate), so that the matches counted
  * past the cap are read apart, those rows from the index alone, and the rest from the table.
+ * `flat`, when every row outside ranks `outside` exactly: those rows (the query's matches not in
+ * the top), so that past the top's rows a window goes on with them in the order of the other
+ * sort keys, none of them ranked. Written so that PostgreSQL walks that order to them (an index
+ * of the list's order), as a first page of a common word wants.
  */
-export interface RankTop {
+export interface RankTop<T extends object = object> {
   sql: string;
   outside: number;
   columns: readonly string[];
   covered?: string;
+  flat?: SelectQueryBuilder<T>;
 }
 
 /**
@@ -590,7 +613,9 @@ export interface RankTop {
  * With a count cap and the rows of the rank's top (`top`), a search that matches more than the
  * cap stops ranking there (its count is the cap, as lists count) and ranks its top's rows only:
  * their window is the list's when it is full and its last row ranks above any row outside the
- * top. When it is not (a window deeper than the top, or a top too small), every match is ranked.
+ * top. When it is not (a window deeper than the top, or a top too small), every match is ranked;
+ * unless the rows outside the top all rank the same (`RankTop.flat`): then the window's rest is
+ * theirs in the list's order (`flatWindow`).
  */
 export async function rankedSliceOf<T extends { id: string }>(
   em: EntityManager,
@@ -598,7 +623,7 @@ export async function rankedSliceOf<T extends { id: string }>(
   window: Window,
   keys: readonly KeyColumn[],
   load: (ids: string[]) => Promise<T[]>,
-  top?: RankTop,
+  top?: RankTop<T>,
 ): Promise<Slice<T>> {
   const cap = window.countCap ?? 0;
   const bounded =
@@ -629,6 +654,18 @@ export async function rankedSliceOf<T extends { id: string }>(
     if (best.page.length === window.limit && Number(last!.keys[0]) > top.outside) {
       return read(best, { total: cap, exact: false });
     }
+    if (top.flat && best.page.length < window.limit && (window.offset === 0 || !window.after)) {
+      const rest = await flatWindow(em, top.flat, keys, top.outside, {
+        // Past the top's rows: from the start, or after the cursor when it is past them too.
+        after: window.after && Number(window.after[0]) <= top.outside ? window.after : undefined,
+        offset: window.after ? 0 : Math.max(0, window.offset - best.total),
+        limit: window.limit - best.page.length,
+      });
+      return read(
+        { total: best.total, page: [...best.page, ...rest] },
+        { total: cap, exact: false },
+      );
+    }
   }
   const all = await rankedWindow(em, qb, window, keys);
   if (cap > 0 && all.total > cap) {
@@ -640,6 +677,24 @@ export async function rankedSliceOf<T extends { id: string }>(
     });
   }
   return read(all, { total: all.total, exact: true });
+}
+
+/**
+ * The window of `qb`'s rows when they all rank `rank` (`keys[0]`, a flat `RankTop`'s outside):
+ * in the order of the other keys, which a list's index gives, none ranked and none counted.
+ */
+async function flatWindow<T extends object>(
+  em: EntityManager,
+  qb: SelectQueryBuilder<T>,
+  keys: readonly KeyColumn[],
+  rank: number,
+  window: { after?: KeyValues; offset: number; limit: number },
+): Promise<RankedWindow['page']> {
+  const rest = keys.slice(1);
+  const page = qb.clone().orderBy();
+  for (const key of rest) page.addOrderBy(key.sql, key.desc ? 'DESC' : 'ASC');
+  const found = await windowKeys(em, page, rest, { ...window, after: window.after?.slice(1) });
+  return found.map((row) => ({ id: row.id, keys: [rank, ...row.keys] }));
 }
 
 /** The count of a ranked search's matches (up to `upTo`, when given) and its window's ids. */

@@ -15,6 +15,7 @@ import {
   narrowSliceOf,
   rankedSliceOf,
   visibleRepository,
+  type RankTop,
   whereAnyOf,
   whereExtras,
   type ExtrasFilter,
@@ -113,16 +114,24 @@ const KEY_TYPES: KeyTypes = {
  * list's order. A few `LIKE`s a row: trigram word similarity to the whole text cost about 20 µs a
  * row (a word of 10,000 mappings: 222 → 140 ms p50, `concept-search` benchmark part e), and scored
  * a mapping found by its concept's name by how its codes happened to look.
+ *
+ * An id or code counts as equal only when the own text has a word too, so that every mapping
+ * ranked above 0 is one whose own text has a word (`topOf`): PostgreSQL's `lower()` and the words'
+ * fold differ on a few letters (a Greek final sigma: the text of the id `ΑΣ` holds `ας`, its
+ * `lower()` is `ασ`), and such an id, equal by one and not by the other, ranked 100 outside the
+ * top (e52807f).
  */
 function rankOf(words: string[]): { expression: string; parameters: Record<string, unknown> } {
   const parameters: Record<string, unknown> = { q: words.join(' ') };
-  const starts = words.map((word, i) => {
+  const inOwn = words.map((word, i) => {
     parameters[`rFirst${i}`] = `${likeLiteral(word)}%`;
     parameters[`rWord${i}`] = `% ${likeLiteral(word)}%`;
-    return `(CASE WHEN mv.search_text LIKE :rFirst${i} OR mv.search_text LIKE :rWord${i} THEN 1 ELSE 0 END)`;
+    return `(mv.search_text LIKE :rFirst${i} OR mv.search_text LIKE :rWord${i})`;
   });
+  const starts = inOwn.map((own) => `(CASE WHEN ${own} THEN 1 ELSE 0 END)`);
   return {
-    expression: `(CASE WHEN lower(mv.mnemonic) = :q OR lower(mv.from_concept_code) = :q OR lower(mv.to_concept_code) = :q
+    expression: `(CASE WHEN (lower(mv.mnemonic) = :q OR lower(mv.from_concept_code) = :q
+           OR lower(mv.to_concept_code) = :q) AND (${inOwn.join(' OR ')})
          THEN 100 ELSE 0 END) + 10.0::float8 * (${starts.join(' + ')}) / ${words.length}`,
     parameters,
   };
@@ -348,12 +357,14 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     const qb = this.ordered(where, filter, sort, concepts);
     const keys = keysOf(filter, sort);
     const load = (ids: string[]) => entitiesByIds(this.em, MappingVersionEntity, ids);
-    // Ranked, every match is read for its rank: counted in the same scan. Not bounded by a top of
-    // the matches whose own text has a word, as concept search is: an id or code equal to the
-    // query by PostgreSQL's lower() but not by the words' fold (a Greek final sigma) ranks 100
-    // outside it (e52807f).
+    // Ranked, every match is read for its rank (counted in the same scan), up to the count's
+    // cap: past it, the mappings whose own text has a word are ranked, and the rest follow them
+    // in the list's order, unranked (a word of concept names: they all rank 0).
     if (sort.key === 'bestMatch' && words.length > 0) {
-      return rankedSliceOf(this.em, qb, window, keys, load);
+      const top = topOf(words);
+      const outside = this.ordered(where, filter, sort, concepts, 'walked');
+      outside.andWhere(`NOT (${top.sql})`);
+      return rankedSliceOf(this.em, qb, window, keys, load, { ...top, flat: outside });
     }
     return narrowSliceOf(this.em, qb, window, keys, load);
   }
@@ -448,12 +459,16 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     };
   }
 
-  /** The search's statement; `concepts`: those each word of `q` names (`conceptsNamed`). */
+  /**
+   * The search's statement; `concepts`: those each word of `q` names (`conceptsNamed`), found
+   * through the end indexes, or `walked`: only by testing each row (`whereWordsFound`).
+   */
   private ordered(
     where: MappingScope,
     filter: MappingSearch,
     sort: SortSpec<MappingSortKey>,
     concepts: string[][] = [],
+    ends: 'indexed' | 'walked' = 'indexed',
   ): SelectQueryBuilder<MappingVersionEntity> {
     const qb =
       where.scope === 'expansion'
@@ -496,7 +511,7 @@ export class MappingRepository extends VersionedRepository<MappingVersionEntity>
     }
     if (!filter.includeRetired) qb.andWhere('NOT mv.retired');
     const words = filter.q ? searchWords(filter.q.text) : [];
-    if (words.length) whereWordsFound(qb, words, concepts);
+    if (words.length) whereWordsFound(qb, words, concepts, ends);
     if (filter.ids?.length) {
       qb.andWhere('mv.mnemonic IN (:...ids)', { ids: filter.ids });
     }
@@ -584,6 +599,33 @@ function inName(word: string, name: string): string {
   return `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
 }
 
+/** Where a mapping's own text (`search_text`) has word `i` at a word's start. */
+function inOwnText(i: number): string {
+  return `mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}`;
+}
+
+/**
+ * The rows a mapping search's best matches are among (`RankTop`): those whose own text has a word.
+ * Every other match was found by its ends' concept names only, and ranks 0 (`rankOf`, whose exact
+ * id or code counts only with a word in the own text).
+ */
+function topOf(words: string[]): RankTop<MappingVersionEntity> {
+  return {
+    sql: words.map((_, i) => inOwnText(i)).join(' OR '),
+    outside: 0,
+    // Those of the rank and the list's order.
+    columns: [
+      'id',
+      'search_text',
+      'mnemonic',
+      'from_concept_code',
+      'to_concept_code',
+      'map_type',
+      'sort_weight',
+    ],
+  };
+}
+
 /**
  * `q` on mappings, as OCL indexes a mapping (its id, and each end as its code and its concept's
  * name): every word must start a word (after the start or a space) of the mapping's own text —
@@ -597,25 +639,29 @@ function inName(word: string, name: string): string {
  * The concepts are passed as an array that PostgreSQL reads when it runs the statement, not when
  * it plans it (a subquery's): planning with the values in view cost 18 ms for a common word's
  * 5,000 (its estimate of each), and the estimate made it walk a source's every mapping to count
- * them.
+ * them. `walked`, no index of the ends can find them: the rows outside a common word's top are
+ * found by walking the list's order (`RankTop.flat`), about 100 rows for a page of 10, where
+ * the end indexes gave all 30,000 of them to sort (34–42 ms).
  */
 function whereWordsFound(
   qb: SelectQueryBuilder<MappingVersionEntity>,
   words: string[],
   concepts: string[][],
+  ends: 'indexed' | 'walked',
 ): void {
+  const end = (side: 'from' | 'to') =>
+    ends === 'indexed' ? `mv.${side}_concept_id` : `(mv.${side}_concept_id + 0)`;
   words.forEach((word, i) => {
     if (!concepts[i])
       throw new Error('a mapping search looks up the concepts its words name first');
-    const named = `ANY(CAST((SELECT CAST(:qConcepts${i} AS bigint[])) AS bigint[]))`;
-    qb.andWhere(
-      `(mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}
-        OR mv.from_concept_id = ${named} OR mv.to_concept_id = ${named})`,
-      {
-        [`qFirst${i}`]: `${likeLiteral(word)}%`,
-        [`qWord${i}`]: `% ${likeLiteral(word)}%`,
-        [`qConcepts${i}`]: concepts[i],
-      },
-    );
+    const anyNamed =
+      ends === 'indexed'
+        ? `ANY(CAST((SELECT CAST(:qConcepts${i} AS bigint[])) AS bigint[]))`
+        : `ANY(CAST(:qConcepts${i} AS bigint[]))`;
+    qb.andWhere(`(${inOwnText(i)} OR ${end('from')} = ${anyNamed} OR ${end('to')} = ${anyNamed})`, {
+      [`qFirst${i}`]: `${likeLiteral(word)}%`,
+      [`qWord${i}`]: `% ${likeLiteral(word)}%`,
+      [`qConcepts${i}`]: concepts[i],
+    });
   });
 }

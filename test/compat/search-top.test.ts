@@ -348,8 +348,13 @@ describe('mappings', () => {
       const all = await mappings(whole, `${source}mappings/`, query);
       expect([query, top.ids]).toEqual([query, all.ids]);
       // Counted up to the cap, the top ranked, then (walked) the rest in the list's order.
-      expect([query, top.found, top.relation, top.walked]).toEqual([query, '6', 'gte', 0]);
-      void walked;
+      expect([query, top.found, top.relation, top.ranked, top.walked]).toEqual([
+        query,
+        '6',
+        'gte',
+        2,
+        walked,
+      ]);
     }
     const first = await mappings(capped, `${source}mappings/`, { q: 'vorpal', limit: 5 });
     // The exact id, EXT1 (its stored name), then by map type: BROADER-THAN (MV01, MV05, MV09).
@@ -359,12 +364,92 @@ describe('mappings', () => {
     expect([blade.ids.slice(0, 2), blade.found]).toEqual([['EXT2', 'vorpal'], '8']);
   });
 
+  it("ranks a code equal to q by lower() but not by the words' fold as its own text has it", async () => {
+    // A Greek final sigma: the own text of the code `ΑΣ` holds `ας`, its lower() is `ασ`. `q=ασ`
+    // finds the mapping by its concept's name only, as the other 7, so it ranks 0 with them, in
+    // the list's order: past the cap as within it.
+    const s = await createSource(capped);
+    for (let n = 1; n <= 8; n += 1) {
+      await createConcept(capped, s.url, s.owner, { id: `A${n}`, names: named(`Ασπιρίνη ${n}`) });
+      await createMapping(capped, s.url, s.owner, {
+        id: `MG${n}`,
+        map_type: n === 1 ? 'SAME-AS' : 'BROADER-THAN',
+        from_concept_url: `${s.url}concepts/A${n}/`,
+        to_source_url: 'http://example.org/greek-terms',
+        to_concept_code: n === 1 ? 'ΑΣ' : `G${n}`,
+      });
+    }
+    const query = { q: 'ασ', limit: 3 };
+    const top = await mappings(capped, `${s.url}mappings/`, query);
+    const all = await mappings(whole, `${s.url}mappings/`, query);
+    expect([all.ids, all.found]).toEqual([['MG2', 'MG3', 'MG4'], '8']);
+    expect([top.ids, top.found, top.relation, top.walked]).toEqual([all.ids, '6', 'gte', 1]);
+    // Asked as its own text has it, it is found by it and ranked first.
+    const own = await mappings(whole, `${s.url}mappings/`, { q: 'ΑΣ', limit: 3 });
+    expect(own.ids).toEqual(['MG1']);
+  });
+
+  it('pages as the full ranking for codes and names of letters the folds treat differently', async () => {
+    // Codes and names whose letters PostgreSQL's lower() and the words' fold may read apart
+    // (final sigma, accents, ligatures, sharp s, dotted I, the ohm and kelvin signs), crossed:
+    // each mapping from a concept named by one to an end coded by another.
+    const tokens = ['ΑΣ', 'Σίσυφος', 'Café', 'CAFE', 'ﬁbre', 'Straße', 'İzmir', 'Ω', 'K'];
+    const s = await createSource(capped);
+    for (let n = 0; n < 45; n += 1) {
+      const name = `${tokens[n % tokens.length]} ${tokens[(n + 4) % tokens.length]} ${n}`;
+      await createConcept(capped, s.url, s.owner, { id: `F${n}`, names: named(name) });
+      await createMapping(capped, s.url, s.owner, {
+        id: `MF${n}`,
+        map_type: MAP_TYPES[n % 4],
+        from_concept_url: `${s.url}concepts/F${n}/`,
+        to_source_url: 'http://example.org/fold-terms',
+        to_concept_code: tokens[(n * 2 + 1) % tokens.length],
+      });
+    }
+    const queries = [
+      'ασ',
+      'ας',
+      'σισυφος',
+      'σίσυφοσ',
+      'cafe',
+      'café',
+      'CAFÉ',
+      'fibre',
+      'ﬁbre',
+      'straße',
+      'strasse',
+      'izmir',
+      'i̇zmir',
+      'ω',
+      'Ω',
+      'k',
+      'K',
+      'ασ cafe',
+    ];
+    let pastTop = 0;
+    for (const q of queries) {
+      for (const page of [
+        { limit: 3, page: 1 },
+        { limit: 3, page: 2 },
+        { limit: 10, page: 1 },
+      ]) {
+        const query = { q, ...page };
+        const top = await mappings(capped, `${s.url}mappings/`, query);
+        const all = await mappings(whole, `${s.url}mappings/`, query);
+        expect([query, top.ids]).toEqual([query, all.ids]);
+        pastTop += top.walked;
+      }
+    }
+    // Pages went on past their top, in the list's order (14 of the 30 pages of 3 past the cap).
+    expect(pastTop).toBeGreaterThanOrEqual(10);
+  });
+
   it('ranks every match when the page runs past the cap', async () => {
     const query = { q: 'vorpal', limit: 4, page: 2 };
     const top = await mappings(capped, `${source}mappings/`, query);
     const all = await mappings(whole, `${source}mappings/`, query);
     expect(top.ids).toEqual(all.ids);
-    expect([top.found, top.relation, top.walked]).toEqual(['6', 'gte', 0]);
+    expect([top.found, top.relation, top.ranked, top.walked]).toEqual(['6', 'gte', 1, 0]);
   });
 
   it('the same across every public source (/mappings/)', async () => {
@@ -376,7 +461,7 @@ describe('mappings', () => {
       const top = await mappings(capped, '/mappings/', query);
       const all = await mappings(whole, '/mappings/', query);
       expect([query, top.ids]).toEqual([query, all.ids]);
-      expect([query, top.found, top.relation, top.walked]).toEqual([query, '6', 'gte', 0]);
+      expect([query, top.found, top.relation, top.walked]).toEqual([query, '6', 'gte', 1]);
     }
   });
 
