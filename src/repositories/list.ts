@@ -586,7 +586,9 @@ export function orderSql(keys: readonly KeyColumn[]): string {
  * The rows a rank's best matches are among: `sql` holds for every row that can rank above
  * `outside`, and no row outside it ranks higher than `outside` (`ConceptRepository.search`).
  * `columns`: the columns of the query's alias its sort keys (the rank among them) are computed
- * from, and no other. `covered`: a condition under which an index holds those columns and every
+ * from, and no other: the matches counted carry these, and are ranked only when they number no
+ * more than the cap (without them, each match's keys are computed as it is read, which a cheap
+ * rank prefers). `covered`: a condition under which an index holds those columns and every
  * column the matches are found by (a partial index's predicate), so that the matches counted
  * past the cap are read apart, those rows from the index alone, and the rest from the table.
  * `flat`, when every row outside ranks `outside` exactly: those rows (the query's matches not in
@@ -597,7 +599,7 @@ export function orderSql(keys: readonly KeyColumn[]): string {
 export interface RankTop<T extends object = object> {
   sql: string;
   outside: number;
-  columns: readonly string[];
+  columns?: readonly string[];
   covered?: string;
   flat?: SelectQueryBuilder<T>;
 }
@@ -645,7 +647,7 @@ export async function rankedSliceOf<T extends { id: string }>(
     // a common word's 46 ms).
     const first = await rankedWindow(em, qb, window, keys, {
       upTo: cap + 1,
-      rankedIfAtMost: { count: cap, columns: top.columns },
+      rankedIfAtMost: top.columns ? { count: cap, columns: top.columns } : undefined,
       covered: top.covered,
     });
     if (first.total <= cap) return read(first, { total: first.total, exact: true });

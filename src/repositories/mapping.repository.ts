@@ -111,9 +111,11 @@ const KEY_TYPES: KeyTypes = {
  * The rank of a mapping for `q` (best match first), from its words as `searchWords` folds them:
  * the whole query equal to its id or an end's code (100), then the share of the words that begin
  * a word of its own text (id, map type, the ends' codes and stored names; up to 10), then the
- * list's order. A few `LIKE`s a row: trigram word similarity to the whole text cost about 20 µs a
- * row (a word of 10,000 mappings: 222 → 140 ms p50, `concept-search` benchmark part e), and scored
- * a mapping found by its concept's name by how its codes happened to look.
+ * list's order. A few `LIKE`s a row: trigram word similarity to the whole text cost about 20 µs
+ * a row (a word of 10,000 mappings: 222 → 140 ms p50, `concept-search` benchmark part e), and
+ * scored a mapping found by its concept's name by how its codes happened to look. A mapping whose
+ * own text has none of the words (most of a common name word's matches) ranks 0 on its `LIKE`s
+ * alone, without the three `lower()`s.
  *
  * An id or code counts as equal only when the own text has a word too, so that every mapping
  * ranked above 0 is one whose own text has a word (`topOf`): PostgreSQL's `lower()` and the words'
@@ -130,9 +132,11 @@ function rankOf(words: string[]): { expression: string; parameters: Record<strin
   });
   const starts = inOwn.map((own) => `(CASE WHEN ${own} THEN 1 ELSE 0 END)`);
   return {
-    expression: `(CASE WHEN (lower(mv.mnemonic) = :q OR lower(mv.from_concept_code) = :q
-           OR lower(mv.to_concept_code) = :q) AND (${inOwn.join(' OR ')})
-         THEN 100 ELSE 0 END) + 10.0::float8 * (${starts.join(' + ')}) / ${words.length}`,
+    expression: `(CASE WHEN ${inOwn.join(' OR ')}
+         THEN (CASE WHEN lower(mv.mnemonic) = :q OR lower(mv.from_concept_code) = :q
+                 OR lower(mv.to_concept_code) = :q THEN 100 ELSE 0 END)
+           + 10.0::float8 * (${starts.join(' + ')}) / ${words.length}
+         ELSE 0::float8 END)`,
     parameters,
   };
 }
@@ -607,22 +611,15 @@ function inOwnText(i: number): string {
 /**
  * The rows a mapping search's best matches are among (`RankTop`): those whose own text has a word.
  * Every other match was found by its ends' concept names only, and ranks 0 (`rankOf`, whose exact
- * id or code counts only with a word in the own text).
+ * id or code counts only with a word in the own text). No `columns`: the rank of a row found by
+ * name is its two `LIKE`s, cheaper to compute as the first 10,001 are read than to carry their
+ * text and rank them after (carried, a common name word under the cap took about 10 ms more at
+ * CIEL scale).
  */
 function topOf(words: string[]): RankTop<MappingVersionEntity> {
   return {
     sql: words.map((_, i) => inOwnText(i)).join(' OR '),
     outside: 0,
-    // Those of the rank and the list's order.
-    columns: [
-      'id',
-      'search_text',
-      'mnemonic',
-      'from_concept_code',
-      'to_concept_code',
-      'map_type',
-      'sort_weight',
-    ],
   };
 }
 
