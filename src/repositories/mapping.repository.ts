@@ -128,7 +128,7 @@ function rankOf(words: string[]): { expression: string; parameters: Record<strin
   const inOwn = words.map((word, i) => {
     parameters[`rFirst${i}`] = `${likeLiteral(word)}%`;
     parameters[`rWord${i}`] = `% ${likeLiteral(word)}%`;
-    return `(mv.search_text LIKE :rFirst${i} OR mv.search_text LIKE :rWord${i})`;
+    return `(${inOwnText(i, 'r')})`;
   });
   const starts = inOwn.map((own) => `(CASE WHEN ${own} THEN 1 ELSE 0 END)`);
   return {
@@ -603,9 +603,13 @@ function inName(word: string, name: string): string {
   return `(${DISPLAY_WORDS} LIKE '% ' || ${name} || ' %' OR ${DISPLAY_WORDS} LIKE '% ' || ${name})`;
 }
 
-/** Where a mapping's own text (`search_text`) has word `i` at a word's start. */
-function inOwnText(i: number): string {
-  return `mv.search_text LIKE :qFirst${i} OR mv.search_text LIKE :qWord${i}`;
+/**
+ * Where a mapping's own text (`search_text`) has word `i` at a word's start: by the search's
+ * parameters (`q…`, `whereWordsFound`) or the rank's (`r…`, `rankOf`), the same test, so that the
+ * rank's top is exactly the rows this finds.
+ */
+function inOwnText(i: number, parameters: 'q' | 'r' = 'q'): string {
+  return `mv.search_text LIKE :${parameters}First${i} OR mv.search_text LIKE :${parameters}Word${i}`;
 }
 
 /**
